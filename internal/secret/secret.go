@@ -11,18 +11,28 @@ import (
 const Redacted = "<secret>"
 
 // Secret is a string that prints as Redacted. The zero value is empty.
+//
+// The value sits behind a pointer: fmt prints an unexported struct field by
+// reflection without calling its methods, so a Secret stored in another
+// type's unexported field would otherwise show in that type's %+v. Behind a
+// pointer it shows as an address.
 type Secret struct {
-	value string
+	value *string
 }
 
 // New wraps s.
-func New(s string) Secret { return Secret{value: s} }
+func New(s string) Secret { return Secret{value: &s} }
 
 // Reveal returns the value. Call it only where the value goes on the wire.
-func (s Secret) Reveal() string { return s.value }
+func (s Secret) Reveal() string {
+	if s.value == nil {
+		return ""
+	}
+	return *s.value
+}
 
 // IsEmpty reports whether no value is set.
-func (s Secret) IsEmpty() bool { return s.value == "" }
+func (s Secret) IsEmpty() bool { return s.Reveal() == "" }
 
 // String implements fmt.Stringer.
 func (s Secret) String() string { return Redacted }

@@ -16,7 +16,9 @@ func TestSecretNeverPrints(t *testing.T) {
 		Key   Secret
 		Ptr   *Secret
 		Inner struct{ K Secret }
-	}{Key: s, Ptr: &s}
+		// unexported: fmt reaches it by reflection, not through methods.
+		hidden Secret
+	}{Key: s, Ptr: &s, hidden: s}
 	holder.Inner.K = s
 
 	var outs []string
@@ -45,6 +47,9 @@ func TestSecretNeverPrints(t *testing.T) {
 	}
 	if s.Reveal() != raw {
 		t.Fatalf("Reveal() = %q", s.Reveal())
+	}
+	if (Secret{}).Reveal() != "" || !(Secret{}).IsEmpty() {
+		t.Fatal("zero Secret not empty")
 	}
 	if New("").IsEmpty() != true || s.IsEmpty() {
 		t.Fatal("IsEmpty wrong")

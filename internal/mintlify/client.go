@@ -1,0 +1,342 @@
+// Package mintlify is a client for the parts of Mintlify's admin REST API
+// the exporter uses: page-view analytics and v2 agent jobs.
+//
+// It knows nothing of Prometheus. Callers count requests through an
+// Observer and own the analytics budget: a 429 is returned, never retried.
+package mintlify
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
+)
+
+// DefaultBaseURL is the vendor's API address.
+const DefaultBaseURL = "https://api.mintlify.com"
+
+// Defaults for Options fields left zero.
+const (
+	DefaultRequestTimeout = 30 * time.Second
+	DefaultMaxRetries     = 3
+	DefaultRetryBase      = 250 * time.Millisecond
+	DefaultRetryMax       = 8 * time.Second
+	// DefaultMaxBodyBytes bounds what one response may make us buffer:
+	// a full 250-row page is about 30 kB, so 8 MiB is generous.
+	DefaultMaxBodyBytes = 8 << 20
+)
+
+// Observer is told of every HTTP attempt. code is the HTTP status, or 0
+// when no response arrived (connection error, timeout).
+type Observer func(endpoint string, code int, elapsed time.Duration)
+
+// Options configure a Client. Only Key is required.
+type Options struct {
+	BaseURL        string        // default DefaultBaseURL
+	Key            secret.Secret // admin API key ("mint_…")
+	UserAgent      string        // default "mintlify_exporter"
+	HTTPClient     *http.Client  // default: a client with TLS verification and sane pools
+	RequestTimeout time.Duration // per attempt; default DefaultRequestTimeout
+	MaxRetries     int           // retries after the first attempt; default DefaultMaxRetries, negative = none
+	RetryBase      time.Duration // first backoff; default DefaultRetryBase
+	RetryMax       time.Duration // backoff ceiling; default DefaultRetryMax
+	MaxBodyBytes   int64         // default DefaultMaxBodyBytes
+	Observer       Observer      // optional
+	Logger         *slog.Logger  // optional; debug lines per attempt
+}
+
+// Client calls the API. It is safe for concurrent use.
+type Client struct {
+	base      *url.URL
+	key       secret.Secret
+	userAgent string
+	http      *http.Client
+	timeout   time.Duration
+	retries   int
+	retryBase time.Duration
+	retryMax  time.Duration
+	maxBody   int64
+	observe   Observer
+	logger    *slog.Logger
+}
+
+// New validates the options (the key's type among them) and returns a Client.
+func New(o Options) (*Client, error) {
+	if err := ValidateKey(o.Key.Reveal()); err != nil {
+		return nil, err
+	}
+	if o.BaseURL == "" {
+		o.BaseURL = DefaultBaseURL
+	}
+	base, err := url.Parse(strings.TrimRight(o.BaseURL, "/"))
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return nil, fmt.Errorf("invalid API URL %q: want an absolute http(s) URL", o.BaseURL)
+	}
+	c := &Client{
+		base:      base,
+		key:       o.Key,
+		userAgent: o.UserAgent,
+		http:      o.HTTPClient,
+		timeout:   o.RequestTimeout,
+		retries:   o.MaxRetries,
+		retryBase: o.RetryBase,
+		retryMax:  o.RetryMax,
+		maxBody:   o.MaxBodyBytes,
+		observe:   o.Observer,
+		logger:    o.Logger,
+	}
+	if c.userAgent == "" {
+		c.userAgent = "mintlify_exporter"
+	}
+	if c.http == nil {
+		c.http = newHTTPClient()
+	}
+	if c.timeout <= 0 {
+		c.timeout = DefaultRequestTimeout
+	}
+	if c.retries == 0 {
+		c.retries = DefaultMaxRetries
+	} else if c.retries < 0 {
+		c.retries = 0
+	}
+	if c.retryBase <= 0 {
+		c.retryBase = DefaultRetryBase
+	}
+	if c.retryMax <= 0 {
+		c.retryMax = DefaultRetryMax
+	}
+	if c.maxBody <= 0 {
+		c.maxBody = DefaultMaxBodyBytes
+	}
+	if c.observe == nil {
+		c.observe = func(string, int, time.Duration) {}
+	}
+	if c.logger == nil {
+		c.logger = slog.New(slog.DiscardHandler)
+	}
+	return c, nil
+}
+
+// String keeps the key out of %v and %+v of a Client (and of anything that
+// embeds one): only the base URL is shown.
+func (c *Client) String() string { return "mintlify.Client(" + c.base.String() + ")" }
+
+// GoString does the same for %#v.
+func (c *Client) GoString() string { return c.String() }
+
+// Format covers every other verb.
+func (c *Client) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
+
+func newHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 16
+	t.ResponseHeaderTimeout = DefaultRequestTimeout
+	// TLS verification stays on: TLSClientConfig is left nil.
+	return &http.Client{Transport: t}
+}
+
+// request is one logical API call; do() turns it into attempts.
+type request struct {
+	endpoint string // stable name for metrics and errors
+	method   string
+	path     string
+	query    url.Values
+	body     any
+	// idempotent calls are retried on 5xx and transport errors; writes are
+	// retried only when nothing reached the server (dial errors), since a
+	// retried create could start a second agent job.
+	idempotent bool
+}
+
+// do performs r and decodes a 2xx JSON body into out.
+func (c *Client) do(ctx context.Context, r request, out any) error {
+	var payload []byte
+	if r.body != nil {
+		var err error
+		if payload, err = json.Marshal(r.body); err != nil {
+			return fmt.Errorf("mintlify %s: encoding request: %w", r.endpoint, err)
+		}
+	}
+	// r.path is already escaped (ids are path-escaped segments); keep both
+	// forms so a project id with "/" or a space stays one segment.
+	u := *c.base
+	u.RawPath = c.base.EscapedPath() + r.path
+	if p, err := url.PathUnescape(u.RawPath); err == nil {
+		u.Path = p
+	}
+	u.RawQuery = r.query.Encode()
+
+	var lastErr error
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			if err := c.backoff(ctx, attempt); err != nil {
+				return errors.Join(lastErr, err)
+			}
+		}
+		status, body, hdr, err := c.attempt(ctx, r, u.String(), payload)
+		if err == nil && status >= 200 && status < 300 {
+			if err := decodeJSON(body, out); err != nil {
+				return &ResponseError{Endpoint: r.endpoint, StatusCode: status, Reason: err.Error()}
+			}
+			return nil
+		}
+		if err == nil {
+			err = apiError(r.endpoint, status, body, hdr)
+		}
+		lastErr = err
+		if ctx.Err() != nil || attempt >= c.retries || !c.retryable(r, status, err) {
+			return err
+		}
+	}
+}
+
+func (c *Client) retryable(r request, status int, err error) bool {
+	if status == http.StatusTooManyRequests {
+		return false // the caller owns the budget
+	}
+	if r.idempotent {
+		return status >= 500 || status == 0
+	}
+	var op *net.OpError
+	return status == 0 && errors.As(err, &op) && op.Op == "dial"
+}
+
+// backoff sleeps base*2^(attempt-1), capped, with full jitter, or returns
+// early when ctx ends.
+func (c *Client) backoff(ctx context.Context, attempt int) error {
+	d := c.retryBase << (attempt - 1)
+	if d > c.retryMax || d <= 0 {
+		d = c.retryMax
+	}
+	d = d/2 + rand.N(d/2+1)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// attempt sends one HTTP request. It returns status 0 and an error when no
+// complete response was read.
+func (c *Client) attempt(ctx context.Context, r request, target string, payload []byte) (int, []byte, http.Header, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	var rd io.Reader
+	if payload != nil {
+		rd = bytes.NewReader(payload)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, target, rd)
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("mintlify %s: building request: %w", r.endpoint, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.key.Reveal())
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	if payload != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	start := time.Now()
+	resp, err := c.http.Do(req)
+	if err != nil {
+		elapsed := time.Since(start)
+		c.observe(r.endpoint, 0, elapsed)
+		c.logger.Debug("API request failed", "endpoint", r.endpoint, "duration", elapsed, "err", scrubURLError(err))
+		return 0, nil, nil, fmt.Errorf("mintlify %s: %w", r.endpoint, scrubURLError(err))
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	elapsed := time.Since(start)
+	c.observe(r.endpoint, resp.StatusCode, elapsed)
+	c.logger.Debug("API request", "endpoint", r.endpoint, "method", r.method, "path", req.URL.Path, "status", resp.StatusCode, "duration", elapsed)
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("mintlify %s: reading response (HTTP %d): %w", r.endpoint, resp.StatusCode, err)
+	}
+	if int64(len(body)) > c.maxBody {
+		// Too large to be a real answer; not retried, a retry would be as big.
+		return resp.StatusCode, nil, nil, &ResponseError{Endpoint: r.endpoint, StatusCode: resp.StatusCode,
+			Reason: fmt.Sprintf("body exceeds %d bytes", c.maxBody)}
+	}
+	return resp.StatusCode, body, resp.Header, nil
+}
+
+// scrubURLError drops the URL from a *url.Error: the URL carries no key,
+// but the error text is shorter and stable without it.
+func scrubURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%s: %w", ue.Op, ue.Err)
+	}
+	return err
+}
+
+func decodeJSON(body []byte, out any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return errors.New("empty body")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(out); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return errors.New("truncated JSON body")
+		}
+		return fmt.Errorf("invalid JSON body: %w", err)
+	}
+	if dec.More() {
+		return errors.New("trailing data after JSON body")
+	}
+	if v, ok := out.(interface{ validate() error }); ok {
+		return v.validate()
+	}
+	return nil
+}
+
+// errorBody covers both documented shapes: admin {"error"} and analytics
+// {"error", "details":[{"message"}]}.
+type errorBody struct {
+	Error   string `json:"error"`
+	Details []struct {
+		Message string `json:"message"`
+	} `json:"details"`
+}
+
+func apiError(endpoint string, status int, body []byte, hdr http.Header) error {
+	e := &APIError{Endpoint: endpoint, StatusCode: status}
+	var eb errorBody
+	if json.Unmarshal(body, &eb) == nil && eb.Error != "" {
+		e.Message = eb.Error
+		for _, d := range eb.Details {
+			if d.Message != "" {
+				e.Details = append(e.Details, d.Message)
+			}
+		}
+	} else {
+		// An HTML error page from a proxy or a malformed body: say so, but
+		// keep the message short and printable.
+		e.Message = http.StatusText(status)
+		if len(body) > 0 {
+			e.Message += " (non-JSON body)"
+		}
+	}
+	if ra := hdr.Get("Retry-After"); ra != "" {
+		if secs, err := strconv.Atoi(strings.TrimSpace(ra)); err == nil && secs >= 0 {
+			e.RetryAfter, e.HasRetryAfter = time.Duration(secs)*time.Second, true
+		} else if t, err := http.ParseTime(ra); err == nil {
+			e.RetryAfter, e.HasRetryAfter = max(time.Until(t), 0), true
+		}
+	}
+	return e
+}
