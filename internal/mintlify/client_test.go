@@ -116,7 +116,10 @@ func TestArgumentChecks(t *testing.T) {
 		func() error { _, err := c.PageViews(ctx, "p", day, 251, 0); return err }(),
 		func() error { _, err := c.PageViews(ctx, "p", day, 10, -1); return err }(),
 		func() error { _, err := c.PageViews(ctx, "p", DateRange{}, 10, 0); return err }(),
-		func() error { _, err := c.PageViews(ctx, "p", DateRange{From: day.To, To: day.From}, 10, 0); return err }(),
+		func() error {
+			_, err := c.PageViews(ctx, "p", DateRange{From: day.To, To: day.From}, 10, 0)
+			return err
+		}(),
 		func() error { _, err := c.SendMessage(ctx, "p", "j", ""); return err }(),
 		func() error { _, err := c.CreateJob(ctx, "p", "  "); return err }(),
 	}

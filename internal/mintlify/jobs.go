@@ -45,7 +45,7 @@ type Job struct {
 	Repository string     `json:"repository"` // full GitHub URL
 	Ref        *string    `json:"ref"`        // branch; nil when the API gives null
 	Model      string     `json:"model"`
-	PRLink     *string    `json:"prLink"`     // nil until a pull request exists
+	PRLink     *string    `json:"prLink"` // nil until a pull request exists
 	CreatedAt  time.Time  `json:"createdAt"`
 	ArchivedAt *time.Time `json:"archivedAt"` // nil unless archived
 }
