@@ -1,0 +1,108 @@
+package budget
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func TestWindowSlides(t *testing.T) {
+	clk := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	w := New(3, clk)
+	for i := range 3 {
+		if !w.TryTake() {
+			t.Fatalf("take %d refused", i)
+		}
+		clk.Advance(10 * time.Minute)
+	}
+	// t=30m: 3 used, the first at t=0.
+	if w.TryTake() || w.Available() != 0 || w.Used() != 3 {
+		t.Fatalf("over the limit: available %d used %d", w.Available(), w.Used())
+	}
+	if got, want := w.FreeAt(1), clk.t.Add(-30*time.Minute).Add(time.Hour); !got.Equal(want) {
+		t.Fatalf("FreeAt(1) = %v, want %v", got, want)
+	}
+	if got, want := w.FreeAt(2), clk.t.Add(-20*time.Minute).Add(time.Hour); !got.Equal(want) {
+		t.Fatalf("FreeAt(2) = %v, want %v", got, want)
+	}
+	if !w.FreeAt(4).IsZero() {
+		t.Fatal("FreeAt beyond the limit should be zero")
+	}
+	clk.Advance(30*time.Minute - time.Nanosecond) // just before the first leaves
+	if w.TryTake() {
+		t.Fatal("took a request before the oldest left the window")
+	}
+	clk.Advance(time.Nanosecond)
+	if !w.TryTake() || w.Used() != 3 {
+		t.Fatalf("expected a free slot at exactly one hour; used %d", w.Used())
+	}
+	if w.FreeAt(0) != clk.Now() {
+		t.Fatal("FreeAt(0) should be now")
+	}
+}
+
+func TestNeverMoreThanLimitInAnyHour(t *testing.T) {
+	clk := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	w := New(100, clk)
+	var taken []time.Time
+	// Try every 7 seconds for 5 hours.
+	for range 5 * 3600 / 7 {
+		if w.TryTake() {
+			taken = append(taken, clk.Now())
+		}
+		clk.Advance(7 * time.Second)
+	}
+	for i := range taken {
+		n := 0
+		for j := i; j < len(taken) && taken[j].Sub(taken[i]) < time.Hour; j++ {
+			n++
+		}
+		if n > 100 {
+			t.Fatalf("%d requests in the hour from %v", n, taken[i])
+		}
+	}
+	if len(taken) < 450 {
+		t.Fatalf("only %d taken in 5h; the window should refill", len(taken))
+	}
+}
+
+func TestSetLimitAndConcurrency(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(0, 0)}
+	w := New(50, clk)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	got := 0
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				if w.TryTake() {
+					mu.Lock()
+					got++
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if got != 50 || w.Used() != 50 {
+		t.Fatalf("took %d, used %d; want 50", got, w.Used())
+	}
+	w.SetLimit(60)
+	if w.Limit() != 60 || w.Available() != 10 {
+		t.Fatalf("limit %d available %d", w.Limit(), w.Available())
+	}
+}
