@@ -1,26 +1,170 @@
 // Command mintlify_exporter exports Mintlify documentation analytics and
 // agent-job state as Prometheus metrics.
+//
+// A scrape goes main.go (handler, deadline) → collector (cache, budget) →
+// internal/mintlify (HTTP).
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/common/promslog"
+	"github.com/prometheus/common/promslog/flag"
 	"github.com/prometheus/common/version"
+	"github.com/prometheus/exporter-toolkit/web"
+	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
+const exporterName = "mintlify_exporter"
+
+// defaultListenAddress: the exporter port range 9100-9999 of the
+// Prometheus default port allocations is used up, so this port sits just
+// past it.
+const defaultListenAddress = ":10491"
+
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string) int {
-	app := kingpin.New("mintlify_exporter", "Prometheus exporter for Mintlify documentation analytics and agent jobs.")
-	app.Version(version.Print("mintlify_exporter"))
+// flags is everything the command line sets for the exporter.
+type flags struct {
+	web              *web.FlagConfig
+	metricsPath      string
+	disableSelf      bool
+	maxRequests      int
+	timeoutOffset    time.Duration
+	defaultTimeout   time.Duration
+	configFile       string
+	configCheck      bool
+	projectID        string
+	apiKeyFile       string
+	apiURL           string
+	windows          []string
+	demo             bool
+	logConfig        *promslog.Config
+	trackedJobsFile  string
+	jobPollInterval  time.Duration
+	disableJobs      bool
+	disablePageViews bool
+}
+
+func newApp(f *flags) *kingpin.Application {
+	app := kingpin.New(exporterName, "Prometheus exporter for Mintlify documentation analytics (page views, human vs AI) and agent jobs.\n\nRun 'mintlify_exporter jobs --help' for the command that creates, messages and watches agent jobs.")
+	app.Version(version.Print(exporterName))
 	app.HelpFlag.Short('h')
+	f.web = kingpinflag.AddFlags(app, defaultListenAddress)
+	app.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&f.metricsPath)
+	app.Flag("web.disable-exporter-metrics", "Exclude the exporter's own Go, process and promhttp metrics from /metrics.").BoolVar(&f.disableSelf)
+	app.Flag("web.max-requests", "Maximum number of parallel scrapes; 0 means no limit.").Default("40").IntVar(&f.maxRequests)
+	app.Flag("web.scrape-timeout-offset", "Subtracted from Prometheus' X-Prometheus-Scrape-Timeout-Seconds to get the time a scrape may wait for a refresh.").Default("500ms").DurationVar(&f.timeoutOffset)
+	app.Flag("web.default-scrape-timeout", "Scrape timeout assumed when the request does not carry X-Prometheus-Scrape-Timeout-Seconds.").Default("10s").DurationVar(&f.defaultTimeout)
+	app.Flag("config.file", "YAML configuration file (several projects, keys, budgets). Without it, the --mintlify.* flags describe one project.").PlaceHolder("FILE").StringVar(&f.configFile)
+	app.Flag("config.check", "Check the configuration (and that the API keys can be read), print the result and exit.").BoolVar(&f.configCheck)
+	app.Flag("mintlify.project-id", "Project id (without --config.file).").Envar("MINTLIFY_PROJECT_ID").StringVar(&f.projectID)
+	app.Flag("mintlify.api-key-file", "File holding the admin API key (without --config.file). Otherwise the key is read from the MINTLIFY_API_KEY environment variable; it is never a flag value.").PlaceHolder("FILE").StringVar(&f.apiKeyFile)
+	app.Flag("mintlify.api-url", "Base URL of the Mintlify API (without --config.file).").Default(mintlify.DefaultBaseURL).StringVar(&f.apiURL)
+	app.Flag("mintlify.window", "Rolling window for page views, e.g. 24h or 7d; repeat for several (without --config.file).").Default("24h").StringsVar(&f.windows)
+	app.Flag("mintlify.tracked-jobs-file", "File of agent job ids to follow, one per line, as 'mintlify_exporter jobs create --track' writes it (without --config.file).").PlaceHolder("FILE").StringVar(&f.trackedJobsFile)
+	app.Flag("demo", "Serve data from a built-in simulated Mintlify API with a synthetic site and agent jobs; no account needed.").BoolVar(&f.demo)
+	f.logConfig = &promslog.Config{}
+	flag.AddFlags(app, f.logConfig)
+	return app
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "jobs" {
+		return runJobs(args[1:], stdout, stderr)
+	}
+	var f flags
+	app := newApp(&f)
+	app.UsageWriter(stdout)
+	app.ErrorWriter(stderr)
 	if _, err := app.Parse(args); err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintf(stderr, "%s: %v\n", exporterName, err)
 		return 2
+	}
+	f.logConfig.Writer = stderr
+	logger := promslog.New(f.logConfig)
+	logger.Info("Starting "+exporterName, "version", version.Info())
+	logger.Info("Build context", "build_context", version.BuildContext())
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	src, err := newConfigSource(ctx, &f, logger)
+	if err != nil {
+		logger.Error("Invalid configuration", "err", err)
+		return 1
+	}
+	defer src.close()
+	cfg, err := src.load()
+	if err != nil {
+		logger.Error("Invalid configuration", "err", err)
+		return 1
+	}
+	if f.configCheck {
+		if _, err := cfg.ResolveKeys(src.getenv); err != nil {
+			logger.Error("Invalid configuration", "err", err)
+			return 1
+		}
+		logger.Info("Configuration is valid", "projects", len(cfg.Projects), "keys", len(cfg.Keys))
+		return 0
+	}
+
+	srv, err := newServer(&f, cfg, src, logger)
+	if err != nil {
+		logger.Error("Cannot start", "err", err)
+		return 1
+	}
+	defer srv.close()
+
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		for {
+			select {
+			case <-hup:
+				_ = srv.reload()
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	// A first refresh right away, so the first scrape finds data.
+	go srv.exporter.Refresh(ctx)
+
+	httpSrv := &http.Server{Handler: srv.handler(), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- web.ListenAndServe(httpSrv, f.web, logger) }()
+	select {
+	case err := <-errc:
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Error("HTTP server failed", "err", err)
+			return 1
+		}
+	case <-ctx.Done():
+		logger.Info("Shutting down")
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := httpSrv.Shutdown(sctx); err != nil {
+			logger.Error("HTTP server shutdown failed", "err", err)
+		}
 	}
 	return 0
 }
+
+// quiet is a logger for code paths that must not log.
+var quiet = slog.New(slog.DiscardHandler)

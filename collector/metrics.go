@@ -1,0 +1,100 @@
+package collector
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+)
+
+const namespace = "mintlify"
+
+// cacheNote ends every HELP text of a cached value, so that whoever reads
+// /metrics knows the number is not fetched on the scrape.
+const cacheNote = " Served from the exporter's cache; see mintlify_last_refresh_success_timestamp_seconds for its age."
+
+// Descriptors are built once, when the package is loaded, and shared by every
+// Exporter: they hold no state.
+var (
+	descPageViews = prometheus.NewDesc("mintlify_page_views",
+		"Views of one documentation page in the rolling window, by traffic (human or ai)."+cacheNote,
+		[]string{"path", "project", "traffic", "window"}, nil)
+	descSitePageViews = prometheus.NewDesc("mintlify_site_page_views",
+		"Views of the whole site in the rolling window, from the upstream site totals, by traffic (human, ai, and other when the total exceeds human + ai)."+cacheNote,
+		[]string{"project", "traffic", "window"}, nil)
+	descPathsExported = prometheus.NewDesc("mintlify_page_views_paths",
+		"Paths exported as mintlify_page_views series after filters and max_paths."+cacheNote,
+		[]string{"project", "window"}, nil)
+	descPathsDropped = prometheus.NewDesc("mintlify_page_views_paths_dropped",
+		"Paths the upstream reported but the exporter did not export, because of include/exclude filters, max_paths, or a path too long to be a label."+cacheNote,
+		[]string{"project", "window"}, nil)
+	descSweepTruncated = prometheus.NewDesc("mintlify_page_views_sweep_truncated",
+		"1 if the last page-view sweep stopped at max_pages while the upstream still had more rows, else 0."+cacheNote,
+		[]string{"project", "window"}, nil)
+	descSweepDuplicates = prometheus.NewDesc("mintlify_page_views_sweep_duplicate_rows",
+		"Rows of the last sweep whose path had already come on an earlier page (rows move between pages while views change); each path is exported once."+cacheNote,
+		[]string{"project", "window"}, nil)
+	descSweepRequests = prometheus.NewDesc("mintlify_page_views_sweep_requests",
+		"Upstream requests the last page-view sweep of this window made."+cacheNote,
+		[]string{"project", "window"}, nil)
+
+	descUp = prometheus.NewDesc("mintlify_up",
+		"1 if the collector's last refresh succeeded (a refresh deferred by the rate limit does not count as a failure) and its data is younger than max_age, else 0.",
+		[]string{"collector", "project"}, nil)
+	descLastSuccess = prometheus.NewDesc("mintlify_last_refresh_success_timestamp_seconds",
+		"Unix time of the collector's last successful refresh from the upstream API.",
+		[]string{"collector", "project"}, nil)
+	descInterval = prometheus.NewDesc("mintlify_refresh_interval_seconds",
+		"Interval between refreshes that the analytics budget allows now (for agent_jobs, the poll interval).",
+		[]string{"collector", "project"}, nil)
+	descRefreshFailures = prometheus.NewDesc("mintlify_refresh_failures_total",
+		"Refreshes that failed, by reason (rate_limited, unauthorized, forbidden, server_error, bad_response, timeout, budget, other).",
+		[]string{"collector", "project", "reason"}, nil)
+
+	descBudgetLimit = prometheus.NewDesc("mintlify_analytics_budget_limit_requests",
+		"Analytics requests per hour this exporter allows itself for the API key (budget_per_hour minus reserve, times share).",
+		[]string{"key"}, nil)
+	descBudgetUsed = prometheus.NewDesc("mintlify_analytics_budget_used_requests",
+		"Analytics requests this exporter made with the API key in the last hour (sliding window).",
+		[]string{"key"}, nil)
+	descBackoff = prometheus.NewDesc("mintlify_analytics_backoff_seconds",
+		"Seconds left before analytics requests with the API key resume after a 429 answer; 0 when not backing off.",
+		[]string{"key"}, nil)
+)
+
+var allDescs = []*prometheus.Desc{
+	descPageViews, descSitePageViews, descPathsExported, descPathsDropped, descSweepTruncated,
+	descSweepDuplicates, descSweepRequests, descUp, descLastSuccess, descInterval, descRefreshFailures,
+	descBudgetLimit, descBudgetUsed, descBackoff,
+}
+
+// sample is a gauge whose label pairs are built once, when the cache is
+// filled, so a scrape only copies pointers. The path label pair is shared by
+// the human and ai samples of a page, and the project, window and traffic
+// pairs by every page: a 100 000-path cache costs little more than its paths.
+type sample struct {
+	desc   *prometheus.Desc
+	labels []*dto.LabelPair // sorted by name, as the registry expects
+	value  float64
+}
+
+func (s *sample) Desc() *prometheus.Desc { return s.desc }
+
+func (s *sample) Write(m *dto.Metric) error {
+	v := s.value
+	m.Label = s.labels
+	m.Gauge = &dto.Gauge{Value: &v}
+	return nil
+}
+
+func labelPair(name, value string) *dto.LabelPair {
+	return &dto.LabelPair{Name: &name, Value: &value}
+}
+
+// newSample builds a sample from pairs already made; it sorts them.
+func newSample(desc *prometheus.Desc, value float64, pairs ...*dto.LabelPair) *sample {
+	pairs = slices.Clone(pairs)
+	slices.SortFunc(pairs, func(a, b *dto.LabelPair) int { return strings.Compare(a.GetName(), b.GetName()) })
+	return &sample{desc: desc, labels: pairs, value: value}
+}

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/version"
+	"github.com/prometheus/exporter-toolkit/web"
+
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/config"
+)
+
+// configSource knows where the configuration comes from: a file, the
+// --mintlify.* flags, or the demo. load is called at start and on reload.
+type configSource struct {
+	f      *flags
+	getenv func(string) string
+	demo   *demoAPI
+}
+
+func newConfigSource(ctx context.Context, f *flags, logger *slog.Logger) (*configSource, error) {
+	s := &configSource{f: f, getenv: os.Getenv}
+	if f.demo {
+		if f.configFile != "" {
+			return nil, errors.New("--demo and --config.file cannot be used together")
+		}
+		d, err := startDemo(ctx, logger)
+		if err != nil {
+			return nil, fmt.Errorf("starting the demo API: %w", err)
+		}
+		s.demo = d
+		s.getenv = d.getenv
+	}
+	return s, nil
+}
+
+func (s *configSource) close() {
+	if s.demo != nil {
+		s.demo.close()
+	}
+}
+
+func (s *configSource) load() (*config.Config, error) {
+	switch {
+	case s.demo != nil:
+		return s.demo.config()
+	case s.f.configFile != "":
+		return config.LoadFile(s.f.configFile)
+	}
+	if s.f.projectID == "" {
+		return nil, errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID), or use --config.file, or try --demo")
+	}
+	keyEnv := ""
+	if s.f.apiKeyFile == "" {
+		keyEnv = "MINTLIFY_API_KEY"
+	}
+	cfg, err := config.Single(s.f.projectID, s.f.apiURL, keyEnv, s.f.apiKeyFile)
+	if err != nil {
+		return nil, err
+	}
+	windows := make([]config.Window, 0, len(s.f.windows))
+	for _, w := range s.f.windows {
+		pw, err := config.ParseWindow(w)
+		if err != nil {
+			return nil, fmt.Errorf("--mintlify.window %q: %w", w, err)
+		}
+		windows = append(windows, pw)
+	}
+	cfg.Projects[0].Windows = windows
+	cfg.Global.TrackedJobsFile = s.f.trackedJobsFile
+	return cfg, nil
+}
+
+// server is the running exporter: registries, collector, reload state.
+type server struct {
+	f        *flags
+	src      *configSource
+	log      *slog.Logger
+	exporter *collector.Exporter
+	registry *prometheus.Registry // the exporter's data
+	self     *prometheus.Registry // Go, process and promhttp metrics
+
+	reloadMu      sync.Mutex
+	reloadOK      prometheus.Gauge
+	reloadSuccess prometheus.Gauge
+}
+
+func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Logger) (*server, error) {
+	s := &server{
+		f: f, src: src, log: logger,
+		registry: prometheus.NewRegistry(),
+		self:     prometheus.NewRegistry(),
+		reloadOK: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mintlify_exporter_config_last_reload_successful",
+			Help: "1 if the last configuration load or reload succeeded, else 0.",
+		}),
+		reloadSuccess: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mintlify_exporter_config_last_reload_success_timestamp_seconds",
+			Help: "Unix time of the last successful configuration load or reload.",
+		}),
+	}
+	exp, err := collector.New(cfg, collector.Options{
+		Logger:     logger,
+		Getenv:     src.getenv,
+		UserAgent:  exporterName + "/" + version.Version,
+		Registerer: s.registry,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.exporter = exp
+	s.registry.MustRegister(exp, versioncollector.NewCollector(exporterName), s.reloadOK, s.reloadSuccess)
+	s.reloadOK.Set(1)
+	s.reloadSuccess.SetToCurrentTime()
+	if !f.disableSelf {
+		s.self.MustRegister(
+			collectors.NewGoCollector(),
+			collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		)
+	}
+	if src.demo != nil {
+		logger.Warn("DEMO MODE: serving synthetic data from the built-in simulated Mintlify API", "api_url", src.demo.url())
+	}
+	return s, nil
+}
+
+func (s *server) close() { s.exporter.Close() }
+
+// reload re-reads the configuration and applies it; on any error the
+// running configuration stays.
+func (s *server) reload() error {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	cfg, err := s.src.load()
+	if err == nil {
+		err = s.exporter.Apply(cfg)
+	}
+	if err != nil {
+		s.reloadOK.Set(0)
+		s.log.Error("Reload failed; keeping the running configuration", "err", err)
+		return err
+	}
+	s.reloadOK.Set(1)
+	s.reloadSuccess.SetToCurrentTime()
+	s.log.Info("Configuration reloaded", "projects", len(cfg.Projects))
+	return nil
+}
+
+func (s *server) handler() http.Handler {
+	mux := http.NewServeMux()
+	var gatherer prometheus.Gatherer = s.registry
+	if !s.f.disableSelf {
+		gatherer = prometheus.Gatherers{s.registry, s.self}
+	}
+	var metrics http.Handler = promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{
+		ErrorLog:            slog.NewLogLogger(s.log.Handler(), slog.LevelError),
+		ErrorHandling:       promhttp.ContinueOnError,
+		MaxRequestsInFlight: s.f.maxRequests,
+	})
+	if !s.f.disableSelf {
+		metrics = promhttp.InstrumentMetricHandler(s.self, metrics)
+	}
+	mux.Handle(s.f.metricsPath, s.scrape(metrics))
+	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "Healthy")
+	})
+	mux.HandleFunc("/-/reload", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost && r.Method != http.MethodPut {
+			w.Header().Set("Allow", "POST, PUT")
+			http.Error(w, "This endpoint requires a POST request.", http.StatusMethodNotAllowed)
+			return
+		}
+		if err := s.reload(); err != nil {
+			http.Error(w, "reload failed: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		fmt.Fprintln(w, "OK")
+	})
+	if s.f.metricsPath != "/" {
+		mux.Handle("/", s.landing())
+	}
+	return mux
+}
+
+// scrape waits for due refreshes as long as the scrape's own deadline
+// allows, then serves whatever the cache holds.
+func (s *server) scrape(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		timeout := s.f.defaultTimeout
+		if v := r.Header.Get("X-Prometheus-Scrape-Timeout-Seconds"); v != "" {
+			if secs, err := strconv.ParseFloat(v, 64); err == nil && secs > 0 {
+				timeout = time.Duration(secs * float64(time.Second))
+			}
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), max(timeout-s.f.timeoutOffset, 0))
+		s.exporter.Refresh(ctx)
+		cancel()
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *server) landing() http.Handler {
+	desc := "Prometheus exporter for Mintlify documentation analytics and agent jobs."
+	extra := ""
+	if s.src.demo != nil {
+		desc = "DEMO MODE: the data below comes from a built-in simulated Mintlify API, not from a real account."
+		extra = `<p><strong>Demo data.</strong> Every number is synthetic. Run without <code>--demo</code> and with a project id and API key for real data.</p>`
+	}
+	lp, err := web.NewLandingPage(web.LandingConfig{
+		Name:        exporterName,
+		Description: html.EscapeString(desc),
+		Version:     version.Info(),
+		ExtraHTML:   extra,
+		Links: []web.LandingLinks{
+			{Address: s.f.metricsPath, Text: "Metrics"},
+			{Address: "/-/healthy", Text: "Health"},
+		},
+	})
+	if err != nil {
+		// Only a broken template can get here; serve a plain page instead.
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, "%s: %s\n", exporterName, desc)
+		})
+	}
+	return lp
+}
