@@ -81,6 +81,9 @@ func (s *configSource) load() (*config.Config, error) {
 	}
 	cfg.Projects[0].Windows = windows
 	cfg.Global.TrackedJobsFile = s.f.trackedJobsFile
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 

@@ -1,0 +1,314 @@
+// Package config reads and checks the exporter's YAML configuration.
+//
+// Decoding is strict: an unknown or misspelt field is an error, because a
+// silently ignored "pagesize" would let the exporter run with settings the
+// operator did not ask for and burn the shared API budget. Every error names
+// the field and, when it comes from a file, the line.
+//
+// A *Config is never modified after Parse returns; reloads build a new one
+// and swap it in a Store, so readers may keep the pointer for one scrape or
+// one sweep without locking.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the whole file.
+type Config struct {
+	Global   Global    `yaml:"global"`
+	Keys     []Key     `yaml:"keys"`
+	Projects []Project `yaml:"projects"`
+}
+
+// Global holds the settings shared by every key and project.
+type Global struct {
+	// APIURL is the base URL of the admin API, without a trailing slash.
+	APIURL string `yaml:"api_url"`
+	// MinRefreshInterval is the shortest time between two analytics sweeps
+	// of a project; the budget may stretch it.
+	MinRefreshInterval Duration `yaml:"min_refresh_interval"`
+	// MaxRefreshInterval caps how stale data may get before the scheduler
+	// refreshes anyway, even at the cost of other projects on the key.
+	MaxRefreshInterval Duration `yaml:"max_refresh_interval"`
+	// MaxAge is how old cached data may be before up is 0 and the page
+	// series are dropped, so dashboards show a gap rather than old numbers.
+	MaxAge          Duration `yaml:"max_age"`
+	PageSize        int      `yaml:"page_size"`
+	PageConcurrency int      `yaml:"page_concurrency"`
+	// MaxPages bounds one sweep so a runaway site cannot spend the budget.
+	MaxPages        int      `yaml:"max_pages"`
+	RequestTimeout  Duration `yaml:"request_timeout"`
+	JobPollInterval Duration `yaml:"job_poll_interval"`
+	// JobRetention is how long a finished job stays exported.
+	JobRetention   Duration `yaml:"job_retention"`
+	JobConcurrency int      `yaml:"job_concurrency"`
+	// TrackedJobsFile is where the `jobs` command appends job ids. A
+	// relative path is relative to the config file.
+	TrackedJobsFile string `yaml:"tracked_jobs_file,omitempty"`
+}
+
+// Key is one API key, which is one organization and so one hourly budget.
+type Key struct {
+	// Name is the `key` label value; the key itself is never exported.
+	Name       string `yaml:"name"`
+	APIKeyEnv  string `yaml:"api_key_env,omitempty"`
+	APIKeyFile string `yaml:"api_key_file,omitempty"`
+	// BudgetPerHour is the organization's analytics limit (100 upstream).
+	BudgetPerHour int `yaml:"budget_per_hour"`
+	// Reserve is left free for other users of the organization's key.
+	Reserve int `yaml:"reserve"`
+	// Share is this replica's fraction of what remains, for several
+	// exporters (e.g. an HA pair) on one key.
+	Share float64 `yaml:"share"`
+}
+
+// Project is one Mintlify project to poll.
+type Project struct {
+	ID string `yaml:"id"`
+	// Name is the `project` label; it defaults to ID.
+	Name string `yaml:"name"`
+	// Key names the Key to use; empty means the only key.
+	Key          string   `yaml:"key,omitempty"`
+	Windows      []Window `yaml:"windows"`
+	IncludePaths []Regexp `yaml:"include_paths,omitempty"`
+	ExcludePaths []Regexp `yaml:"exclude_paths,omitempty"`
+	// MaxPaths bounds the page series per window; 0 means no limit.
+	MaxPaths int `yaml:"max_paths"`
+	// Jobs are agent job ids to track.
+	Jobs []string `yaml:"jobs,omitempty"`
+}
+
+// Defaults. They are exported so the command line help and the README can
+// quote them instead of repeating the numbers.
+var (
+	DefaultGlobal = Global{
+		APIURL:             "https://api.mintlify.com",
+		MinRefreshInterval: Duration(time.Minute),
+		MaxRefreshInterval: Duration(6 * time.Hour),
+		MaxAge:             Duration(3 * time.Hour),
+		PageSize:           250,
+		PageConcurrency:    4,
+		MaxPages:           400,
+		RequestTimeout:     Duration(30 * time.Second),
+		JobPollInterval:    Duration(time.Minute),
+		JobRetention:       Duration(24 * time.Hour),
+		JobConcurrency:     4,
+	}
+	DefaultKey = Key{
+		BudgetPerHour: 100,
+		Reserve:       10,
+		Share:         1,
+	}
+	DefaultProject = Project{
+		Windows:  []Window{{Label: "24h", Duration: 24 * time.Hour}},
+		MaxPaths: 5000,
+	}
+)
+
+// The plain types have the same fields but no UnmarshalYAML, so that the
+// methods below can fill in defaults and then let yaml decode over them
+// without recursing. Their names show up in yaml's messages, which
+// describeTypeError rewrites.
+type (
+	plainConfig  Config
+	plainGlobal  Global
+	plainKey     Key
+	plainProject Project
+)
+
+// UnmarshalYAML sets the defaults, decodes, then validates the whole file:
+// cross-references (a project's key, duplicate names) can only be checked
+// once every list is complete.
+//
+// It takes the older func(any) error form on purpose: that form decodes
+// with the caller's decoder, which keeps KnownFields(true) in force for the
+// nested structs; the *yaml.Node form would decode them leniently.
+func (c *Config) UnmarshalYAML(unmarshal func(any) error) error {
+	*c = Config{Global: DefaultGlobal}
+	if err := unmarshal((*plainConfig)(c)); err != nil {
+		return err
+	}
+	return c.validate()
+}
+
+// UnmarshalYAML applies DefaultGlobal to the fields the file leaves out.
+func (g *Global) UnmarshalYAML(unmarshal func(any) error) error {
+	*g = DefaultGlobal
+	return unmarshal((*plainGlobal)(g))
+}
+
+// UnmarshalYAML applies DefaultKey to the fields the file leaves out.
+func (k *Key) UnmarshalYAML(unmarshal func(any) error) error {
+	*k = DefaultKey
+	return unmarshal((*plainKey)(k))
+}
+
+// UnmarshalYAML applies DefaultProject to the fields the file leaves out.
+func (p *Project) UnmarshalYAML(unmarshal func(any) error) error {
+	*p = DefaultProject
+	p.Windows = append([]Window(nil), DefaultProject.Windows...) // never share the default's array
+	return unmarshal((*plainProject)(p))
+}
+
+// errEmpty is returned for a file with no settings at all; yaml would
+// otherwise decode it into a zero Config and report a dozen range errors.
+var errEmpty = errors.New("the configuration is empty: at least one key and one project are required")
+
+// Parse decodes and validates a configuration. Fields the file leaves out
+// get the Default* values.
+func Parse(data []byte) (*Config, error) {
+	// First pass: the bare tree, for the checks yaml does not do (empty
+	// file, several documents, top level not a mapping) and for the line
+	// numbers of validation errors.
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errEmpty
+		}
+		return nil, err
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("line %d: the file holds several YAML documents (---); put everything in one", extra.Line)
+	}
+	if len(doc.Content) == 0 {
+		return nil, errEmpty
+	}
+	top := doc.Content[0]
+	if top.Kind == yaml.ScalarNode && top.Tag == "!!null" {
+		return nil, errEmpty
+	}
+	if top.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("line %d: the top level must be a mapping with global, keys and projects", top.Line)
+	}
+
+	// yaml drops null list entries ("- " with nothing after it), which
+	// would shift every later index in our messages; refuse them.
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if list := top.Content[i+1]; list.Kind == yaml.SequenceNode {
+			for j, e := range list.Content {
+				if e.Kind == yaml.ScalarNode && e.Tag == "!!null" {
+					return nil, fmt.Errorf("line %d: %s[%d] is empty", e.Line, top.Content[i].Value, j)
+				}
+			}
+		}
+	}
+
+	// Second pass: the strict decode into Config.
+	strict := yaml.NewDecoder(bytes.NewReader(data))
+	strict.KnownFields(true)
+	c := &Config{}
+	if err := strict.Decode(c); err != nil {
+		return nil, indexNodes(top).describe(err)
+	}
+	return c, nil
+}
+
+// LoadFile reads and parses a file. Relative api_key_file and
+// tracked_jobs_file paths are taken relative to the file's directory, as
+// Prometheus does, so the exporter behaves the same whatever its working
+// directory.
+func LoadFile(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	rel := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	c.Global.TrackedJobsFile = rel(c.Global.TrackedJobsFile)
+	for i := range c.Keys {
+		c.Keys[i].APIKeyFile = rel(c.Keys[i].APIKeyFile)
+	}
+	return c, nil
+}
+
+// Single builds the configuration of the flag-only mode: one key named
+// "default" and one project, everything else at its default. It goes
+// through the same validation as a file so both modes accept the same
+// values. apiURL may be empty for the default.
+func Single(projectID, apiURL, keyEnv, keyFile string) (*Config, error) {
+	c := &Config{Global: DefaultGlobal}
+	if apiURL != "" {
+		c.Global.APIURL = apiURL
+	}
+	k := DefaultKey
+	k.Name = "default"
+	if keyFile == "" {
+		k.APIKeyEnv = keyEnv
+	} else {
+		k.APIKeyFile = keyFile
+	}
+	p := DefaultProject
+	p.ID = projectID
+	p.Windows = append([]Window(nil), DefaultProject.Windows...)
+	c.Keys = []Key{k}
+	c.Projects = []Project{p}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// KeyByName returns the key with the given name.
+func (c *Config) KeyByName(name string) (Key, bool) {
+	for _, k := range c.Keys {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Key{}, false
+}
+
+// KeyName is the name of the key the project uses: its own `key`, or the
+// only key when it has none (validation guarantees there is one then).
+func (p Project) KeyName(c *Config) string {
+	if p.Key != "" {
+		return p.Key
+	}
+	if len(c.Keys) == 1 {
+		return c.Keys[0].Name
+	}
+	return ""
+}
+
+// PathAllowed reports whether a page path is exported: it matches one of
+// include_paths (or there are none) and none of exclude_paths. Exclusion
+// wins so a broad include can be trimmed without rewriting it.
+func (p Project) PathAllowed(path string) bool {
+	for _, re := range p.ExcludePaths {
+		if re.MatchString(path) {
+			return false
+		}
+	}
+	if len(p.IncludePaths) == 0 {
+		return true
+	}
+	for _, re := range p.IncludePaths {
+		if re.MatchString(path) {
+			return true
+		}
+	}
+	return false
+}

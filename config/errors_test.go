@@ -1,0 +1,211 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBadFiles loads each broken file in testdata and checks that the error
+// names the field and, where the file has one, the line.
+func TestBadFiles(t *testing.T) {
+	cases := map[string][]string{
+		"unknown_field.yml":          {`line 3: unknown field "pagesize" in global (did you mean "page_size"?)`},
+		"unknown_project_field.yml":  {`line 7: unknown field "window" in projects[1] (did you mean "windows"?)`},
+		"unknown_top_field.yml":      {`line 1: unknown field "key" in the top level (did you mean "keys"?)`},
+		"bad_regex.yml":              {`line 12: projects[0].include_paths[1]: invalid regexp "(": `, "missing closing )"},
+		"missing_key_source.yml":     {`line 2: keys[0] "acme": one of api_key_env or api_key_file is required`},
+		"both_key_sources.yml":       {`line 4: keys[0] "acme": api_key_env and api_key_file are mutually exclusive`},
+		"bad_window.yml":             {`line 9: projects[0].windows[1]: invalid window "5x": unknown unit "x"`},
+		"window_not_hours.yml":       {`line 6: projects[0].windows[0]: invalid window "90m": window must be a whole number of hours`},
+		"window_too_long.yml":        {`line 6: projects[0].windows[1]: invalid window "13w": window must be at most 90d`},
+		"duplicate_window.yml":       {`line 7: projects[0] "docs": window "1d" is the same length as windows[0] "24h"`},
+		"empty_windows.yml":          {`line 6: projects[0] "proj_123": windows must not be empty`},
+		"windows_not_list.yml":       {`line 6: projects[0].windows: expected a list, got "24h"`},
+		"duplicate_project.yml":      {`line 7: projects[1] "docs2": id "proj_123" is already used by projects[0]`},
+		"duplicate_project_name.yml": {`line 8: projects[1] "docs": name is already used by projects[0]`},
+		"duplicate_key.yml":          {`line 4: keys[1] "acme": name is already used by keys[0]`},
+		"unknown_key_ref.yml":        {`line 9: projects[1] "blog": key "nope" is not defined`},
+		"key_required.yml":           {`line 7: projects[0] "docs": key is required when more than one key is defined`},
+		"bad_key_name.yml":           {`line 2: keys[0] "1acme": name must match`},
+		"missing_key_name.yml":       {`line 2: keys[0]: name is required`},
+		"bad_project_name.yml":       {`line 6: projects[0] "my docs": name must match`},
+		"missing_project_id.yml":     {`line 5: projects[0] "docs": id is required`},
+		"bad_project_id.yml":         {`line 5: projects[0] "proj/123": id "proj/123" must not contain`},
+		"bad_page_size.yml":          {`line 2: global: page_size must be between 1 and 250, got 500`},
+		"bad_int.yml":                {`line 2: global.page_size: expected a number, got "lots"`},
+		"bad_concurrency.yml": {
+			`line 2: global: page_concurrency must be between 1 and 16, got 0`,
+			`line 3: global: job_concurrency must be between 1 and 16, got 17`,
+		},
+		"bad_max_pages.yml":      {`line 2: global: max_pages must be at least 1, got 0`},
+		"min_gt_max_refresh.yml": {`line 3: global: max_refresh_interval (1h) must not be less than min_refresh_interval (2h)`},
+		"zero_max_age.yml":       {`line 2: global: max_age must be greater than 0`},
+		"bad_duration.yml":       {`line 2: global.request_timeout: invalid duration "30": missing unit`},
+		"bad_job_poll.yml":       {`line 2: global: job_poll_interval must be at least 5s, got 2s`},
+		"bad_api_url.yml":        {`line 2: global: api_url must be an absolute http or https URL, got "api.mintlify.com"`},
+		"bad_share.yml":          {`line 4: keys[0] "acme": share must be greater than 0 and at most 1, got 1.5`},
+		"bad_reserve.yml":        {`line 5: keys[0] "acme": reserve must be at least 0 and less than budget_per_hour (50), got 50`},
+		"bad_max_paths.yml":      {`line 6: projects[0] "proj_123": max_paths must be 0 (unlimited) or more, got -1`},
+		"bad_job.yml":            {`line 6: projects[0] "proj_123": jobs[0] "job abc" contains whitespace`},
+		"duplicate_job.yml":      {`line 6: projects[0] "proj_123": jobs[2] "job_abc" repeats jobs[0]`},
+		"no_projects.yml":        {`at least one entry in projects is required`},
+		"no_keys.yml":            {`at least one entry in keys is required`},
+		"empty.yml":              {`the configuration is empty`},
+		"comments_only.yml":      {`the configuration is empty`},
+		"multiple_documents.yml": {`line 6: the file holds several YAML documents`},
+		"not_a_mapping.yml":      {`line 1: the top level must be a mapping`},
+		"duplicate_field.yml":    {`line 4: keys[0]: field "api_key_env" is set twice (first at line 3)`},
+		"syntax_error.yml":       {`yaml: line `},
+	}
+
+	// Every broken file must have a case, so none is added untested.
+	files, err := filepath.Glob("testdata/*.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if name := filepath.Base(f); name != "good.yml" && cases[name] == nil {
+			t.Errorf("testdata/%s has no case in TestBadFiles", name)
+		}
+	}
+
+	for name, want := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join("testdata", name)
+			c, err := LoadFile(path)
+			if err == nil {
+				t.Fatalf("LoadFile(%s) = %+v, want an error", path, c)
+			}
+			if c != nil {
+				t.Errorf("LoadFile returned a config along with the error")
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, path+": ") {
+				t.Errorf("error does not start with the file name:\n%s", msg)
+			}
+			for _, w := range want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error\n  %s\ndoes not contain\n  %s", msg, w)
+				}
+			}
+			// Go type names are an implementation detail.
+			for _, bad := range []string{"config.plain", "not found in type", "unmarshal errors"} {
+				if strings.Contains(msg, bad) {
+					t.Errorf("error leaks yaml internals (%q):\n%s", bad, msg)
+				}
+			}
+		})
+	}
+}
+
+// TestParseMatchesLoadFile makes sure Parse reports the same problem
+// without the file-name prefix.
+func TestParseMatchesLoadFile(t *testing.T) {
+	data, err := os.ReadFile("testdata/unknown_key_ref.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Parse(data)
+	want := `line 9: projects[1] "blog": key "nope" is not defined in keys`
+	if err == nil || err.Error() != want {
+		t.Fatalf("Parse error = %v, want %q", err, want)
+	}
+}
+
+// TestAllProblemsReported: validation lists every problem at once, so an
+// operator fixes the file in one round.
+func TestAllProblemsReported(t *testing.T) {
+	_, err := Parse([]byte(`
+global:
+  page_size: 0
+keys:
+  - name: acme
+projects:
+  - id: a
+    key: nope
+`))
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	for _, w := range []string{
+		"line 3: global: page_size",
+		`line 5: keys[0] "acme": one of api_key_env or api_key_file is required`,
+		`line 8: projects[0] "a": key "nope" is not defined`,
+	} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error\n%s\nlacks %q", err, w)
+		}
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	fields := fieldsOf["config.plainGlobal"]
+	for in, want := range map[string]string{
+		"pagesize":       "page_size",
+		"PageSize":       "page_size",
+		"max-age":        "max_age",
+		"request_timout": "request_timeout",
+		"colour":         "",
+	} {
+		if got := suggest(in, fields); got != want {
+			t.Errorf("suggest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestInlineErrors covers wrong shapes that do not need a file each.
+func TestInlineErrors(t *testing.T) {
+	const keys = "keys: [{name: acme, api_key_env: K}]\n"
+	for in, want := range map[string]string{
+		keys + "projects: [{id: p, windows: [{a: 1}]}]":                                                          `line 2: projects[0].windows[0]: expected a window such as 24h or 7d`,
+		keys + "projects: [{id: p, include_paths: [[x]]}]":                                                       `line 2: projects[0].include_paths[0]: expected a regular expression string`,
+		keys + "projects: [{id: p, max_paths: many}]":                                                            `line 2: projects[0].max_paths: expected a number, got "many"`,
+		keys + "projects: [{id: p, jobs: ['']}]":                                                                 `projects[0] "p": jobs[0] is empty`,
+		keys + "projects: [{id: p, jobs: {a: b}}]":                                                               `line 2: projects[0].jobs: expected a list`,
+		keys + "projects: [{id: 'a b'}]":                                                                         `id "a b" must not contain whitespace`,
+		keys + "projects: [{id: 'p!'}]":                                                                          `the id is not a valid project label; set name`,
+		keys + "projects: [{id: p}]\nglobal: {max_age: [1]}":                                                     `line 3: global.max_age: expected a duration such as 30s or 1h`,
+		keys + "projects: [{id: p}]\nglobal: {job_retention: 0s, request_timeout: 0s, min_refresh_interval: 0s}": "job_retention must be greater than 0",
+		keys + "projects: [{id: p}]\nglobal: {api_url: 'https://a/?x=1'}":                                        "must not contain a query",
+		keys + "projects: [{id: p}]\nglobal: [1]":                                                                `line 3: global: expected a mapping`,
+		"keys: [{name: acme, api_key_env: K, share: half}]\nprojects: [{id: p}]":                                 `line 1: keys[0].share: expected a number, got "half"`,
+		"keys: [{name: acme, api_key_env: K, budget_per_hour: 0, reserve: -1}]\nprojects: [{id: p}]":             "budget_per_hour must be at least 1, got 0",
+		"keys:\n  - name: a\n    api_key_env: K\nprojects:\n  -\n  - id: p":                                      `line 5: projects[0] is empty`,
+		// Anchors work; an error inside one points at the anchor.
+		keys + "x: &w [5x]\nprojects: [{id: p, windows: *w}]": `line 2: x[0]: invalid window "5x"`,
+	} {
+		_, err := Parse([]byte(in))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q)\n  error = %v\n  want %q", in, err, want)
+		}
+	}
+}
+
+// TestValidateGoValues: configs built in Go (Single, tests elsewhere) get
+// the checks the decoder would have done.
+func TestValidateGoValues(t *testing.T) {
+	c, err := Single("p", "", "K", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Projects[0].Windows = []Window{{Label: "24h", Duration: time.Hour}, {Label: "5x"}}
+	c.Projects[0].IncludePaths = []Regexp{{}}
+	c.Projects[0].ExcludePaths = []Regexp{{}}
+	err = c.Validate()
+	for _, want := range []string{
+		`window "24h" has duration 1h, which does not match its label`,
+		`invalid window "5x"`,
+		"include_paths[0] is not compiled",
+		"exclude_paths[0] is not compiled",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("validate() = %v, want %q", err, want)
+		}
+	}
+	if (Project{}).KeyName(&Config{Keys: []Key{{Name: "a"}, {Name: "b"}}}) != "" {
+		t.Error("KeyName guessed a key among several")
+	}
+}
