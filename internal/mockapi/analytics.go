@@ -1,0 +1,207 @@
+package mockapi
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// defaultRange is used when dateFrom/dateTo are omitted. The vendor does not
+// document its default, so clients must always send both; the mock picks
+// 30 days ending now.
+const defaultRange = 30 * 24 * time.Hour
+
+// parseDate accepts the two documented forms: YYYY-MM-DD (midnight UTC) and
+// an RFC 3339 date-time with Z or a numeric offset, optionally with
+// fractional seconds. Note that an unescaped "+" in a query string decodes
+// to a space and is rejected, as a real server would.
+func parseDate(v string) (time.Time, error) {
+	if len(v) == len("2006-01-02") {
+		return time.Parse("2006-01-02", v)
+	}
+	return time.Parse(time.RFC3339Nano, v)
+}
+
+// validator collects every problem with a query, like a schema validator
+// that reports all issues in details[].
+type validator struct {
+	q        url.Values
+	problems []string
+}
+
+func (v *validator) failf(format string, args ...any) {
+	v.problems = append(v.problems, fmt.Sprintf(format, args...))
+}
+
+// dateRange reads dateFrom and dateTo (dateTo exclusive).
+func (v *validator) dateRange(now time.Time) (from, to time.Time) {
+	to, from = now, now.Add(-defaultRange)
+	var gotFrom bool
+	if s, ok := v.q["dateFrom"]; ok {
+		t, err := parseDate(s[0])
+		if err != nil {
+			v.failf("dateFrom: invalid date %q, expected YYYY-MM-DD or ISO 8601 date-time", s[0])
+		}
+		from, gotFrom = t, true
+	}
+	if s, ok := v.q["dateTo"]; ok {
+		t, err := parseDate(s[0])
+		if err != nil {
+			v.failf("dateTo: invalid date %q, expected YYYY-MM-DD or ISO 8601 date-time", s[0])
+		}
+		to = t
+		if !gotFrom {
+			from = to.Add(-defaultRange)
+		}
+	}
+	if len(v.problems) == 0 && from.After(to) {
+		v.failf("dateFrom must not be after dateTo")
+	}
+	return from, to
+}
+
+// integer reads an optional integer parameter in [lo, hi]. wholeNumber
+// accepts "10.0" too, for parameters the vendor types as number.
+func (v *validator) integer(name string, def, lo, hi int, wholeNumber bool) int {
+	s, ok := v.q[name]
+	if !ok {
+		return def
+	}
+	n, err := strconv.Atoi(s[0])
+	if err != nil && wholeNumber {
+		if f, ferr := strconv.ParseFloat(s[0], 64); ferr == nil && f == float64(int(f)) {
+			n, err = int(f), nil
+		}
+	}
+	switch {
+	case err != nil:
+		v.failf("%s: expected an integer, got %q", name, s[0])
+	case n < lo || n > hi:
+		if hi == maxInt {
+			v.failf("%s: must be at least %d", name, lo)
+		} else {
+			v.failf("%s: must be between %d and %d", name, lo, hi)
+		}
+	}
+	return n
+}
+
+const maxInt = int(^uint(0) >> 1)
+
+// analyticsEndpoint validates the query, charges the org's shared budget and
+// answers one of the analytics operations.
+func (s *Server) analyticsEndpoint(c *call) *response {
+	v := &validator{q: c.r.URL.Query()}
+	from, to := v.dateRange(c.now)
+	var limit, offset, cursor int
+	switch c.rt.endpoint {
+	case EndpointViews, EndpointVisitors:
+		limit = v.integer("limit", min(50, s.maxPage), 1, s.maxPage, false)
+		offset = v.integer("offset", 0, 0, maxInt, false)
+	case EndpointFeedback:
+		limit = v.integer("limit", 10, 1, 100, true)
+		offset = v.integer("offset", 0, 0, maxInt, false) // undocumented; hasMore implies it
+		if src, ok := v.q["source"]; ok && !slices.Contains([]string{"code_snippet", "contextual", "agent", "thumbs_only"}, src[0]) {
+			v.failf("source: invalid value %q", src[0])
+		}
+	case EndpointSearches:
+		limit = v.integer("limit", 50, 1, 100, true)
+		if cs, ok := v.q["cursor"]; ok {
+			var good bool
+			if cursor, good = decodeCursor(cs[0]); !good {
+				v.failf("cursor: invalid pagination cursor")
+			}
+		}
+	}
+	if len(v.problems) > 0 {
+		return errorResponse(http.StatusBadRequest, true, "Invalid query parameters", v.problems...)
+	}
+	s.mu.Lock()
+	ok, wait := s.analytics.admit(c.key.Org, s.analyticsCap, c.now)
+	s.mu.Unlock()
+	if !ok {
+		return s.rateLimited(true, wait)
+	}
+	d := c.site.compute(from, to)
+	f := c.fault
+	if f == nil {
+		f = &Fault{}
+	}
+	switch c.rt.endpoint {
+	case EndpointViews:
+		rows, more := pageOf(d.views, offset, limit, f)
+		return newResponse(http.StatusOK, "application/json; charset=utf-8", rowsBody("views", d.viewTotals, rows, more))
+	case EndpointVisitors:
+		rows, more := pageOf(d.visitors, offset, limit, f)
+		return newResponse(http.StatusOK, "application/json; charset=utf-8", rowsBody("visitors", d.visitorTotals, rows, more))
+	case EndpointFeedback:
+		rows, more := pageOf(d.feedback, offset, limit, &Fault{DuplicateAcrossPages: f.DuplicateAcrossPages, EndlessHasMore: f.EndlessHasMore})
+		return jsonResponse(http.StatusOK, struct {
+			Feedback []FeedbackRow `json:"feedback"`
+			HasMore  bool          `json:"hasMore"`
+		}{nonNil(rows), more})
+	case EndpointSearches:
+		rows, more := pageOf(d.searches, cursor, limit, &Fault{})
+		var next *string
+		if more {
+			n := encodeCursor(cursor + limit)
+			next = &n
+		}
+		return jsonResponse(http.StatusOK, struct {
+			Searches      []SearchRow `json:"searches"`
+			TotalSearches int64       `json:"totalSearches"`
+			NextCursor    *string     `json:"nextCursor"`
+		}{nonNil(rows), d.totalSearches, next})
+	default: // EndpointCallerStats
+		return jsonResponse(http.StatusOK, d.callers)
+	}
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// pageOf cuts one offset page out of all, honouring the paging faults:
+// DuplicateAcrossPages prepends the previous page's last row (so such a page
+// has up to limit+1 rows and no row is lost), EndlessHasMore keeps hasMore
+// true past the end, and ExtraRows (Row slices only) are appended to the
+// first page.
+func pageOf[T any](all []T, offset, limit int, f *Fault) ([]T, bool) {
+	start := min(offset, len(all))
+	end := min(start+limit, len(all))
+	page := make([]T, 0, end-start+1)
+	if f.DuplicateAcrossPages && offset > 0 && offset <= len(all) {
+		page = append(page, all[offset-1])
+	}
+	page = append(page, all[start:end]...)
+	if extra, ok := any(&page).(*[]Row); ok && offset == 0 {
+		*extra = append(*extra, f.ExtraRows...)
+	}
+	return page, end < len(all) || f.EndlessHasMore
+}
+
+// Cursors are opaque to clients; the mock's are base64url("o:<offset>").
+func encodeCursor(offset int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("o:" + strconv.Itoa(offset)))
+}
+
+func decodeCursor(s string) (int, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return 0, false
+	}
+	rest, ok := strings.CutPrefix(string(b), "o:")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	return n, err == nil && n >= 0
+}

@@ -1,0 +1,56 @@
+package mockapi
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// adminPrefix starts every admin key. The vendor's assistant ("mint_dsc_")
+// and search-index ("mint_us_") keys share the "mint_" stem but are other
+// key types that the admin API rejects, so a client must check the prefix
+// properly rather than just "mint_".
+const adminPrefix = "mint_"
+
+var foreignPrefixes = []string{"mint_dsc_", "mint_us_"}
+
+// authorize checks the bearer key, its scope and its org's ownership of the
+// project. On success it fills c.key and c.site and returns nil.
+func (s *Server) authorize(c *call) *response {
+	an := c.rt.analytics
+	h := c.r.Header.Get("Authorization")
+	if h == "" {
+		return errorResponse(http.StatusUnauthorized, an, "Missing Authorization header")
+	}
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return errorResponse(http.StatusUnauthorized, an, "Authorization header must be 'Bearer <api key>'")
+	}
+	if !strings.HasPrefix(token, adminPrefix) {
+		return errorResponse(http.StatusUnauthorized, an, "Invalid API key")
+	}
+	for _, p := range foreignPrefixes {
+		if strings.HasPrefix(token, p) {
+			return errorResponse(http.StatusUnauthorized, an, "Invalid API key: an admin API key is required")
+		}
+	}
+	key, ok := s.keys[token] // read-only after New
+	if !ok {
+		return errorResponse(http.StatusUnauthorized, an, "Invalid API key")
+	}
+	c.key = key
+	if c.r.Method == http.MethodPost && key.Scope != ReadWrite {
+		return errorResponse(http.StatusForbidden, an, "API key does not have write access")
+	}
+	s.mu.Lock()
+	site, known := s.projects[c.rt.project]
+	s.mu.Unlock()
+	if !known {
+		return errorResponse(http.StatusNotFound, an, "Project not found")
+	}
+	if len(key.ProjectIDs) > 0 && !slices.Contains(key.ProjectIDs, c.rt.project) {
+		return errorResponse(http.StatusForbidden, an, "API key does not have access to this project")
+	}
+	c.site = site
+	return nil
+}

@@ -1,0 +1,366 @@
+package mockapi
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Site describes a synthetic documentation site. Every number the mock
+// serves for a project is a pure function of its Site and the requested
+// range, so tests can compute the expected answer without going through HTTP.
+type Site struct {
+	Seed  int64 // varies names and counts between sites
+	Paths int   // number of distinct page paths
+	// OtherTraffic makes the site-wide views total exceed human+ai by a small
+	// amount (traffic the vendor classifies as neither), as the real API's
+	// totals.total is not documented to be the sum. Per-path rows always have
+	// total = human+ai.
+	OtherTraffic bool
+}
+
+// Counts are site-wide totals (the "totals" object).
+type Counts struct {
+	Human int64 `json:"human"`
+	AI    int64 `json:"ai"`
+	Total int64 `json:"total"`
+}
+
+// Row is one per-path entry of views or visitors.
+type Row struct {
+	Path  string `json:"path"`
+	Human int64  `json:"human"`
+	AI    int64  `json:"ai"`
+	Total int64  `json:"total"`
+}
+
+// FeedbackRow is one entry of feedback/by-page.
+type FeedbackRow struct {
+	Path       string `json:"path"`
+	ThumbsUp   int64  `json:"thumbsUp"`
+	ThumbsDown int64  `json:"thumbsDown"`
+	Code       int64  `json:"code"`
+	Total      int64  `json:"total"`
+}
+
+// SearchRow is one entry of searches. TopClickedPage is nil when no result
+// was clicked.
+type SearchRow struct {
+	SearchQuery    string  `json:"searchQuery"`
+	Hits           int64   `json:"hits"`
+	CTR            float64 `json:"ctr"`
+	TopClickedPage *string `json:"topClickedPage"`
+	LastSearchedAt string  `json:"lastSearchedAt"`
+}
+
+// CallerStats is the assistant/caller-stats answer.
+type CallerStats struct {
+	Web   int64 `json:"web"`
+	API   int64 `json:"api"`
+	Other int64 `json:"other"`
+	Total int64 `json:"total"`
+}
+
+// Hash tags keep the independent pseudo-random streams apart.
+const (
+	tagName uint64 = iota + 1
+	tagPop
+	tagHour
+	tagOther
+	tagTerm
+	tagTermHour
+)
+
+// mix64 is the SplitMix64 finaliser: a cheap bijection with good avalanche,
+// enough to make (seed, i, hour) look random while staying reproducible.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+func hash3(a, b, c uint64) uint64 {
+	return mix64(mix64(mix64(a+0x9e3779b97f4a7c15)^b) ^ c)
+}
+
+var (
+	sections = []string{"getting-started", "api-reference", "guides", "integrations",
+		"components", "deploy", "settings", "changelog", "sdk", "advanced"}
+	words = []string{"overview", "quickstart", "authentication", "webhooks", "errors",
+		"pagination", "rate-limits", "custom-domains", "analytics", "themes", "navigation",
+		"search", "openapi", "mdx", "snippets", "redirects", "versioning", "localization",
+		"assistant", "feedback"}
+)
+
+// PathName returns the stable path of page i (0 <= i < Paths). Names look
+// like /docs/<section>/<page>-<i>, a quarter of them one level deeper; the
+// trailing index keeps them unique whatever the seed.
+func (s Site) PathName(i int) string {
+	h := hash3(uint64(s.Seed), uint64(i), tagName)
+	sec := sections[h%uint64(len(sections))]
+	page := words[(h>>8)%uint64(len(words))]
+	n := strconv.Itoa(i)
+	if (h>>16)%4 == 0 {
+		sub := words[(h>>24)%uint64(len(words))]
+		return "/docs/" + sec + "/" + sub + "/" + page + "-" + n
+	}
+	return "/docs/" + sec + "/" + page + "-" + n
+}
+
+// popularity is a heavy-tailed per-path weight (5..2001) so a few pages get
+// most of the traffic, like a real site.
+func (s Site) popularity(i int) uint64 {
+	return 1 + 2000/(1+hash3(uint64(s.Seed), uint64(i), tagPop)%400)
+}
+
+// HourViews returns the human and AI views of path i in the hour bucket
+// starting at hour*3600 Unix seconds. AI traffic is a smaller share.
+func (s Site) HourViews(i int, hour int64) (human, ai int64) {
+	p := s.popularity(i)
+	base := hash3(uint64(s.Seed), uint64(i), tagHour)
+	x := mix64(base ^ uint64(hour)*0x9e3779b97f4a7c15)
+	return int64((x & 0xffffffff) % (p/8 + 1)), int64((x >> 32) % (p/40 + 1))
+}
+
+// HourOther is the site-wide "neither human nor AI" views of one hour bucket
+// (0 unless OtherTraffic).
+func (s Site) HourOther(hour int64) int64 {
+	if !s.OtherTraffic {
+		return 0
+	}
+	return int64(hash3(uint64(s.Seed), uint64(hour), tagOther) % 4)
+}
+
+// floorDiv divides rounding towards minus infinity.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// HourRange returns the hour buckets [first, end) whose START lies in
+// [from, to): dateTo is exclusive, and a bucket that began before dateFrom
+// is not counted even if it overlaps.
+func HourRange(from, to time.Time) (first, end int64) {
+	ceilHour := func(t time.Time) int64 {
+		sec := t.Unix()
+		if t.Nanosecond() > 0 {
+			sec++
+		}
+		return -floorDiv(-sec, 3600)
+	}
+	first, end = ceilHour(from), ceilHour(to)
+	if end < first {
+		end = first
+	}
+	return first, end
+}
+
+// computed is everything derived from one (site, hour range); it is cached
+// because a client pages through the same range dozens of times.
+type computed struct {
+	viewTotals    Counts
+	views         []Row // served order
+	visitorTotals Counts
+	visitors      []Row
+	feedback      []FeedbackRow
+	searches      []SearchRow
+	totalSearches int64
+	callers       CallerStats
+}
+
+type cacheKey struct {
+	site       Site
+	first, end int64
+}
+
+// dataCache bounds memory: a 10 000-path range is about 2 MB of rows.
+var dataCache = struct {
+	sync.Mutex
+	m     map[cacheKey]*computed
+	order []cacheKey
+}{m: map[cacheKey]*computed{}}
+
+const dataCacheSize = 16
+
+func (s Site) compute(from, to time.Time) *computed {
+	first, end := HourRange(from, to)
+	k := cacheKey{s, first, end}
+	dataCache.Lock()
+	c := dataCache.m[k]
+	dataCache.Unlock()
+	if c != nil {
+		return c
+	}
+	c = s.build(first, end)
+	dataCache.Lock()
+	if _, ok := dataCache.m[k]; !ok {
+		if len(dataCache.order) >= dataCacheSize {
+			delete(dataCache.m, dataCache.order[0])
+			dataCache.order = dataCache.order[1:]
+		}
+		dataCache.m[k] = c
+		dataCache.order = append(dataCache.order, k)
+	}
+	dataCache.Unlock()
+	return c
+}
+
+// byTotalThenPath is the served row order: busiest first, ties by path. It
+// is deliberately not alphabetical so clients cannot rely on order.
+func byTotalThenPath(a, b Row) int {
+	if c := cmp.Compare(b.Total, a.Total); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Path, b.Path)
+}
+
+func (s Site) build(first, end int64) *computed {
+	n := max(s.Paths, 0)
+	c := &computed{views: make([]Row, n), visitors: make([]Row, n)}
+	var vh, va int64
+	for i := range n {
+		p := s.popularity(i)
+		hm, am := p/8+1, p/40+1
+		base := hash3(uint64(s.Seed), uint64(i), tagHour)
+		var human, ai int64
+		for h := first; h < end; h++ {
+			x := mix64(base ^ uint64(h)*0x9e3779b97f4a7c15)
+			human += int64((x & 0xffffffff) % hm)
+			ai += int64((x >> 32) % am)
+		}
+		path := s.PathName(i)
+		c.views[i] = Row{Path: path, Human: human, AI: ai, Total: human + ai}
+		c.viewTotals.Human += human
+		c.viewTotals.AI += ai
+		// Unique visitors are not additive over time or pages: derive them
+		// from the range's views, then de-duplicate the total.
+		h2, a2 := (3*human+3)/4, (ai+1)/2
+		c.visitors[i] = Row{Path: path, Human: h2, AI: a2, Total: h2 + a2 - min(h2, a2)/4}
+		vh += h2
+		va += a2
+		if fb := (FeedbackRow{Path: path, ThumbsUp: human / 40, ThumbsDown: human / 150, Code: (human + ai) / 300}); fb.ThumbsUp+fb.ThumbsDown+fb.Code > 0 {
+			fb.Total = fb.ThumbsUp + fb.ThumbsDown + fb.Code
+			c.feedback = append(c.feedback, fb)
+		}
+	}
+	c.viewTotals.Total = c.viewTotals.Human + c.viewTotals.AI
+	for h := first; h < end; h++ {
+		c.viewTotals.Total += s.HourOther(h)
+	}
+	c.visitorTotals = Counts{Human: vh * 9 / 10, AI: va * 9 / 10}
+	c.visitorTotals.Total = c.visitorTotals.Human + c.visitorTotals.AI - min(c.visitorTotals.Human, c.visitorTotals.AI)/3
+	slices.SortFunc(c.views, byTotalThenPath)
+	slices.SortFunc(c.visitors, byTotalThenPath)
+	slices.SortFunc(c.feedback, func(a, b FeedbackRow) int {
+		if x := cmp.Compare(b.Total, a.Total); x != 0 {
+			return x
+		}
+		return cmp.Compare(a.Path, b.Path)
+	})
+	c.callers.Web = c.viewTotals.Human / 25
+	c.callers.API = c.viewTotals.AI / 12
+	c.callers.Other = (c.callers.Web + c.callers.API) / 20
+	c.callers.Total = c.callers.Web + c.callers.API + c.callers.Other
+	c.searches, c.totalSearches = s.buildSearches(first, end)
+	return c
+}
+
+// Views returns the site-wide totals and one row per path (all Paths rows,
+// including paths with zero views, so "N paths" is exact) for the hour
+// buckets starting in [from, to), in the order the server serves them.
+func (s Site) Views(from, to time.Time) (Counts, []Row) {
+	c := s.compute(from, to)
+	return c.viewTotals, slices.Clone(c.views)
+}
+
+// Visitors is like Views for unique visitors: every row and the totals have
+// total <= human+ai (de-duplicated).
+func (s Site) Visitors(from, to time.Time) (Counts, []Row) {
+	c := s.compute(from, to)
+	return c.visitorTotals, slices.Clone(c.visitors)
+}
+
+// Feedback returns the feedback/by-page rows; pages without feedback are
+// omitted, as an aggregate over feedback entries would.
+func (s Site) Feedback(from, to time.Time) []FeedbackRow {
+	return slices.Clone(s.compute(from, to).feedback)
+}
+
+// Searches returns the search terms with at least one hit, by hits
+// descending then query, and the sum of all hits.
+func (s Site) Searches(from, to time.Time) ([]SearchRow, int64) {
+	c := s.compute(from, to)
+	return slices.Clone(c.searches), c.totalSearches
+}
+
+// CallerStats returns the assistant/caller-stats answer.
+func (s Site) CallerStats(from, to time.Time) CallerStats {
+	return s.compute(from, to).callers
+}
+
+// searchTerms is how many distinct queries a site has.
+// A site without pages has no search traffic.
+func (s Site) searchTerms() int {
+	if s.Paths <= 0 {
+		return 0
+	}
+	return min(20+s.Paths/10, 1000)
+}
+
+// SearchTerm returns the stable text of query t; unique per t.
+func SearchTerm(t int) string {
+	n := len(words)
+	a, b := t%n, (t/n)%n
+	q := words[a] + " " + words[(a+b+1)%n]
+	if t >= n*n {
+		q += " " + strconv.Itoa(t/(n*n))
+	}
+	return q
+}
+
+func (s Site) buildSearches(first, end int64) ([]SearchRow, int64) {
+	var rows []SearchRow
+	var total int64
+	for t := range s.searchTerms() {
+		th := hash3(uint64(s.Seed), uint64(t), tagTerm)
+		hmax := 1 + (1+200/(1+th%100))/20
+		var hits int64
+		last := int64(-1)
+		var lastX uint64
+		for h := first; h < end; h++ {
+			x := hash3(th, uint64(h), tagTermHour)
+			if k := int64(x % (hmax + 1)); k > 0 {
+				hits += k
+				last, lastX = h, x
+			}
+		}
+		if hits == 0 {
+			continue
+		}
+		total += hits
+		clicks := hits * int64(th>>8%80) / 100
+		r := SearchRow{SearchQuery: SearchTerm(t), Hits: hits, CTR: float64(clicks*1000/hits) / 1000}
+		if clicks > 0 && s.Paths > 0 {
+			p := s.PathName(int((th >> 20) % uint64(s.Paths)))
+			r.TopClickedPage = &p
+		}
+		at := time.Unix(last*3600+int64(lastX>>40%3600), 0).UTC()
+		r.LastSearchedAt = at.Format("2006-01-02T15:04:05.000Z")
+		rows = append(rows, r)
+	}
+	slices.SortFunc(rows, func(a, b SearchRow) int {
+		if x := cmp.Compare(b.Hits, a.Hits); x != 0 {
+			return x
+		}
+		return cmp.Compare(a.SearchQuery, b.SearchQuery)
+	})
+	return rows, total
+}

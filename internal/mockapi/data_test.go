@@ -1,0 +1,230 @@
+package mockapi
+
+import (
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+func TestPathNamesStableUniqueAndVaried(t *testing.T) {
+	s := Site{Seed: 42, Paths: 10_000}
+	seen := map[string]bool{}
+	var nested, hyphen int
+	for i := range s.Paths {
+		p := s.PathName(i)
+		if p != s.PathName(i) {
+			t.Fatalf("PathName(%d) not stable", i)
+		}
+		if seen[p] {
+			t.Fatalf("duplicate path %q", p)
+		}
+		seen[p] = true
+		if !strings.HasPrefix(p, "/docs/") || !utf8.ValidString(p) {
+			t.Fatalf("bad path %q", p)
+		}
+		if strings.Count(p, "/") > 3 {
+			nested++
+		}
+		if strings.Contains(p, "-") {
+			hyphen++
+		}
+	}
+	if nested == 0 || hyphen == 0 {
+		t.Fatalf("nested=%d hyphen=%d, want some of each", nested, hyphen)
+	}
+	if (Site{Seed: 43}).PathName(7) == s.PathName(7) && (Site{Seed: 44}).PathName(7) == s.PathName(7) {
+		t.Error("seed does not change names")
+	}
+}
+
+func TestHourRange(t *testing.T) {
+	d := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	h0 := d.Unix() / 3600
+	cases := []struct {
+		from, to    time.Time
+		first, size int64
+	}{
+		{d, d.Add(24 * time.Hour), h0, 24},
+		{d.Add(time.Nanosecond), d.Add(24 * time.Hour), h0 + 1, 23},                 // bucket started before dateFrom
+		{d, d.Add(23*time.Hour + time.Nanosecond), h0, 24},                          // 23:00 bucket starts before dateTo
+		{d, d.Add(23 * time.Hour), h0, 23},                                          // dateTo exclusive
+		{d, d, h0, 0},                                                               // empty
+		{time.Unix(-3601, 0), time.Unix(0, 0), -1, 1},                               // before the epoch
+		{d.Add(90 * time.Minute), d.Add(150 * time.Minute), h0 + 2, 1},              // only the 02:00 bucket
+		{d.Add(90 * time.Minute), d.Add(119 * time.Minute), h0 + 2, 0},              // no bucket starts inside
+		{d.In(time.FixedZone("x", 2*3600)), d.Add(time.Hour).In(time.Local), h0, 1}, // zones do not matter
+	}
+	for i, c := range cases {
+		f, e := HourRange(c.from, c.to)
+		if f != c.first || e-f != c.size {
+			t.Errorf("case %d: got [%d,%d) want first %d size %d", i, f, e, c.first, c.size)
+		}
+	}
+}
+
+func TestViewsMatchHourlyBuckets(t *testing.T) {
+	s := Site{Seed: 9, Paths: 25}
+	from := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
+	to := from.Add(72 * time.Hour)
+	totals, rows := s.Views(from, to)
+	if len(rows) != s.Paths {
+		t.Fatalf("%d rows, want %d", len(rows), s.Paths)
+	}
+	byPath := map[string]Row{}
+	for _, r := range rows {
+		byPath[r.Path] = r
+	}
+	var sum Counts
+	for i := range s.Paths {
+		var h, a int64
+		for hr := from.Unix() / 3600; hr < to.Unix()/3600; hr++ {
+			hh, aa := s.HourViews(i, hr)
+			if hh < 0 || aa < 0 {
+				t.Fatal("negative count")
+			}
+			h, a = h+hh, a+aa
+		}
+		r := byPath[s.PathName(i)]
+		if r.Human != h || r.AI != a || r.Total != h+a {
+			t.Fatalf("path %d: %+v, want human %d ai %d", i, r, h, a)
+		}
+		sum.Human += h
+		sum.AI += a
+	}
+	sum.Total = sum.Human + sum.AI
+	if totals != sum {
+		t.Fatalf("totals %+v, want %+v", totals, sum)
+	}
+	if sum.AI >= sum.Human {
+		t.Errorf("AI %d should be a smaller share than human %d", sum.AI, sum.Human)
+	}
+	for i := 1; i < len(rows); i++ {
+		if byTotalThenPath(rows[i-1], rows[i]) > 0 {
+			t.Fatal("rows not in total-desc, path-asc order")
+		}
+	}
+}
+
+func TestOtherTrafficAndVisitors(t *testing.T) {
+	from := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
+	to := from.AddDate(0, 0, 7)
+	plain, _ := Site{Seed: 3, Paths: 50}.Views(from, to)
+	other, rows := Site{Seed: 3, Paths: 50, OtherTraffic: true}.Views(from, to)
+	if plain.Total != plain.Human+plain.AI {
+		t.Errorf("without OtherTraffic total %d != %d", plain.Total, plain.Human+plain.AI)
+	}
+	extra := other.Total - other.Human - other.AI
+	if extra <= 0 || extra > 4*7*24 {
+		t.Errorf("OtherTraffic extra = %d", extra)
+	}
+	for _, r := range rows {
+		if r.Total != r.Human+r.AI {
+			t.Fatalf("row %+v: total != human+ai", r)
+		}
+	}
+	vt, vrows := Site{Seed: 3, Paths: 50}.Visitors(from, to)
+	if vt.Total > vt.Human+vt.AI || vt.Total < max(vt.Human, vt.AI) {
+		t.Errorf("visitor totals %+v not de-duplicated", vt)
+	}
+	for _, r := range vrows {
+		if r.Total > r.Human+r.AI || r.Total < max(r.Human, r.AI) {
+			t.Fatalf("visitor row %+v not de-duplicated", r)
+		}
+	}
+}
+
+func TestViewsFastForTenThousandPaths(t *testing.T) {
+	from := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
+	s := Site{Seed: 777, Paths: 10_000}
+	dataCache.Lock()
+	clear(dataCache.m) // measure the computation, not the cache
+	dataCache.order = nil
+	dataCache.Unlock()
+	start := time.Now()
+	_, rows := s.Views(from, from.AddDate(0, 0, 7))
+	el := time.Since(start)
+	if len(rows) != 10_000 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	limit := 100 * time.Millisecond
+	if raceEnabled {
+		limit *= 5 // the race detector instruments every memory access
+	}
+	if el > limit {
+		t.Errorf("10 000 paths x 7 days took %v (limit %v)", el, limit)
+	}
+	start = time.Now()
+	s.Views(from, from.AddDate(0, 0, 7))
+	if el := time.Since(start); el > 20*time.Millisecond {
+		t.Errorf("cached call took %v", el)
+	}
+}
+
+func TestSearchesAndFeedbackDerived(t *testing.T) {
+	from := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
+	s := Site{Seed: 1, Paths: 300}
+	rows, total := s.Searches(from, from.AddDate(0, 0, 7))
+	var sum int64
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if r.Hits <= 0 || r.CTR < 0 || r.CTR > 1 || seen[r.SearchQuery] {
+			t.Fatalf("bad row %+v", r)
+		}
+		seen[r.SearchQuery] = true
+		if _, err := time.Parse(time.RFC3339, r.LastSearchedAt); err != nil {
+			t.Fatal(err)
+		}
+		sum += r.Hits
+	}
+	if sum != total || len(rows) == 0 {
+		t.Fatalf("sum %d total %d rows %d", sum, total, len(rows))
+	}
+	for _, f := range s.Feedback(from, from.AddDate(0, 0, 7)) {
+		if f.Total != f.ThumbsUp+f.ThumbsDown+f.Code || f.Total == 0 {
+			t.Fatalf("bad feedback row %+v", f)
+		}
+	}
+	cs := s.CallerStats(from, from.AddDate(0, 0, 7))
+	if cs.Total != cs.Web+cs.API+cs.Other || cs.Total == 0 {
+		t.Fatalf("caller stats %+v", cs)
+	}
+}
+
+func TestManualClockConcurrent(t *testing.T) {
+	c := NewManualClock(t0)
+	done := make(chan struct{})
+	go func() {
+		for range 1000 {
+			c.Advance(time.Second)
+		}
+		close(done)
+	}()
+	for range 1000 {
+		_ = c.Now()
+	}
+	<-done
+	if got := c.Now(); !got.Equal(t0.Add(1000 * time.Second)) {
+		t.Fatalf("now %v", got)
+	}
+	c.Set(t0)
+	if !c.Now().Equal(t0) {
+		t.Fatal("Set")
+	}
+	if d := time.Since(RealClock{}.Now()); d < 0 || d > time.Minute {
+		t.Fatal("RealClock")
+	}
+}
+
+// BenchmarkViewsPage is one 250-row page of a 10 000-path week as a client
+// sees it (data cached after the first call).
+func BenchmarkViewsPage(b *testing.B) {
+	s := New(Options{Keys: []KeySpec{{Key: "mint_b", Org: "o"}}, Projects: map[string]Site{"p": {Seed: 1, Paths: 10_000}},
+		AnalyticsBudgetPerHour: -1})
+	for b.Loop() {
+		w := do(s, "GET", "/v1/analytics/p/views?dateFrom=2025-03-01&dateTo=2025-03-08&limit=250&offset=5000", "mint_b", "")
+		if w.Code != 200 {
+			b.Fatal(w.Code)
+		}
+	}
+}

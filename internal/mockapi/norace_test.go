@@ -1,0 +1,5 @@
+//go:build !race
+
+package mockapi
+
+const raceEnabled = false

@@ -1,0 +1,133 @@
+package mockapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strconv"
+)
+
+// response is an answer built in memory before it is written, so body
+// faults can rewrite it and the status can be logged.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+	// declaredLen, when > len(body), is sent as Content-Length so the
+	// connection closes early: a truncated body.
+	declaredLen int
+}
+
+func (res *response) write(w http.ResponseWriter) {
+	h := w.Header()
+	for k, v := range res.header {
+		h[k] = v
+	}
+	n := len(res.body)
+	if res.declaredLen > n {
+		n = res.declaredLen
+	}
+	h.Set("Content-Length", strconv.Itoa(n))
+	w.WriteHeader(res.status)
+	_, _ = w.Write(res.body)
+}
+
+func newResponse(status int, contentType string, body []byte) *response {
+	h := http.Header{}
+	h.Set("Content-Type", contentType)
+	return &response{status: status, header: h, body: body}
+}
+
+// jsonResponse marshals v; HTML escaping is off because the vendor's
+// Node.js backend does not escape <, > and &.
+func jsonResponse(status int, v any) *response {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic("mockapi: cannot encode response: " + err.Error())
+	}
+	return newResponse(status, "application/json; charset=utf-8", bytes.TrimRight(b.Bytes(), "\n"))
+}
+
+type errorDetail struct {
+	Message string `json:"message"`
+}
+
+// analyticsError is the analytics error shape; details is optional there.
+type analyticsError struct {
+	Error   string        `json:"error"`
+	Details []errorDetail `json:"details,omitempty"`
+}
+
+// agentError is the admin/agent error shape.
+type agentError struct {
+	Error string `json:"error"`
+}
+
+// errorResponse builds the error body in the shape of the endpoint family.
+// details are only sent by analytics endpoints.
+func errorResponse(status int, analytics bool, msg string, details ...string) *response {
+	if !analytics {
+		return jsonResponse(status, agentError{Error: msg})
+	}
+	e := analyticsError{Error: msg}
+	for _, d := range details {
+		e.Details = append(e.Details, errorDetail{Message: d})
+	}
+	return jsonResponse(status, e)
+}
+
+// appendString writes s as a JSON string. Unlike encoding/json it passes
+// invalid UTF-8 through untouched: an ExtraRows fault must be able to send
+// the bytes a misbehaving server would send.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}
+
+// rowsBody renders {"totals":…,"<key>":[rows],"hasMore":…} by hand, in the
+// vendor's field order, so paths go out byte for byte (see appendString).
+func rowsBody(key string, totals Counts, rows []Row, hasMore bool) []byte {
+	b := make([]byte, 0, 64+len(rows)*96)
+	b = append(b, `{"totals":{"human":`...)
+	b = strconv.AppendInt(b, totals.Human, 10)
+	b = append(b, `,"ai":`...)
+	b = strconv.AppendInt(b, totals.AI, 10)
+	b = append(b, `,"total":`...)
+	b = strconv.AppendInt(b, totals.Total, 10)
+	b = append(b, `},"`...)
+	b = append(b, key...)
+	b = append(b, `":[`...)
+	for i, r := range rows {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"path":`...)
+		b = appendString(b, r.Path)
+		b = append(b, `,"human":`...)
+		b = strconv.AppendInt(b, r.Human, 10)
+		b = append(b, `,"ai":`...)
+		b = strconv.AppendInt(b, r.AI, 10)
+		b = append(b, `,"total":`...)
+		b = strconv.AppendInt(b, r.Total, 10)
+		b = append(b, '}')
+	}
+	b = append(b, `],"hasMore":`...)
+	b = strconv.AppendBool(b, hasMore)
+	return append(b, '}')
+}
