@@ -115,9 +115,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if f.configCheck {
-		if _, err := cfg.ResolveKeys(src.getenv); err != nil {
+		keys, err := cfg.ResolveKeys(src.getenv)
+		if err != nil {
 			logger.Error("Invalid configuration", "err", err)
 			return 1
+		}
+		for name, k := range keys {
+			if err := mintlify.ValidateKey(k.Reveal()); err != nil {
+				logger.Error("Invalid configuration", "err", fmt.Errorf("key %q: %w", name, err))
+				return 1
+			}
 		}
 		logger.Info("Configuration is valid", "projects", len(cfg.Projects), "keys", len(cfg.Keys))
 		return 0

@@ -5,15 +5,18 @@ package collector
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
+	"golang.org/x/time/rate"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
@@ -38,6 +41,9 @@ type Options struct {
 	RetryBase time.Duration
 	// Registerer receives the API request metrics; nil leaves them out.
 	Registerer prometheus.Registerer
+	// ReadTrackedJobs reads the tracked-jobs file (global.tracked_jobs_file);
+	// main passes trackfile.Read. Required when that setting is used.
+	ReadTrackedJobs func(path string) ([]string, error)
 }
 
 // Exporter is a prometheus.Collector over every configured project.
@@ -52,10 +58,14 @@ type Exporter struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	limMu    sync.Mutex
+	limiters map[string]*rate.Limiter // per project id, for agent-job polls
+
 	mu    sync.RWMutex
 	keys  map[string]*keyState
 	units []*unit
 	pv    map[string]*pageViews // by unit id, for adopting caches on reload
+	aj    map[string]*agentJobs // likewise
 }
 
 // New builds an exporter for cfg. It fails if a key cannot be read or is
@@ -92,7 +102,7 @@ func (e *Exporter) Apply(cfg *config.Config) error {
 	}
 	g := cfg.Global
 	e.mu.RLock()
-	oldKeys, oldPV := e.keys, e.pv
+	oldKeys, oldPV, oldAJ := e.keys, e.pv, e.aj
 	e.mu.RUnlock()
 
 	keys := make(map[string]*keyState, len(cfg.Keys))
@@ -130,6 +140,7 @@ func (e *Exporter) Apply(cfg *config.Config) error {
 	}
 	var units []*unit
 	pvs := make(map[string]*pageViews)
+	ajs := make(map[string]*agentJobs)
 	for _, p := range cfg.Projects {
 		ks := keys[p.KeyName(cfg)]
 		label := p.Name
@@ -152,12 +163,86 @@ func (e *Exporter) Apply(cfg *config.Config) error {
 		pvs[u.id] = pv
 		units = append(units, u)
 		ks.units = append(ks.units, u)
+
+		aj := &agentJobs{
+			project: label, id: p.ID, client: ks.client,
+			ids:         jobIDs(p.ID, p.Jobs, g.TrackedJobsFile, len(cfg.Projects) == 1, e.opts.ReadTrackedJobs),
+			limiter:     e.jobLimiter(p.ID),
+			concurrency: g.JobConcurrency,
+			retention:   time.Duration(g.JobRetention),
+			recheck404:  10 * time.Duration(g.JobPollInterval),
+			log:         e.log.With("project", label, "collector", "agent_jobs"),
+			jobs:        make(map[string]*trackedJob),
+		}
+		jt := t
+		jt.fixedInterval = time.Duration(g.JobPollInterval)
+		ju := newUnit(label, aj, nil, jt, e.log)
+		aj.adopt(oldAJ[ju.id])
+		if old := e.unitByID(ju.id); old != nil {
+			ju.inherit(old)
+		}
+		ajs[ju.id] = aj
+		units = append(units, ju)
 	}
 
 	e.mu.Lock()
-	e.keys, e.units, e.pv = keys, units, pvs
+	e.keys, e.units, e.pv, e.aj = keys, units, pvs, ajs
 	e.mu.Unlock()
 	return nil
+}
+
+// jobPollRate bounds GetJob calls per project: the agent API's limits are
+// not documented for reads, so the exporter stays well below the 100 per
+// hour documented for writes... per minute: one call a second, bursts of 5.
+const (
+	jobPollRate  = rate.Limit(1)
+	jobPollBurst = 5
+)
+
+// jobLimiter returns the project's poll limiter, the same one across
+// reloads so a reload cannot reset it.
+func (e *Exporter) jobLimiter(projectID string) *rate.Limiter {
+	e.limMu.Lock()
+	defer e.limMu.Unlock()
+	if e.limiters == nil {
+		e.limiters = make(map[string]*rate.Limiter)
+	}
+	l, ok := e.limiters[projectID]
+	if !ok {
+		l = rate.NewLimiter(jobPollRate, jobPollBurst)
+		e.limiters[projectID] = l
+	}
+	return l
+}
+
+// jobIDs merges the ids from the config with those in the tracked-jobs
+// file. File lines are "project_id/job_id", or a bare job id, which is taken
+// to belong to the project only when there is just one.
+func jobIDs(projectID string, fromConfig []string, file string, only bool, read func(string) ([]string, error)) jobIDSource {
+	return func() ([]string, error) {
+		ids := slices.Clone(fromConfig)
+		if file == "" {
+			return ids, nil
+		}
+		if read == nil {
+			return ids, errors.New("no reader for the tracked-jobs file")
+		}
+		lines, err := read(file)
+		if err != nil {
+			return ids, err
+		}
+		for _, l := range lines {
+			p, id, scoped := strings.Cut(l, "/")
+			switch {
+			case scoped && p == projectID && id != "":
+				ids = append(ids, id)
+			case !scoped && only:
+				ids = append(ids, l)
+			}
+		}
+		slices.Sort(ids)
+		return slices.Compact(ids), nil
+	}
 }
 
 // refreshTimeout bounds one refresh so a hung upstream cannot hold a

@@ -67,6 +67,7 @@ var allDescs = []*prometheus.Desc{
 	descPageViews, descSitePageViews, descPathsExported, descPathsDropped, descSweepTruncated,
 	descSweepDuplicates, descSweepRequests, descUp, descLastSuccess, descInterval, descRefreshFailures,
 	descBudgetLimit, descBudgetUsed, descBackoff,
+	descJobStatus, descJobInfo, descJobPR, descJobCreated, descJobArchived, descJobsNotFound, descJobsTracked,
 }
 
 // sample is a gauge whose label pairs are built once, when the cache is

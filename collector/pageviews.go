@@ -199,7 +199,7 @@ func (p *pageViews) build(w *windowCache) {
 // collect emits the cached series. fresh is false when the data is older
 // than max_age: then the page and site series are left out rather than
 // shown as current, and only the bookkeeping series remain.
-func (p *pageViews) collect(ch chan<- prometheus.Metric, fresh bool) {
+func (p *pageViews) collect(ch chan<- prometheus.Metric, _ time.Time, fresh bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, w := range p.windows {

@@ -21,7 +21,7 @@ type source interface {
 	usesBudget() bool
 	expectedCost() int // analytics requests the next refresh takes
 	refresh(ctx context.Context, now time.Time, gate func(context.Context) error) error
-	collect(ch chan<- prometheus.Metric, fresh bool)
+	collect(ch chan<- prometheus.Metric, now time.Time, fresh bool)
 }
 
 // Failure reasons, the values of mintlify_refresh_failures_total{reason}.
@@ -149,14 +149,25 @@ func (u *unit) finish(now time.Time, err error) {
 	}
 	switch reason {
 	case reasonRateLimited:
-		// Not a failure of the data: keep serving it, back off the key.
+		// Not a failure of the data: keep serving it, back off the key
+		// (the analytics budget is the organization's) or this unit.
 		_, ra, ok := mintlify.IsRateLimited(err)
-		until := u.key.backoff(now, ra, ok)
+		var until time.Time
+		if u.key != nil {
+			until = u.key.backoff(now, ra, ok)
+		} else {
+			until = now.Add(max(ra, u.interval()*time.Duration(min(u.failures, 8))))
+		}
 		u.nextRefresh = until
 		logf("upstream rate limit hit (429); backing off and serving cached data", "until", until, "err", err)
 		return
 	case reasonBudget:
-		u.nextRefresh = u.key.budget.FreeAt(1)
+		u.nextRefresh = now.Add(u.timing.minInterval)
+		if u.key != nil {
+			if free := u.key.budget.FreeAt(1); free.After(u.nextRefresh) {
+				u.nextRefresh = free
+			}
+		}
 		logf("refresh stopped: analytics budget spent; serving cached data", "err", err)
 		return
 	case reasonUnauthorized, reasonForbidden:
@@ -225,7 +236,7 @@ func (u *unit) collect(ch chan<- prometheus.Metric, now time.Time) {
 	for _, r := range allReasons {
 		ch <- prometheus.MustNewConstMetric(descRefreshFailures, prometheus.CounterValue, counts[r], u.src.name(), u.project, r)
 	}
-	u.src.collect(ch, fresh)
+	u.src.collect(ch, now, fresh)
 }
 
 // inherit carries health and schedule over a reload, so a reload neither

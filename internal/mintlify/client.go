@@ -147,6 +147,19 @@ func newHTTPClient() *http.Client {
 	return &http.Client{Transport: t}
 }
 
+type gateKey struct{}
+
+// WithGate returns a context under which every HTTP attempt the client
+// makes (retries included) first calls gate; an error from gate stops the
+// call with an error wrapping ErrSweepStopped. The exporter takes a budget
+// token here.
+func WithGate(ctx context.Context, gate func(context.Context) error) context.Context {
+	if gate == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, gateKey{}, gate)
+}
+
 // request is one logical API call; do() turns it into attempts.
 type request struct {
 	endpoint string // stable name for metrics and errors
@@ -179,10 +192,18 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 	u.RawQuery = r.query.Encode()
 
 	var lastErr error
+	gate, _ := ctx.Value(gateKey{}).(func(context.Context) error)
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
 			if err := c.backoff(ctx, attempt); err != nil {
 				return errors.Join(lastErr, err)
+			}
+		}
+		if gate != nil {
+			// Every attempt, retries included, is a request the upstream
+			// counts against the caller's budget.
+			if err := gate(ctx); err != nil {
+				return errors.Join(lastErr, fmt.Errorf("%w: %w", ErrSweepStopped, err))
 			}
 		}
 		status, body, hdr, err := c.attempt(ctx, r, u.String(), payload)

@@ -3,7 +3,6 @@ package mintlify
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -25,8 +24,9 @@ type SweepOptions struct {
 	// walks one page at a time, so no request is spent on a page beyond the
 	// end the API already reported. 0 means unknown: walk one at a time.
 	ExpectedPages int
-	// BeforeRequest runs before every page request; an error stops the
-	// sweep and is returned (wrapped). The exporter takes a budget token here.
+	// BeforeRequest runs before every HTTP attempt of the sweep, retries
+	// included (see WithGate); an error stops the sweep and is returned
+	// wrapping ErrSweepStopped. The exporter takes a budget token here.
 	BeforeRequest func(ctx context.Context) error
 }
 
@@ -42,7 +42,8 @@ type SweepResult struct {
 	Truncated bool
 }
 
-// ErrSweepStopped wraps an error returned by SweepOptions.BeforeRequest.
+// ErrSweepStopped wraps an error returned by SweepOptions.BeforeRequest or
+// a WithGate gate.
 var ErrSweepStopped = errors.New("sweep stopped before a request")
 
 // SweepPageViews walks every page of views for projectID in r, at most
@@ -64,7 +65,7 @@ func (c *Client) SweepPageViews(ctx context.Context, projectID string, r DateRan
 		pages: make(map[int]*PageViewsPage),
 		last:  -1,
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(WithGate(ctx, o.BeforeRequest))
 	defer cancel()
 	s.cancel = cancel
 	return s.run(ctx)
@@ -156,12 +157,6 @@ func (s *sweep) worker(ctx context.Context) {
 		idx := s.take()
 		if idx < 0 {
 			return
-		}
-		if s.o.BeforeRequest != nil {
-			if err := s.o.BeforeRequest(ctx); err != nil {
-				s.done(idx, nil, fmt.Errorf("%w: %w", ErrSweepStopped, err))
-				continue
-			}
 		}
 		p, err := s.c.PageViews(ctx, s.project, s.r, s.o.PageSize, idx*s.o.PageSize)
 		s.done(idx, p, err)

@@ -174,3 +174,25 @@ func TestSweepErrors(t *testing.T) {
 		}
 	})
 }
+
+func TestGateCountsRetries(t *testing.T) {
+	var calls atomic.Int32
+	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			w.WriteHeader(503)
+			return
+		}
+		fmt.Fprint(w, `{"totals":{"human":1,"ai":1,"total":2},"views":[],"hasMore":false}`)
+	}))
+	var gated atomic.Int32
+	_, err := c.SweepPageViews(context.Background(), "p", day, SweepOptions{BeforeRequest: func(context.Context) error {
+		gated.Add(1)
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gated.Load() != calls.Load() || calls.Load() != 2 {
+		t.Fatalf("gate ran %d times for %d HTTP attempts; every attempt must pass the gate", gated.Load(), calls.Load())
+	}
+}

@@ -1,0 +1,193 @@
+package collector_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+)
+
+const (
+	testKey    = "mint_collectortestkey42"
+	testKeyEnv = "TEST_MINTLIFY_KEY"
+)
+
+// epoch is a fixed start so golden output and windows are reproducible.
+var epoch = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+
+// syncBuffer is a log sink the exporter's goroutines may write to.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type env struct {
+	t     *testing.T
+	clock *mockapi.ManualClock
+	api   *mockapi.Running
+	exp   *collector.Exporter
+	reg   *prometheus.Registry
+	logs  *syncBuffer
+}
+
+type envOpts struct {
+	sites    map[string]mockapi.Site
+	mock     func(*mockapi.Options)
+	getenv   func(string) string
+	withAPIM bool // register the request metrics (durations are not reproducible)
+}
+
+// newEnv starts a simulated API and an exporter configured by yamlCfg, in
+// which %s stands for the API URL.
+func newEnv(t *testing.T, yamlCfg string, o envOpts) *env {
+	t.Helper()
+	clock := mockapi.NewManualClock(epoch)
+	mo := mockapi.Options{
+		Clock:    clock,
+		Keys:     []mockapi.KeySpec{{Key: testKey, Org: "acme", Scope: mockapi.ReadOnly}},
+		Projects: o.sites,
+	}
+	if o.mock != nil {
+		o.mock(&mo)
+	}
+	api, err := mockapi.Start(mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = api.Close() })
+	cfg, err := config.Parse([]byte(fmt.Sprintf(yamlCfg, api.URL())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	getenv := o.getenv
+	if getenv == nil {
+		getenv = func(k string) string {
+			if k == testKeyEnv {
+				return testKey
+			}
+			return ""
+		}
+	}
+	logs := &syncBuffer{}
+	reg := prometheus.NewPedanticRegistry()
+	opts := collector.Options{
+		Clock:     clock,
+		Getenv:    getenv,
+		Logger:    slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		RetryBase: time.Millisecond,
+		ReadTrackedJobs: func(path string) ([]string, error) {
+			b, err := os.ReadFile(path)
+			if os.IsNotExist(err) {
+				return nil, nil
+			}
+			return strings.Fields(string(b)), err
+		},
+	}
+	if o.withAPIM {
+		opts.Registerer = reg
+	}
+	exp, err := collector.New(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(exp.Close)
+	reg.MustRegister(exp)
+	return &env{t: t, clock: clock, api: api, exp: exp, reg: reg, logs: logs}
+}
+
+// scrape runs one scrape as the handler does: refresh what is due, wait for
+// it, then gather. It returns the text exposition.
+func (e *env) scrape() string {
+	e.t.Helper()
+	e.exp.Refresh(context.Background())
+	e.exp.Wait()
+	return e.gather()
+}
+
+func (e *env) gather() string {
+	e.t.Helper()
+	mfs, err := e.reg.Gather()
+	if err != nil {
+		e.t.Fatalf("gather: %v", err)
+	}
+	var buf bytes.Buffer
+	enc := expfmt.NewEncoder(&buf, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	return buf.String()
+}
+
+// value returns the value of the series whose text form starts with
+// prefix (name and labels), and whether it exists.
+func value(out, series string) (float64, bool) {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, series+" ") {
+			var v float64
+			fmt.Sscanf(line[len(series)+1:], "%g", &v)
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+func mustValue(t *testing.T, out, series string) float64 {
+	t.Helper()
+	v, ok := value(out, series)
+	if !ok {
+		t.Fatalf("series %s missing from:\n%s", series, head(out, 60))
+	}
+	return v
+}
+
+func count(out, prefix string) int {
+	n := 0
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+func head(s string, lines int) string {
+	parts := strings.SplitN(s, "\n", lines+1)
+	if len(parts) > lines {
+		parts = parts[:lines]
+	}
+	return strings.Join(parts, "\n")
+}
+
+func (e *env) requests(endpoint string) int {
+	return e.api.Server.CountRequests(func(r mockapi.Request) bool { return r.Endpoint == endpoint })
+}
+
+func (e *env) requestsWithStatus(status int) int {
+	return e.api.Server.CountRequests(func(r mockapi.Request) bool { return r.Status == status })
+}

@@ -1,0 +1,397 @@
+package collector_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+const oneProject = `
+global:
+  api_url: %s
+  min_refresh_interval: 1m
+  max_age: 3h
+keys:
+  - name: acme
+    api_key_env: TEST_MINTLIFY_KEY
+projects:
+  - id: proj-docs
+    name: docs
+    windows: [24h]
+`
+
+func TestGoldenMetrics(t *testing.T) {
+	e := newEnv(t, `
+global:
+  api_url: %s
+keys:
+  - name: acme
+    api_key_env: TEST_MINTLIFY_KEY
+projects:
+  - id: proj-docs
+    name: docs
+    windows: [24h, 7d]
+    jobs: [job_active, job_done, job_failed, job_archived, job_missing]
+`, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 7, Paths: 4, OtherTraffic: true}}})
+	seedJobs(e)
+	got := e.scrape()
+	golden := filepath.Join("testdata", "golden.prom")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./collector -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("metrics differ from %s (run go test ./collector -run Golden -update after checking the change):\n%s", golden, diff(string(want), got))
+	}
+}
+
+// diff lists the lines only in one of a and b.
+func diff(a, b string) string {
+	in := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, l := range strings.Split(s, "\n") {
+			m[l] = true
+		}
+		return m
+	}
+	ma, mb := in(a), in(b)
+	var out []string
+	for _, l := range strings.Split(a, "\n") {
+		if !mb[l] {
+			out = append(out, "- "+l)
+		}
+	}
+	for _, l := range strings.Split(b, "\n") {
+		if !ma[l] {
+			out = append(out, "+ "+l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestPageViewsMatchUpstream(t *testing.T) {
+	site := mockapi.Site{Seed: 3, Paths: 600, OtherTraffic: true}
+	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": site}})
+	out := e.scrape()
+	to := epoch.Truncate(time.Minute)
+	totals, rows := site.Views(to.Add(-24*time.Hour), to)
+	if n := count(out, `mintlify_page_views{`); n != 2*len(rows) {
+		t.Fatalf("%d page series, want %d", n, 2*len(rows))
+	}
+	for _, r := range rows[:20] {
+		for traffic, want := range map[string]int64{"human": r.Human, "ai": r.AI} {
+			got := mustValue(t, out, `mintlify_page_views{path="`+r.Path+`",project="docs",traffic="`+traffic+`",window="24h"}`)
+			if got != float64(want) {
+				t.Errorf("%s %s = %v, want %d", r.Path, traffic, got, want)
+			}
+		}
+	}
+	if got := mustValue(t, out, `mintlify_site_page_views{project="docs",traffic="other",window="24h"}`); got != float64(totals.Total-totals.Human-totals.AI) {
+		t.Errorf("other = %v", got)
+	}
+	if strings.Contains(out, `traffic="total"`) {
+		t.Error(`a traffic="total" series is exported`)
+	}
+	if got := mustValue(t, out, `mintlify_page_views_sweep_requests{project="docs",window="24h"}`); got != 3 {
+		t.Errorf("sweep requests = %v, want 3 (600 paths at 250 a page)", got)
+	}
+}
+
+func TestConcurrentScrapesShareOneSweep(t *testing.T) {
+	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 100}}})
+	// Slow answers make the ten scrapes overlap for real.
+	e.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, Latency: 50 * time.Millisecond})
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.exp.Refresh(context.Background())
+		}()
+	}
+	wg.Wait()
+	e.exp.Wait()
+	if n := e.requests(mockapi.EndpointViews); n != 1 {
+		t.Fatalf("10 concurrent scrapes made %d upstream requests, want 1", n)
+	}
+	// Further scrapes before the interval has passed cost nothing.
+	for range 5 {
+		e.clock.Advance(5 * time.Second)
+		e.scrape()
+	}
+	if n := e.requests(mockapi.EndpointViews); n != 1 {
+		t.Fatalf("scrapes inside the refresh interval made %d requests, want 1", n)
+	}
+}
+
+func TestOneHourThreeProjectsStaysInBudget(t *testing.T) {
+	sites := map[string]mockapi.Site{
+		"p1": {Seed: 1, Paths: 2000}, "p2": {Seed: 2, Paths: 2000}, "p3": {Seed: 3, Paths: 2000},
+	}
+	e := newEnv(t, `
+global:
+  api_url: %s
+keys:
+  - name: acme
+    api_key_env: TEST_MINTLIFY_KEY
+projects:
+  - {id: p1, windows: [24h]}
+  - {id: p2, windows: [24h]}
+  - {id: p3, windows: [24h]}
+`, envOpts{sites: sites, mock: func(o *mockapi.Options) { o.RetryAfter = true }})
+	// Scrapes every 5 s for two simulated hours; the budget is checked over
+	// every sliding hour of that.
+	// Gathering 12 000 series per step would dominate the test's run time
+	// and adds nothing: refreshes are driven by Refresh alone.
+	for range 2 * 720 {
+		e.exp.Refresh(context.Background())
+		e.exp.Wait()
+		e.clock.Advance(5 * time.Second)
+	}
+	out := e.gather()
+	if n := e.requestsWithStatus(429); n != 0 {
+		t.Fatalf("%d answers were 429", n)
+	}
+	var times []time.Time
+	for _, r := range e.api.Server.Requests() {
+		if r.Endpoint == mockapi.EndpointViews {
+			times = append(times, r.Time)
+		}
+	}
+	for i := range times {
+		n := 0
+		for j := i; j < len(times) && times[j].Sub(times[i]) < time.Hour; j++ {
+			n++
+		}
+		if n > 90 {
+			t.Fatalf("%d requests in the hour from %v; the budget is 100 less a reserve of 10", n, times[i])
+		}
+	}
+	// 3 projects × 8 pages = 24 requests a round; 90 an hour allow 3.75
+	// rounds, so two hours must see at least 6 rounds.
+	if len(times) < 6*24 {
+		t.Fatalf("only %d requests in two hours: the budget is under-used", len(times))
+	}
+	if got := mustValue(t, out, `mintlify_refresh_interval_seconds{collector="pageviews",project="p1"}`); got != 960 {
+		t.Errorf("refresh interval = %v s, want 960 (3600 s × 24 requests / 90)", got)
+	}
+	for _, p := range []string{"p1", "p2", "p3"} {
+		if mustValue(t, out, `mintlify_up{collector="pageviews",project="`+p+`"}`) != 1 {
+			t.Errorf("project %s is not up", p)
+		}
+	}
+}
+
+func TestSlowUpstreamDoesNotHoldTheScrape(t *testing.T) {
+	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10}}})
+	e.scrape() // good data first
+	e.api.Server.SetFault(mockapi.Fault{Latency: 60 * time.Second})
+	e.clock.Advance(2 * time.Hour)
+	for range 3 {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		start := time.Now()
+		e.exp.Refresh(ctx)
+		cancel()
+		if d := time.Since(start); d > 10*time.Second {
+			t.Fatalf("scrape waited %v for a 60 s upstream", d)
+		}
+		out := e.gather()
+		if count(out, `mintlify_page_views{`) != 20 {
+			t.Fatal("the last good data is not served while the refresh runs")
+		}
+	}
+	// Only one sweep runs however many scrapes came.
+	if n := e.requests(mockapi.EndpointViews); n != 1 {
+		t.Logf("views requests recorded so far: %d", n)
+	}
+	e.exp.Close() // cancels the hung sweep; goleak in TestMain checks it ended
+}
+
+func TestServerErrorStorm(t *testing.T) {
+	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10}}})
+	up := `mintlify_up{collector="pageviews",project="docs"}`
+	if out := e.scrape(); mustValue(t, out, up) != 1 {
+		t.Fatal("not up after a good sweep")
+	}
+	e.api.Server.SetFault(mockapi.Fault{Status: 500})
+	var out string
+	for range 20 {
+		e.clock.Advance(5 * time.Minute)
+		out = e.scrape()
+		if !strings.Contains(out, up) {
+			t.Fatal("up series missing during the storm")
+		}
+		if mustValue(t, out, up) != 0 {
+			t.Fatal("up stays 1 while every refresh fails")
+		}
+	}
+	// 100 minutes in: younger than max_age (3h), so the last data is served.
+	if count(out, `mintlify_page_views{`) != 20 {
+		t.Fatal("cached data dropped before max_age")
+	}
+	e.clock.Advance(2 * time.Hour)
+	out = e.scrape()
+	if count(out, `mintlify_page_views{`) != 0 || count(out, `mintlify_site_page_views{`) != 0 {
+		t.Fatal("data older than max_age is still exported as current")
+	}
+	if mustValue(t, out, `mintlify_refresh_failures_total{collector="pageviews",project="docs",reason="server_error"}`) < 5 {
+		t.Error("server errors not counted")
+	}
+	e.api.Server.ClearFaults()
+	e.clock.Advance(time.Hour)
+	out = e.scrape()
+	if mustValue(t, out, up) != 1 || count(out, `mintlify_page_views{`) != 20 {
+		t.Fatal("no recovery on the first good sweep")
+	}
+}
+
+func TestRateLimitStorm(t *testing.T) {
+	for _, retryAfter := range []string{"", "600"} {
+		t.Run("Retry-After="+retryAfter, func(t *testing.T) {
+			e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10}}})
+			up := `mintlify_up{collector="pageviews",project="docs"}`
+			e.scrape()
+			e.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, Status: 429, RetryAfter: retryAfter})
+			e.clock.Advance(10 * time.Minute)
+			before := e.requests(mockapi.EndpointViews)
+			out := e.scrape()
+			if e.requests(mockapi.EndpointViews) != before+1 {
+				t.Fatal("expected one request to meet the 429")
+			}
+			if mustValue(t, out, up) != 1 || count(out, `mintlify_page_views{`) != 20 {
+				t.Fatal("a 429 must not turn up to 0 or drop data younger than max_age")
+			}
+			backoff := mustValue(t, out, `mintlify_analytics_backoff_seconds{key="acme"}`)
+			if retryAfter != "" && backoff != 600 {
+				t.Fatalf("backoff %v s, want the Retry-After of 600", backoff)
+			}
+			if retryAfter == "" && backoff != 60 {
+				t.Fatalf("backoff %v s, want 60 (first exponential step)", backoff)
+			}
+			// Scrapes during the backoff send nothing.
+			for range 5 {
+				e.clock.Advance(5 * time.Second)
+				e.scrape()
+			}
+			if e.requests(mockapi.EndpointViews) != before+1 {
+				t.Fatal("requests sent during the backoff")
+			}
+			// Past max_age: up 0 and no page series.
+			for range 40 {
+				e.clock.Advance(5 * time.Minute)
+				out = e.scrape()
+			}
+			if mustValue(t, out, up) != 0 || count(out, `mintlify_page_views{`) != 0 {
+				t.Fatal("after max_age of 429s, up must be 0 and the page series gone")
+			}
+			e.api.Server.ClearFaults()
+			e.clock.Advance(time.Hour)
+			out = e.scrape()
+			if mustValue(t, out, up) != 1 || count(out, `mintlify_page_views{`) != 20 {
+				t.Fatal("no recovery after the 429s stopped")
+			}
+		})
+	}
+}
+
+func TestUnauthorizedIsNotRetriedSoon(t *testing.T) {
+	e := newEnv(t, oneProject, envOpts{
+		sites:  map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10}},
+		getenv: func(string) string { return "mint_revokedkey" },
+	})
+	out := e.scrape()
+	if mustValue(t, out, `mintlify_up{collector="pageviews",project="docs"}`) != 0 {
+		t.Fatal("up is 1 with a refused key")
+	}
+	for range 60 {
+		e.clock.Advance(time.Minute)
+		e.scrape()
+	}
+	if n := e.requests(mockapi.EndpointViews); n != 1 {
+		t.Fatalf("%d requests in an hour with a refused key; want 1 (no retry storm)", n)
+	}
+	logs := e.logs.String()
+	if !strings.Contains(logs, "401") || !strings.Contains(logs, "expired") {
+		t.Errorf("the log does not say what to fix:\n%s", logs)
+	}
+	if strings.Contains(logs, "mint_revokedkey") {
+		t.Error("the key is in the log")
+	}
+}
+
+func TestDuplicateRowsAcrossPages(t *testing.T) {
+	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 600}}})
+	e.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, DuplicateAcrossPages: true})
+	out := e.scrape()
+	if n := count(out, `mintlify_page_views{`); n != 1200 {
+		t.Fatalf("%d page series, want 1200 (each path once)", n)
+	}
+	if mustValue(t, out, `mintlify_page_views_sweep_duplicate_rows{project="docs",window="24h"}`) != 2 {
+		t.Fatal("duplicates not counted")
+	}
+}
+
+func TestFiltersMaxPathsAndVanishingPaths(t *testing.T) {
+	e := newEnv(t, `
+global:
+  api_url: %s
+keys:
+  - name: acme
+    api_key_env: TEST_MINTLIFY_KEY
+projects:
+  - id: proj-docs
+    name: docs
+    exclude_paths: ['-1\d$']
+    max_paths: 50
+`, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 5, Paths: 120}}})
+	out := e.scrape()
+	exported := mustValue(t, out, `mintlify_page_views_paths{project="docs",window="24h"}`)
+	dropped := mustValue(t, out, `mintlify_page_views_paths_dropped{project="docs",window="24h"}`)
+	if exported != 50 || exported+dropped != 120 {
+		t.Fatalf("exported %v dropped %v; want 50 and 70", exported, dropped)
+	}
+	if strings.Contains(out, `-11"`) || strings.Contains(out, `-15"`) {
+		t.Fatal("an excluded path is exported")
+	}
+	e.api.Server.SetPaths("proj-docs", 10)
+	e.clock.Advance(time.Hour)
+	out = e.scrape()
+	if n := count(out, `mintlify_page_views{`); n > 20 {
+		t.Fatalf("%d series after the site shrank to 10 paths", n)
+	}
+}
+
+func TestBadPathsAreDroppedNotFatal(t *testing.T) {
+	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}})
+	e.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, ExtraRows: []mockapi.Row{
+		{Path: "/bad-\xff\xfe", Human: 1, AI: 1, Total: 2},
+		{Path: "/" + strings.Repeat("x", 10000), Human: 1, AI: 0, Total: 1},
+	}})
+	out := e.scrape()
+	if mustValue(t, out, `mintlify_up{collector="pageviews",project="docs"}`) != 1 {
+		t.Fatal("odd paths broke the refresh")
+	}
+	if mustValue(t, out, `mintlify_page_views_paths_dropped{project="docs",window="24h"}`) != 1 {
+		t.Fatal("the 10 kB path should be dropped (the invalid UTF-8 one arrives repaired by JSON decoding)")
+	}
+}

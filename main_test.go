@@ -1,0 +1,279 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+)
+
+const mainTestKey = "mint_maintestkey0987654321"
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+const fileConfig = `
+global:
+  api_url: %s
+keys:
+  - name: acme
+    api_key_env: MAIN_TEST_KEY
+projects:
+  - id: proj-docs
+    name: docs
+    windows: [24h, 7d]
+`
+
+// testServer runs the exporter's HTTP handler against a simulated API.
+func testServer(t *testing.T, mock func(*mockapi.Options)) (*httptest.Server, *server, *mockapi.Running, string, *lockedBuffer) {
+	t.Helper()
+	t.Setenv("MAIN_TEST_KEY", mainTestKey)
+	mo := mockapi.Options{
+		Keys:     []mockapi.KeySpec{{Key: mainTestKey, Org: "acme", Scope: mockapi.ReadOnly}},
+		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 30, OtherTraffic: true}},
+	}
+	if mock != nil {
+		mock(&mo)
+	}
+	api, err := mockapi.Start(mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = api.Close() })
+	cfgPath := filepath.Join(t.TempDir(), "mintlify.yml")
+	if err := os.WriteFile(cfgPath, []byte(fmt.Sprintf(fileConfig, api.URL())), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var f flags
+	app := newApp(&f)
+	if _, err := app.Parse([]string{"--config.file", cfgPath}); err != nil {
+		t.Fatal(err)
+	}
+	logs := &lockedBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	src, err := newConfigSource(context.Background(), &f, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := src.load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newServer(&f, cfg, src, logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.handler())
+	t.Cleanup(func() {
+		ts.Close()
+		s.close()
+		src.close()
+	})
+	return ts, s, api, cfgPath, logs
+}
+
+func get(t *testing.T, url string, hdr map[string]string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestMetricsEndpoint(t *testing.T) {
+	ts, _, _, _, logs := testServer(t, nil)
+	code, body := get(t, ts.URL+"/metrics", nil)
+	if code != 200 {
+		t.Fatalf("status %d: %s", code, body)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	mfs, err := parser.TextToMetricFamilies(strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("exposition does not parse: %v", err)
+	}
+	for _, name := range []string{"mintlify_page_views", "mintlify_site_page_views", "mintlify_up", "mintlify_exporter_build_info",
+		"mintlify_exporter_config_last_reload_successful", "mintlify_api_requests_total", "go_goroutines", "process_cpu_seconds_total"} {
+		if mfs[name] == nil {
+			t.Errorf("%s missing", name)
+		}
+	}
+	if !strings.Contains(body, `mintlify_up{collector="pageviews",project="docs"} 1`) {
+		t.Error("pageviews not up after the first scrape")
+	}
+	checkPromtool(t, body)
+	for _, s := range []string{body, logs.String()} {
+		if strings.Contains(s, mainTestKey) {
+			t.Fatal("the API key is in the output or the logs")
+		}
+	}
+}
+
+// checkPromtool runs `promtool check metrics` on an exposition. In CI a
+// missing promtool fails the test; elsewhere the test says how to get it.
+func checkPromtool(t *testing.T, body string) {
+	t.Helper()
+	path, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("promtool not found; CI must install Debian's prometheus package")
+		}
+		t.Skip("promtool not found (apt-get install prometheus); skipping the lint of /metrics")
+	}
+	cmd := exec.Command(path, "check", "metrics")
+	cmd.Stdin = strings.NewReader(body)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("promtool check metrics: %v\n%s", err, out)
+	}
+}
+
+func TestLandingHealthAndReload(t *testing.T) {
+	ts, _, _, cfgPath, _ := testServer(t, nil)
+	if code, body := get(t, ts.URL+"/", nil); code != 200 || !strings.Contains(body, "mintlify_exporter") || !strings.Contains(body, "/metrics") {
+		t.Fatalf("landing page: %d %s", code, body)
+	}
+	if code, body := get(t, ts.URL+"/-/healthy", nil); code != 200 || !strings.Contains(body, "Healthy") {
+		t.Fatalf("health: %d %s", code, body)
+	}
+	if code, _ := get(t, ts.URL+"/-/reload", nil); code != http.StatusMethodNotAllowed {
+		t.Fatalf("GET /-/reload: %d", code)
+	}
+	// A broken file: the reload fails, says why, and the old config serves on.
+	if err := os.WriteFile(cfgPath, []byte("global:\n  bogus_field: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(ts.URL+"/-/reload", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 500 || !strings.Contains(string(msg), "bogus_field") {
+		t.Fatalf("bad reload: %d %s", resp.StatusCode, msg)
+	}
+	_, body := get(t, ts.URL+"/metrics", nil)
+	if !strings.Contains(body, "mintlify_exporter_config_last_reload_successful 0") {
+		t.Error("failed reload not reported")
+	}
+	if !strings.Contains(body, `mintlify_up{collector="pageviews",project="docs"} 1`) {
+		t.Error("the running config stopped working after a bad reload")
+	}
+}
+
+func TestScrapeHonoursPrometheusTimeout(t *testing.T) {
+	ts, _, api, _, _ := testServer(t, func(o *mockapi.Options) {})
+	api.Server.SetFault(mockapi.Fault{Latency: 60 * time.Second})
+	start := time.Now()
+	code, body := get(t, ts.URL+"/metrics", map[string]string{"X-Prometheus-Scrape-Timeout-Seconds": "1"})
+	elapsed := time.Since(start)
+	if code != 200 {
+		t.Fatalf("status %d", code)
+	}
+	// The bound is loose on purpose: the point is that the scrape does not
+	// wait for the 60 s upstream.
+	if elapsed > 10*time.Second {
+		t.Fatalf("scrape took %v with a 1 s timeout", elapsed)
+	}
+	if !strings.Contains(body, `mintlify_up{collector="pageviews",project="docs"} 0`) {
+		t.Error("with no data yet, up must be 0")
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	var out, errb bytes.Buffer
+	if rc := run([]string{"--no-such-flag"}, &out, &errb); rc != 2 || !strings.Contains(errb.String(), "no-such-flag") {
+		t.Fatalf("bad flag: rc %d, %s", rc, errb.String())
+	}
+	errb.Reset()
+	t.Setenv("MINTLIFY_PROJECT_ID", "")
+	if rc := run([]string{"--config.check"}, &out, &errb); rc != 1 || !strings.Contains(errb.String(), "mintlify.project-id") {
+		t.Fatalf("no project: rc %d, %s", rc, errb.String())
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yml")
+	_ = os.WriteFile(bad, []byte("keys:\n  - name: a\n    api_key_env: X\nprojects:\n  - id: p\n    include_paths: ['(']\n"), 0o644)
+	errb.Reset()
+	if rc := run([]string{"--config.file", bad, "--config.check"}, &out, &errb); rc != 1 || !strings.Contains(errb.String(), "include_paths") {
+		t.Fatalf("bad config: rc %d, %s", rc, errb.String())
+	}
+	good := filepath.Join(dir, "good.yml")
+	_ = os.WriteFile(good, []byte("keys:\n  - name: a\n    api_key_env: GOOD_KEY\nprojects:\n  - id: p\n"), 0o644)
+	t.Setenv("GOOD_KEY", "mint_goodkey1")
+	errb.Reset()
+	if rc := run([]string{"--config.file", good, "--config.check"}, &out, &errb); rc != 0 {
+		t.Fatalf("good config: rc %d, %s", rc, errb.String())
+	}
+	t.Setenv("GOOD_KEY", "mint_dsc_assistantkey")
+	errb.Reset()
+	if rc := run([]string{"--config.file", good, "--config.check"}, &out, &errb); rc != 1 || !strings.Contains(errb.String(), "assistant") || strings.Contains(errb.String(), "mint_dsc_assistantkey") {
+		t.Fatalf("assistant key: rc %d, %s", rc, errb.String())
+	}
+}
+
+func TestDemoLandingSaysDemo(t *testing.T) {
+	var f flags
+	if _, err := newApp(&f).Parse([]string{"--demo"}); err != nil {
+		t.Fatal(err)
+	}
+	src, err := newConfigSource(context.Background(), &f, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.close()
+	cfg, err := src.load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newServer(&f, cfg, src, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	ts := httptest.NewServer(s.handler())
+	defer ts.Close()
+	if _, body := get(t, ts.URL+"/", nil); !strings.Contains(body, "DEMO") {
+		t.Fatal("the landing page does not say the data is a demo")
+	}
+	_, body := get(t, ts.URL+"/metrics", nil)
+	for _, want := range []string{`mintlify_up{collector="pageviews",project="docs"} 1`, `mintlify_up{collector="agent_jobs",project="blog"} 1`, `mintlify_page_views{path=`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("demo /metrics lacks %s", want)
+		}
+	}
+}
