@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
@@ -104,3 +105,20 @@ func (d *demoAPI) config() (*config.Config, error) {
 }
 
 func (d *demoAPI) close() { _ = d.running.Close() }
+
+// failJob makes an active demo job fail now, so the alerting path can be
+// shown (and tested end to end) without waiting:
+// POST /-/demo/fail-job?project=demo-blog&job=job_demo_new
+func (d *demoAPI) failJob(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "This endpoint requires a POST request.", http.StatusMethodNotAllowed)
+		return
+	}
+	project, job := r.URL.Query().Get("project"), r.URL.Query().Get("job")
+	if err := d.running.Server.FailJob(project, job); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	fmt.Fprintf(w, "job %s of %s failed\n", job, project)
+}

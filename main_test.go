@@ -270,8 +270,13 @@ func TestDemoLandingSaysDemo(t *testing.T) {
 	if _, body := get(t, ts.URL+"/", nil); !strings.Contains(body, "DEMO") {
 		t.Fatal("the landing page does not say the data is a demo")
 	}
+	resp, err := http.Post(ts.URL+"/-/demo/fail-job?project=demo-blog&job=job_demo_new", "", nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("fail-job: %v %v", err, resp)
+	}
+	resp.Body.Close()
 	_, body := get(t, ts.URL+"/metrics", nil)
-	for _, want := range []string{`mintlify_up{collector="pageviews",project="docs"} 1`, `mintlify_up{collector="agent_jobs",project="blog"} 1`, `mintlify_page_views{path=`} {
+	for _, want := range []string{`mintlify_agent_job_status{job_id="job_demo_new",project="blog",status="failed"} 1`, `mintlify_up{collector="pageviews",project="docs"} 1`, `mintlify_up{collector="agent_jobs",project="blog"} 1`, `mintlify_page_views{path=`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("demo /metrics lacks %s", want)
 		}

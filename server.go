@@ -193,6 +193,9 @@ func (s *server) handler() http.Handler {
 		}
 		fmt.Fprintln(w, "OK")
 	})
+	if s.src.demo != nil {
+		mux.HandleFunc("/-/demo/fail-job", s.src.demo.failJob)
+	}
 	if s.f.metricsPath != "/" {
 		mux.Handle("/", s.landing())
 	}
