@@ -40,24 +40,21 @@ func main() {
 
 // flags is everything the command line sets for the exporter.
 type flags struct {
-	web              *web.FlagConfig
-	metricsPath      string
-	disableSelf      bool
-	maxRequests      int
-	timeoutOffset    time.Duration
-	defaultTimeout   time.Duration
-	configFile       string
-	configCheck      bool
-	projectID        string
-	apiKeyFile       string
-	apiURL           string
-	windows          []string
-	demo             bool
-	logConfig        *promslog.Config
-	trackedJobsFile  string
-	jobPollInterval  time.Duration
-	disableJobs      bool
-	disablePageViews bool
+	web             *web.FlagConfig
+	metricsPath     string
+	disableSelf     bool
+	maxRequests     int
+	timeoutOffset   time.Duration
+	defaultTimeout  time.Duration
+	configFile      string
+	configCheck     bool
+	projectID       string
+	apiKeyFile      string
+	apiURL          string
+	windows         []string
+	demo            bool
+	logConfig       *promslog.Config
+	trackedJobsFile string
 }
 
 func newApp(f *flags) *kingpin.Application {

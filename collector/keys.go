@@ -31,11 +31,10 @@ type keyState struct {
 	budget *budget.Window
 	clock  Clock
 
-	mu         sync.Mutex
-	units      []*unit // analytics units under this key
-	until      time.Time
-	throttled  int // consecutive 429s
-	fingerprnt string
+	mu        sync.Mutex
+	units     []*unit // analytics units under this key
+	until     time.Time
+	throttled int // consecutive 429s
 }
 
 // take is the sweep's per-request gate.

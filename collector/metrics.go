@@ -8,8 +8,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
-const namespace = "mintlify"
-
 // cacheNote ends every HELP text of a cached value, so that whoever reads
 // /metrics knows the number is not fetched on the scrape.
 const cacheNote = " Served from the exporter's cache; see mintlify_last_refresh_success_timestamp_seconds for its age."
