@@ -46,6 +46,8 @@ func startMock(t *testing.T, sites map[string]mockapi.Site, mod func(*mockapi.Op
 	return r, clock
 }
 
+func keyOf(k string) secret.Secret { return secret.New(k) }
+
 func client(t *testing.T, url, key string) *mintlify.Client {
 	t.Helper()
 	c, err := mintlify.New(mintlify.Options{BaseURL: url, Key: secret.New(key), RetryBase: time.Millisecond, MaxRetries: 1})
