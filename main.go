@@ -69,7 +69,7 @@ func newApp(f *flags) *kingpin.Application {
 	app.Flag("web.default-scrape-timeout", "Scrape timeout assumed when the request does not carry X-Prometheus-Scrape-Timeout-Seconds.").Default("10s").DurationVar(&f.defaultTimeout)
 	app.Flag("config.file", "YAML configuration file (several projects, keys, budgets). Without it, the --mintlify.* flags describe one project.").PlaceHolder("FILE").StringVar(&f.configFile)
 	app.Flag("config.check", "Check the configuration (and that the API keys can be read), print the result and exit.").BoolVar(&f.configCheck)
-	app.Flag("mintlify.project-id", "Project id (without --config.file).").Envar("MINTLIFY_PROJECT_ID").StringVar(&f.projectID)
+	app.Flag("mintlify.project-id", "Project id (without --config.file).").PlaceHolder("ID").Envar("MINTLIFY_PROJECT_ID").StringVar(&f.projectID)
 	app.Flag("mintlify.api-key-file", "File holding the admin API key (without --config.file). Otherwise the key is read from the MINTLIFY_API_KEY environment variable; it is never a flag value.").PlaceHolder("FILE").StringVar(&f.apiKeyFile)
 	app.Flag("mintlify.api-url", "Base URL of the Mintlify API (without --config.file).").Default(mintlify.DefaultBaseURL).StringVar(&f.apiURL)
 	app.Flag("mintlify.window", "Rolling window for page views, e.g. 24h or 7d; repeat for several (without --config.file).").Default("24h").StringsVar(&f.windows)
