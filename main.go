@@ -127,7 +127,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 
-	srv, err := newServer(&f, cfg, src, logger)
+	srv, err := newServer(&f, cfg, src, logger, hooks{})
 	if err != nil {
 		logger.Error("Cannot start", "err", err)
 		return 1

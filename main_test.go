@@ -56,10 +56,20 @@ projects:
 // testServer runs the exporter's HTTP handler against a simulated API.
 func testServer(t *testing.T, mock func(*mockapi.Options)) (*httptest.Server, *server, *mockapi.Running, string, *lockedBuffer) {
 	t.Helper()
+	return testServerClock(t, mock, nil)
+}
+
+// testServerClock is testServer with a clock shared by the simulated API
+// and the exporter (nil: the real one).
+func testServerClock(t *testing.T, mock func(*mockapi.Options), clock *mockapi.ManualClock) (*httptest.Server, *server, *mockapi.Running, string, *lockedBuffer) {
+	t.Helper()
 	t.Setenv("MAIN_TEST_KEY", mainTestKey)
 	mo := mockapi.Options{
 		Keys:     []mockapi.KeySpec{{Key: mainTestKey, Org: "acme", Scope: mockapi.ReadOnly}},
 		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 30, OtherTraffic: true}},
+	}
+	if clock != nil {
+		mo.Clock = clock
 	}
 	if mock != nil {
 		mock(&mo)
@@ -88,7 +98,11 @@ func testServer(t *testing.T, mock func(*mockapi.Options)) (*httptest.Server, *s
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newServer(&f, cfg, src, logger)
+	h := hooks{retryBase: time.Millisecond}
+	if clock != nil {
+		h.clock = clock
+	}
+	s, err := newServer(&f, cfg, src, logger, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +274,7 @@ func TestDemoLandingSaysDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newServer(&f, cfg, src, quiet)
+	s, err := newServer(&f, cfg, src, quiet, hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}

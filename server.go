@@ -101,7 +101,15 @@ type server struct {
 	reloadSuccess prometheus.Gauge
 }
 
-func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Logger) (*server, error) {
+// hooks let tests swap the clock and shorten the client's retry delays;
+// the zero value is what production uses.
+type hooks struct {
+	clock     collector.Clock
+	retryBase time.Duration
+}
+
+// newServer wires the exporter.
+func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Logger, h hooks) (*server, error) {
 	s := &server{
 		f: f, src: src, log: logger,
 		registry: prometheus.NewRegistry(),
@@ -120,6 +128,8 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 		Getenv:     src.getenv,
 		UserAgent:  exporterName + "/" + version.Version,
 		Registerer: s.registry,
+		Clock:      h.clock,
+		RetryBase:  h.retryBase,
 	})
 	if err != nil {
 		return nil, err

@@ -141,7 +141,10 @@ func (s *sweep) done(idx int, p *PageViewsPage, err error) {
 	}
 	s.requests++
 	s.pages[idx] = p
-	if !p.HasMore {
+	// An empty page that claims more rows cannot be followed by anything:
+	// taking its word would walk to MaxPages, spending the whole budget on
+	// nothing. It ends the walk like hasMore=false.
+	if !p.HasMore || len(p.Rows) == 0 {
 		if s.last < 0 || idx < s.last {
 			s.last = idx
 		}

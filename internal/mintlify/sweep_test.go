@@ -83,7 +83,8 @@ func TestSweep(t *testing.T) {
 		{"small pages", &pagedSite{n: 95}, SweepOptions{PageSize: 10, ExpectedPages: 3}, 95, 10, 10, 0, false},
 		{"duplicates across pages", &pagedSite{n: 1000, dupAcross: true}, SweepOptions{ExpectedPages: 4}, 1000, 4, 4, 3, false},
 		{"page cap", &pagedSite{n: 1000}, SweepOptions{MaxPages: 2}, 500, 2, 2, 0, true},
-		{"endless hasMore hits the cap", &pagedSite{n: 10, endless: true}, SweepOptions{MaxPages: 5, ExpectedPages: 5}, 10, 5, 5, 0, true},
+		{"endless hasMore stops at the first empty page", &pagedSite{n: 10, endless: true}, SweepOptions{MaxPages: 5}, 10, 2, 2, 0, false},
+		{"endless hasMore with full pages hits the cap", &pagedSite{n: 5000, endless: true}, SweepOptions{MaxPages: 3, ExpectedPages: 3}, 750, 3, 3, 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.site.failOffset = -1
