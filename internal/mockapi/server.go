@@ -329,11 +329,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	res := s.serve(r, now, &rec)
 	if res == nil { // client went away during a latency fault
 		rec.Status = StatusClientClosed
-	} else {
-		rec.Status = res.status
-		res.write(w)
+		s.record(rec)
+		return
 	}
+	rec.Status = res.status
+	// Recorded before the answer is written: a client that has read the
+	// answer must find its request in the log, or counting tests race.
 	s.record(rec)
+	res.write(w)
 }
 
 func (s *Server) serve(r *http.Request, now time.Time, rec *Request) *response {
