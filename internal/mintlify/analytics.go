@@ -93,61 +93,110 @@ type wireViewsPage struct {
 	page PageViewsPage // filled by validate
 }
 
-func (w *wireViewsPage) validate() error {
-	totals, err := w.Totals.counts("totals")
+func (w *wireViewsPage) validate() (err error) {
+	w.page, err = rowsPage("views", w.Totals, w.Views, w.HasMore)
+	return err
+}
+
+// wireVisitorsPage is the same shape under the key "visitors".
+type wireVisitorsPage struct {
+	Totals   *wireCounts    `json:"totals"`
+	Visitors *[]wireViewRow `json:"visitors"`
+	HasMore  *bool          `json:"hasMore"`
+
+	page PageViewsPage
+}
+
+func (w *wireVisitorsPage) validate() (err error) {
+	w.page, err = rowsPage("visitors", w.Totals, w.Visitors, w.HasMore)
+	return err
+}
+
+func rowsPage(key string, totals *wireCounts, in *[]wireViewRow, hasMore *bool) (PageViewsPage, error) {
+	t, err := totals.counts("totals")
 	if err != nil {
-		return err
+		return PageViewsPage{}, err
 	}
-	if w.Views == nil {
-		return errors.New(`missing required field "views"`)
+	if in == nil {
+		return PageViewsPage{}, fmt.Errorf("missing required field %q", key)
 	}
-	if w.HasMore == nil {
-		return errors.New(`missing required field "hasMore"`)
+	if hasMore == nil {
+		return PageViewsPage{}, errors.New(`missing required field "hasMore"`)
 	}
-	rows := make([]PageViewRow, len(*w.Views))
-	for i := range *w.Views {
-		r := &(*w.Views)[i]
+	rows := make([]PageViewRow, len(*in))
+	for i := range *in {
+		r := &(*in)[i]
 		if r.Path == nil {
-			return fmt.Errorf(`missing required field "views[%d].path"`, i)
+			return PageViewsPage{}, fmt.Errorf(`missing required field "%s[%d].path"`, key, i)
 		}
-		c, err := r.wireCounts.counts(fmt.Sprintf("views[%d]", i))
+		c, err := r.wireCounts.counts(fmt.Sprintf("%s[%d]", key, i))
 		if err != nil {
-			return err
+			return PageViewsPage{}, err
 		}
 		rows[i] = PageViewRow{Path: *r.Path, Counts: c}
 	}
-	w.page = PageViewsPage{Totals: totals, Rows: rows, HasMore: *w.HasMore}
-	return nil
+	return PageViewsPage{Totals: t, Rows: rows, HasMore: *hasMore}, nil
 }
+
+// RowsKind names the two analytics endpoints that answer per-path rows
+// with human/ai/total counts and offset paging.
+type RowsKind string
+
+// The per-path endpoints.
+const (
+	Views    RowsKind = "views"
+	Visitors RowsKind = "visitors"
+)
 
 // PageViews fetches one page of per-path views for projectID in r.
 // limit must be 1..MaxPageSize and offset >= 0.
 func (c *Client) PageViews(ctx context.Context, projectID string, r DateRange, limit, offset int) (*PageViewsPage, error) {
+	return c.Rows(ctx, Views, projectID, r, limit, offset)
+}
+
+// Rows fetches one page of the views or visitors endpoint. For visitors,
+// Totals.Total is de-duplicated across traffic types, so it is not
+// Human + AI.
+func (c *Client) Rows(ctx context.Context, kind RowsKind, projectID string, r DateRange, limit, offset int) (*PageViewsPage, error) {
+	if kind != Views && kind != Visitors {
+		return nil, fmt.Errorf("mintlify: unknown rows endpoint %q", kind)
+	}
 	if projectID == "" {
-		return nil, errors.New("mintlify views: empty project id")
+		return nil, fmt.Errorf("mintlify %s: empty project id", kind)
 	}
 	if limit < 1 || limit > MaxPageSize {
-		return nil, fmt.Errorf("mintlify views: limit %d out of range 1..%d", limit, MaxPageSize)
+		return nil, fmt.Errorf("mintlify %s: limit %d out of range 1..%d", kind, limit, MaxPageSize)
 	}
 	if offset < 0 {
-		return nil, fmt.Errorf("mintlify views: negative offset %d", offset)
+		return nil, fmt.Errorf("mintlify %s: negative offset %d", kind, offset)
 	}
 	q, err := r.query()
 	if err != nil {
-		return nil, fmt.Errorf("mintlify views: %w", err)
+		return nil, fmt.Errorf("mintlify %s: %w", kind, err)
 	}
 	q.Set("limit", strconv.Itoa(limit))
 	q.Set("offset", strconv.Itoa(offset))
-	var w wireViewsPage
-	err = c.do(ctx, request{
-		endpoint:   "views",
+	req := request{
+		endpoint:   string(kind),
 		method:     "GET",
-		path:       "/v1/analytics/" + url.PathEscape(projectID) + "/views",
+		path:       analyticsPath(projectID, string(kind)),
 		query:      q,
 		idempotent: true,
-	}, &w)
-	if err != nil {
+	}
+	if kind == Visitors {
+		var w wireVisitorsPage
+		if err := c.do(ctx, req, &w); err != nil {
+			return nil, err
+		}
+		return &w.page, nil
+	}
+	var w wireViewsPage
+	if err := c.do(ctx, req, &w); err != nil {
 		return nil, err
 	}
 	return &w.page, nil
+}
+
+func analyticsPath(projectID, endpoint string) string {
+	return "/v1/analytics/" + url.PathEscape(projectID) + "/" + endpoint
 }

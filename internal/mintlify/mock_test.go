@@ -248,3 +248,67 @@ func isResponseError(err error) bool {
 	var re *mintlify.ResponseError
 	return errors.As(err, &re)
 }
+
+func TestOtherAnalyticsAgainstMock(t *testing.T) {
+	site := mockapi.Site{Seed: 5, Paths: 300}
+	api, _ := startMock(t, map[string]mockapi.Site{"p": site}, nil)
+	c := client(t, api.URL(), roKey)
+	ctx := context.Background()
+	r := mintlify.DateRange{From: t0.Add(-7 * 24 * time.Hour), To: t0}
+
+	res, err := c.SweepRows(ctx, mintlify.Visitors, "p", r, mintlify.SweepOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vt, vrows := site.Visitors(r.From, r.To)
+	if len(res.Rows) != len(vrows) || res.Totals.Total != float64(vt.Total) || res.Totals.Human != float64(vt.Human) {
+		t.Fatalf("visitors: %d rows totals %+v; want %d rows totals %+v", len(res.Rows), res.Totals, len(vrows), vt)
+	}
+
+	fb, err := c.FeedbackByPage(ctx, "p", r, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := site.Feedback(r.From, r.To)
+	if len(fb.Rows) != min(len(want), 100) || fb.HasMore != (len(want) > 100) {
+		t.Fatalf("feedback: %d rows hasMore %v; upstream has %d", len(fb.Rows), fb.HasMore, len(want))
+	}
+	if len(want) > 0 && (fb.Rows[0].Path != want[0].Path || fb.Rows[0].ThumbsDown != float64(want[0].ThumbsDown) || fb.Rows[0].Code != float64(want[0].Code)) {
+		t.Fatalf("feedback row %+v, want %+v", fb.Rows[0], want[0])
+	}
+
+	terms, total := site.Searches(r.From, r.To)
+	var got []mintlify.SearchRow
+	cursor := ""
+	for {
+		p, err := c.Searches(ctx, "p", r, 7, cursor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.TotalSearches != float64(total) {
+			t.Fatalf("totalSearches %v, want %d", p.TotalSearches, total)
+		}
+		got = append(got, p.Rows...)
+		if p.NextCursor == nil {
+			break
+		}
+		cursor = *p.NextCursor
+	}
+	if len(got) != len(terms) || (len(terms) > 0 && got[0].Query != terms[0].SearchQuery) {
+		t.Fatalf("searches: %d terms, want %d", len(got), len(terms))
+	}
+
+	cs, err := c.AssistantCallerStats(ctx, "p", r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := site.CallerStats(r.From, r.To)
+	if cs.Web != float64(w.Web) || cs.API != float64(w.API) || cs.Other != float64(w.Other) || cs.Total != float64(w.Total) {
+		t.Fatalf("caller stats %+v, want %+v", cs, w)
+	}
+	for _, ep := range []string{mockapi.EndpointVisitors, mockapi.EndpointFeedback, mockapi.EndpointSearches, mockapi.EndpointCallerStats} {
+		if api.Server.CountRequests(func(r mockapi.Request) bool { return r.Endpoint == ep && r.Status == 200 }) == 0 {
+			t.Errorf("no successful %s request", ep)
+		}
+	}
+}

@@ -51,6 +51,11 @@ var ErrSweepStopped = errors.New("sweep stopped before a request")
 // merged in offset order and a path seen on an earlier page wins, so a row
 // that moved between pages while we read is counted once (in Duplicates).
 func (c *Client) SweepPageViews(ctx context.Context, projectID string, r DateRange, o SweepOptions) (*SweepResult, error) {
+	return c.SweepRows(ctx, Views, projectID, r, o)
+}
+
+// SweepRows is SweepPageViews for either per-path endpoint.
+func (c *Client) SweepRows(ctx context.Context, kind RowsKind, projectID string, r DateRange, o SweepOptions) (*SweepResult, error) {
 	if o.PageSize <= 0 {
 		o.PageSize = MaxPageSize
 	}
@@ -61,7 +66,7 @@ func (c *Client) SweepPageViews(ctx context.Context, projectID string, r DateRan
 		o.MaxPages = DefaultSweepMaxPages
 	}
 	s := &sweep{
-		c: c, project: projectID, r: r, o: o,
+		c: c, kind: kind, project: projectID, r: r, o: o,
 		pages: make(map[int]*PageViewsPage),
 		last:  -1,
 	}
@@ -73,6 +78,7 @@ func (c *Client) SweepPageViews(ctx context.Context, projectID string, r DateRan
 
 type sweep struct {
 	c       *Client
+	kind    RowsKind
 	project string
 	r       DateRange
 	o       SweepOptions
@@ -161,7 +167,7 @@ func (s *sweep) worker(ctx context.Context) {
 		if idx < 0 {
 			return
 		}
-		p, err := s.c.PageViews(ctx, s.project, s.r, s.o.PageSize, idx*s.o.PageSize)
+		p, err := s.c.Rows(ctx, s.kind, s.project, s.r, s.o.PageSize, idx*s.o.PageSize)
 		s.done(idx, p, err)
 	}
 }
