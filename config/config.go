@@ -54,6 +54,43 @@ type Global struct {
 	// TrackedJobsFile is where the `jobs` command appends job ids. A
 	// relative path is relative to the config file.
 	TrackedJobsFile string `yaml:"tracked_jobs_file,omitempty"`
+	// CollectorWeights split each key's budget between the analytics
+	// collectors that are enabled under it.
+	CollectorWeights CollectorWeights `yaml:"collector_weights"`
+	// SearchTopN is how many search terms the searches collector exports.
+	SearchTopN int `yaml:"search_top_n"`
+}
+
+// AnalyticsCollectors are the collectors that draw on the analytics
+// budget, in the order they are documented.
+var AnalyticsCollectors = []string{"pageviews", "visitors", "feedback", "searches", "assistant"}
+
+// CollectorWeights is the relative share of a key's budget each analytics
+// collector gets when several are enabled. A struct, not a map, so that a
+// misspelt collector is an unknown field.
+type CollectorWeights struct {
+	PageViews float64 `yaml:"pageviews"`
+	Visitors  float64 `yaml:"visitors"`
+	Feedback  float64 `yaml:"feedback"`
+	Searches  float64 `yaml:"searches"`
+	Assistant float64 `yaml:"assistant"`
+}
+
+// Of returns the weight of the named collector, 0 for an unknown name.
+func (w CollectorWeights) Of(name string) float64 {
+	switch name {
+	case "pageviews":
+		return w.PageViews
+	case "visitors":
+		return w.Visitors
+	case "feedback":
+		return w.Feedback
+	case "searches":
+		return w.Searches
+	case "assistant":
+		return w.Assistant
+	}
+	return 0
 }
 
 // Key is one API key, which is one organization and so one hourly budget.
@@ -85,6 +122,9 @@ type Project struct {
 	MaxPaths int `yaml:"max_paths"`
 	// Jobs are agent job ids to track.
 	Jobs []string `yaml:"jobs,omitempty"`
+	// Collectors lists the analytics collectors to run for this project;
+	// empty means those enabled on the command line (--collector.*).
+	Collectors []string `yaml:"collectors,omitempty"`
 }
 
 // Defaults. They are exported so the command line help and the README can
@@ -102,6 +142,8 @@ var (
 		JobPollInterval:    Duration(time.Minute),
 		JobRetention:       Duration(24 * time.Hour),
 		JobConcurrency:     4,
+		CollectorWeights:   CollectorWeights{PageViews: 4, Visitors: 2, Feedback: 1, Searches: 1, Assistant: 1},
+		SearchTopN:         10,
 	}
 	DefaultKey = Key{
 		BudgetPerHour: 100,

@@ -47,6 +47,8 @@ func TestGoodFile(t *testing.T) {
 		JobRetention:       Duration(24 * time.Hour),
 		JobConcurrency:     4,
 		TrackedJobsFile:    "/var/lib/mintlify_exporter/jobs.txt",
+		CollectorWeights:   CollectorWeights{PageViews: 4, Visitors: 2, Feedback: 1, Searches: 1, Assistant: 3},
+		SearchTopN:         10,
 	}
 	if c.Global != wantGlobal {
 		t.Errorf("global = %+v\nwant     %+v", c.Global, wantGlobal)

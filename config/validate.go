@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -156,6 +157,17 @@ func (c *Config) validate() error {
 		if p.MaxPaths < 0 {
 			v.add(at+".max_paths", subj, "max_paths must be 0 (unlimited) or more, got %d", p.MaxPaths)
 		}
+		seenC := map[string]bool{}
+		for j, name := range p.Collectors {
+			cat := fmt.Sprintf("%s.collectors[%d]", at, j)
+			switch {
+			case !slices.Contains(AnalyticsCollectors, name):
+				v.add(cat, subj, "collectors[%d] %q is not one of %s", j, name, strings.Join(AnalyticsCollectors, ", "))
+			case seenC[name]:
+				v.add(cat, subj, "collectors[%d] %q is listed twice", j, name)
+			}
+			seenC[name] = true
+		}
 		seen := map[string]int{}
 		for j, id := range p.Jobs {
 			jat := fmt.Sprintf("%s.jobs[%d]", at, j)
@@ -217,6 +229,14 @@ func (c *Config) validateGlobal(v *validator) {
 	}
 	if g.JobConcurrency < 1 || g.JobConcurrency > maxConcurrency {
 		v.add("global.job_concurrency", s, "job_concurrency must be between 1 and %d, got %d", maxConcurrency, g.JobConcurrency)
+	}
+	for _, name := range AnalyticsCollectors {
+		if w := g.CollectorWeights.Of(name); w <= 0 {
+			v.add("global.collector_weights."+name, s, "collector_weights.%s must be greater than 0, got %g", name, w)
+		}
+	}
+	if g.SearchTopN < 1 || g.SearchTopN > 100 {
+		v.add("global.search_top_n", s, "search_top_n must be between 1 and 100, got %d", g.SearchTopN)
 	}
 }
 
