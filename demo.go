@@ -51,6 +51,7 @@ projects:
   - id: ` + demoDocsID + `
     name: docs
     windows: [24h, 7d]
+    collectors: [pageviews, visitors, feedback, searches, assistant]
     jobs: [job_demo_archived, job_demo_completed, job_demo_failed, job_demo_active]
   - id: ` + demoBlogID + `
     name: blog

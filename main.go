@@ -55,6 +55,7 @@ type flags struct {
 	demo            bool
 	logConfig       *promslog.Config
 	trackedJobsFile string
+	collectors      map[string]*bool // --[no-]collector.NAME
 }
 
 func newApp(f *flags) *kingpin.Application {
@@ -74,6 +75,17 @@ func newApp(f *flags) *kingpin.Application {
 	app.Flag("mintlify.api-url", "Base URL of the Mintlify API (without --config.file).").Default(mintlify.DefaultBaseURL).StringVar(&f.apiURL)
 	app.Flag("mintlify.window", "Rolling window for page views, e.g. 24h or 7d; repeat for several (without --config.file).").Default("24h").StringsVar(&f.windows)
 	app.Flag("mintlify.tracked-jobs-file", "File of agent job ids to follow, one per line, as 'mintlify_exporter jobs create --track' writes it (without --config.file).").PlaceHolder("FILE").StringVar(&f.trackedJobsFile)
+	// node_exporter style: --collector.NAME / --no-collector.NAME.
+	f.collectors = map[string]*bool{}
+	for _, c := range []struct{ name, help, def string }{
+		{"pageviews", "page views per path and site totals (human, ai)", "true"},
+		{"visitors", "unique visitors per path and site", "false"},
+		{"feedback", "thumbs up/down and code-snippet feedback per page", "false"},
+		{"searches", "top search terms and their click-through ratio", "false"},
+		{"assistant", "assistant queries by caller (web, api, other)", "false"},
+	} {
+		f.collectors[c.name] = app.Flag("collector."+c.name, "Enable the "+c.name+" collector: "+c.help+". Every analytics collector shares the hourly budget; a project's `collectors` list in the config file overrides these flags.").Default(c.def).Bool()
+	}
 	app.Flag("demo", "Serve data from a built-in simulated Mintlify API with a synthetic site and agent jobs; no account needed.").BoolVar(&f.demo)
 	f.logConfig = &promslog.Config{}
 	flag.AddFlags(app, f.logConfig)

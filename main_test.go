@@ -61,7 +61,7 @@ func testServer(t *testing.T, mock func(*mockapi.Options)) (*httptest.Server, *s
 
 // testServerClock is testServer with a clock shared by the simulated API
 // and the exporter (nil: the real one).
-func testServerClock(t *testing.T, mock func(*mockapi.Options), clock *mockapi.ManualClock) (*httptest.Server, *server, *mockapi.Running, string, *lockedBuffer) {
+func testServerClock(t *testing.T, mock func(*mockapi.Options), clock *mockapi.ManualClock, extraFlags ...string) (*httptest.Server, *server, *mockapi.Running, string, *lockedBuffer) {
 	t.Helper()
 	t.Setenv("MAIN_TEST_KEY", mainTestKey)
 	mo := mockapi.Options{
@@ -85,7 +85,7 @@ func testServerClock(t *testing.T, mock func(*mockapi.Options), clock *mockapi.M
 	}
 	var f flags
 	app := newApp(&f)
-	if _, err := app.Parse([]string{"--config.file", cfgPath}); err != nil {
+	if _, err := app.Parse(append([]string{"--config.file", cfgPath}, extraFlags...)); err != nil {
 		t.Fatal(err)
 	}
 	logs := &lockedBuffer{}
@@ -294,5 +294,32 @@ func TestDemoLandingSaysDemo(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("demo /metrics lacks %s", want)
 		}
+	}
+}
+
+func TestCollectorFlags(t *testing.T) {
+	ts, _, _, _, _ := testServerClock(t, nil, nil, "--collector.visitors", "--no-collector.pageviews", "--collector.assistant")
+	_, body := get(t, ts.URL+"/metrics", nil)
+	for _, want := range []string{`mintlify_up{collector="visitors",project="docs"} 1`, `mintlify_up{collector="assistant",project="docs"} 1`, "mintlify_page_visitors{"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("missing %s", want)
+		}
+	}
+	if strings.Contains(body, "mintlify_page_views{") || strings.Contains(body, `collector="pageviews"`) {
+		t.Error("pageviews ran although --no-collector.pageviews was given")
+	}
+
+	var f flags
+	if _, err := newApp(&f).Parse([]string{"--no-collector.pageviews", "--mintlify.project-id=p"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MINTLIFY_API_KEY", "mint_x1")
+	src, _ := newConfigSource(context.Background(), &f, quiet)
+	cfg, err := src.load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newServer(&f, cfg, src, quiet, hooks{}); err == nil || !strings.Contains(err.Error(), "--collector.") {
+		t.Fatalf("all collectors off: err = %v", err)
 	}
 }

@@ -123,13 +123,24 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 			Help: "Unix time of the last successful configuration load or reload.",
 		}),
 	}
+	var enabled []string
+	for _, name := range config.AnalyticsCollectors {
+		if on := f.collectors[name]; on != nil && *on {
+			enabled = append(enabled, name)
+		}
+	}
+	if len(enabled) == 0 {
+		return nil, errors.New("every analytics collector is disabled: enable at least one --collector.NAME")
+	}
 	exp, err := collector.New(cfg, collector.Options{
-		Logger:     logger,
-		Getenv:     src.getenv,
-		UserAgent:  exporterName + "/" + version.Version,
-		Registerer: s.registry,
-		Clock:      h.clock,
-		RetryBase:  h.retryBase,
+		DefaultCollectors: enabled,
+		ReadTrackedJobs:   trackfileRead,
+		Logger:            logger,
+		Getenv:            src.getenv,
+		UserAgent:         exporterName + "/" + version.Version,
+		Registerer:        s.registry,
+		Clock:             h.clock,
+		RetryBase:         h.retryBase,
 	})
 	if err != nil {
 		return nil, err

@@ -41,6 +41,9 @@ type Options struct {
 	RetryBase time.Duration
 	// Registerer receives the API request metrics; nil leaves them out.
 	Registerer prometheus.Registerer
+	// DefaultCollectors are the analytics collectors of projects whose
+	// config lists none (the --collector.* flags); nil means pageviews.
+	DefaultCollectors []string
 	// ReadTrackedJobs reads the tracked-jobs file (global.tracked_jobs_file);
 	// main passes trackfile.Read. Required when that setting is used.
 	ReadTrackedJobs func(path string) ([]string, error)
@@ -66,6 +69,7 @@ type Exporter struct {
 	units []*unit
 	pv    map[string]*pageViews // by unit id, for adopting caches on reload
 	aj    map[string]*agentJobs // likewise
+	pw    map[string]*perWindow // likewise
 }
 
 // New builds an exporter for cfg. It fails if a key cannot be read or is
@@ -102,7 +106,7 @@ func (e *Exporter) Apply(cfg *config.Config) error {
 	}
 	g := cfg.Global
 	e.mu.RLock()
-	oldKeys, oldPV, oldAJ := e.keys, e.pv, e.aj
+	oldKeys, oldPV, oldAJ, oldPW := e.keys, e.pv, e.aj, e.pw
 	e.mu.RUnlock()
 
 	keys := make(map[string]*keyState, len(cfg.Keys))
@@ -120,7 +124,7 @@ func (e *Exporter) Apply(cfg *config.Config) error {
 		if err != nil {
 			return fmt.Errorf("key %q: %w", k.Name, err)
 		}
-		ks := &keyState{name: k.Name, client: client, clock: e.clock}
+		ks := &keyState{name: k.Name, client: client, clock: e.clock, weights: g.CollectorWeights}
 		if old, ok := oldKeys[k.Name]; ok {
 			// Same organization budget: what was spent this hour stays spent.
 			ks.budget = old.budget
@@ -141,28 +145,63 @@ func (e *Exporter) Apply(cfg *config.Config) error {
 	var units []*unit
 	pvs := make(map[string]*pageViews)
 	ajs := make(map[string]*agentJobs)
+	pws := make(map[string]*perWindow)
 	for _, p := range cfg.Projects {
 		ks := keys[p.KeyName(cfg)]
 		label := p.Name
 		if label == "" {
 			label = p.ID
 		}
-		pv := &pageViews{
-			project: label, id: p.ID, client: ks.client,
-			opts:   sweepSettings{pageSize: g.PageSize, concurrency: g.PageConcurrency, maxPages: g.MaxPages},
-			filter: pathFilter{include: p.IncludePaths, exclude: p.ExcludePaths, maxPaths: p.MaxPaths},
-		}
+		var windows []windowSpec
 		for _, w := range p.Windows {
-			pv.windows = append(pv.windows, &windowCache{label: w.Label, duration: w.Duration})
+			windows = append(windows, windowSpec{label: w.Label, duration: w.Duration})
 		}
-		u := newUnit(label, pv, ks, t, e.log)
-		pv.adopt(oldPV[u.id])
-		if old := e.unitByID(u.id); old != nil {
-			u.inherit(old)
+		filter := pathFilter{include: p.IncludePaths, exclude: p.ExcludePaths, maxPaths: p.MaxPaths}
+		enabled := p.Collectors
+		if len(enabled) == 0 {
+			enabled = e.defaultCollectors()
 		}
-		pvs[u.id] = pv
-		units = append(units, u)
-		ks.units = append(ks.units, u)
+		for _, name := range enabled {
+			var src source
+			switch name {
+			case "pageviews", "visitors":
+				pv := &pageViews{
+					kind: mintlify.Views, project: label, id: p.ID, client: ks.client,
+					opts:   sweepSettings{pageSize: g.PageSize, concurrency: g.PageConcurrency, maxPages: g.MaxPages},
+					filter: filter,
+				}
+				if name == "visitors" {
+					pv.kind = mintlify.Visitors
+				}
+				for _, w := range windows {
+					pv.windows = append(pv.windows, &windowCache{label: w.label, duration: w.duration})
+				}
+				pv.adopt(oldPV[label+"/"+name])
+				pvs[label+"/"+name] = pv
+				src = pv
+			case "feedback", "searches", "assistant":
+				var pw *perWindow
+				switch name {
+				case "feedback":
+					pw = newFeedback(label, p.ID, ks.client, windows, filter)
+				case "searches":
+					pw = newSearches(label, p.ID, ks.client, windows, g.SearchTopN)
+				default:
+					pw = newAssistant(label, p.ID, ks.client, windows)
+				}
+				pw.adopt(oldPW[label+"/"+name])
+				pws[label+"/"+name] = pw
+				src = pw
+			default:
+				return fmt.Errorf("project %q: unknown collector %q", label, name)
+			}
+			u := newUnit(label, src, ks, t, e.log)
+			if old := e.unitByID(u.id); old != nil {
+				u.inherit(old)
+			}
+			units = append(units, u)
+			ks.units = append(ks.units, u)
+		}
 
 		aj := &agentJobs{
 			project: label, id: p.ID, client: ks.client,
@@ -186,7 +225,7 @@ func (e *Exporter) Apply(cfg *config.Config) error {
 	}
 
 	e.mu.Lock()
-	e.keys, e.units, e.pv, e.aj = keys, units, pvs, ajs
+	e.keys, e.units, e.pv, e.aj, e.pw = keys, units, pvs, ajs, pws
 	e.mu.Unlock()
 	return nil
 }
@@ -250,6 +289,13 @@ func jobIDs(projectID string, fromConfig []string, file string, only bool, read 
 // starts a new one.
 func refreshTimeout(maxInterval time.Duration) time.Duration {
 	return min(max(maxInterval/2, time.Minute), 10*time.Minute)
+}
+
+func (e *Exporter) defaultCollectors() []string {
+	if len(e.opts.DefaultCollectors) == 0 {
+		return []string{"pageviews"}
+	}
+	return e.opts.DefaultCollectors
 }
 
 func (e *Exporter) getenv() func(string) string {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/mintlify-exporter/mintlify_exporter/config"
+
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
@@ -30,6 +32,8 @@ type keyState struct {
 	client *mintlify.Client
 	budget *budget.Window
 	clock  Clock
+	// weights split the budget between the analytics collectors.
+	weights config.CollectorWeights
 
 	mu        sync.Mutex
 	units     []*unit // analytics units under this key
@@ -48,22 +52,37 @@ func (k *keyState) take(ctx context.Context) error {
 	return nil
 }
 
-// plannedInterval spreads the budget over the key's units: a full round of
-// refreshes costs the sum of their expected costs, and may happen
-// limit/cost times an hour.
-func (k *keyState) plannedInterval() time.Duration {
+// plannedInterval spreads the budget over the key's units. Each analytics
+// collector kind enabled under the key gets the share of the budget its
+// weight gives it; the units of that kind (one per project) then refresh
+// as often as that share pays for a full round of them:
+//
+//	interval(kind) = 1h × Σ cost(units of kind) / (limit × weight(kind) / Σ weights of enabled kinds)
+//
+// Summed over kinds that is exactly the limit per hour, so turning on a
+// collector slows the others down instead of overspending.
+func (k *keyState) plannedInterval(kind string) time.Duration {
 	k.mu.Lock()
 	units := k.units
 	k.mu.Unlock()
 	cost := 0
+	kinds := map[string]bool{}
 	for _, u := range units {
-		cost += u.src.expectedCost()
+		kinds[u.src.name()] = true
+		if u.src.name() == kind {
+			cost += u.src.expectedCost()
+		}
 	}
-	limit := k.budget.Limit()
-	if limit <= 0 {
+	var total float64
+	for n := range kinds {
+		total += k.weights.Of(n)
+	}
+	limit := float64(k.budget.Limit())
+	share := k.weights.Of(kind) / total
+	if limit <= 0 || total <= 0 || share <= 0 {
 		return budget.Period
 	}
-	return time.Duration(float64(budget.Period) * float64(max(cost, 1)) / float64(limit))
+	return time.Duration(float64(budget.Period) * float64(max(cost, 1)) / (limit * share))
 }
 
 func (k *keyState) backoffUntil(now time.Time) time.Time {

@@ -21,6 +21,15 @@ var (
 	descSitePageViews = prometheus.NewDesc("mintlify_site_page_views",
 		"Views of the whole site in the rolling window, from the upstream site totals, by traffic (human, ai, and other when the total exceeds human + ai)."+cacheNote,
 		[]string{"project", "traffic", "window"}, nil)
+	descPageVisitors = prometheus.NewDesc("mintlify_page_visitors",
+		"Unique visitors of one documentation page in the rolling window, by traffic (human or ai)."+cacheNote,
+		[]string{"path", "project", "traffic", "window"}, nil)
+	descSiteVisitors = prometheus.NewDesc("mintlify_site_visitors",
+		"Unique visitors of the whole site in the rolling window, by traffic (human or ai). Visitors seen as both count in each, so the two do not add up to mintlify_site_unique_visitors."+cacheNote,
+		[]string{"project", "traffic", "window"}, nil)
+	descSiteUniqueVisitors = prometheus.NewDesc("mintlify_site_unique_visitors",
+		"Unique visitors of the whole site in the rolling window, de-duplicated across traffic types by the upstream (approximate)."+cacheNote,
+		[]string{"project", "window"}, nil)
 	descPathsExported = prometheus.NewDesc("mintlify_page_views_paths",
 		"Paths exported as mintlify_page_views series after filters and max_paths."+cacheNote,
 		[]string{"project", "window"}, nil)
@@ -66,6 +75,8 @@ var allDescs = []*prometheus.Desc{
 	descSweepDuplicates, descSweepRequests, descUp, descLastSuccess, descInterval, descRefreshFailures,
 	descBudgetLimit, descBudgetUsed, descBackoff,
 	descJobStatus, descJobInfo, descJobPR, descJobCreated, descJobArchived, descJobsNotFound, descJobsTracked,
+	descPageVisitors, descSiteVisitors, descSiteUniqueVisitors,
+	descPageFeedback, descFeedbackTruncated, descSearchHits, descSearchCTR, descSearches, descAssistantQueries,
 }
 
 // sample is a gauge whose label pairs are built once, when the cache is

@@ -29,8 +29,11 @@ const (
 	trafficOther = "other"
 )
 
-// pageViews is the page-view collector of one project: one sweep per window.
+// pageViews is the page-view collector of one project: one sweep per
+// window. With kind Visitors it is the visitors collector, which walks the
+// same way and exports the same shape under its own metric names.
 type pageViews struct {
+	kind    mintlify.RowsKind
 	project string // label value
 	id      string // upstream project id
 	client  *mintlify.Client
@@ -79,7 +82,20 @@ type windowCache struct {
 	dropped  int
 }
 
-func (p *pageViews) name() string { return "pageviews" }
+func (p *pageViews) name() string {
+	if p.kind == mintlify.Visitors {
+		return "visitors"
+	}
+	return "pageviews"
+}
+
+// descs returns the page and site descriptors of the collector's kind.
+func (p *pageViews) descs() (page, site *prometheus.Desc) {
+	if p.kind == mintlify.Visitors {
+		return descPageVisitors, descSiteVisitors
+	}
+	return descPageViews, descSitePageViews
+}
 
 func (p *pageViews) usesBudget() bool { return true }
 
@@ -111,7 +127,7 @@ func (p *pageViews) refresh(ctx context.Context, now time.Time, gate func(contex
 		p.mu.Lock()
 		hint := w.pages
 		p.mu.Unlock()
-		res, err := p.client.SweepPageViews(ctx, p.id, mintlify.DateRange{From: to.Add(-w.duration), To: to}, mintlify.SweepOptions{
+		res, err := p.client.SweepRows(ctx, p.kind, p.id, mintlify.DateRange{From: to.Add(-w.duration), To: to}, mintlify.SweepOptions{
 			PageSize:      p.opts.pageSize,
 			Concurrency:   p.opts.concurrency,
 			MaxPages:      p.opts.maxPages,
@@ -144,6 +160,7 @@ func isStopping(err error) bool {
 // build turns a window's rows into samples under the current filter. The
 // caller holds p.mu.
 func (p *pageViews) build(w *windowCache) {
+	descPage, descSite := p.descs()
 	project := labelPair("project", p.project)
 	window := labelPair("window", w.label)
 	human := labelPair("traffic", trafficHuman)
@@ -184,16 +201,21 @@ func (p *pageViews) build(w *windowCache) {
 		la[0], la[1], la[2], la[3] = path, project, ai, window
 		// ai before human: the registry sorts each family by label values
 		// on every scrape, and input already in that order sorts fastest.
-		backing[2*i] = sample{desc: descPageViews, labels: la, value: r.AI}
-		backing[2*i+1] = sample{desc: descPageViews, labels: lh, value: r.Human}
+		backing[2*i] = sample{desc: descPage, labels: la, value: r.AI}
+		backing[2*i+1] = sample{desc: descPage, labels: lh, value: r.Human}
 		samples = append(samples, &backing[2*i], &backing[2*i+1])
 	}
 	site := []prometheus.Metric{
-		newSample(descSitePageViews, w.totals.Human, project, human, window),
-		newSample(descSitePageViews, w.totals.AI, project, ai, window),
+		newSample(descSite, w.totals.Human, project, human, window),
+		newSample(descSite, w.totals.AI, project, ai, window),
 	}
-	if other := w.totals.Total - w.totals.Human - w.totals.AI; other > 0 {
-		site = append(site, newSample(descSitePageViews, other, project, labelPair("traffic", trafficOther), window))
+	switch other := w.totals.Total - w.totals.Human - w.totals.AI; {
+	case p.kind == mintlify.Visitors:
+		// The visitors total counts a visitor once even if it came as both
+		// human and AI: it is no sum, so it gets its own name.
+		site = append(site, newSample(descSiteUniqueVisitors, w.totals.Total, project, window))
+	case other > 0:
+		site = append(site, newSample(descSite, other, project, labelPair("traffic", trafficOther), window))
 	}
 	w.samples, w.site, w.exported, w.dropped = samples, site, len(keep), dropped
 }
@@ -216,6 +238,9 @@ func (p *pageViews) collect(ch chan<- prometheus.Metric, _ time.Time, fresh bool
 				ch <- m
 			}
 		}
+		if p.kind == mintlify.Visitors {
+			continue // the walk's bookkeeping is reported for page views only
+		}
 		lv := []string{p.project, w.label}
 		ch <- prometheus.MustNewConstMetric(descPathsExported, prometheus.GaugeValue, float64(w.exported), lv...)
 		ch <- prometheus.MustNewConstMetric(descPathsDropped, prometheus.GaugeValue, float64(w.dropped), lv...)
@@ -229,7 +254,7 @@ func (p *pageViews) collect(ch chan<- prometheus.Metric, _ time.Time, fresh bool
 // (same label), so a reload does not throw data away or cost a sweep, and
 // rebuilds their series under the new filter.
 func (p *pageViews) adopt(old *pageViews) {
-	if old == nil || old.id != p.id {
+	if old == nil || old.id != p.id || old.kind != p.kind {
 		return
 	}
 	old.mu.Lock()

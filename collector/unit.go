@@ -78,7 +78,7 @@ func (u *unit) interval() time.Duration {
 	if u.key == nil {
 		return u.timing.fixedInterval
 	}
-	d := u.key.plannedInterval()
+	d := u.key.plannedInterval(u.src.name())
 	return min(max(d, u.timing.minInterval), u.timing.maxInterval)
 }
 

@@ -1,0 +1,146 @@
+package collector_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+)
+
+const oneCollector = `
+global:
+  api_url: %%s
+keys:
+  - name: acme
+    api_key_env: TEST_MINTLIFY_KEY
+projects:
+  - id: proj-docs
+    name: docs
+    windows: [24h]
+    collectors: [%s]
+`
+
+func TestGoldenPerCollector(t *testing.T) {
+	for _, name := range []string{"visitors", "feedback", "searches", "assistant"} {
+		t.Run(name, func(t *testing.T) {
+			cfg := strings.Replace(fmt.Sprintf(oneCollector, name), "windows: [24h]", "windows: [7d]", 1)
+			e := newEnv(t, cfg, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 21, Paths: 12}}})
+			got := e.scrape()
+			if strings.Contains(got, "mintlify_page_views{") {
+				t.Fatal("pageviews ran although the project lists only " + name)
+			}
+			data := map[string]string{"visitors": "mintlify_page_visitors{", "feedback": "mintlify_page_feedback{", "searches": "mintlify_search_hits{", "assistant": "mintlify_assistant_queries{"}[name]
+			if count(got, data) == 0 {
+				t.Fatalf("no %s series: the golden file would prove little", data)
+			}
+			golden := filepath.Join("testdata", "golden_"+name+".prom")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./collector -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("metrics differ from %s:\n%s", golden, diff(string(want), got))
+			}
+		})
+	}
+}
+
+func TestVisitorsTotalIsItsOwnSeries(t *testing.T) {
+	site := mockapi.Site{Seed: 3, Paths: 40}
+	e := newEnv(t, fmt.Sprintf(oneCollector, "visitors"), envOpts{sites: map[string]mockapi.Site{"proj-docs": site}})
+	out := e.scrape()
+	to := epoch.Truncate(time.Minute)
+	totals, _ := site.Visitors(to.Add(-24*time.Hour), to)
+	if got := mustValue(t, out, `mintlify_site_unique_visitors{project="docs",window="24h"}`); got != float64(totals.Total) {
+		t.Fatalf("unique visitors %v, want %d", got, totals.Total)
+	}
+	if strings.Contains(out, `mintlify_site_visitors{project="docs",traffic="other"`) || strings.Contains(out, `traffic="total"`) {
+		t.Fatal("the de-duplicated total must not appear as a traffic value")
+	}
+}
+
+func TestAllCollectorsThreeProjectsOneHourWithinBudget(t *testing.T) {
+	sites := map[string]mockapi.Site{
+		"p1": {Seed: 1, Paths: 2000}, "p2": {Seed: 2, Paths: 2000}, "p3": {Seed: 3, Paths: 2000},
+	}
+	all := `[pageviews, visitors, feedback, searches, assistant]`
+	e := newEnv(t, `
+global:
+  api_url: %s
+keys:
+  - name: acme
+    api_key_env: TEST_MINTLIFY_KEY
+projects:
+  - {id: p1, collectors: `+all+`}
+  - {id: p2, collectors: `+all+`}
+  - {id: p3, collectors: `+all+`}
+`, envOpts{sites: sites})
+	for range 2 * 720 {
+		e.exp.Refresh(t.Context())
+		e.exp.Wait()
+		e.clock.Advance(5 * time.Second)
+	}
+	out := e.gather()
+	if n := e.requestsWithStatus(429); n != 0 {
+		t.Fatalf("%d answers were 429", n)
+	}
+	var times []time.Time
+	perEndpoint := map[string]int{}
+	for _, r := range e.api.Server.Requests() {
+		if r.Endpoint != mockapi.EndpointGetJob {
+			times = append(times, r.Time)
+			perEndpoint[r.Endpoint]++
+		}
+	}
+	for i := range times {
+		n := 0
+		for j := i; j < len(times) && times[j].Sub(times[i]) < time.Hour; j++ {
+			n++
+		}
+		if n > 90 {
+			t.Fatalf("%d analytics requests in the hour from %v", n, times[i])
+		}
+	}
+	for _, ep := range []string{mockapi.EndpointViews, mockapi.EndpointVisitors, mockapi.EndpointFeedback, mockapi.EndpointSearches, mockapi.EndpointCallerStats} {
+		if perEndpoint[ep] == 0 {
+			t.Errorf("collector for %s never ran", ep)
+		}
+	}
+	for _, c := range []string{"pageviews", "visitors", "feedback", "searches", "assistant"} {
+		if mustValue(t, out, `mintlify_up{collector="`+c+`",project="p1"}`) != 1 {
+			t.Errorf("%s not up", c)
+		}
+	}
+	// With all five on, pageviews gets 4/9 of the budget instead of all
+	// of it: 3 projects × 8 pages = 24 requests a round at 40 an hour.
+	if got := mustValue(t, out, `mintlify_refresh_interval_seconds{collector="pageviews",project="p1"}`); got != 2160 {
+		t.Errorf("pageviews interval %v s, want 2160 (3600 × 24 / (90 × 4/9))", got)
+	}
+}
+
+func TestSearchTermsAreSanitisedAndCapped(t *testing.T) {
+	e := newEnv(t, fmt.Sprintf(oneCollector, "searches"), envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 8, Paths: 50}}})
+	out := e.scrape()
+	n := count(out, "mintlify_search_hits{")
+	if n == 0 || n > 10 {
+		t.Fatalf("%d search terms exported, want 1..10 (search_top_n)", n)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if i := strings.Index(line, `query="`); i >= 0 && strings.HasPrefix(line, "mintlify_search") {
+			q := line[i+7:]
+			q = q[:strings.Index(q, `"`)]
+			if len([]rune(q)) > 64 || q != strings.ToLower(q) || strings.TrimSpace(q) != q {
+				t.Errorf("query label %q not sanitised", q)
+			}
+		}
+	}
+}
