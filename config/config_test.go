@@ -341,3 +341,24 @@ func TestParseWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeExampleIsGoodYML keeps the README's configuration example
+// identical to testdata/good.yml, which the tests above check value by
+// value.
+func TestReadmeExampleIsGoodYML(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile("testdata/good.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(good)
+	if i := strings.Index(body, "\nglobal:"); i >= 0 {
+		body = body[i+1:]
+	}
+	if !strings.Contains(string(readme), "```yaml\n"+body) {
+		t.Fatal("the README's configuration example differs from config/testdata/good.yml; copy it over")
+	}
+}
