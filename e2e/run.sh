@@ -1,0 +1,313 @@
+#!/usr/bin/env bash
+# End-to-end test: the exporter in --demo mode, Prometheus scraping it with
+# dashboards/alerts.yml loaded, and Alertmanager receiving the alerts, all
+# on 127.0.0.1 at free ports, in a temporary directory.
+#
+#   bash e2e/run.sh          (or: make e2e)
+#
+# Steps (each failure names its step):
+#   1. install prometheus, prometheus-alertmanager, jq, curl with apt-get if
+#      missing (non-interactive; needs root or sudo)
+#   2. build the exporter
+#   3. start the exporter (--demo), Alertmanager and Prometheus
+#   4. wait until Prometheus has scraped mintlify_up == 1
+#   5. run every query of dashboards/mintlify.json (panel targets and
+#      variable selectors) through Prometheus' API; each must return data
+#   6. make the demo job job_demo_new fail (POST /-/demo/fail-job) and wait
+#      for MintlifyAgentJobFailed for it in Alertmanager
+#   7. stop everything it started, by PID, and check nothing is left
+#
+# Environment: KEEP_TMP=1 keeps the temporary directory (logs, TSDB);
+# DASHBOARD=file tests another dashboard JSON than dashboards/mintlify.json.
+# Needs: go, python3 or bash /dev/tcp for port probing.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+export PATH="$PATH:/usr/local/go/bin"
+
+readonly DEADLINE=290 # seconds for the whole run, install excluded
+dashboard=${DASHBOARD:-dashboards/mintlify.json}
+step="setup"
+pids=()
+tmp=""
+
+log() { printf 'e2e: %s\n' "$*" >&2; }
+fail() {
+  log "FAILED in step '$step': $*"
+  exit 1
+}
+
+show_logs() {
+  [ -n "$tmp" ] && [ -d "$tmp" ] || return 0
+  for f in exporter alertmanager prometheus; do
+    if [ -s "$tmp/$f.log" ]; then
+      log "---- last lines of $f.log ----"
+      tail -n 20 "$tmp/$f.log" >&2 || true
+    fi
+  done
+}
+
+cleanup() {
+  local rc=$?
+  set +e
+  if [ "$rc" -ne 0 ]; then show_logs; fi
+  local pid i
+  for pid in "${pids[@]}"; do
+    kill -TERM "$pid" 2>/dev/null
+  done
+  for pid in "${pids[@]}"; do
+    for ((i = 0; i < 50; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.2
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      log "process $pid did not stop on SIGTERM; sending SIGKILL"
+      kill -KILL "$pid" 2>/dev/null
+    fi
+    wait "$pid" 2>/dev/null
+  done
+  # Nothing started from the temporary directory may survive.
+  local left=""
+  for pid in "${pids[@]}"; do
+    kill -0 "$pid" 2>/dev/null && left="$left $pid"
+  done
+  if [ -n "$tmp" ]; then
+    local p
+    # The directory goes through the environment, so awk's own command
+    # line does not match.
+    for p in $(ps -eo pid=,args= 2>/dev/null | E2E_DIR="$tmp" awk 'index($0, ENVIRON["E2E_DIR"]) {print $1}'); do
+      [ "$p" = "$$" ] || [ "$p" = "$BASHPID" ] || left="$left $p"
+    done
+  fi
+  if [ -n "$left" ]; then
+    log "FAILED in step 'cleanup': processes still running:$left"
+    rc=1
+  fi
+  if [ -n "$tmp" ] && [ -d "$tmp" ]; then
+    if [ "${KEEP_TMP:-}" = 1 ]; then
+      log "kept $tmp"
+    else
+      rm -rf "$tmp"
+    fi
+  fi
+  if [ "$rc" -eq 0 ]; then log "PASSED in ${SECONDS}s"; fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+time_left() { [ "$SECONDS" -lt "$DEADLINE" ]; }
+
+# ---------------------------------------------------------------- 1. tools
+step="install"
+am_bin() { command -v prometheus-alertmanager || command -v alertmanager || true; }
+need=()
+command -v promtool >/dev/null 2>&1 || need+=(prometheus)
+command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
+[ -n "$(am_bin)" ] || need+=(prometheus-alertmanager)
+command -v jq >/dev/null 2>&1 || need+=(jq)
+command -v curl >/dev/null 2>&1 || need+=(curl)
+if [ ${#need[@]} -gt 0 ]; then
+  # shellcheck disable=SC2207
+  need=($(printf '%s\n' "${need[@]}" | sort -u))
+  log "installing ${need[*]} with apt-get"
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || fail "need root or sudo to install ${need[*]}"
+    sudo="sudo"
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq || fail "apt-get update failed"
+  $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null || fail "apt-get install ${need[*]} failed"
+fi
+AM=$(am_bin)
+[ -n "$AM" ] || fail "no alertmanager binary after installing prometheus-alertmanager"
+command -v go >/dev/null 2>&1 || fail "go is not installed"
+SECONDS=0 # the deadline counts from here, without the install
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mintlify-e2e.XXXXXX")
+
+# ---------------------------------------------------------------- ports
+# A port is free if nothing accepts on it and we can bind it.
+free_port() {
+  local p i
+  if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+    return
+  fi
+  for ((i = 0; i < 100; i++)); do
+    p=$((20000 + RANDOM % 30000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+      echo "$p"
+      return
+    fi
+  done
+  return 1
+}
+step="ports"
+ports=()
+while [ ${#ports[@]} -lt 3 ]; do
+  p=$(free_port) || fail "no free port found"
+  case " ${ports[*]} " in *" $p "*) continue ;; esac
+  ports+=("$p")
+done
+exp_port=${ports[0]}
+am_port=${ports[1]}
+prom_port=${ports[2]}
+exp_addr="127.0.0.1:$exp_port"
+am_url="http://127.0.0.1:$am_port"
+prom_url="http://127.0.0.1:$prom_port"
+log "exporter $exp_addr, alertmanager $am_url, prometheus $prom_url, tmp $tmp"
+
+# ---------------------------------------------------------------- 2. build
+step="build"
+go build -o "$tmp/mintlify_exporter" . || fail "go build failed"
+
+# ---------------------------------------------------------------- 3. start
+step="start exporter"
+"$tmp/mintlify_exporter" --demo --web.listen-address="$exp_addr" >"$tmp/exporter.log" 2>&1 &
+pids+=($!)
+
+step="start alertmanager"
+mkdir -p "$tmp/alertmanager"
+cat >"$tmp/alertmanager.yml" <<'EOF'
+route:
+  receiver: default
+  group_wait: 1s
+  group_interval: 5s
+  repeat_interval: 1h
+receivers:
+  - name: default
+EOF
+"$AM" --config.file="$tmp/alertmanager.yml" --storage.path="$tmp/alertmanager" \
+  --web.listen-address="127.0.0.1:$am_port" --cluster.listen-address= >"$tmp/alertmanager.log" 2>&1 &
+pids+=($!)
+
+step="start prometheus"
+# dashboards/prometheus.yml with the ports and shorter intervals.
+cp dashboards/alerts.yml "$tmp/alerts.yml"
+sed -e "s|'127.0.0.1:10491'|'$exp_addr'|" \
+  -e "s|- 127.0.0.1:9093|- 127.0.0.1:$am_port|" \
+  -e "s|scrape_interval: 60s|scrape_interval: 5s|" \
+  -e "s|scrape_timeout: 30s|scrape_timeout: 4s|" \
+  -e "s|evaluation_interval: 1m|evaluation_interval: 5s|" \
+  dashboards/prometheus.yml >"$tmp/prometheus.yml"
+for want in "'$exp_addr'" "127.0.0.1:$am_port" "scrape_interval: 5s" "scrape_timeout: 4s" "evaluation_interval: 5s"; do
+  grep -qF -- "$want" "$tmp/prometheus.yml" || fail "dashboards/prometheus.yml changed shape: could not substitute $want"
+done
+promtool check config "$tmp/prometheus.yml" >"$tmp/promtool.log" 2>&1 || { cat "$tmp/promtool.log" >&2; fail "promtool check config failed"; }
+mkdir -p "$tmp/prometheus"
+prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/prometheus" \
+  --web.listen-address="127.0.0.1:$prom_port" >"$tmp/prometheus.log" 2>&1 &
+pids+=($!)
+
+# wait_for DESCRIPTION TRIES COMMAND...: run COMMAND once a second until it
+# succeeds, at most TRIES times and within the deadline.
+wait_for() {
+  local what=$1 tries=$2 i
+  shift 2
+  for ((i = 0; i < tries; i++)); do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    for pid in "${pids[@]}"; do
+      kill -0 "$pid" 2>/dev/null || fail "a process died while waiting for $what (pid $pid)"
+    done
+    time_left || fail "deadline of ${DEADLINE}s passed while waiting for $what"
+    sleep 1
+  done
+  fail "timed out after ${tries} tries waiting for $what"
+}
+
+step="wait for services"
+wait_for "the exporter" 30 curl -fsS "http://$exp_addr/-/healthy"
+wait_for "alertmanager" 30 curl -fsS "$am_url/-/ready"
+wait_for "prometheus" 60 curl -fsS "$prom_url/-/ready"
+
+# promql EXPR: prints the API's JSON answer of an instant query.
+promql() { curl -fsS --max-time 10 "$prom_url/api/v1/query" --data-urlencode "query=$1"; }
+# nonempty EXPR: succeeds when the query returns at least one series.
+nonempty() { promql "$1" | jq -e '.status == "success" and (.data.result | length > 0)' >/dev/null; }
+
+# ---------------------------------------------------------------- 4. first scrape
+step="wait for mintlify_up"
+wait_for 'mintlify_up{job="mintlify"} == 1 in Prometheus' 90 nonempty 'mintlify_up{job="mintlify"} == 1'
+log "Prometheus has scraped mintlify_up == 1 after ${SECONDS}s"
+
+# ---------------------------------------------------------------- 5. dashboard queries
+step="dashboard queries"
+path=$(promql 'topk(1, mintlify_page_views{job="mintlify", project="docs", window="24h"})' | jq -r '.data.result[0].metric.path // empty')
+[ -n "$path" ] || fail "no mintlify_page_views path for project docs to use as \$path"
+log "using \$path=$path"
+
+# One JSON object per query: where it comes from and the expression with
+# the variables replaced as Grafana would for a single selection.
+jq -c --arg instance "$exp_addr" --arg path "$path" '
+  def subst: gsub("\\$__rate_interval|\\$\\{__rate_interval\\}"; "1m")
+    | gsub("\\$job\\b|\\$\\{job\\}"; "mintlify")
+    | gsub("\\$instance\\b|\\$\\{instance\\}"; $instance)
+    | gsub("\\$project\\b|\\$\\{project\\}"; "docs")
+    | gsub("\\$window\\b|\\$\\{window\\}"; "24h")
+    | gsub("\\$path\\b|\\$\\{path\\}"; $path);
+  ( .templating.list[] | select(.type == "query")
+    | {where: ("variable " + .name),
+       expr: (.definition | capture("^label_values\\((?<sel>.+),\\s*[a-zA-Z_][a-zA-Z0-9_]*\\)$").sel | subst)} ),
+  ( [.panels[] | ., (.panels[]?)] | .[] | select(.type != "row") | . as $p | .targets[]
+    | {where: ("panel \($p.id) \"\($p.title)\" target \(.refId)"), expr: (.expr | subst)} )
+' "$dashboard" >"$tmp/queries.jsonl" || fail "cannot read the queries of $dashboard"
+total=$(wc -l <"$tmp/queries.jsonl")
+[ "$total" -gt 0 ] || fail "no queries found in $dashboard"
+if jq -r .expr "$tmp/queries.jsonl" | grep -q '\$'; then
+  jq -r .expr "$tmp/queries.jsonl" | grep '\$' >&2
+  fail "unsubstituted variables left in the queries above"
+fi
+
+# Rates need two samples inside the 1m range, and agent jobs may need a
+# poll, so queries that are still empty are retried for a while.
+pending=$(seq 1 "$total")
+for ((round = 0; round < 60; round++)); do
+  still=""
+  for n in $pending; do
+    expr=$(sed -n "${n}p" "$tmp/queries.jsonl" | jq -r .expr)
+    nonempty "$expr" || still="$still $n"
+  done
+  pending=$still
+  [ -z "$pending" ] && break
+  time_left || break
+  sleep 1
+done
+if [ -n "$pending" ]; then
+  for n in $pending; do
+    q=$(sed -n "${n}p" "$tmp/queries.jsonl")
+    log "EMPTY or failing: $(jq -r .where <<<"$q"): $(jq -r .expr <<<"$q")"
+    log "  answer: $(promql "$(jq -r .expr <<<"$q")" 2>&1 | head -c 300)"
+  done
+  fail "$(wc -w <<<"$pending") of $total dashboard queries returned no data"
+fi
+log "all $total dashboard queries returned data"
+
+# ---------------------------------------------------------------- 6. alert
+step="agent job alert"
+am_alert_count() {
+  curl -fsS --max-time 10 "$am_url/api/v2/alerts?active=true" |
+    jq -e --arg job "$1" '[.[] | select(.labels.alertname == "MintlifyAgentJobFailed" and .labels.job_id == $job)] | length'
+}
+am_has_alert() { [ "$(am_alert_count "$1")" -gt 0 ]; }
+# The already failed demo job proves the path Prometheus -> Alertmanager.
+wait_for 'MintlifyAgentJobFailed for job_demo_failed in Alertmanager' 60 am_has_alert job_demo_failed
+# Not yet for job_demo_new, which is still active.
+n=$(am_alert_count job_demo_new) || fail "cannot query Alertmanager"
+[ "$n" -eq 0 ] || fail "MintlifyAgentJobFailed for job_demo_new fired before the job failed"
+nonempty 'mintlify_agent_job_status{job="mintlify", job_id="job_demo_new", status="active"} == 1' ||
+  fail "job_demo_new is not active in Prometheus (the demo completes it 2 minutes after start; ${SECONDS}s have passed)"
+answer=$(curl -sS --max-time 10 -X POST "http://$exp_addr/-/demo/fail-job?project=demo-blog&job=job_demo_new" -w '\n%{http_code}') ||
+  fail "POST /-/demo/fail-job failed"
+code=${answer##*$'\n'}
+[ "$code" = 200 ] || fail "POST /-/demo/fail-job answered $code: ${answer%$'\n'*}"
+log "job_demo_new failed on demand after ${SECONDS}s; waiting for the alert"
+wait_for 'MintlifyAgentJobFailed for job_demo_new in Alertmanager' 180 am_has_alert job_demo_new
+alert=$(curl -fsS "$am_url/api/v2/alerts?active=true" | jq -c '[.[] | select(.labels.alertname == "MintlifyAgentJobFailed" and .labels.job_id == "job_demo_new")][0]')
+jq -e '.labels.project == "blog" and .labels.severity != null and (.annotations.runbook_url | test("#runbook-mintlifyagentjobfailed$"))' <<<"$alert" >/dev/null ||
+  fail "unexpected alert: $alert"
+log "MintlifyAgentJobFailed for job_demo_new is in Alertmanager after ${SECONDS}s: $(jq -r .annotations.summary <<<"$alert")"
+
+step="cleanup"
