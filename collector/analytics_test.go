@@ -2,8 +2,6 @@ package collector_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,19 +35,7 @@ func TestGoldenPerCollector(t *testing.T) {
 			if count(got, data) == 0 {
 				t.Fatalf("no %s series: the golden file would prove little", data)
 			}
-			golden := filepath.Join("testdata", "golden_"+name+".prom")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./collector -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("metrics differ from %s:\n%s", golden, diff(string(want), got))
-			}
+			compareGolden(t, "golden_"+name+".prom", got)
 		})
 	}
 }
@@ -93,25 +79,11 @@ projects:
 	if n := e.requestsWithStatus(429); n != 0 {
 		t.Fatalf("%d answers were 429", n)
 	}
-	var times []time.Time
-	perEndpoint := map[string]int{}
-	for _, r := range e.api.Server.Requests() {
-		if r.Endpoint != mockapi.EndpointGetJob {
-			times = append(times, r.Time)
-			perEndpoint[r.Endpoint]++
-		}
-	}
-	for i := range times {
-		n := 0
-		for j := i; j < len(times) && times[j].Sub(times[i]) < time.Hour; j++ {
-			n++
-		}
-		if n > 90 {
-			t.Fatalf("%d analytics requests in the hour from %v", n, times[i])
-		}
+	if n := e.maxInAnyHour(mockapi.EndpointGetJob); n > 90 {
+		t.Fatalf("%d analytics requests in one hour; the budget is 90", n)
 	}
 	for _, ep := range []string{mockapi.EndpointViews, mockapi.EndpointVisitors, mockapi.EndpointFeedback, mockapi.EndpointSearches, mockapi.EndpointCallerStats} {
-		if perEndpoint[ep] == 0 {
+		if e.requests(ep) == 0 {
 			t.Errorf("collector for %s never ran", ep)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -190,4 +192,55 @@ func (e *env) requests(endpoint string) int {
 
 func (e *env) requestsWithStatus(status int) int {
 	return e.api.Server.CountRequests(func(r mockapi.Request) bool { return r.Status == status })
+}
+
+// compareGolden checks got against testdata/<name>, rewriting the file
+// first under -update.
+func compareGolden(t *testing.T, name, got string) {
+	t.Helper()
+	golden := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./collector -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("metrics differ from %s (check the change, then run go test ./collector -update):\n%s", golden, diff(string(want), got))
+	}
+}
+
+// maxInAnyHour is the most requests the simulated API received, other
+// than the endpoints skipped, within any one-hour span.
+func (e *env) maxInAnyHour(skip ...string) int {
+	var times []time.Time
+	for _, r := range e.api.Server.Requests() {
+		if !slices.Contains(skip, r.Endpoint) {
+			times = append(times, r.Time)
+		}
+	}
+	most := 0
+	for i := range times {
+		n := 0
+		for j := i; j < len(times) && times[j].Sub(times[i]) < time.Hour; j++ {
+			n++
+		}
+		most = max(most, n)
+	}
+	return most
+}
+
+// expectRecovery clears the faults, lets any back-off pass and checks that
+// the next scrape brings the collector and its series back.
+func (e *env) expectRecovery(up, series string, want int) {
+	e.t.Helper()
+	e.api.Server.ClearFaults()
+	e.clock.Advance(time.Hour)
+	out := e.scrape()
+	if mustValue(e.t, out, up) != 1 || count(out, series) != want {
+		e.t.Fatal("no recovery on the first good refresh after the fault")
+	}
 }

@@ -3,8 +3,6 @@ package collector_test
 import (
 	"context"
 	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -49,20 +47,7 @@ projects:
     jobs: [job_active, job_done, job_failed, job_archived, job_missing]
 `, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 7, Paths: 4, OtherTraffic: true}}})
 	seedJobs(e)
-	got := e.scrape()
-	golden := filepath.Join("testdata", "golden.prom")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./collector -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("metrics differ from %s (run go test ./collector -run Golden -update after checking the change):\n%s", golden, diff(string(want), got))
-	}
+	compareGolden(t, "golden.prom", e.scrape())
 }
 
 // diff lists the lines only in one of a and b.
@@ -172,25 +157,13 @@ projects:
 	if n := e.requestsWithStatus(429); n != 0 {
 		t.Fatalf("%d answers were 429", n)
 	}
-	var times []time.Time
-	for _, r := range e.api.Server.Requests() {
-		if r.Endpoint == mockapi.EndpointViews {
-			times = append(times, r.Time)
-		}
-	}
-	for i := range times {
-		n := 0
-		for j := i; j < len(times) && times[j].Sub(times[i]) < time.Hour; j++ {
-			n++
-		}
-		if n > 90 {
-			t.Fatalf("%d requests in the hour from %v; the budget is 100 less a reserve of 10", n, times[i])
-		}
+	if n := e.maxInAnyHour(mockapi.EndpointGetJob); n > 90 {
+		t.Fatalf("%d requests in one hour; the budget is 100 less a reserve of 10", n)
 	}
 	// 3 projects × 8 pages = 24 requests a round; 90 an hour allow 3.75
 	// rounds, so two hours must see at least 6 rounds.
-	if len(times) < 6*24 {
-		t.Fatalf("only %d requests in two hours: the budget is under-used", len(times))
+	if n := e.requests(mockapi.EndpointViews); n < 6*24 {
+		t.Fatalf("only %d requests in two hours: the budget is under-used", n)
 	}
 	if got := mustValue(t, out, `mintlify_refresh_interval_seconds{collector="pageviews",project="p1"}`); got != 960 {
 		t.Errorf("refresh interval = %v s, want 960 (3600 s × 24 requests / 90)", got)
@@ -257,12 +230,7 @@ func TestServerErrorStorm(t *testing.T) {
 	if mustValue(t, out, `mintlify_refresh_failures_total{collector="pageviews",project="docs",reason="server_error"}`) < 5 {
 		t.Error("server errors not counted")
 	}
-	e.api.Server.ClearFaults()
-	e.clock.Advance(time.Hour)
-	out = e.scrape()
-	if mustValue(t, out, up) != 1 || count(out, `mintlify_page_views{`) != 20 {
-		t.Fatal("no recovery on the first good sweep")
-	}
+	e.expectRecovery(up, `mintlify_page_views{`, 20)
 }
 
 func TestRateLimitStorm(t *testing.T) {
@@ -304,12 +272,7 @@ func TestRateLimitStorm(t *testing.T) {
 			if mustValue(t, out, up) != 0 || count(out, `mintlify_page_views{`) != 0 {
 				t.Fatal("after max_age of 429s, up must be 0 and the page series gone")
 			}
-			e.api.Server.ClearFaults()
-			e.clock.Advance(time.Hour)
-			out = e.scrape()
-			if mustValue(t, out, up) != 1 || count(out, `mintlify_page_views{`) != 20 {
-				t.Fatal("no recovery after the 429s stopped")
-			}
+			e.expectRecovery(up, `mintlify_page_views{`, 20)
 		})
 	}
 }
