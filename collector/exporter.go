@@ -230,9 +230,10 @@ func (e *Exporter) Apply(cfg *config.Config) error {
 	return nil
 }
 
-// jobPollRate bounds GetJob calls per project: the agent API's limits are
-// not documented for reads, so the exporter stays well below the 100 per
-// hour documented for writes... per minute: one call a second, bursts of 5.
+// jobPollRate bounds GetJob calls per project. The API documents no limit
+// for reading jobs (only 100 writes per project per hour), and job polls
+// do not count against the analytics budget; one call a second with bursts
+// of 5 keeps a long list of tracked jobs from hammering it all the same.
 const (
 	jobPollRate  = rate.Limit(1)
 	jobPollBurst = 5
