@@ -87,6 +87,16 @@ func (s *configSource) load() (*config.Config, error) {
 	return cfg, nil
 }
 
+// userAgent is what the exporter sends upstream: mintlify_exporter/<version>,
+// "dev" for a build without a stamped version.
+func userAgent() string {
+	v := version.Version
+	if v == "" {
+		v = "dev"
+	}
+	return exporterName + "/" + v
+}
+
 // server is the running exporter: registries, collector, reload state.
 type server struct {
 	f        *flags
@@ -137,7 +147,7 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 		ReadTrackedJobs:   trackfileRead,
 		Logger:            logger,
 		Getenv:            src.getenv,
-		UserAgent:         exporterName + "/" + version.Version,
+		UserAgent:         userAgent(),
 		Registerer:        s.registry,
 		Clock:             h.clock,
 		RetryBase:         h.retryBase,
