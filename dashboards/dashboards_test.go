@@ -432,8 +432,9 @@ func TestMetricNameExtraction(t *testing.T) {
 }
 
 // exposedMetricNames runs the real collector against the simulated API,
-// with page views in two windows and jobs in every status, and returns the
-// names of the series it exposes.
+// with every analytics collector (page views, visitors, feedback, searches,
+// assistant) in two windows and jobs in every status, and returns the names
+// of the series it exposes.
 func exposedMetricNames(t *testing.T) map[string]bool {
 	t.Helper()
 	const key, keyEnv = "mint_dashboardtestkey1", "DASHBOARD_TEST_MINTLIFY_KEY"
@@ -466,6 +467,7 @@ projects:
   - id: proj-docs
     name: docs
     windows: [24h, 7d]
+    collectors: [pageviews, visitors, feedback, searches, assistant]
     jobs: [job_archived, job_completed, job_failed, job_active, job_missing]
 `, api.URL(), keyEnv)))
 	if err != nil {
@@ -522,6 +524,10 @@ func TestMetricNamesExist(t *testing.T) {
 		"mintlify_agent_job_status", "mintlify_agent_job_pull_request_info",
 		"mintlify_agent_job_archived_timestamp_seconds", "mintlify_api_request_duration_seconds_bucket",
 		"mintlify_exporter_build_info",
+		"mintlify_page_visitors", "mintlify_site_visitors", "mintlify_site_unique_visitors",
+		"mintlify_page_feedback", "mintlify_page_feedback_truncated",
+		"mintlify_search_hits", "mintlify_search_click_through_ratio", "mintlify_searches",
+		"mintlify_assistant_queries",
 	} {
 		if !exposed[n] {
 			t.Errorf("the test exporter does not expose %s; fix the fixture", n)
@@ -651,7 +657,7 @@ func TestPrometheusConfigPromtool(t *testing.T) {
 var wantAlerts = []string{
 	"MintlifyUpstreamDown", "MintlifyDataStale", "MintlifyRateLimited", "MintlifyBudgetNearlyExhausted",
 	"MintlifyAgentJobFailed", "MintlifyAgentJobActiveTooLong", "MintlifyHumanPageViewsDrop",
-	"MintlifyExporterConfigReloadFailed",
+	"MintlifyExporterConfigReloadFailed", "MintlifyPageThumbsDownSpike",
 }
 
 func TestAlertRulesShape(t *testing.T) {

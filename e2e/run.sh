@@ -13,9 +13,11 @@
 #   4. wait until Prometheus has scraped mintlify_up == 1
 #   5. run every query of dashboards/mintlify.json (panel targets and
 #      variable selectors) through Prometheus' API; each must return data
-#   6. make the demo job job_demo_new fail (POST /-/demo/fail-job) and wait
+#   6. check that Prometheus evaluates every rule of alerts.yml without an
+#      error on the real series
+#   7. make the demo job job_demo_new fail (POST /-/demo/fail-job) and wait
 #      for MintlifyAgentJobFailed for it in Alertmanager
-#   7. stop everything it started, by PID, and check nothing is left
+#   8. stop everything it started, by PID, and check nothing is left
 #
 # Environment: KEEP_TMP=1 keeps the temporary directory (logs, TSDB);
 # DASHBOARD=file tests another dashboard JSON than dashboards/mintlify.json.
@@ -285,7 +287,26 @@ if [ -n "$pending" ]; then
 fi
 log "all $total dashboard queries returned data"
 
-# ---------------------------------------------------------------- 6. alert
+# ---------------------------------------------------------------- 6. rules
+# Every rule of alerts.yml is loaded and evaluates on the real series
+# without an error (a many-to-many match, say, only shows on real data).
+step="alert rules"
+want_rules=$(grep -E '^[[:space:]]*- alert:' dashboards/alerts.yml | awk '{print $3}' | sort)
+[ -n "$want_rules" ] || fail "no alerts found in dashboards/alerts.yml"
+rules_json() { curl -fsS --max-time 10 "$prom_url/api/v1/rules?type=alert"; }
+rules_evaluated() {
+  rules_json | jq -e '[.data.groups[].rules[]] | length > 0 and all(.health != "unknown")' >/dev/null
+}
+wait_for "Prometheus to evaluate every alerting rule" 60 rules_evaluated
+rules=$(rules_json) || fail "cannot read Prometheus' rules"
+have_rules=$(jq -r '.data.groups[].rules[].name' <<<"$rules" | sort)
+[ "$have_rules" = "$want_rules" ] ||
+  fail "Prometheus loaded the alerts [$(tr '\n' ' ' <<<"$have_rules")], dashboards/alerts.yml has [$(tr '\n' ' ' <<<"$want_rules")]"
+bad=$(jq -r '.data.groups[].rules[] | select(.health != "ok") | "\(.name): \(.health) \(.lastError // "")"' <<<"$rules")
+[ -z "$bad" ] || fail "alerting rules fail to evaluate: $bad"
+log "all $(wc -l <<<"$want_rules") alerting rules evaluate without errors"
+
+# ---------------------------------------------------------------- 7. alert
 step="agent job alert"
 am_alert_count() {
   curl -fsS --max-time 10 "$am_url/api/v2/alerts?active=true" |
