@@ -1,11 +1,404 @@
 package main
 
+// The `mintlify_exporter jobs` command: create, message, read and watch
+// Mintlify agent jobs from the command line, and record created jobs in the
+// tracked-jobs file the exporter follows. Output formatting and the error
+// texts live in jobs_output.go.
+
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
 )
 
+// Exit codes of the jobs command.
+const (
+	jobsExitOK      = 0
+	jobsExitError   = 1 // API or I/O error; for watch, the job failed
+	jobsExitUsage   = 2 // bad command line or input, nothing was sent
+	jobsExitTimeout = 3 // watch gave up before the job finished
+)
+
+const (
+	jobsCmdName = exporterName + " jobs"
+	// maxPromptBytes bounds a prompt read from a file or stdin; the API
+	// takes a JSON body of at most about 1 MiB.
+	maxPromptBytes = 512 << 10
+	maxKeyFileSize = 4 << 10
+)
+
+// jobsEnv is everything the jobs command touches outside itself. Tests
+// replace stdin, the clock and sleep, so watching needs no real waiting.
+type jobsEnv struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+	now    func() time.Time
+	// sleep waits d or until ctx ends, whichever is first.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
 func runJobs(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "mintlify_exporter jobs: not available in this build yet")
-	return 2
+	env := &jobsEnv{
+		stdin: os.Stdin, stdout: stdout, stderr: stderr,
+		getenv: os.Getenv, now: time.Now, sleep: sleepContext,
+	}
+	return env.run(args)
+}
+
+func sleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// promptSource is where a create or message command takes its prompt.
+type promptSource struct {
+	text    string
+	textSet bool
+	file    string
+}
+
+// jobsOptions is the parsed command line.
+type jobsOptions struct {
+	projectID      string
+	keyFile        string
+	apiURL         string
+	output         string
+	requestTimeout time.Duration
+
+	createPrompt  promptSource
+	messagePrompt promptSource
+	track         string
+	jobID         string
+	interval      time.Duration
+	watchTimeout  time.Duration
+}
+
+// terminated carries kingpin's exit status out of Parse (see parse).
+type terminated struct{ code int }
+
+func newJobsApp(o *jobsOptions) (*kingpin.Application, *bool) {
+	app := kingpin.New(jobsCmdName, "Create, message, read and watch Mintlify agent jobs.\n\n"+
+		"The admin API key is read from --mintlify.api-key-file or the MINTLIFY_API_KEY environment variable, never from a flag value. "+
+		"Creating jobs and sending messages need a write-scoped key; both count against the API's limit of 100 per project per hour.\n\n"+
+		"Exit status: 0 success; 1 API or I/O error (watch: the job failed); 2 bad command line or empty prompt (nothing sent); 3 watch timed out.")
+	app.HelpFlag.Short('h')
+	app.Flag("mintlify.project-id", "Project id the jobs belong to.").PlaceHolder("ID").Envar("MINTLIFY_PROJECT_ID").Required().StringVar(&o.projectID)
+	app.Flag("mintlify.api-key-file", "File holding the admin API key. Otherwise the key is read from the MINTLIFY_API_KEY environment variable.").PlaceHolder("FILE").StringVar(&o.keyFile)
+	app.Flag("mintlify.api-url", "Base URL of the Mintlify API.").Default(mintlify.DefaultBaseURL).StringVar(&o.apiURL)
+	app.Flag("output", "Output format: table or json (one JSON object per line).").Short('o').Default("table").EnumVar(&o.output, "table", "json")
+	app.Flag("request-timeout", "Timeout of each API request.").Default("30s").DurationVar(&o.requestTimeout)
+
+	create := app.Command("create", "Start an agent job and print it. The prompt comes from --prompt, --prompt-file, or standard input.")
+	addPromptFlags(create, &o.createPrompt)
+	create.Flag("track", "After creating the job, append its id to this tracked-jobs file (the exporter's --mintlify.tracked-jobs-file). The directory must exist.").PlaceHolder("FILE").StringVar(&o.track)
+
+	message := app.Command("message", "Send a follow-up prompt to a job and print it. The prompt comes from --prompt, --prompt-file, or standard input.")
+	message.Arg("id", "Job id.").Required().StringVar(&o.jobID)
+	addPromptFlags(message, &o.messagePrompt)
+
+	get := app.Command("get", "Print a job.")
+	get.Arg("id", "Job id.").Required().StringVar(&o.jobID)
+
+	watch := app.Command("watch", "Poll a job until it is completed, archived or failed, printing a line at each change of status or pull-request link. "+
+		"Exit status 0 when it completed or was archived, 1 when it failed, 3 when --timeout passed first.")
+	watch.Arg("id", "Job id.").Required().StringVar(&o.jobID)
+	watch.Flag("interval", "Time between polls.").Default("10s").DurationVar(&o.interval)
+	watch.Flag("timeout", "Give up (exit status 3) when the job has not finished after this long.").Default("30m").DurationVar(&o.watchTimeout)
+
+	helped := new(bool)
+	app.HelpFlag.PreAction(func(*kingpin.ParseContext) error { *helped = true; return nil })
+	return app, helped
+}
+
+func addPromptFlags(cmd *kingpin.CmdClause, p *promptSource) {
+	cmd.Flag("prompt", "The prompt text.").PlaceHolder("TEXT").IsSetByUser(&p.textSet).StringVar(&p.text)
+	cmd.Flag("prompt-file", "Read the prompt from this file; '-' is standard input.").PlaceHolder("FILE").StringVar(&p.file)
+}
+
+// parse runs kingpin. Its help and usage paths call Terminate, which would
+// exit the process; here it unwinds back to parse instead.
+func (e *jobsEnv) parse(args []string, o *jobsOptions) (cmd string, code int, done bool) {
+	app, helped := newJobsApp(o)
+	app.UsageWriter(e.stdout)
+	app.ErrorWriter(e.stderr)
+	app.Terminate(func(code int) { panic(terminated{code}) })
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		t, ok := r.(terminated)
+		if !ok {
+			panic(r)
+		}
+		cmd, code, done = "", t.code, true
+		if !*helped && code == 0 {
+			// Usage shown because no command was given: not a success.
+			fmt.Fprintf(e.stderr, "%s: a command is required: create, message, get or watch\n", jobsCmdName)
+			code = jobsExitUsage
+		}
+	}()
+	cmd, err := app.Parse(args)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%s: %v (try --help)\n", jobsCmdName, err)
+		return "", jobsExitUsage, true
+	}
+	return cmd, 0, false
+}
+
+func (e *jobsEnv) failf(code int, format string, args ...any) int {
+	fmt.Fprintf(e.stderr, jobsCmdName+": "+format+"\n", args...)
+	return code
+}
+
+func (e *jobsEnv) run(args []string) int {
+	var o jobsOptions
+	cmd, code, done := e.parse(args, &o)
+	if done {
+		return code
+	}
+
+	// Everything that can be checked locally is, before any request.
+	var prompt string
+	var err error
+	switch cmd {
+	case "create":
+		prompt, err = e.readPrompt(o.createPrompt)
+		if err == nil && o.track != "" {
+			err = checkTrackDir(o.track)
+		}
+	case "message":
+		prompt, err = e.readPrompt(o.messagePrompt)
+	case "watch":
+		if o.interval <= 0 || o.watchTimeout <= 0 {
+			err = errors.New("--interval and --timeout must be positive")
+		}
+	}
+	if err != nil {
+		return e.failf(jobsExitUsage, "%v", err)
+	}
+	if o.requestTimeout <= 0 {
+		return e.failf(jobsExitUsage, "--request-timeout must be positive")
+	}
+	key, err := e.readKey(o.keyFile)
+	if err != nil {
+		return e.failf(jobsExitUsage, "%v", err)
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	defer transport.CloseIdleConnections()
+	client, err := mintlify.New(mintlify.Options{
+		BaseURL:        o.apiURL,
+		Key:            key,
+		UserAgent:      userAgent(),
+		HTTPClient:     &http.Client{Transport: transport},
+		RequestTimeout: o.requestTimeout,
+	})
+	if err != nil {
+		// ValidateKey's messages describe the key without quoting it.
+		return e.failf(jobsExitError, "%v", err)
+	}
+
+	ctx := context.Background()
+	switch cmd {
+	case "create":
+		return e.create(ctx, client, &o, prompt)
+	case "message":
+		job, err := client.SendMessage(ctx, o.projectID, o.jobID, prompt)
+		if err != nil {
+			return e.apiFail(err, opMessage, o.projectID, o.jobID)
+		}
+		return e.printJob(o.output, job)
+	case "get":
+		job, err := client.GetJob(ctx, o.projectID, o.jobID)
+		if err != nil {
+			return e.apiFail(err, opGet, o.projectID, o.jobID)
+		}
+		return e.printJob(o.output, job)
+	case "watch":
+		return e.watch(ctx, client, &o)
+	}
+	return e.failf(jobsExitUsage, "unknown command %q", cmd)
+}
+
+func (e *jobsEnv) create(ctx context.Context, client *mintlify.Client, o *jobsOptions, prompt string) int {
+	job, err := client.CreateJob(ctx, o.projectID, prompt)
+	if err != nil {
+		return e.apiFail(err, opCreate, o.projectID, "")
+	}
+	code := e.printJob(o.output, job)
+	if o.track != "" {
+		// project_id/job_id: the exporter may follow several projects, and
+		// job ids are only unique within one.
+		line := o.projectID + "/" + job.ID
+		if err := trackfile.Append(o.track, line); err != nil {
+			return e.failf(jobsExitError, "job %s was created but is NOT tracked: %v; add it by hand: echo %s >> %s",
+				job.ID, err, line, o.track)
+		}
+	}
+	return code
+}
+
+// watch polls the job until it finishes or --timeout passes.
+func (e *jobsEnv) watch(ctx context.Context, client *mintlify.Client, o *jobsOptions) int {
+	deadline := e.now().Add(o.watchTimeout)
+	var last *mintlify.Job
+	for {
+		wait := o.interval
+		job, err := client.GetJob(ctx, o.projectID, o.jobID)
+		switch {
+		case err != nil && !transientError(err):
+			return e.apiFail(err, opGet, o.projectID, o.jobID)
+		case err != nil:
+			// The job is still there; a hiccup must not end a long watch.
+			if limited, after, ok := mintlify.IsRateLimited(err); limited && ok {
+				wait = max(wait, after)
+			}
+			fmt.Fprintf(e.stderr, "%s: polling job %s: %s; trying again\n", jobsCmdName, o.jobID, describeAPIError(err, opGet, o.projectID, o.jobID))
+		default:
+			if last == nil || job.Status != last.Status || prLink(job) != prLink(last) {
+				if code := e.printWatchLine(o.output, job); code != jobsExitOK {
+					return code
+				}
+			}
+			last = job
+			switch job.Status {
+			case mintlify.JobCompleted, mintlify.JobArchived:
+				return jobsExitOK
+			case mintlify.JobFailed:
+				return e.failf(jobsExitError, "job %s failed", job.ID)
+			}
+		}
+		now := e.now()
+		if !now.Before(deadline) {
+			state := "could not be read"
+			if last != nil {
+				state = "is still " + string(last.Status)
+			}
+			return e.failf(jobsExitTimeout, "timed out after %s: job %s %s", o.watchTimeout, o.jobID, state)
+		}
+		if err := e.sleep(ctx, min(wait, deadline.Sub(now))); err != nil {
+			return e.failf(jobsExitError, "watching job %s: %v", o.jobID, err)
+		}
+	}
+}
+
+// transientError is an error worth polling through: rate limit, 5xx, or
+// no answer at all. 4xx answers are not.
+func transientError(err error) bool {
+	if limited, _, _ := mintlify.IsRateLimited(err); limited {
+		return true
+	}
+	var ae *mintlify.APIError
+	var re *mintlify.ResponseError
+	if errors.As(err, &ae) {
+		return ae.StatusCode >= 500
+	}
+	if errors.As(err, &re) {
+		return re.StatusCode >= 500
+	}
+	return true // transport error or timeout
+}
+
+// readPrompt takes the prompt from --prompt, --prompt-file or stdin and
+// refuses an empty one.
+func (e *jobsEnv) readPrompt(p promptSource) (string, error) {
+	if p.textSet && p.file != "" {
+		return "", errors.New("give either --prompt or --prompt-file, not both")
+	}
+	text := p.text
+	if !p.textSet {
+		var r io.Reader
+		name := "standard input"
+		if p.file == "" || p.file == "-" {
+			if f, ok := e.stdin.(*os.File); ok {
+				if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+					fmt.Fprintf(e.stderr, "%s: reading the prompt from standard input (end it with Ctrl-D)\n", jobsCmdName)
+				}
+			}
+			r = e.stdin
+		} else {
+			f, err := os.Open(p.file)
+			if err != nil {
+				return "", fmt.Errorf("reading the prompt: %w", err)
+			}
+			defer f.Close()
+			r, name = f, p.file
+		}
+		if r == nil {
+			return "", errors.New("no prompt: give --prompt TEXT, --prompt-file FILE, or the text on standard input")
+		}
+		b, err := io.ReadAll(io.LimitReader(r, maxPromptBytes+1))
+		if err != nil {
+			return "", fmt.Errorf("reading the prompt from %s: %w", name, err)
+		}
+		if len(b) > maxPromptBytes {
+			return "", fmt.Errorf("the prompt in %s is longer than %d bytes", name, maxPromptBytes)
+		}
+		text = strings.TrimRight(string(b), "\r\n")
+	}
+	if strings.TrimSpace(text) == "" {
+		return "", errors.New("the prompt is empty: the API needs at least one character (give --prompt TEXT, --prompt-file FILE, or the text on standard input); nothing was sent")
+	}
+	return text, nil
+}
+
+// checkTrackDir fails early, before a job is created, when --track names
+// a file whose directory does not exist.
+func checkTrackDir(path string) error {
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return fmt.Errorf("--track %s: directory %s does not exist; no job was created", path, dir)
+	}
+	return nil
+}
+
+// readKey loads the admin key from --mintlify.api-key-file or
+// MINTLIFY_API_KEY. Errors name the source, never the value.
+func (e *jobsEnv) readKey(file string) (secret.Secret, error) {
+	var raw, from string
+	if file != "" {
+		from = "--mintlify.api-key-file " + file
+		f, err := os.Open(file)
+		if err != nil {
+			return secret.Secret{}, fmt.Errorf("reading the API key: %w", err)
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, maxKeyFileSize+1))
+		if err != nil {
+			return secret.Secret{}, fmt.Errorf("reading the API key from %s: %w", file, err)
+		}
+		if len(b) > maxKeyFileSize {
+			return secret.Secret{}, fmt.Errorf("%s is too large to be an API key", from)
+		}
+		raw = string(b)
+	} else {
+		from = "the MINTLIFY_API_KEY environment variable"
+		raw = e.getenv("MINTLIFY_API_KEY")
+	}
+	v := strings.TrimSpace(raw)
+	if v == "" {
+		return secret.Secret{}, fmt.Errorf("no API key: %s is empty (set MINTLIFY_API_KEY or --mintlify.api-key-file)", from)
+	}
+	return secret.New(v), nil
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
 )
 
 // configSource knows where the configuration comes from: a file, the
@@ -144,7 +145,7 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 	}
 	exp, err := collector.New(cfg, collector.Options{
 		DefaultCollectors: enabled,
-		ReadTrackedJobs:   trackfileRead,
+		ReadTrackedJobs:   trackfile.Read,
 		Logger:            logger,
 		Getenv:            src.getenv,
 		UserAgent:         userAgent(),

@@ -1,0 +1,33 @@
+//go:build linux || darwin || freebsd || openbsd || netbsd || dragonfly || illumos
+
+package trackfile
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// lock takes flock(2) on f, exclusive or shared, waiting for it.
+func lock(f *os.File, exclusive bool) error {
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	return retryEINTR(func() error { return syscall.Flock(int(f.Fd()), how) })
+}
+
+// unlock releases the lock; closing f would release it as well.
+func unlock(f *os.File) error {
+	return retryEINTR(func() error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) })
+}
+
+// retryEINTR repeats a system call interrupted by a signal.
+func retryEINTR(fn func() error) error {
+	for {
+		err := fn()
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}

@@ -1,0 +1,220 @@
+// Package trackfile reads and appends the tracked-jobs file: a plain text
+// file of agent job ids, one per line, that `mintlify_exporter jobs create
+// --track FILE` appends to and the exporter re-reads on every refresh.
+//
+// Format: one id per line; surrounding spaces and a CR before the LF are
+// dropped; blank lines and lines starting with "#" are skipped, as are
+// lines that are not a valid id (see ValidateID). A last line without a
+// terminating newline is ignored: it may be an append still in progress.
+// Editors normally end files with a newline; Append adds one before its own
+// line when a hand-edited file lacks it, so ids never run together.
+//
+// Appends take an exclusive flock(2) on the file, readers a shared one, so
+// a reader never sees half a line and two concurrent appends of the same
+// id write it once. On systems without flock the file is used unlocked.
+package trackfile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxIDLen is the longest id accepted, in bytes.
+const MaxIDLen = 200
+
+// MaxFileSize bounds what Read and Append will load: about 80 000 ids of
+// the maximum length. A larger file is refused rather than read into
+// memory on every refresh.
+const MaxFileSize = 16 << 20
+
+// ValidateID reports why id cannot be stored in the file, or nil. An id
+// must be 1..MaxIDLen bytes of valid UTF-8, without whitespace or control
+// characters, and must not start with "#" (it would read as a comment).
+func ValidateID(id string) error {
+	switch {
+	case id == "":
+		return errors.New("job id is empty")
+	case len(id) > MaxIDLen:
+		return fmt.Errorf("job id is %d bytes long, more than %d", len(id), MaxIDLen)
+	case !utf8.ValidString(id):
+		return errors.New("job id is not valid UTF-8")
+	case strings.IndexFunc(id, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0:
+		return fmt.Errorf("job id %q contains whitespace or control characters", id)
+	case strings.HasPrefix(id, "#"):
+		return fmt.Errorf("job id %q starts with '#', which marks a comment", id)
+	}
+	return nil
+}
+
+// Append adds id to the file at path, creating the file (mode 0644) if
+// needed but not its directory. An id already in the file is not added
+// again. The line is written with a single append and synced to disk
+// before Append returns.
+func Append(path, id string) (err error) {
+	if err := ValidateID(id); err != nil {
+		return fmt.Errorf("tracked-jobs file %s: %w", path, err)
+	}
+	f, err := openLocked(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := closeUnlock(f); cerr != nil && err == nil {
+			err = fmt.Errorf("tracked-jobs file %s: %w", path, cerr)
+		}
+	}()
+
+	data, err := readAllAt(f)
+	if err != nil {
+		return fmt.Errorf("tracked-jobs file %s: %w", path, err)
+	}
+	for _, have := range parse(data) {
+		if have == id {
+			return nil
+		}
+	}
+	line := id + "\n"
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		line = "\n" + line
+	}
+	n, err := f.Write([]byte(line))
+	if err == nil && n != len(line) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		// Take back a partial line: a fragment could read as another id.
+		_ = f.Truncate(int64(len(data)))
+		return fmt.Errorf("tracked-jobs file %s: writing: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("tracked-jobs file %s: syncing: %w", path, err)
+	}
+	if len(data) == 0 {
+		// The file may be new: make its directory entry durable too.
+		syncDir(filepath.Dir(path))
+	}
+	return nil
+}
+
+// openLocked opens path for appending and reading and takes the exclusive
+// lock. If the file was replaced (an editor's save renames a new file over
+// the old one) between open and lock, the lock is on an orphan: reopen.
+func openLocked(path string) (*os.File, error) {
+	for attempt := 0; ; attempt++ {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				dir := filepath.Dir(path)
+				if _, serr := os.Stat(dir); serr != nil {
+					return nil, fmt.Errorf("tracked-jobs file %s: directory %s does not exist (it is not created automatically)", path, dir)
+				}
+			}
+			return nil, fmt.Errorf("tracked-jobs file: %w", err)
+		}
+		if err := lock(f, true); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("tracked-jobs file %s: locking: %w", path, err)
+		}
+		fi, ferr := f.Stat()
+		pi, perr := os.Stat(path)
+		if ferr == nil && perr == nil && os.SameFile(fi, pi) {
+			if !fi.Mode().IsRegular() {
+				_ = closeUnlock(f)
+				return nil, fmt.Errorf("tracked-jobs file %s: not a regular file", path)
+			}
+			return f, nil
+		}
+		_ = closeUnlock(f)
+		if attempt >= 10 {
+			return nil, fmt.Errorf("tracked-jobs file %s: the file keeps being replaced while locking it", path)
+		}
+	}
+}
+
+func closeUnlock(f *os.File) error {
+	uerr := unlock(f)
+	cerr := f.Close()
+	return errors.Join(uerr, cerr)
+}
+
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	_ = d.Sync() // best effort: some filesystems refuse fsync on a directory
+	d.Close()
+}
+
+// readAllAt reads the whole file from offset 0, whatever the fd's offset.
+func readAllAt(f *os.File) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > MaxFileSize {
+		return nil, fmt.Errorf("file is %d bytes, more than the %d bytes allowed", fi.Size(), MaxFileSize)
+	}
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("file is more than the %d bytes allowed", MaxFileSize)
+	}
+	return data, nil
+}
+
+// Read returns the ids in the file at path, in file order, each once. A
+// missing file is an empty list, not an error: the exporter may start
+// before the first job is created.
+func Read(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tracked-jobs file: %w", err)
+	}
+	if err := lock(f, false); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("tracked-jobs file %s: locking: %w", path, err)
+	}
+	data, rerr := readAllAt(f)
+	cerr := closeUnlock(f)
+	if rerr != nil {
+		return nil, fmt.Errorf("tracked-jobs file %s: %w", path, rerr)
+	}
+	if cerr != nil {
+		return nil, fmt.Errorf("tracked-jobs file %s: %w", path, cerr)
+	}
+	return parse(data), nil
+}
+
+// parse returns the valid ids of complete lines, de-duplicated, in order.
+func parse(data []byte) []string {
+	var ids []string
+	seen := map[string]bool{}
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break // no newline yet: possibly a write in progress
+		}
+		line := strings.TrimSpace(string(data[:i]))
+		data = data[i+1:]
+		if line == "" || strings.HasPrefix(line, "#") || ValidateID(line) != nil || seen[line] {
+			continue
+		}
+		seen[line] = true
+		ids = append(ids, line)
+	}
+	return ids
+}
