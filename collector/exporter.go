@@ -124,7 +124,7 @@ func (e *Exporter) Apply(cfg *config.Config) error {
 		if err != nil {
 			return fmt.Errorf("key %q: %w", k.Name, err)
 		}
-		ks := &keyState{name: k.Name, client: client, clock: e.clock, weights: g.CollectorWeights}
+		ks := &keyState{name: k.Name, client: client, weights: g.CollectorWeights}
 		if old, ok := oldKeys[k.Name]; ok {
 			// Same organization budget: what was spent this hour stays spent.
 			ks.budget = old.budget

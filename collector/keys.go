@@ -31,7 +31,6 @@ type keyState struct {
 	name   string
 	client *mintlify.Client
 	budget *budget.Window
-	clock  Clock
 	// weights split the budget between the analytics collectors.
 	weights config.CollectorWeights
 
