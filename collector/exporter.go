@@ -167,7 +167,7 @@ func (e *Exporter) Apply(cfg *config.Config) error {
 			case "pageviews", "visitors":
 				pv := &pageViews{
 					kind: mintlify.Views, project: label, id: p.ID, client: ks.client,
-					opts:   sweepSettings{pageSize: g.PageSize, concurrency: g.PageConcurrency, maxPages: g.MaxPages},
+					opts:   sweepSettings{pageSize: g.PageSize, concurrency: g.PageConcurrency, maxPages: g.MaxPages, budgetLimit: ks.budget.Limit},
 					filter: filter,
 				}
 				if name == "visitors" {

@@ -46,6 +46,20 @@ type pageViews struct {
 
 type sweepSettings struct {
 	pageSize, concurrency, maxPages int
+	// budgetLimit is the key's hourly allowance. A sweep longer than the
+	// allowance could never finish (the budget would stop it every time),
+	// so each window's walk is capped at its part of the allowance and
+	// reported as truncated instead.
+	budgetLimit func() int
+}
+
+// pageCap is how many pages one window's walk may take.
+func (s sweepSettings) pageCap(windows int) int {
+	c := s.maxPages
+	if s.budgetLimit != nil {
+		c = min(c, max(s.budgetLimit()/max(windows, 1), 1))
+	}
+	return c
 }
 
 type pathFilter struct {
@@ -130,7 +144,7 @@ func (p *pageViews) refresh(ctx context.Context, now time.Time, gate func(contex
 		res, err := p.client.SweepRows(ctx, p.kind, p.id, mintlify.DateRange{From: to.Add(-w.duration), To: to}, mintlify.SweepOptions{
 			PageSize:      p.opts.pageSize,
 			Concurrency:   p.opts.concurrency,
-			MaxPages:      p.opts.maxPages,
+			MaxPages:      p.opts.pageCap(len(windows)),
 			ExpectedPages: hint,
 			BeforeRequest: gate,
 		})

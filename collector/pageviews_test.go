@@ -358,3 +358,33 @@ func TestBadPathsAreDroppedNotFatal(t *testing.T) {
 		t.Fatal("the 10 kB path should be dropped (the invalid UTF-8 one arrives repaired by JSON decoding)")
 	}
 }
+
+func TestSiteLargerThanTheBudgetIsTruncatedNotStarved(t *testing.T) {
+	// 30 000 paths are 120 pages: more than the 90 requests an hour the
+	// key allows. The walk stops at 90 pages and says so, instead of being
+	// cut off by the budget every time and never producing data.
+	e := newEnv(t, `
+global:
+  api_url: %s
+keys:
+  - name: acme
+    api_key_env: TEST_MINTLIFY_KEY
+projects:
+  - id: proj-docs
+    name: docs
+    max_paths: 0
+`, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 30000}}})
+	out := e.scrape()
+	if mustValue(t, out, `mintlify_up{collector="pageviews",project="docs"}`) != 1 {
+		t.Fatal("not up")
+	}
+	if mustValue(t, out, `mintlify_page_views_sweep_truncated{project="docs",window="24h"}`) != 1 {
+		t.Fatal("truncation not reported")
+	}
+	if got := mustValue(t, out, `mintlify_page_views_paths{project="docs",window="24h"}`); got != 90*250 {
+		t.Fatalf("%v paths exported, want %d (90 pages)", got, 90*250)
+	}
+	if n := e.requests(mockapi.EndpointViews); n != 90 {
+		t.Fatalf("%d requests, want 90", n)
+	}
+}
