@@ -96,6 +96,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "jobs" {
 		return runJobs(args[1:], stdout, stderr)
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serve(ctx, args, stdout, stderr)
+}
+
+// serve runs the exporter until ctx ends (SIGINT or SIGTERM in
+// production), then shuts the HTTP server down and stops the refreshes.
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var f flags
 	app := newApp(&f)
 	app.UsageWriter(stdout)
@@ -108,9 +116,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	logger := promslog.New(f.logConfig)
 	logger.Info("Starting "+exporterName, "version", version.Info())
 	logger.Info("Build context", "build_context", version.BuildContext())
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 
 	src, err := newConfigSource(ctx, &f, logger)
 	if err != nil {
