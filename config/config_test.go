@@ -318,7 +318,7 @@ func TestDuration(t *testing.T) {
 		}
 	}
 	for d, want := range map[time.Duration]string{
-		0: "0s", 90 * time.Minute: "1h30m", 24 * time.Hour: "1d", 8 * 24 * time.Hour: "1w1d", 1500 * time.Millisecond: "1s500ms",
+		0: "0s", 90 * time.Minute: "1h30m", 24 * time.Hour: "1d", 8 * 24 * time.Hour: "8d", 14 * 24 * time.Hour: "2w", 1500 * time.Millisecond: "1s500ms",
 	} {
 		if got := formatDuration(d); got != want {
 			t.Errorf("formatDuration(%v) = %q, want %q", d, got, want)

@@ -43,7 +43,7 @@ func TestBadFiles(t *testing.T) {
 		"bad_max_pages.yml":      {`line 2: global: max_pages must be at least 1, got 0`},
 		"min_gt_max_refresh.yml": {`line 3: global: max_refresh_interval (1h) must not be less than min_refresh_interval (2h)`},
 		"zero_max_age.yml":       {`line 2: global: max_age must be greater than 0`},
-		"bad_duration.yml":       {`line 2: global.request_timeout: invalid duration "30": missing unit`},
+		"bad_duration.yml":       {`line 2: global.request_timeout: invalid duration "30": not a valid duration string`},
 		"bad_job_poll.yml":       {`line 2: global: job_poll_interval must be at least 5s, got 2s`},
 		"bad_api_url.yml":        {`line 2: global: api_url must be an absolute http or https URL, got "api.mintlify.com"`},
 		"bad_share.yml":          {`line 4: keys[0] "acme": share must be greater than 0 and at most 1, got 1.5`},
