@@ -18,6 +18,7 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
+	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
@@ -36,7 +37,6 @@ const (
 	// maxPromptBytes bounds a prompt read from a file or stdin; the API
 	// takes a JSON body of at most about 1 MiB.
 	maxPromptBytes = 512 << 10
-	maxKeyFileSize = 4 << 10
 )
 
 // jobsEnv is everything the jobs command touches outside itself. Tests
@@ -374,31 +374,16 @@ func checkTrackDir(path string) error {
 }
 
 // readKey loads the admin key from --mintlify.api-key-file or
-// MINTLIFY_API_KEY. Errors name the source, never the value.
+// MINTLIFY_API_KEY, exactly as the exporter does. Errors name the source,
+// never the value.
 func (e *jobsEnv) readKey(file string) (secret.Secret, error) {
-	var raw, from string
+	k := config.Key{APIKeyEnv: "MINTLIFY_API_KEY", APIKeyFile: file}
 	if file != "" {
-		from = "--mintlify.api-key-file " + file
-		f, err := os.Open(file)
-		if err != nil {
-			return secret.Secret{}, fmt.Errorf("reading the API key: %w", err)
-		}
-		defer f.Close()
-		b, err := io.ReadAll(io.LimitReader(f, maxKeyFileSize+1))
-		if err != nil {
-			return secret.Secret{}, fmt.Errorf("reading the API key from %s: %w", file, err)
-		}
-		if len(b) > maxKeyFileSize {
-			return secret.Secret{}, fmt.Errorf("%s is too large to be an API key", from)
-		}
-		raw = string(b)
-	} else {
-		from = "the MINTLIFY_API_KEY environment variable"
-		raw = e.getenv("MINTLIFY_API_KEY")
+		k.APIKeyEnv = ""
 	}
-	v := strings.TrimSpace(raw)
-	if v == "" {
-		return secret.Secret{}, fmt.Errorf("no API key: %s is empty (set MINTLIFY_API_KEY or --mintlify.api-key-file)", from)
+	v, err := k.Read(e.getenv)
+	if err != nil {
+		return secret.Secret{}, fmt.Errorf("no usable API key: %w (set MINTLIFY_API_KEY or --mintlify.api-key-file)", err)
 	}
-	return secret.New(v), nil
+	return v, nil
 }

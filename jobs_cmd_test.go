@@ -337,7 +337,7 @@ func TestJobsErrorClasses(t *testing.T) {
 		{name: "not an admin key", key: "sk_live_Zq8vW2xK4pL7", args: []string{"create", "--prompt", "x"}, local: true,
 			want: pre + "API key is not an admin key: admin keys start with mint_\n"},
 		{name: "no key", key: " ", args: []string{"get", "job_x"}, code: 2, local: true,
-			want: pre + "no API key: the MINTLIFY_API_KEY environment variable is empty (set MINTLIFY_API_KEY or --mintlify.api-key-file)\n"},
+			want: pre + "no usable API key: environment variable MINTLIFY_API_KEY is empty (set MINTLIFY_API_KEY or --mintlify.api-key-file)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newJobsHarness(t, tc.mock)

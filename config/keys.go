@@ -28,41 +28,52 @@ func (c *Config) ResolveKeys(getenv func(string) string) (map[string]secret.Secr
 	out := make(map[string]secret.Secret, len(c.Keys))
 	var errs []error
 	for i, k := range c.Keys {
-		subj := subject("keys", i, k.Name)
-		var raw, from string
-		if k.APIKeyFile != "" {
-			from = "file " + k.APIKeyFile
-			b, err := os.ReadFile(k.APIKeyFile)
-			if err != nil {
-				// *PathError says which file and why, not what is in it.
-				errs = append(errs, fmt.Errorf("%s: reading api_key_file: %w", subj, err))
-				continue
-			}
-			if len(b) > maxKeyFileSize {
-				errs = append(errs, fmt.Errorf("%s: %s is %d bytes, too large to be an API key", subj, from, len(b)))
-				continue
-			}
-			raw = string(b)
-		} else {
-			from = "environment variable " + k.APIKeyEnv
-			raw = getenv(k.APIKeyEnv)
+		v, err := k.Read(getenv)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", subject("keys", i, k.Name), err))
+			continue
 		}
-		v := strings.TrimSpace(raw)
-		switch {
-		case v == "":
-			errs = append(errs, fmt.Errorf("%s: %s is empty", subj, from))
-		case hasSpace(v):
-			// A multi-line file or a pasted value with a space would fail
-			// as an HTTP header far from here, with a less helpful error.
-			errs = append(errs, fmt.Errorf("%s: %s contains whitespace or control characters inside the key", subj, from))
-		default:
-			out[k.Name] = secret.New(v)
-		}
+		out[k.Name] = v
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// Read reads the key from its file or environment variable (getenv), with
+// surrounding white space trimmed. Errors name the source, never the value.
+// The jobs command uses it too, so both read keys the same way.
+func (k Key) Read(getenv func(string) string) (secret.Secret, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var raw, from string
+	if k.APIKeyFile != "" {
+		from = "file " + k.APIKeyFile
+		b, err := os.ReadFile(k.APIKeyFile)
+		if err != nil {
+			// *PathError says which file and why, not what is in it.
+			return secret.Secret{}, fmt.Errorf("reading api_key_file: %w", err)
+		}
+		if len(b) > maxKeyFileSize {
+			return secret.Secret{}, fmt.Errorf("%s is %d bytes, too large to be an API key", from, len(b))
+		}
+		raw = string(b)
+	} else {
+		from = "environment variable " + k.APIKeyEnv
+		raw = getenv(k.APIKeyEnv)
+	}
+	v := strings.TrimSpace(raw)
+	switch {
+	case v == "":
+		return secret.Secret{}, fmt.Errorf("%s is empty", from)
+	case hasSpace(v):
+		// A multi-line file or a pasted value with a space would fail
+		// as an HTTP header far from here, with a less helpful error.
+		return secret.Secret{}, fmt.Errorf("%s contains whitespace or control characters inside the key", from)
+	}
+	return secret.New(v), nil
 }
 
 // EffectiveBudget is how many analytics requests per hour this replica may
