@@ -54,6 +54,9 @@ type env struct {
 	exp   *collector.Exporter
 	reg   *prometheus.Registry
 	logs  *syncBuffer
+	// getenv is where the exporter looks keys up; a test may swap it to
+	// "rotate" a key before a reload.
+	getenv func(string) string
 }
 
 type envOpts struct {
@@ -96,9 +99,10 @@ func newEnv(t *testing.T, yamlCfg string, o envOpts) *env {
 	}
 	logs := &syncBuffer{}
 	reg := prometheus.NewPedanticRegistry()
+	e := &env{t: t, clock: clock, api: api, reg: reg, logs: logs, getenv: getenv}
 	opts := collector.Options{
 		Clock:     clock,
-		Getenv:    getenv,
+		Getenv:    func(k string) string { return e.getenv(k) },
 		Logger:    slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		RetryBase: time.Millisecond,
 		ReadTrackedJobs: func(path string) ([]string, error) {
@@ -118,7 +122,8 @@ func newEnv(t *testing.T, yamlCfg string, o envOpts) *env {
 	}
 	t.Cleanup(exp.Close)
 	reg.MustRegister(exp)
-	return &env{t: t, clock: clock, api: api, exp: exp, reg: reg, logs: logs}
+	e.exp = exp
+	return e
 }
 
 // scrape runs one scrape as the handler does: refresh what is due, wait for

@@ -3,6 +3,7 @@ package collector_test
 import (
 	"context"
 	"flag"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
@@ -292,6 +294,18 @@ func TestUnauthorizedIsNotRetriedSoon(t *testing.T) {
 	}
 	if n := e.requests(mockapi.EndpointViews); n != 1 {
 		t.Fatalf("%d requests in an hour with a refused key; want 1 (no retry storm)", n)
+	}
+	// Fixing the key and reloading retries at once.
+	cfg, err := config.Parse([]byte(fmt.Sprintf(oneProject, e.api.URL())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.getenv = func(string) string { return testKey }
+	if err := e.exp.Apply(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if out := e.scrape(); mustValue(t, out, `mintlify_up{collector="pageviews",project="docs"}`) != 1 {
+		t.Fatal("a reload with a working key did not refresh at once")
 	}
 	logs := e.logs.String()
 	if !strings.Contains(logs, "401") || !strings.Contains(logs, "expired") {

@@ -245,6 +245,11 @@ func (u *unit) inherit(old *unit) {
 	old.mu.Lock()
 	defer old.mu.Unlock()
 	u.nextRefresh, u.lastSuccess, u.failed, u.lastReason, u.failures = old.nextRefresh, old.lastSuccess, old.failed, old.lastReason, old.failures
+	if old.lastReason == reasonUnauthorized || old.lastReason == reasonForbidden {
+		// The usual fix for a refused key is a new key and a reload: try
+		// at once rather than wait out the long auth back-off.
+		u.nextRefresh = time.Time{}
+	}
 	for k, v := range old.failCounts {
 		u.failCounts[k] = v
 	}
