@@ -1,7 +1,6 @@
 package collector_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -9,23 +8,15 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
-const oneCollector = `
-global:
-  api_url: %%s
-keys:
-  - name: acme
-    api_key_env: TEST_MINTLIFY_KEY
-projects:
-  - id: proj-docs
-    name: docs
-    windows: [24h]
-    collectors: [%s]
-`
+// oneCollector is the docs project with only the named collector.
+func oneCollector(name string) string {
+	return docsConfig("", "    windows: [24h]\n    collectors: ["+name+"]\n")
+}
 
 func TestGoldenPerCollector(t *testing.T) {
 	for _, name := range []string{"visitors", "feedback", "searches", "assistant"} {
 		t.Run(name, func(t *testing.T) {
-			cfg := strings.Replace(fmt.Sprintf(oneCollector, name), "windows: [24h]", "windows: [7d]", 1)
+			cfg := strings.Replace(oneCollector(name), "windows: [24h]", "windows: [7d]", 1)
 			e := newEnv(t, cfg, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 21, Paths: 12}}})
 			got := e.scrape()
 			if strings.Contains(got, "mintlify_page_views{") {
@@ -42,7 +33,7 @@ func TestGoldenPerCollector(t *testing.T) {
 
 func TestVisitorsTotalIsItsOwnSeries(t *testing.T) {
 	site := mockapi.Site{Seed: 3, Paths: 40}
-	e := newEnv(t, fmt.Sprintf(oneCollector, "visitors"), envOpts{sites: map[string]mockapi.Site{"proj-docs": site}})
+	e := newEnv(t, oneCollector("visitors"), envOpts{sites: map[string]mockapi.Site{"proj-docs": site}})
 	out := e.scrape()
 	to := epoch.Truncate(time.Minute)
 	totals, _ := site.Visitors(to.Add(-24*time.Hour), to)
@@ -100,7 +91,7 @@ projects:
 }
 
 func TestSearchTermsAreSanitisedAndCapped(t *testing.T) {
-	e := newEnv(t, fmt.Sprintf(oneCollector, "searches"), envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 8, Paths: 50}}})
+	e := newEnv(t, oneCollector("searches"), envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 8, Paths: 50}}})
 	out := e.scrape()
 	n := count(out, "mintlify_search_hits{")
 	if n == 0 || n > 10 {

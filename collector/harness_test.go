@@ -249,3 +249,13 @@ func (e *env) expectRecovery(up, series string, want int) {
 		e.t.Fatal("no recovery on the first good refresh after the fault")
 	}
 }
+
+// docsConfig is a config file with one key and the project proj-docs
+// (label docs); globals and project are extra YAML lines, already indented
+// (two spaces under global:, four under the project). %s stands for the
+// API URL, as newEnv expects.
+func docsConfig(globals, project string) string {
+	return "global:\n  api_url: %s\n" + globals +
+		"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n" +
+		"projects:\n  - id: proj-docs\n    name: docs\n" + project
+}

@@ -21,33 +21,10 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-const oneProject = `
-global:
-  api_url: %s
-  min_refresh_interval: 1m
-  max_age: 3h
-keys:
-  - name: acme
-    api_key_env: TEST_MINTLIFY_KEY
-projects:
-  - id: proj-docs
-    name: docs
-    windows: [24h]
-`
+var oneProject = docsConfig("  min_refresh_interval: 1m\n  max_age: 3h\n", "    windows: [24h]\n")
 
 func TestGoldenMetrics(t *testing.T) {
-	e := newEnv(t, `
-global:
-  api_url: %s
-keys:
-  - name: acme
-    api_key_env: TEST_MINTLIFY_KEY
-projects:
-  - id: proj-docs
-    name: docs
-    windows: [24h, 7d]
-    jobs: [job_active, job_done, job_failed, job_archived, job_missing]
-`, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 7, Paths: 4, OtherTraffic: true}}})
+	e := newEnv(t, docsConfig("", "    windows: [24h, 7d]\n    jobs: [job_active, job_done, job_failed, job_archived, job_missing]\n"), envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 7, Paths: 4, OtherTraffic: true}}})
 	seedJobs(e)
 	compareGolden(t, "golden.prom", e.scrape())
 }
@@ -329,18 +306,7 @@ func TestDuplicateRowsAcrossPages(t *testing.T) {
 }
 
 func TestFiltersMaxPathsAndVanishingPaths(t *testing.T) {
-	e := newEnv(t, `
-global:
-  api_url: %s
-keys:
-  - name: acme
-    api_key_env: TEST_MINTLIFY_KEY
-projects:
-  - id: proj-docs
-    name: docs
-    exclude_paths: ['-1\d$']
-    max_paths: 50
-`, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 5, Paths: 120}}})
+	e := newEnv(t, docsConfig("", "    exclude_paths: ['-1\\d$']\n    max_paths: 50\n"), envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 5, Paths: 120}}})
 	out := e.scrape()
 	exported := mustValue(t, out, `mintlify_page_views_paths{project="docs",window="24h"}`)
 	dropped := mustValue(t, out, `mintlify_page_views_paths_dropped{project="docs",window="24h"}`)
@@ -377,17 +343,7 @@ func TestSiteLargerThanTheBudgetIsTruncatedNotStarved(t *testing.T) {
 	// 30 000 paths are 120 pages: more than the 90 requests an hour the
 	// key allows. The walk stops at 90 pages and says so, instead of being
 	// cut off by the budget every time and never producing data.
-	e := newEnv(t, `
-global:
-  api_url: %s
-keys:
-  - name: acme
-    api_key_env: TEST_MINTLIFY_KEY
-projects:
-  - id: proj-docs
-    name: docs
-    max_paths: 0
-`, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 30000}}})
+	e := newEnv(t, docsConfig("", "    max_paths: 0\n"), envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 30000}}})
 	out := e.scrape()
 	if mustValue(t, out, `mintlify_up{collector="pageviews",project="docs"}`) != 1 {
 		t.Fatal("not up")
