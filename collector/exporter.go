@@ -81,6 +81,10 @@ func New(cfg *config.Config, o Options) (*Exporter, error) {
 	if o.Clock == nil {
 		o.Clock = realClock{}
 	}
+	if o.HTTPClient == nil {
+		// One pool of connections for every key's client, across reloads.
+		o.HTTPClient = mintlify.NewHTTPClient()
+	}
 	e := &Exporter{opts: o, log: o.Logger, clock: o.Clock, api: newAPIMetrics()}
 	if o.Registerer != nil {
 		if err := o.Registerer.Register(e.api); err != nil {
@@ -363,10 +367,12 @@ func (e *Exporter) start(u *unit) <-chan struct{} {
 // state without sleeping.
 func (e *Exporter) Wait() { e.wg.Wait() }
 
-// Close stops running refreshes and waits for them.
+// Close stops running refreshes, waits for them and closes idle
+// connections to the API.
 func (e *Exporter) Close() {
 	e.cancel()
 	e.wg.Wait()
+	e.opts.HTTPClient.CloseIdleConnections()
 }
 
 // Describe sends every descriptor the exporter can emit.

@@ -101,7 +101,7 @@ func New(o Options) (*Client, error) {
 		c.userAgent = "mintlify_exporter"
 	}
 	if c.http == nil {
-		c.http = newHTTPClient()
+		c.http = NewHTTPClient()
 	}
 	if c.timeout <= 0 {
 		c.timeout = DefaultRequestTimeout
@@ -139,7 +139,11 @@ func (c *Client) GoString() string { return c.String() }
 // Format covers every other verb.
 func (c *Client) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
 
-func newHTTPClient() *http.Client {
+// NewHTTPClient returns the client New uses when Options.HTTPClient is
+// nil: TLS verification on, connection pools sized for page concurrency.
+// Callers that build many Clients (one per key, again on every reload)
+// should share one, so their keep-alive connections are pooled together.
+func NewHTTPClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 16
 	t.ResponseHeaderTimeout = DefaultRequestTimeout
