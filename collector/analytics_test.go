@@ -61,18 +61,9 @@ projects:
   - {id: p2, collectors: `+all+`}
   - {id: p3, collectors: `+all+`}
 `, envOpts{sites: sites})
-	for range 2 * 720 {
-		e.exp.Refresh(t.Context())
-		e.exp.Wait()
-		e.clock.Advance(5 * time.Second)
-	}
+	e.refreshEvery(5*time.Second, 2*720)
 	out := e.gather()
-	if n := e.requestsWithStatus(429); n != 0 {
-		t.Fatalf("%d answers were 429", n)
-	}
-	if n := e.maxInAnyHour(mockapi.EndpointGetJob); n > 90 {
-		t.Fatalf("%d analytics requests in one hour; the budget is 90", n)
-	}
+	e.expectWithinBudget()
 	for _, ep := range []string{mockapi.EndpointViews, mockapi.EndpointVisitors, mockapi.EndpointFeedback, mockapi.EndpointSearches, mockapi.EndpointCallerStats} {
 		if e.requests(ep) == 0 {
 			t.Errorf("collector for %s never ran", ep)

@@ -259,3 +259,26 @@ func docsConfig(globals, project string) string {
 		"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n" +
 		"projects:\n  - id: proj-docs\n    name: docs\n" + project
 }
+
+// refreshEvery runs n scrapes' worth of refreshes, step apart on the fake
+// clock, without gathering: 12 000 series a step would dominate the run
+// time and add nothing, since refreshes are driven by Refresh alone.
+func (e *env) refreshEvery(step time.Duration, n int) {
+	for range n {
+		e.exp.Refresh(context.Background())
+		e.exp.Wait()
+		e.clock.Advance(step)
+	}
+}
+
+// expectWithinBudget fails unless no answer was a 429 and no one-hour span
+// saw more analytics requests than the key's 90 (100 less the reserve).
+func (e *env) expectWithinBudget() {
+	e.t.Helper()
+	if n := e.requestsWithStatus(429); n != 0 {
+		e.t.Fatalf("%d answers were 429", n)
+	}
+	if n := e.maxInAnyHour(mockapi.EndpointGetJob); n > 90 {
+		e.t.Fatalf("%d analytics requests in one hour; the budget is 100 less a reserve of 10", n)
+	}
+}

@@ -167,18 +167,7 @@ func TestReloadKeepsDataAndBadReloadKeepsState(t *testing.T) {
 	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10}}})
 	e.scrape()
 	views := e.requests(mockapi.EndpointViews)
-	cfg, err := config.Parse([]byte(fmt.Sprintf(`
-global:
-  api_url: %s
-keys:
-  - name: acme
-    api_key_env: TEST_MINTLIFY_KEY
-projects:
-  - id: proj-docs
-    name: docs
-    windows: [24h]
-    include_paths: ['^/docs/']
-`, e.api.URL())))
+	cfg, err := config.Parse([]byte(fmt.Sprintf(docsConfig("", "    windows: [24h]\n    include_paths: ['^/docs/']\n"), e.api.URL())))
 	if err != nil {
 		t.Fatal(err)
 	}
