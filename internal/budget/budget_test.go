@@ -106,3 +106,69 @@ func TestSetLimitAndConcurrency(t *testing.T) {
 		t.Fatalf("limit %d available %d", w.Limit(), w.Available())
 	}
 }
+
+func TestReservationsNeverOverlap(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(0, 0)}
+	w := New(10, clk)
+	a := w.Reserve(7)
+	b := w.Reserve(7) // only 3 left: a second refresh cannot take a's slots
+	if a.Granted() != 7 || b.Granted() != 3 || w.Available() != 0 {
+		t.Fatalf("granted %d and %d, available %d", a.Granted(), b.Granted(), w.Available())
+	}
+	if w.TryTake() {
+		t.Fatal("a request outside the reservations took a reserved slot")
+	}
+	for range 2 {
+		if !a.Take() {
+			t.Fatal("reserved slot refused")
+		}
+	}
+	clk.Advance(10 * time.Minute)
+	a.Release() // 5 unused come back
+	if w.Available() != 5 || w.Used() != 2 {
+		t.Fatalf("after release: available %d used %d", w.Available(), w.Used())
+	}
+	if a.Take() {
+		t.Fatal("took from a released reservation")
+	}
+	for range 3 {
+		b.Take()
+	}
+	if b.Take() {
+		t.Fatal("took more than granted")
+	}
+	// Requests are recorded when made, not when reserved: b's three leave
+	// the window an hour after t=10m.
+	if got, want := w.FreeAt(6), time.Unix(0, 0).Add(time.Hour); !got.Equal(want) {
+		t.Fatalf("FreeAt(6) = %v, want %v", got, want)
+	}
+	if got, want := w.FreeAt(10), time.Unix(0, 0).Add(70*time.Minute); !got.Equal(want) {
+		t.Fatalf("FreeAt(10) = %v, want %v", got, want)
+	}
+	clk.Advance(50 * time.Minute)
+	if w.Used() != 3 {
+		t.Fatalf("used %d at t=60m, want the 3 made at t=10m", w.Used())
+	}
+}
+
+func TestTimesAndRestore(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(10_000, 0)}
+	w := New(5, clk)
+	w.TryTake()
+	r := w.Reserve(2)
+	got := w.Times()
+	if len(got) != 3 {
+		t.Fatalf("Times = %v: a reservation in flight must count as spent", got)
+	}
+	r.Release()
+
+	w2 := New(5, clk)
+	now := clk.Now()
+	w2.Restore([]time.Time{now.Add(-2 * time.Hour), now.Add(-30 * time.Minute), now.Add(time.Hour), now.Add(-time.Minute)})
+	if w2.Used() != 2 {
+		t.Fatalf("restored %d, want the 2 inside the window (not the old or the future one)", w2.Used())
+	}
+	if want := now.Add(30 * time.Minute); !w2.FreeAt(4).Equal(want) {
+		t.Fatalf("FreeAt(4) = %v, want %v", w2.FreeAt(4), want)
+	}
+}
