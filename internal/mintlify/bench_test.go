@@ -9,12 +9,12 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
-// BenchmarkSweep10kPaths walks 10 000 paths (40 pages) from a simulated API
+// BenchmarkWalk10kPaths walks 10 000 paths (40 pages) from a simulated API
 // that answers in 100 ms, one page at a time and then with the default
 // bounded concurrency, in the same run. It reports both durations, the
 // speed-up, and the request count of each (which must be equal).
 // Targets: concurrent ≤ 1.5 s and ≥ 2.5× faster than sequential.
-func BenchmarkSweep10kPaths(b *testing.B) {
+func BenchmarkWalk10kPaths(b *testing.B) {
 	api, _ := startMockB(b)
 	api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, Latency: 100 * time.Millisecond})
 	c, err := mintlify.New(mintlify.Options{BaseURL: api.URL(), Key: keyOf(rwKey)})
@@ -26,8 +26,9 @@ func BenchmarkSweep10kPaths(b *testing.B) {
 		before := api.Server.CountRequests(nil)
 		start := time.Now()
 		// ExpectedPages is what the exporter passes from the last sweep.
-		res, err := c.SweepPageViews(context.Background(), "p", r, mintlify.SweepOptions{Concurrency: conc, ExpectedPages: 40})
-		if err != nil || len(res.Rows) != 10000 {
+		w := mintlify.NewWalk(mintlify.Views, r, 0)
+		err := c.Continue(context.Background(), "p", w, mintlify.WalkOptions{Concurrency: conc, ExpectedPages: 40})
+		if err != nil || len(w.Rows) != 10000 {
 			b.Fatalf("sweep: %v", err)
 		}
 		return time.Since(start), api.Server.CountRequests(nil) - before
@@ -38,7 +39,7 @@ func BenchmarkSweep10kPaths(b *testing.B) {
 		d, n := run(1)
 		seq += d
 		seqReq += n
-		d, n = run(mintlify.DefaultSweepConcurrency)
+		d, n = run(mintlify.DefaultWalkConcurrency)
 		con += d
 		conReq += n
 	}

@@ -164,6 +164,18 @@ func WithGate(ctx context.Context, gate func(context.Context) error) context.Con
 	return context.WithValue(ctx, gateKey{}, gate)
 }
 
+// gateOf returns the gate WithGate put in ctx, or nil.
+func gateOf(ctx context.Context) func(context.Context) error {
+	g, _ := ctx.Value(gateKey{}).(func(context.Context) error)
+	return g
+}
+
+type prepaidKey struct{}
+
+// prepaid marks a call whose first attempt the caller has already passed
+// through the gate; retries still go through it.
+func prepaid(ctx context.Context) context.Context { return context.WithValue(ctx, prepaidKey{}, true) }
+
 // request is one logical API call; do() turns it into attempts.
 type request struct {
 	endpoint string // stable name for metrics and errors
@@ -196,18 +208,22 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 	u.RawQuery = r.query.Encode()
 
 	var lastErr error
-	gate, _ := ctx.Value(gateKey{}).(func(context.Context) error)
+	gate := gateOf(ctx)
+	paid, _ := ctx.Value(prepaidKey{}).(bool)
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
 			if err := c.backoff(ctx, attempt); err != nil {
 				return errors.Join(lastErr, err)
 			}
 		}
-		if gate != nil {
+		if gate != nil && (attempt > 0 || !paid) {
 			// Every attempt, retries included, is a request the upstream
 			// counts against the caller's budget.
 			if err := gate(ctx); err != nil {
-				return errors.Join(lastErr, fmt.Errorf("%w: %w", ErrSweepStopped, err))
+				if lastErr != nil {
+					return lastErr // the failure, not the refused retry, is what happened
+				}
+				return fmt.Errorf("%w: %w", ErrSweepStopped, err)
 			}
 		}
 		status, body, hdr, err := c.attempt(ctx, r, u.String(), payload)

@@ -57,14 +57,15 @@ func client(t *testing.T, url, key string) *mintlify.Client {
 	return c
 }
 
-func TestSweepReturnsExactlyTheDataSet(t *testing.T) {
+func TestWalkReturnsExactlyTheDataSet(t *testing.T) {
 	for _, n := range []int{0, 1, 250, 251, 10000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			site := mockapi.Site{Seed: int64(n) + 1, Paths: n}
 			api, _ := startMock(t, map[string]mockapi.Site{"p": site}, nil)
 			c := client(t, api.URL(), roKey)
 			r := mintlify.DateRange{From: t0.Add(-7 * 24 * time.Hour), To: t0}
-			res, err := c.SweepPageViews(context.Background(), "p", r, mintlify.SweepOptions{Concurrency: 4})
+			res := mintlify.NewWalk(mintlify.Views, r, 0)
+			err := c.Continue(context.Background(), "p", res, mintlify.WalkOptions{Concurrency: 4})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -256,8 +257,8 @@ func TestOtherAnalyticsAgainstMock(t *testing.T) {
 	ctx := context.Background()
 	r := mintlify.DateRange{From: t0.Add(-7 * 24 * time.Hour), To: t0}
 
-	res, err := c.SweepRows(ctx, mintlify.Visitors, "p", r, mintlify.SweepOptions{})
-	if err != nil {
+	res := mintlify.NewWalk(mintlify.Visitors, r, 0)
+	if err := c.Continue(ctx, "p", res, mintlify.WalkOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	vt, vrows := site.Visitors(r.From, r.To)

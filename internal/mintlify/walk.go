@@ -1,0 +1,322 @@
+package mintlify
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Walk defaults.
+const (
+	DefaultWalkConcurrency = 4
+	DefaultWalkMaxPages    = 400 // 100 000 paths at 250 a page
+)
+
+// ErrSweepStopped wraps an error returned by a WithGate gate: the caller
+// refused a request (its budget for now is spent, or it is shutting down).
+var ErrSweepStopped = errors.New("walk stopped before a request")
+
+// Walk is one read of every page of a per-path endpoint (views or
+// visitors) over one date range. It can be read in several goes: each call
+// of Client.Continue reads as many pages as its gate lets through and the
+// walk remembers where it stopped, keeping every row it paid for. Its
+// fields are exported so that a walk in progress can be saved and resumed
+// after a restart.
+type Walk struct {
+	Kind     RowsKind  `json:"kind"`
+	Range    DateRange `json:"range"`
+	PageSize int       `json:"page_size"`
+	// Next is the first page not read yet; Last the index of the final
+	// page, -1 until known.
+	Next int `json:"next"`
+	Last int `json:"last"`
+
+	Totals     Counts        `json:"totals"` // site totals, from page 0
+	Rows       []PageViewRow `json:"rows"`   // kept rows, one per path
+	Requests   int           `json:"requests"`
+	Duplicates int           `json:"duplicates"` // rows whose path came on an earlier page
+	Dropped    int           `json:"dropped"`    // rows not kept (Keep said no, or beyond MaxRows)
+	// Repeated is set when a page brought no path the walk had not
+	// already seen: the upstream is looping, and the walk ended there.
+	Repeated bool `json:"repeated"`
+	// Truncated is set when MaxPages ended the walk while the upstream
+	// still reported more rows.
+	Truncated bool `json:"truncated"`
+	// Seen holds a 64-bit hash of every path read, kept or not, so a
+	// looping upstream is noticed whatever the filters keep.
+	Seen []uint64 `json:"seen"`
+
+	seen map[uint64]struct{}
+}
+
+// NewWalk starts a walk of kind over r, pageSize rows a page (default
+// MaxPageSize).
+func NewWalk(kind RowsKind, r DateRange, pageSize int) *Walk {
+	if pageSize <= 0 || pageSize > MaxPageSize {
+		pageSize = MaxPageSize
+	}
+	return &Walk{Kind: kind, Range: r, PageSize: pageSize, Last: -1}
+}
+
+// Done reports whether the walk has read its last page (or hit its cap).
+func (w *Walk) Done() bool { return w.Truncated || (w.Last >= 0 && w.Next > w.Last) }
+
+// Pages is how many pages the walk has found so far: the hint for the
+// next walk of the same range kind.
+func (w *Walk) Pages() int {
+	if w.Last >= 0 {
+		return w.Last + 1
+	}
+	return w.Next
+}
+
+// Remaining is how many more requests the walk expects, given hint pages
+// in all (the last walk's count); at least 1 until it is done.
+func (w *Walk) Remaining(hint int) int {
+	if w.Done() {
+		return 0
+	}
+	return max(hint-w.Next, 1)
+}
+
+// WalkOptions tune Continue.
+type WalkOptions struct {
+	Concurrency int // pages in flight at once; default DefaultWalkConcurrency
+	MaxPages    int // pages in the whole walk; default DefaultWalkMaxPages
+	// ExpectedPages is how many pages the walk is expected to have (the
+	// last walk's count). Pages up to it are read concurrently; past it
+	// one at a time, so no request is spent beyond the end.
+	ExpectedPages int
+	// Keep decides which rows are kept (the exporter's path filters); nil
+	// keeps every row. Rows not kept are counted in Dropped.
+	Keep func(path string) bool
+	// MaxRows bounds the rows kept: past it only the MaxRows most viewed
+	// stay. 0 means no bound beyond MaxPages × PageSize.
+	MaxRows int
+}
+
+// Continue reads pages of w from w.Next on, until the walk is done, the
+// gate in ctx (see WithGate) refuses a request, or a request fails. A
+// refused request is no error: Continue returns nil with the walk not done,
+// and a later call resumes it. Pages are applied to the walk in order; a
+// page read after one that failed is not kept, the walk resumes at the
+// failed one.
+func (c *Client) Continue(ctx context.Context, projectID string, w *Walk, o WalkOptions) error {
+	if o.Concurrency <= 0 {
+		o.Concurrency = DefaultWalkConcurrency
+	}
+	if o.MaxPages <= 0 {
+		o.MaxPages = DefaultWalkMaxPages
+	}
+	w.index()
+	if !w.Done() && w.Next >= o.MaxPages {
+		w.Truncated = true
+	}
+	if w.Done() {
+		return nil
+	}
+	r := &walkRun{c: c, project: projectID, w: w, o: o,
+		next: w.Next, pending: map[int]*PageViewsPage{}}
+	r.cond = sync.NewCond(&r.mu)
+	r.scheduled = min(max(o.ExpectedPages, w.Next+1), o.MaxPages)
+	var wg sync.WaitGroup
+	for range o.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.worker(ctx)
+		}()
+	}
+	wg.Wait()
+	if !w.Done() && w.Next >= o.MaxPages {
+		w.Truncated = true
+	}
+	w.trim(o.MaxRows)
+	w.Seen = w.Seen[:0]
+	for h := range w.seen {
+		w.Seen = append(w.Seen, h)
+	}
+	slices.Sort(w.Seen)
+	if r.err != nil {
+		return r.err
+	}
+	if r.refused != nil && ctx.Err() != nil {
+		return ctx.Err() // a deadline or shutdown is no pause
+	}
+	return nil
+}
+
+// stoppedByGate tells a request the caller's gate refused from a failed one.
+func stoppedByGate(err error) bool {
+	var ae *APIError
+	var re *ResponseError
+	return errors.Is(err, ErrSweepStopped) && !errors.As(err, &ae) && !errors.As(err, &re)
+}
+
+func (w *Walk) index() {
+	if w.seen != nil {
+		return
+	}
+	w.seen = make(map[uint64]struct{}, len(w.Seen))
+	for _, h := range w.Seen {
+		w.seen[h] = struct{}{}
+	}
+}
+
+func pathHash(p string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(p))
+	return h.Sum64()
+}
+
+// apply adds page idx (the next one in order) to the walk.
+func (w *Walk) apply(idx int, p *PageViewsPage, keep func(string) bool) {
+	w.Requests++
+	w.Next = idx + 1
+	if idx == 0 {
+		w.Totals = p.Totals
+	}
+	fresh := 0
+	for _, row := range p.Rows {
+		h := pathHash(row.Path)
+		if _, dup := w.seen[h]; dup {
+			w.Duplicates++
+			continue
+		}
+		w.seen[h] = struct{}{}
+		fresh++
+		if keep != nil && !keep(row.Path) {
+			w.Dropped++
+			continue
+		}
+		w.Rows = append(w.Rows, row)
+	}
+	switch {
+	case !p.HasMore || len(p.Rows) == 0:
+		// An empty page that claims more rows cannot be followed by
+		// anything: taking its word would spend the budget on nothing.
+		w.Last = idx
+	case fresh == 0:
+		// Nothing new: the upstream repeats itself. Following it would
+		// spend the hour on rows already read.
+		w.Last, w.Repeated = idx, true
+	}
+}
+
+// trim keeps the max most viewed rows (ties by path, so the choice is
+// stable) and sorts the rows by path.
+func (w *Walk) trim(maxRows int) {
+	if maxRows > 0 && len(w.Rows) > maxRows {
+		slices.SortFunc(w.Rows, func(a, b PageViewRow) int {
+			if c := cmp.Compare(b.Total, a.Total); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Path, b.Path)
+		})
+		w.Dropped += len(w.Rows) - maxRows
+		w.Rows = slices.Clip(w.Rows[:maxRows])
+	}
+	slices.SortFunc(w.Rows, func(a, b PageViewRow) int { return strings.Compare(a.Path, b.Path) })
+}
+
+type walkRun struct {
+	c       *Client
+	project string
+	w       *Walk
+	o       WalkOptions
+
+	mu        sync.Mutex
+	cond      *sync.Cond
+	next      int // next page index to hand out
+	scheduled int // pages [.., scheduled) may be handed out
+	inFlight  int
+	err       error // the first (by page) request that failed
+	errAt     int
+	refused   error // the gate refused a request: the walk pauses
+	pending   map[int]*PageViewsPage // read but not yet applied (out of order)
+}
+
+// take hands out the next page index, or -1 when the run is over.
+func (r *walkRun) take(ctx context.Context) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for {
+		w := r.w
+		if r.err != nil || r.refused != nil || w.Done() || (w.Last >= 0 && r.next > w.Last) || r.next >= r.o.MaxPages {
+			return -1
+		}
+		if r.next < r.scheduled {
+			// The gate is asked here, in page order, so the pages that
+			// get a request are always the first ones: none read past a
+			// refused page would have to be thrown away.
+			if gate := gateOf(ctx); gate != nil {
+				if err := gate(ctx); err != nil {
+					// Pages in flight were paid for: let them land.
+					r.refused = fmt.Errorf("%w: %w", ErrSweepStopped, err)
+					return -1
+				}
+			}
+			r.next++
+			r.inFlight++
+			return r.next - 1
+		}
+		if r.inFlight == 0 {
+			return -1 // nothing running could schedule more
+		}
+		r.cond.Wait()
+	}
+}
+
+func (r *walkRun) done(idx int, p *PageViewsPage, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	defer r.cond.Broadcast()
+	r.inFlight--
+	if err != nil {
+		if stoppedByGate(err) {
+			// A gate refusal inside the client (on the first attempt of a
+			// call the walk did not pre-pay): a pause, not a failure.
+			if r.refused == nil {
+				r.refused = err
+			}
+			return
+		}
+		if r.err == nil || idx < r.errAt {
+			// Pages in flight before this one still land; the walk
+			// resumes at the first that failed.
+			r.err, r.errAt = err, idx
+		}
+		return
+	}
+	if r.err != nil && idx > r.errAt {
+		return // a page before this one failed: the walk resumes there
+	}
+	r.pending[idx] = p
+	for {
+		q, ok := r.pending[r.w.Next]
+		if !ok || r.w.Done() {
+			break
+		}
+		delete(r.pending, r.w.Next)
+		r.w.apply(r.w.Next, q, r.o.Keep)
+	}
+	if !r.w.Done() && r.w.Next == r.next && r.next >= r.scheduled {
+		r.scheduled = r.next + 1 // one more page beyond what we know exists
+	}
+}
+
+func (r *walkRun) worker(ctx context.Context) {
+	for {
+		idx := r.take(ctx)
+		if idx < 0 {
+			return
+		}
+		p, err := r.c.Rows(prepaid(ctx), r.w.Kind, r.project, r.w.Range, r.w.PageSize, idx*r.w.PageSize)
+		r.done(idx, p, err)
+	}
+}
