@@ -2,10 +2,7 @@ package collector
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -40,99 +37,75 @@ var (
 // the answer into a set of series: feedback, searches and assistant.
 type perWindow struct {
 	collector string // name
-	project   string
-	windows   []windowSpec
-	fetch     func(ctx context.Context, r mintlify.DateRange, window string) ([]prometheus.Metric, error)
-
-	mu    sync.Mutex
-	cache map[string][]prometheus.Metric // by window label
+	project   string // label value
+	// fetch reads the window's data into ws; build makes its series.
+	fetch func(ctx context.Context, ws *windowState, r mintlify.DateRange) error
+	build func(ws *windowState, window string) []prometheus.Metric
 }
 
-type windowSpec struct {
-	label    string
-	duration time.Duration
-}
+func (p *perWindow) name() string             { return p.collector }
+func (p *perWindow) cost(ws *windowState) int { return 1 }
 
-func (p *perWindow) name() string      { return p.collector }
-func (p *perWindow) usesBudget() bool  { return true }
-func (p *perWindow) expectedCost() int { return len(p.windows) }
-func (p *perWindow) adopt(old *perWindow) {
-	if old == nil {
-		return
-	}
-	old.mu.Lock()
-	defer old.mu.Unlock()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, w := range p.windows {
-		if m, ok := old.cache[w.label]; ok {
-			p.cache[w.label] = m
-		}
-	}
-}
-
-func (p *perWindow) refresh(ctx context.Context, now time.Time, gate func(context.Context) error) error {
-	ctx = mintlify.WithGate(ctx, gate)
+func (p *perWindow) advance(ctx context.Context, ws *windowState, w windowSpec, now time.Time) (bool, error) {
 	to := now.UTC().Truncate(time.Minute)
-	var errs []error
-	for _, w := range p.windows {
-		ms, err := p.fetch(ctx, mintlify.DateRange{From: to.Add(-w.duration), To: to}, w.label)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("window %s: %w", w.label, err))
-			if ctx.Err() != nil || isStopping(err) {
-				break
-			}
-			continue
-		}
-		p.mu.Lock()
-		p.cache[w.label] = ms
-		p.mu.Unlock()
+	if err := p.fetch(ctx, ws, mintlify.DateRange{From: to.Add(-w.duration), To: to}); err != nil {
+		return false, err
 	}
-	return errors.Join(errs...)
+	ws.DataTime, ws.Hint = now, 1
+	return true, nil
 }
 
-func (p *perWindow) collect(ch chan<- prometheus.Metric, _ time.Time, fresh bool) {
-	if !fresh {
-		return
+func (p *perWindow) series(ws *windowState, w windowSpec) (data, book []prometheus.Metric) {
+	if ws.DataTime.IsZero() {
+		return nil, nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, w := range p.windows {
-		for _, m := range p.cache[w.label] {
-			ch <- m
-		}
-	}
+	return p.build(ws, w.label), nil
 }
 
-func newFeedback(project, id string, c *mintlify.Client, windows []windowSpec, filter pathFilter) *perWindow {
-	return &perWindow{collector: "feedback", project: project, windows: windows, cache: map[string][]prometheus.Metric{},
-		fetch: func(ctx context.Context, r mintlify.DateRange, window string) ([]prometheus.Metric, error) {
+func newFeedback(project, id string, c *mintlify.Client, filter pathFilter) *perWindow {
+	return &perWindow{collector: "feedback", project: project,
+		fetch: func(ctx context.Context, ws *windowState, r mintlify.DateRange) error {
 			page, err := c.FeedbackByPage(ctx, id, r, mintlify.MaxFeedbackLimit)
-			if err != nil {
-				return nil, err
+			if err == nil {
+				ws.Feedback = page
+			}
+			return err
+		},
+		build: func(ws *windowState, window string) []prometheus.Metric {
+			page := ws.Feedback
+			if page == nil {
+				return nil
 			}
 			ms := []prometheus.Metric{prometheus.MustNewConstMetric(descFeedbackTruncated, prometheus.GaugeValue, boolFloat(page.HasMore), project, window)}
 			seen := map[string]bool{}
 			for _, row := range page.Rows {
-				if seen[row.Path] || len(row.Path) > maxPathBytes || !utf8.ValidString(row.Path) || !filter.allowed(row.Path) {
+				if seen[row.Path] || !filter.allowed(row.Path) {
 					continue
 				}
 				seen[row.Path] = true
-				for kind, v := range map[string]float64{"thumbs_up": row.ThumbsUp, "thumbs_down": row.ThumbsDown, "code_snippet": row.Code} {
-					ms = append(ms, prometheus.MustNewConstMetric(descPageFeedback, prometheus.GaugeValue, v, kind, row.Path, project, window))
-				}
+				ms = append(ms,
+					prometheus.MustNewConstMetric(descPageFeedback, prometheus.GaugeValue, row.ThumbsUp, "thumbs_up", row.Path, project, window),
+					prometheus.MustNewConstMetric(descPageFeedback, prometheus.GaugeValue, row.ThumbsDown, "thumbs_down", row.Path, project, window),
+					prometheus.MustNewConstMetric(descPageFeedback, prometheus.GaugeValue, row.Code, "code_snippet", row.Path, project, window))
 			}
-			return ms, nil
+			return ms
 		}}
 }
 
-func newSearches(project, id string, c *mintlify.Client, windows []windowSpec, topN int) *perWindow {
-	return &perWindow{collector: "searches", project: project, windows: windows, cache: map[string][]prometheus.Metric{},
-		fetch: func(ctx context.Context, r mintlify.DateRange, window string) ([]prometheus.Metric, error) {
+func newSearches(project, id string, c *mintlify.Client, topN int) *perWindow {
+	return &perWindow{collector: "searches", project: project,
+		fetch: func(ctx context.Context, ws *windowState, r mintlify.DateRange) error {
 			// Terms come by hits, descending: the first page is the top N.
 			page, err := c.Searches(ctx, id, r, topN, "")
-			if err != nil {
-				return nil, err
+			if err == nil {
+				ws.Searches = page
+			}
+			return err
+		},
+		build: func(ws *windowState, window string) []prometheus.Metric {
+			page := ws.Searches
+			if page == nil {
+				return nil
 			}
 			ms := []prometheus.Metric{prometheus.MustNewConstMetric(descSearches, prometheus.GaugeValue, page.TotalSearches, project, window)}
 			seen := map[string]bool{}
@@ -146,22 +119,29 @@ func newSearches(project, id string, c *mintlify.Client, windows []windowSpec, t
 					prometheus.MustNewConstMetric(descSearchHits, prometheus.GaugeValue, row.Hits, project, q, window),
 					prometheus.MustNewConstMetric(descSearchCTR, prometheus.GaugeValue, min(row.CTR, 1), project, q, window))
 			}
-			return ms, nil
+			return ms
 		}}
 }
 
-func newAssistant(project, id string, c *mintlify.Client, windows []windowSpec) *perWindow {
-	return &perWindow{collector: "assistant", project: project, windows: windows, cache: map[string][]prometheus.Metric{},
-		fetch: func(ctx context.Context, r mintlify.DateRange, window string) ([]prometheus.Metric, error) {
+func newAssistant(project, id string, c *mintlify.Client) *perWindow {
+	return &perWindow{collector: "assistant", project: project,
+		fetch: func(ctx context.Context, ws *windowState, r mintlify.DateRange) error {
 			s, err := c.AssistantCallerStats(ctx, id, r)
-			if err != nil {
-				return nil, err
+			if err == nil {
+				ws.Assistant = s
+			}
+			return err
+		},
+		build: func(ws *windowState, window string) []prometheus.Metric {
+			s := ws.Assistant
+			if s == nil {
+				return nil
 			}
 			return []prometheus.Metric{
 				prometheus.MustNewConstMetric(descAssistantQueries, prometheus.GaugeValue, s.Web, "web", project, window),
 				prometheus.MustNewConstMetric(descAssistantQueries, prometheus.GaugeValue, s.API, "api", project, window),
 				prometheus.MustNewConstMetric(descAssistantQueries, prometheus.GaugeValue, s.Other, "other", project, window),
-			}, nil
+			}
 		}}
 }
 

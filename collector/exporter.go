@@ -47,6 +47,8 @@ type Options struct {
 	// ReadTrackedJobs reads the tracked-jobs file (global.tracked_jobs_file);
 	// main passes trackfile.Read. Required when that setting is used.
 	ReadTrackedJobs func(path string) ([]string, error)
+	// StatePath is the state file (--storage.path); "" keeps no state.
+	StatePath string
 }
 
 // Exporter is a prometheus.Collector over every configured project.
@@ -55,7 +57,7 @@ type Exporter struct {
 	log     *slog.Logger
 	clock   Clock
 	api     *apiMetrics
-	flights singleflight.Group
+	flights singleflight.Group // agent-job polls, one per project at a time
 
 	ctx    context.Context // parent of every refresh; cancelled by Close
 	cancel context.CancelFunc
@@ -64,16 +66,39 @@ type Exporter struct {
 	limMu    sync.Mutex
 	limiters map[string]*rate.Limiter // per project id, for agent-job polls
 
-	mu    sync.RWMutex
-	keys  map[string]*keyState
-	units []*unit
-	pv    map[string]*pageViews // by unit id, for adopting caches on reload
-	aj    map[string]*agentJobs // likewise
-	pw    map[string]*perWindow // likewise
+	// What outlives a config: organizations by key fingerprint and unit
+	// state by unit id. Apply adds to them only when it succeeds.
+	storeMu sync.Mutex
+	orgs    map[string]*org
+	states  map[unitID]*unitState
+	saved   *savedState // read from the state file at start, until the first config claims it
+
+	saveMu  sync.Mutex
+	saveErr string // the last save error, logged once
+
+	mu   sync.RWMutex
+	plan *plan
+}
+
+// plan is what one config makes: keys, each with the units that spend its
+// organization's budget, and the agent-job pollers, which do not.
+type plan struct {
+	keys  []*keyState
+	units []*unit // every analytics unit, in config order
+	jobs  []*jobsUnit
+}
+
+func (p *plan) keyOf(o *org) *keyState {
+	for _, k := range p.keys {
+		if k.org == o {
+			return k
+		}
+	}
+	return nil
 }
 
 // New builds an exporter for cfg. It fails if a key cannot be read or is
-// not an admin key.
+// not an admin key. With a state file, what it holds is served at once.
 func New(cfg *config.Config, o Options) (*Exporter, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -85,12 +110,14 @@ func New(cfg *config.Config, o Options) (*Exporter, error) {
 		// One pool of connections for every key's client, across reloads.
 		o.HTTPClient = mintlify.NewHTTPClient()
 	}
-	e := &Exporter{opts: o, log: o.Logger, clock: o.Clock, api: newAPIMetrics()}
+	e := &Exporter{opts: o, log: o.Logger, clock: o.Clock, api: newAPIMetrics(),
+		orgs: map[string]*org{}, states: map[unitID]*unitState{}}
 	if o.Registerer != nil {
 		if err := o.Registerer.Register(e.api); err != nil {
 			return nil, fmt.Errorf("registering API metrics: %w", err)
 		}
 	}
+	e.loadState()
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	if err := e.Apply(cfg); err != nil {
 		e.cancel()
@@ -99,23 +126,58 @@ func New(cfg *config.Config, o Options) (*Exporter, error) {
 	return e, nil
 }
 
-// Apply switches to cfg. It builds everything first and swaps only if all
-// of it worked, so a bad reload leaves the running state untouched. Caches
-// of windows that survive the change are kept, and so is each key's count
-// of requests already made this hour.
+// Apply switches to cfg. It builds the whole plan first, touching nothing
+// that runs; only when every part of it worked does it swap the plan in
+// and adopt its new organizations and unit states, in one step. A refused
+// reload changes nothing. Units find their state by unit id (project id
+// and collector), so data, schedule and a refresh in flight carry over;
+// an organization is found by the key's fingerprint, so a renamed key
+// keeps what it spent.
 func (e *Exporter) Apply(cfg *config.Config) error {
 	secrets, err := cfg.ResolveKeys(e.getenv())
 	if err != nil {
 		return err
 	}
 	g := cfg.Global
-	e.mu.RLock()
-	oldKeys, oldPV, oldAJ, oldPW := e.keys, e.pv, e.aj, e.pw
-	e.mu.RUnlock()
+	t := timing{
+		minInterval:    time.Duration(g.MinRefreshInterval),
+		maxInterval:    time.Duration(g.MaxRefreshInterval),
+		maxAge:         time.Duration(g.MaxAge),
+		refreshTimeout: refreshTimeout(time.Duration(g.MaxRefreshInterval)),
+	}
 
+	e.storeMu.Lock()
+	defer e.storeMu.Unlock()
+	newOrgs := map[string]*org{}
+	orgOf := func(fp string, limit int) *org {
+		if o, ok := e.orgs[fp]; ok {
+			return o
+		}
+		if o, ok := newOrgs[fp]; ok {
+			return o
+		}
+		o := &org{fp: fp, budget: budget.New(limit, e.clock)}
+		e.saved.restoreOrg(o, e.clock.Now())
+		newOrgs[fp] = o
+		return o
+	}
+	newStates := map[unitID]*unitState{}
+	stateOf := func(id unitID) *unitState {
+		if s, ok := e.states[id]; ok {
+			return s
+		}
+		if s, ok := newStates[id]; ok {
+			return s
+		}
+		s := e.saved.restoreUnit(id)
+		newStates[id] = s
+		return s
+	}
+
+	p := &plan{}
 	keys := make(map[string]*keyState, len(cfg.Keys))
 	for _, k := range cfg.Keys {
-		client, err := mintlify.New(mintlify.Options{
+		co := mintlify.Options{
 			BaseURL:        g.APIURL,
 			Key:            secrets[k.Name],
 			UserAgent:      e.opts.UserAgent,
@@ -124,44 +186,41 @@ func (e *Exporter) Apply(cfg *config.Config) error {
 			RetryBase:      e.opts.RetryBase,
 			Observer:       e.api.observe,
 			Logger:         e.log.With("key", k.Name),
-		})
+		}
+		jobs, err := mintlify.New(co)
 		if err != nil {
 			return fmt.Errorf("key %q: %w", k.Name, err)
 		}
-		ks := &keyState{name: k.Name, client: client, weights: g.CollectorWeights}
-		if old, ok := oldKeys[k.Name]; ok {
-			// Same organization budget: what was spent this hour stays spent.
-			ks.budget = old.budget
-			ks.budget.SetLimit(k.EffectiveBudget())
-			ks.until = old.backoffUntil(e.clock.Now())
-		} else {
-			ks.budget = budget.New(k.EffectiveBudget(), e.clock)
+		// Analytics calls retry once at most: every attempt is charged to
+		// the hourly budget.
+		co.MaxRetries = 1
+		client, err := mintlify.New(co)
+		if err != nil {
+			return fmt.Errorf("key %q: %w", k.Name, err)
+		}
+		ks := &keyState{name: k.Name, client: client, jobs: jobs, limit: k.EffectiveBudget(), weights: g.CollectorWeights,
+			org: orgOf(fingerprint(secrets[k.Name].Reveal()), k.EffectiveBudget())}
+		for _, other := range p.keys {
+			if other.org == ks.org {
+				return fmt.Errorf("keys %q and %q hold the same API key; list it once and point both projects at it", other.name, k.Name)
+			}
 		}
 		keys[k.Name] = ks
+		p.keys = append(p.keys, ks)
 	}
 
-	t := timing{
-		minInterval:    time.Duration(g.MinRefreshInterval),
-		maxInterval:    time.Duration(g.MaxRefreshInterval),
-		maxAge:         time.Duration(g.MaxAge),
-		refreshTimeout: refreshTimeout(time.Duration(g.MaxRefreshInterval)),
-	}
-	var units []*unit
-	pvs := make(map[string]*pageViews)
-	ajs := make(map[string]*agentJobs)
-	pws := make(map[string]*perWindow)
-	for _, p := range cfg.Projects {
-		ks := keys[p.KeyName(cfg)]
-		label := p.Name
+	for _, pr := range cfg.Projects {
+		ks := keys[pr.KeyName(cfg)]
+		label := pr.Name
 		if label == "" {
-			label = p.ID
+			label = pr.ID
 		}
 		var windows []windowSpec
-		for _, w := range p.Windows {
+		for _, w := range pr.Windows {
 			windows = append(windows, windowSpec{label: w.Label, duration: w.Duration})
 		}
-		filter := pathFilter{include: p.IncludePaths, exclude: p.ExcludePaths, maxPaths: p.MaxPaths}
-		enabled := p.Collectors
+		filter := pathFilter{include: pr.IncludePaths, exclude: pr.ExcludePaths, maxPaths: pr.MaxPaths}
+		enabled := pr.Collectors
 		if len(enabled) == 0 {
 			enabled = e.defaultCollectors()
 		}
@@ -170,68 +229,69 @@ func (e *Exporter) Apply(cfg *config.Config) error {
 			switch name {
 			case "pageviews", "visitors":
 				pv := &pageViews{
-					kind: mintlify.Views, project: label, id: p.ID, client: ks.client,
-					opts:   sweepSettings{pageSize: g.PageSize, concurrency: g.PageConcurrency, maxPages: g.MaxPages, budgetLimit: ks.budget.Limit},
+					kind: mintlify.Views, project: label, id: pr.ID, client: ks.client,
+					opts:   walkSettings{pageSize: g.PageSize, concurrency: g.PageConcurrency, maxPages: g.MaxPages},
 					filter: filter,
 				}
 				if name == "visitors" {
 					pv.kind = mintlify.Visitors
 				}
-				for _, w := range windows {
-					pv.windows = append(pv.windows, &windowCache{label: w.label, duration: w.duration})
-				}
-				pv.adopt(oldPV[label+"/"+name])
-				pvs[label+"/"+name] = pv
 				src = pv
-			case "feedback", "searches", "assistant":
-				var pw *perWindow
-				switch name {
-				case "feedback":
-					pw = newFeedback(label, p.ID, ks.client, windows, filter)
-				case "searches":
-					pw = newSearches(label, p.ID, ks.client, windows, g.SearchTopN)
-				default:
-					pw = newAssistant(label, p.ID, ks.client, windows)
-				}
-				pw.adopt(oldPW[label+"/"+name])
-				pws[label+"/"+name] = pw
-				src = pw
+			case "feedback":
+				src = newFeedback(label, pr.ID, ks.client, filter)
+			case "searches":
+				src = newSearches(label, pr.ID, ks.client, g.SearchTopN)
+			case "assistant":
+				src = newAssistant(label, pr.ID, ks.client)
 			default:
 				return fmt.Errorf("project %q: unknown collector %q", label, name)
 			}
-			u := newUnit(label, src, ks, t, e.log)
-			if old := e.unitByID(u.id); old != nil {
-				u.inherit(old)
-			}
-			units = append(units, u)
+			id := unitID{project: pr.ID, collector: name}
+			u := &unit{id: id, project: label, src: src, windows: windows, key: ks, timing: t,
+				log: e.log.With("project", label, "collector", name), state: stateOf(id)}
+			p.units = append(p.units, u)
 			ks.units = append(ks.units, u)
 		}
-
-		aj := &agentJobs{
-			project: label, id: p.ID, client: ks.client,
-			ids:         jobIDs(p.ID, p.Jobs, g.TrackedJobsFile, len(cfg.Projects) == 1, e.opts.ReadTrackedJobs),
-			limiter:     e.jobLimiter(p.ID),
-			concurrency: g.JobConcurrency,
-			retention:   time.Duration(g.JobRetention),
-			recheck404:  10 * time.Duration(g.JobPollInterval),
-			log:         e.log.With("project", label, "collector", "agent_jobs"),
-			jobs:        make(map[string]*trackedJob),
-		}
-		jt := t
-		jt.fixedInterval = time.Duration(g.JobPollInterval)
-		ju := newUnit(label, aj, nil, jt, e.log)
-		aj.adopt(oldAJ[ju.id])
-		if old := e.unitByID(ju.id); old != nil {
-			ju.inherit(old)
-		}
-		ajs[ju.id] = aj
-		units = append(units, ju)
+		p.jobs = append(p.jobs, e.newJobsUnit(cfg, pr, label, ks, t))
 	}
 
+	// Everything is built: adopt and swap in one step.
+	for fp, o := range newOrgs {
+		e.orgs[fp] = o
+	}
+	for _, ks := range p.keys {
+		ks.org.budget.SetLimit(ks.limit)
+	}
+	for id, s := range newStates {
+		e.states[id] = s
+	}
+	live := map[unitID]bool{}
+	for _, u := range p.units {
+		live[u.id] = true
+		u.state.mu.Lock()
+		if u.state.health.LastReason == reasonUnauthorized || u.state.health.LastReason == reasonForbidden {
+			// The usual fix for a refused key is a new key and a reload:
+			// try at once rather than wait out the long auth back-off.
+			u.state.health.NextRefresh = time.Time{}
+		}
+		u.state.mu.Unlock()
+	}
+	for id := range e.states {
+		if !live[id] {
+			delete(e.states, id) // a project or collector that left the config
+		}
+	}
+	e.saved = nil // claimed: a later reload starts units afresh
 	e.mu.Lock()
-	e.keys, e.units, e.pv, e.aj, e.pw = keys, units, pvs, ajs, pws
+	e.plan = p
 	e.mu.Unlock()
 	return nil
+}
+
+func (e *Exporter) current() *plan {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.plan
 }
 
 // jobPollRate bounds GetJob calls per project. The API documents no limit
@@ -310,31 +370,26 @@ func (e *Exporter) getenv() func(string) string {
 	return osGetenv
 }
 
-func (e *Exporter) unitByID(id string) *unit {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	for _, u := range e.units {
-		if u.id == id {
-			return u
-		}
-	}
-	return nil
-}
-
-// Refresh starts the refresh of every unit that is due and waits for them
-// until ctx ends (the scrape's deadline). Refreshes go on after that in the
-// background; concurrent callers share one refresh per unit.
+// Refresh starts what is due: each key's scheduler, which runs its due
+// units one at a time, and each due agent-job poll. It waits for them until
+// ctx ends (the scrape's deadline); they go on after that in the
+// background, and concurrent callers share them.
 func (e *Exporter) Refresh(ctx context.Context) {
-	e.mu.RLock()
-	units := slices.Clone(e.units)
-	e.mu.RUnlock()
+	p := e.current()
 	now := e.clock.Now()
 	var waits []<-chan struct{}
-	for _, u := range units {
-		if !u.due(now) || e.ctx.Err() != nil {
-			continue
+	if e.ctx.Err() != nil {
+		return
+	}
+	for _, k := range p.keys {
+		if slices.ContainsFunc(k.units, func(u *unit) bool { return !now.Before(u.dueAt()) }) {
+			waits = append(waits, e.schedule(k.org))
 		}
-		waits = append(waits, e.start(u))
+	}
+	for _, j := range p.jobs {
+		if j.due(now) {
+			waits = append(waits, e.startJobs(j))
+		}
 	}
 	for _, w := range waits {
 		select {
@@ -345,33 +400,16 @@ func (e *Exporter) Refresh(ctx context.Context) {
 	}
 }
 
-// start joins or begins u's refresh and returns a channel closed when it
-// ends. Every caller adds to the wait group and leaves it when the flight
-// lands, so Close waits for refreshes that no scrape waits for any more.
-func (e *Exporter) start(u *unit) <-chan struct{} {
-	e.wg.Add(1)
-	res := e.flights.DoChan(u.id, func() (any, error) {
-		u.run(e.ctx, e.clock)
-		return nil, nil
-	})
-	done := make(chan struct{})
-	go func() {
-		<-res
-		close(done)
-		e.wg.Done()
-	}()
-	return done
-}
-
 // Wait blocks until no refresh is running. Tests use it to reach a known
 // state without sleeping.
 func (e *Exporter) Wait() { e.wg.Wait() }
 
-// Close stops running refreshes, waits for them and closes idle
-// connections to the API.
+// Close stops running refreshes, waits for them, saves the state and
+// closes idle connections to the API.
 func (e *Exporter) Close() {
 	e.cancel()
 	e.wg.Wait()
+	e.save()
 	e.opts.HTTPClient.CloseIdleConnections()
 }
 
@@ -384,18 +422,15 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect emits the cache. It does no I/O.
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
-	e.mu.RLock()
-	units := e.units
-	keys := make([]*keyState, 0, len(e.keys))
-	for _, k := range e.keys {
-		keys = append(keys, k)
-	}
-	e.mu.RUnlock()
+	p := e.current()
 	now := e.clock.Now()
-	for _, u := range units {
+	for _, u := range p.units {
 		u.collect(ch, now)
 	}
-	for _, k := range keys {
+	for _, j := range p.jobs {
+		j.collect(ch, now)
+	}
+	for _, k := range p.keys {
 		k.collect(ch, now)
 	}
 }

@@ -17,15 +17,25 @@ func FuzzPathLabel(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, path string) {
-		p := &pageViews{project: "docs", windows: []*windowCache{{label: "24h", ok: true,
-			rows: []mintlify.PageViewRow{{Path: path, Counts: mintlify.Counts{Human: 1, AI: 2, Total: 3}}, {Path: "/ok", Counts: mintlify.Counts{Human: 1}}}}}}
-		p.build(p.windows[0])
-		w := p.windows[0]
-		if w.exported+w.dropped != 2 {
-			t.Fatalf("exported %d + dropped %d != 2", w.exported, w.dropped)
+		if path == "/ok" {
+			return // a walk never holds one path twice
 		}
+		p := &pageViews{project: "docs"}
+		walk := &mintlify.Walk{Requests: 1, Last: 0, Next: 1,
+			Rows: []mintlify.PageViewRow{{Path: path, Counts: mintlify.Counts{Human: 1, AI: 2, Total: 3}}, {Path: "/ok", Counts: mintlify.Counts{Human: 1}}}}
+		ws := &windowState{Data: walk}
+		w := windowSpec{label: "24h", duration: 24 * time.Hour}
+		exported := len(p.exported(walk))
+		if want := 1 + int(boolFloat(p.filter.allowed(path))); exported != want {
+			t.Fatalf("exported %d rows, want %d", exported, want)
+		}
+		data, book := p.series(ws, w)
 		reg := prometheus.NewPedanticRegistry()
-		reg.MustRegister(collectorFunc(func(ch chan<- prometheus.Metric) { p.collect(ch, time.Time{}, true) }))
+		reg.MustRegister(collectorFunc(func(ch chan<- prometheus.Metric) {
+			for _, m := range append(data, book...) {
+				ch <- m
+			}
+		}))
 		if _, err := reg.Gather(); err != nil {
 			t.Fatalf("gather failed for path %q: %v", path, err)
 		}

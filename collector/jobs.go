@@ -72,9 +72,7 @@ type agentJobs struct {
 	notFound float64
 }
 
-func (a *agentJobs) name() string      { return "agent_jobs" }
-func (a *agentJobs) usesBudget() bool  { return false }
-func (a *agentJobs) expectedCost() int { return 0 }
+func (a *agentJobs) name() string { return "agent_jobs" }
 func (a *agentJobs) adopt(old *agentJobs) {
 	if old == nil || old.id != a.id {
 		return

@@ -46,6 +46,13 @@ var (
 		"Upstream requests the last page-view sweep of this window made."+cacheNote,
 		[]string{"project", "window"}, nil)
 
+	descWalkRepeated = prometheus.NewDesc("mintlify_page_views_walk_repeated",
+		"1 if the last page-view walk ended at a page that brought no path the walk had not already seen: the upstream repeated itself, and following it would have spent the budget on nothing."+cacheNote,
+		[]string{"project", "window"}, nil)
+	descWalkPagesLeft = prometheus.NewDesc("mintlify_page_views_walk_pages_remaining",
+		"Pages the walk in progress still expects to read (0 when none is in progress); a site larger than one hour's budget is walked over several hours.",
+		[]string{"project", "window"}, nil)
+
 	descUp = prometheus.NewDesc("mintlify_up",
 		"1 if the collector's last refresh succeeded (a refresh deferred by the rate limit does not count as a failure) and its data is younger than max_age, else 0.",
 		[]string{"collector", "project"}, nil)
@@ -56,7 +63,7 @@ var (
 		"Interval between refreshes that the analytics budget allows now (for agent_jobs, the poll interval).",
 		[]string{"collector", "project"}, nil)
 	descRefreshFailures = prometheus.NewDesc("mintlify_refresh_failures_total",
-		"Refreshes that failed, by reason (rate_limited, unauthorized, forbidden, server_error, bad_response, timeout, budget, other).",
+		"Refreshes that failed, by reason (rate_limited, unauthorized, forbidden, server_error, bad_response, timeout, other). A refresh the budget cuts short is no failure: it resumes.",
 		[]string{"collector", "project", "reason"}, nil)
 
 	descBudgetLimit = prometheus.NewDesc("mintlify_analytics_budget_limit_requests",
@@ -66,13 +73,13 @@ var (
 		"Analytics requests this exporter made with the API key in the last hour (sliding window).",
 		[]string{"key"}, nil)
 	descBackoff = prometheus.NewDesc("mintlify_analytics_backoff_seconds",
-		"Seconds left before analytics requests with the API key resume after a 429 answer; 0 when not backing off.",
+		"Seconds left before analytics requests with the API key resume, after a 429 answer or while the circuit breaker is open after upstream failures; 0 when not backing off.",
 		[]string{"key"}, nil)
 )
 
 var allDescs = []*prometheus.Desc{
 	descPageViews, descSitePageViews, descPathsExported, descPathsDropped, descSweepTruncated,
-	descSweepDuplicates, descSweepRequests, descUp, descLastSuccess, descInterval, descRefreshFailures,
+	descSweepDuplicates, descSweepRequests, descWalkRepeated, descWalkPagesLeft, descUp, descLastSuccess, descInterval, descRefreshFailures,
 	descBudgetLimit, descBudgetUsed, descBackoff,
 	descJobStatus, descJobInfo, descJobPR, descJobCreated, descJobArchived, descJobsNotFound, descJobsTracked,
 	descPageVisitors, descSiteVisitors, descSiteUniqueVisitors,

@@ -2,11 +2,8 @@ package collector
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -29,7 +26,7 @@ const (
 	trafficOther = "other"
 )
 
-// pageViews is the page-view collector of one project: one sweep per
+// pageViews is the page-view collector of one project: one walk per
 // window. With kind Visitors it is the visitors collector, which walks the
 // same way and exports the same shape under its own metric names.
 type pageViews struct {
@@ -37,29 +34,12 @@ type pageViews struct {
 	project string // label value
 	id      string // upstream project id
 	client  *mintlify.Client
-	opts    sweepSettings
-
-	mu      sync.Mutex
-	windows []*windowCache // in config order
+	opts    walkSettings
 	filter  pathFilter
 }
 
-type sweepSettings struct {
+type walkSettings struct {
 	pageSize, concurrency, maxPages int
-	// budgetLimit is the key's hourly allowance. A sweep longer than the
-	// allowance could never finish (the budget would stop it every time),
-	// so each window's walk is capped at its part of the allowance and
-	// reported as truncated instead.
-	budgetLimit func() int
-}
-
-// pageCap is how many pages one window's walk may take.
-func (s sweepSettings) pageCap(windows int) int {
-	c := s.maxPages
-	if s.budgetLimit != nil {
-		c = min(c, max(s.budgetLimit()/max(windows, 1), 1))
-	}
-	return c
 }
 
 type pathFilter struct {
@@ -68,33 +48,24 @@ type pathFilter struct {
 }
 
 func (f pathFilter) allowed(path string) bool {
+	if len(path) > maxPathBytes || !utf8.ValidString(path) {
+		return false
+	}
 	if len(f.include) > 0 && !slices.ContainsFunc(f.include, func(r config.Regexp) bool { return r.MatchString(path) }) {
 		return false
 	}
 	return !slices.ContainsFunc(f.exclude, func(r config.Regexp) bool { return r.MatchString(path) })
 }
 
-// windowCache is what the last good sweep of one window gave, and the
-// metrics built from it.
-type windowCache struct {
+// windowSpec is one window of the config.
+type windowSpec struct {
 	label    string
 	duration time.Duration
-
-	// from the last sweep
-	ok         bool
-	rows       []mintlify.PageViewRow
-	totals     mintlify.Counts
-	pages      int // pages the upstream had; the next sweep's hint
-	requests   int
-	duplicates int
-	truncated  bool
-
-	// built from rows with the current filter
-	samples  []prometheus.Metric
-	site     []prometheus.Metric
-	exported int
-	dropped  int
 }
+
+// key identifies the window's data: a window whose duration changes under
+// the same label is new data.
+func (w windowSpec) key() string { return w.label + "=" + w.duration.String() }
 
 func (p *pageViews) name() string {
 	if p.kind == mintlify.Visitors {
@@ -111,99 +82,66 @@ func (p *pageViews) descs() (page, site *prometheus.Desc) {
 	return descPageViews, descSitePageViews
 }
 
-func (p *pageViews) usesBudget() bool { return true }
-
-// expectedCost is how many analytics requests the next refresh will take:
-// the pages each window had last time, at least one.
-func (p *pageViews) expectedCost() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := 0
-	for _, w := range p.windows {
-		n += max(w.pages, 1)
+// cost is the pages the window's walk still needs: the last walk's count
+// less what the walk in progress has read, at least one.
+func (p *pageViews) cost(ws *windowState) int {
+	if ws.Walk != nil {
+		return ws.Walk.Remaining(ws.Hint)
 	}
-	return n
+	return max(ws.Hint, 1)
 }
 
-// refresh sweeps every window. A window whose sweep fails keeps its last
-// good data; the first error is returned.
-func (p *pageViews) refresh(ctx context.Context, now time.Time, gate func(context.Context) error) error {
-	p.mu.Lock()
-	windows := slices.Clone(p.windows)
-	p.mu.Unlock()
-
-	// dateTo is exclusive; truncating to the minute keeps the ranges of
-	// scrapes close in time identical, and very recent data is incomplete
-	// upstream anyway.
-	to := now.UTC().Truncate(time.Minute)
-	var errs []error
-	for _, w := range windows {
-		p.mu.Lock()
-		hint := w.pages
-		p.mu.Unlock()
-		res, err := p.client.SweepRows(ctx, p.kind, p.id, mintlify.DateRange{From: to.Add(-w.duration), To: to}, mintlify.SweepOptions{
-			PageSize:      p.opts.pageSize,
-			Concurrency:   p.opts.concurrency,
-			MaxPages:      p.opts.pageCap(len(windows)),
-			ExpectedPages: hint,
-			BeforeRequest: gate,
-		})
-		if err != nil {
-			errs = append(errs, fmt.Errorf("window %s: %w", w.label, err))
-			if ctx.Err() != nil || isStopping(err) {
-				break // the rest would fail the same way
-			}
-			continue
-		}
-		p.mu.Lock()
-		w.ok, w.rows, w.totals = true, res.Rows, res.Totals
-		w.pages, w.requests, w.duplicates, w.truncated = res.Pages, res.Requests, res.Duplicates, res.Truncated
-		p.build(w)
-		p.mu.Unlock()
+// advance continues the window's walk, or starts one, with the requests
+// the gate lets through. A walk that is not done keeps its pages for the
+// next run.
+func (p *pageViews) advance(ctx context.Context, ws *windowState, w windowSpec, now time.Time) (bool, error) {
+	var walk *mintlify.Walk
+	if ws.Walk != nil {
+		walk = ws.Walk.Clone()
+	} else {
+		// dateTo is exclusive; truncating to the minute keeps the ranges
+		// of refreshes close in time identical, and very recent data is
+		// incomplete upstream anyway.
+		to := now.UTC().Truncate(time.Minute)
+		walk = mintlify.NewWalk(p.kind, mintlify.DateRange{From: to.Add(-w.duration), To: to}, p.opts.pageSize)
 	}
-	return errors.Join(errs...)
+	before := walk.Requests
+	err := p.client.Continue(ctx, p.id, walk, mintlify.WalkOptions{
+		Concurrency:   p.opts.concurrency,
+		MaxPages:      p.opts.maxPages,
+		ExpectedPages: ws.Hint,
+		Keep:          p.filter.allowed,
+		MaxRows:       p.filter.maxPaths,
+	})
+	if walk.Requests > before {
+		ws.Progress = now
+	}
+	if walk.Done() {
+		ws.Data, ws.Walk, ws.Hint, ws.DataTime = walk, nil, walk.Pages(), now
+		return true, err
+	}
+	ws.Walk = walk
+	return false, err
 }
 
-// isStopping tells errors after which further windows would only fail
-// again (and spend budget doing so).
-func isStopping(err error) bool {
-	limited, _, _ := mintlify.IsRateLimited(err)
-	return limited || mintlify.IsUnauthorized(err) || mintlify.IsForbidden(err) || errors.Is(err, mintlify.ErrSweepStopped)
-}
-
-// build turns a window's rows into samples under the current filter. The
-// caller holds p.mu.
-func (p *pageViews) build(w *windowCache) {
+// series builds the window's page and site series from its last complete
+// walk or, before the first one completes, from the walk in progress.
+func (p *pageViews) series(ws *windowState, w windowSpec) (data, book []prometheus.Metric) {
+	walk := ws.Data
+	if walk == nil {
+		walk = ws.Walk
+	}
+	if walk == nil || walk.Requests == 0 {
+		return nil, nil
+	}
 	descPage, descSite := p.descs()
 	project := labelPair("project", p.project)
 	window := labelPair("window", w.label)
 	human := labelPair("traffic", trafficHuman)
 	ai := labelPair("traffic", trafficAI)
 
-	keep := make([]mintlify.PageViewRow, 0, len(w.rows))
-	dropped := 0
-	for _, r := range w.rows {
-		if len(r.Path) > maxPathBytes || !utf8.ValidString(r.Path) || !p.filter.allowed(r.Path) {
-			dropped++
-			continue
-		}
-		keep = append(keep, r)
-	}
-	if m := p.filter.maxPaths; m > 0 && len(keep) > m {
-		// Keep the most viewed pages; ties by path, so the choice is stable.
-		slices.SortFunc(keep, func(a, b mintlify.PageViewRow) int {
-			if a.Total != b.Total {
-				if a.Total > b.Total {
-					return -1
-				}
-				return 1
-			}
-			return strings.Compare(a.Path, b.Path)
-		})
-		dropped += len(keep) - m
-		keep = keep[:m]
-	}
-	samples := make([]prometheus.Metric, 0, 2*len(keep))
+	keep := p.exported(walk)
+	samples := make([]prometheus.Metric, 0, 2*len(keep)+3)
 	backing := make([]sample, 2*len(keep))
 	labels := make([]*dto.LabelPair, 8*len(keep))
 	for i, r := range keep {
@@ -219,80 +157,66 @@ func (p *pageViews) build(w *windowCache) {
 		backing[2*i+1] = sample{desc: descPage, labels: lh, value: r.Human}
 		samples = append(samples, &backing[2*i], &backing[2*i+1])
 	}
-	site := []prometheus.Metric{
-		newSample(descSite, w.totals.Human, project, human, window),
-		newSample(descSite, w.totals.AI, project, ai, window),
-	}
-	switch other := w.totals.Total - w.totals.Human - w.totals.AI; {
+	t := walk.Totals
+	samples = append(samples,
+		newSample(descSite, t.Human, project, human, window),
+		newSample(descSite, t.AI, project, ai, window))
+	switch other := t.Total - t.Human - t.AI; {
 	case p.kind == mintlify.Visitors:
 		// The visitors total counts a visitor once even if it came as both
 		// human and AI: it is no sum, so it gets its own name.
-		site = append(site, newSample(descSiteUniqueVisitors, w.totals.Total, project, window))
+		samples = append(samples, newSample(descSiteUniqueVisitors, t.Total, project, window))
 	case other > 0:
-		site = append(site, newSample(descSite, other, project, labelPair("traffic", trafficOther), window))
+		samples = append(samples, newSample(descSite, other, project, labelPair("traffic", trafficOther), window))
 	}
-	w.samples, w.site, w.exported, w.dropped = samples, site, len(keep), dropped
+	return samples, p.bookkeeping(ws, walk, len(keep), w)
 }
 
-// collect emits the cached series. fresh is false when the data is older
-// than max_age: then the page and site series are left out rather than
-// shown as current, and only the bookkeeping series remain.
-func (p *pageViews) collect(ch chan<- prometheus.Metric, _ time.Time, fresh bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, w := range p.windows {
-		if !w.ok {
-			continue
+// exported applies the current filter and max_paths to a walk's rows (a
+// reload may have changed them since the walk kept its rows).
+func (p *pageViews) exported(data *mintlify.Walk) []mintlify.PageViewRow {
+	keep := make([]mintlify.PageViewRow, 0, len(data.Rows))
+	for _, r := range data.Rows {
+		if p.filter.allowed(r.Path) {
+			keep = append(keep, r)
 		}
-		if fresh {
-			for _, m := range w.samples {
-				ch <- m
+	}
+	if m := p.filter.maxPaths; m > 0 && len(keep) > m {
+		// Keep the most viewed pages; ties by path, so the choice is stable.
+		slices.SortFunc(keep, func(a, b mintlify.PageViewRow) int {
+			if a.Total != b.Total {
+				if a.Total > b.Total {
+					return -1
+				}
+				return 1
 			}
-			for _, m := range w.site {
-				ch <- m
-			}
-		}
-		if p.kind == mintlify.Visitors {
-			continue // the walk's bookkeeping is reported for page views only
-		}
-		lv := []string{p.project, w.label}
-		ch <- prometheus.MustNewConstMetric(descPathsExported, prometheus.GaugeValue, float64(w.exported), lv...)
-		ch <- prometheus.MustNewConstMetric(descPathsDropped, prometheus.GaugeValue, float64(w.dropped), lv...)
-		ch <- prometheus.MustNewConstMetric(descSweepTruncated, prometheus.GaugeValue, boolFloat(w.truncated), lv...)
-		ch <- prometheus.MustNewConstMetric(descSweepDuplicates, prometheus.GaugeValue, float64(w.duplicates), lv...)
-		ch <- prometheus.MustNewConstMetric(descSweepRequests, prometheus.GaugeValue, float64(w.requests), lv...)
+			return strings.Compare(a.Path, b.Path)
+		})
+		keep = keep[:m]
+		slices.SortFunc(keep, func(a, b mintlify.PageViewRow) int { return strings.Compare(a.Path, b.Path) })
 	}
+	return keep
 }
 
-// adopt takes over the cached sweeps of old for windows that still exist
-// (same label), so a reload does not throw data away or cost a sweep, and
-// rebuilds their series under the new filter.
-func (p *pageViews) adopt(old *pageViews) {
-	if old == nil || old.id != p.id || old.kind != p.kind {
-		return
+// bookkeeping are the walk's figures (page views only). They are shown
+// even when the data is older than max_age, so a stuck walk can be seen.
+func (p *pageViews) bookkeeping(ws *windowState, data *mintlify.Walk, exported int, w windowSpec) []prometheus.Metric {
+	if p.kind == mintlify.Visitors {
+		return nil
 	}
-	old.mu.Lock()
-	byLabel := make(map[string]windowCache, len(old.windows))
-	for _, w := range old.windows {
-		byLabel[w.label] = *w // copied under the old lock: a refresh may still run
+	truncated := data.Truncated || ws.Data == nil
+	remaining := 0
+	if ws.Walk != nil {
+		remaining = ws.Walk.Remaining(ws.Hint)
 	}
-	old.mu.Unlock()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for i, w := range p.windows {
-		o, ok := byLabel[w.label]
-		if !ok || !o.ok {
-			continue
-		}
-		o.duration = w.duration
-		p.windows[i] = &o
-		p.build(&o)
+	lv := []string{p.project, w.label}
+	return []prometheus.Metric{
+		prometheus.MustNewConstMetric(descPathsExported, prometheus.GaugeValue, float64(exported), lv...),
+		prometheus.MustNewConstMetric(descPathsDropped, prometheus.GaugeValue, float64(data.Dropped+len(data.Rows)-exported), lv...),
+		prometheus.MustNewConstMetric(descSweepTruncated, prometheus.GaugeValue, boolFloat(truncated), lv...),
+		prometheus.MustNewConstMetric(descSweepDuplicates, prometheus.GaugeValue, float64(data.Duplicates), lv...),
+		prometheus.MustNewConstMetric(descSweepRequests, prometheus.GaugeValue, float64(data.Requests), lv...),
+		prometheus.MustNewConstMetric(descWalkRepeated, prometheus.GaugeValue, boolFloat(data.Repeated), lv...),
+		prometheus.MustNewConstMetric(descWalkPagesLeft, prometheus.GaugeValue, float64(remaining), lv...),
 	}
-}
-
-func boolFloat(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -10,19 +10,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
-
-// source is one collector of one project: it refreshes a cache from the
-// upstream and emits it. The unit around it owns scheduling, health and
-// the budget, so a source only knows its endpoint.
-type source interface {
-	name() string // collector name: its label value and logger attribute
-	usesBudget() bool
-	expectedCost() int // analytics requests the next refresh takes
-	refresh(ctx context.Context, now time.Time, gate func(context.Context) error) error
-	collect(ch chan<- prometheus.Metric, now time.Time, fresh bool)
-}
 
 // Failure reasons, the values of mintlify_refresh_failures_total{reason}.
 const (
@@ -32,157 +22,288 @@ const (
 	reasonServerError  = "server_error"
 	reasonBadResponse  = "bad_response"
 	reasonTimeout      = "timeout"
-	reasonBudget       = "budget"
 	reasonOther        = "other"
 )
 
-var allReasons = []string{reasonRateLimited, reasonUnauthorized, reasonForbidden, reasonServerError, reasonBadResponse, reasonTimeout, reasonBudget, reasonOther}
-
-// unit schedules the refreshes of one source and keeps its health.
-type unit struct {
-	id      string // project + "/" + collector, the singleflight key
-	project string
-	src     source
-	key     *keyState // nil for sources that do not use the analytics budget
-	log     *slog.Logger
-	timing  timing
-
-	mu          sync.Mutex
-	nextRefresh time.Time
-	lastSuccess time.Time
-	failed      bool   // the last refresh failed for a reason other than the budget
-	lastReason  string // reason of the last failure, "" after a success
-	failures    int    // consecutive failures, for the backoff
-	failCounts  map[string]float64
-}
+var allReasons = []string{reasonRateLimited, reasonUnauthorized, reasonForbidden, reasonServerError, reasonBadResponse, reasonTimeout, reasonOther}
 
 // timing is what the config says about refresh timing.
 type timing struct {
 	minInterval, maxInterval, maxAge, refreshTimeout time.Duration
-	fixedInterval                                    time.Duration // for sources outside the budget
+	fixedInterval                                    time.Duration // agent_jobs: the poll interval
 }
 
-func newUnit(project string, src source, key *keyState, t timing, log *slog.Logger) *unit {
-	u := &unit{
-		id: project + "/" + src.name(), project: project, src: src, key: key, timing: t,
-		log:        log.With("project", project, "collector", src.name()),
-		failCounts: make(map[string]float64),
+// health is a unit's schedule and the outcome of its refreshes. It is part
+// of the unit's state, so it survives reloads and restarts.
+type health struct {
+	NextRefresh time.Time          `json:"next_refresh"`
+	LastSuccess time.Time          `json:"last_success"`
+	Failed      bool               `json:"failed"`      // the last refresh failed
+	LastReason  string             `json:"last_reason"` // reason of the last failure, "" after a success
+	Failures    int                `json:"failures"`    // consecutive failures, for the back-off
+	FailCounts  map[string]float64 `json:"fail_counts"`
+}
+
+func (h *health) due(now time.Time) bool { return !now.Before(h.NextRefresh) }
+
+func (h *health) succeed(now time.Time, next time.Duration) {
+	h.LastSuccess, h.Failed, h.LastReason, h.Failures = now, false, "", 0
+	h.NextRefresh = now.Add(next)
+}
+
+// fail records a failure; it reports whether the reason is new (worth a
+// log line at warning level rather than debug).
+func (h *health) fail(reason string) bool {
+	if h.FailCounts == nil {
+		h.FailCounts = map[string]float64{}
 	}
-	return u
+	h.FailCounts[reason]++
+	h.Failures++
+	first := h.LastReason != reason
+	h.LastReason, h.Failed = reason, true
+	return first
 }
 
-// interval is how often the unit may refresh now: for budgeted sources,
-// the hour divided in proportion to this key's total cost, so that every
-// project and collector under the key together stay within its budget.
+func (h *health) emit(ch chan<- prometheus.Metric, collector, project string, now time.Time, maxAge, interval time.Duration) (fresh bool) {
+	fresh = !h.LastSuccess.IsZero() && now.Sub(h.LastSuccess) <= maxAge
+	lv := []string{collector, project}
+	ch <- prometheus.MustNewConstMetric(descUp, prometheus.GaugeValue, boolFloat(fresh && !h.Failed), lv...)
+	if !h.LastSuccess.IsZero() {
+		ch <- prometheus.MustNewConstMetric(descLastSuccess, prometheus.GaugeValue, float64(h.LastSuccess.UnixNano())/1e9, lv...)
+	}
+	ch <- prometheus.MustNewConstMetric(descInterval, prometheus.GaugeValue, interval.Seconds(), lv...)
+	for _, r := range allReasons {
+		ch <- prometheus.MustNewConstMetric(descRefreshFailures, prometheus.CounterValue, h.FailCounts[r], collector, project, r)
+	}
+	return fresh
+}
+
+// unitID is what a unit's data belongs to: the upstream project (by id,
+// not by the name it is exported under) and the collector. A reload that
+// keeps both keeps the data; one that changes the id starts afresh.
+type unitID struct{ project, collector string }
+
+func (id unitID) String() string { return id.project + "/" + id.collector }
+
+// unitState is everything a unit learned that outlives the config that
+// made the unit: its health and, per window, its data. One exists per
+// unitID in the exporter's store; units of successive configs share it, so
+// a refresh that runs across a reload lands in the new config's unit.
+type unitState struct {
+	mu      sync.Mutex
+	health  health
+	windows map[string]*windowState // by windowSpec.key()
+	version int                     // bumped whenever data changes
+	// Round is when the current refresh round began: a window whose data
+	// is at least as new is done for this round.
+	round time.Time
+
+	// the last JSON encoding, for the state file
+	changes   int // bumped on every change, data or health
+	encoded   []byte
+	encodedAt int
+}
+
+// windowState is one window's data and the walk that renews it.
+type windowState struct {
+	DataTime time.Time `json:"data_time"` // when Data landed; zero if none
+	Hint     int       `json:"hint"`      // pages the last walk had
+	// Data is the last complete walk (pageviews, visitors); Walk the one in
+	// progress, whose pages are kept until it completes.
+	Data      *mintlify.Walk         `json:"data,omitempty"`
+	Progress  time.Time              `json:"progress"` // when Walk last read a page
+	Walk      *mintlify.Walk         `json:"walk,omitempty"`
+	Feedback  *mintlify.FeedbackPage `json:"feedback,omitempty"`
+	Searches  *mintlify.SearchesPage `json:"searches,omitempty"`
+	Assistant *mintlify.CallerStats  `json:"assistant,omitempty"`
+}
+
+func (s *unitState) window(w windowSpec) *windowState {
+	if s.windows == nil {
+		s.windows = map[string]*windowState{}
+	}
+	ws, ok := s.windows[w.key()]
+	if !ok {
+		ws = &windowState{}
+		s.windows[w.key()] = ws
+	}
+	return ws
+}
+
+// source is the endpoint side of an analytics collector: it advances one
+// window's data by the requests its gate lets through, and turns data
+// into series. The unit around it owns scheduling, health and the budget.
+type source interface {
+	name() string // collector name: its label value and logger attribute
+	// cost is how many requests the window still needs this round.
+	cost(ws *windowState) int
+	// advance fetches for the window; done reports that new data landed.
+	advance(ctx context.Context, ws *windowState, w windowSpec, now time.Time) (done bool, err error)
+	// series are the window's data series, built with the unit's labels,
+	// and its bookkeeping series, shown even when the data is stale.
+	series(ws *windowState, w windowSpec) (data, book []prometheus.Metric)
+}
+
+// unit is one analytics collector of one project under the current
+// config: what to fetch and how to label it. Its state lives in the store.
+type unit struct {
+	id      unitID
+	project string // label value
+	src     source
+	windows []windowSpec
+	key     *keyState
+	timing  timing
+	log     *slog.Logger
+	state   *unitState
+
+	mu      sync.Mutex
+	built   []prometheus.Metric // data series of state version builtAt
+	book    []prometheus.Metric // bookkeeping series of the same version
+	builtAt int
+}
+
 func (u *unit) interval() time.Duration {
-	if u.key == nil {
-		return u.timing.fixedInterval
-	}
 	d := u.key.plannedInterval(u.src.name())
 	return min(max(d, u.timing.minInterval), u.timing.maxInterval)
 }
 
-func (u *unit) due(now time.Time) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return !now.Before(u.nextRefresh)
+// cost is the requests the unit's current round still needs.
+func (u *unit) cost() int {
+	s := u.state
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, w := range u.windows {
+		ws := s.window(w)
+		if s.round.IsZero() || ws.DataTime.Before(s.round) {
+			n += u.src.cost(ws)
+		}
+	}
+	return max(n, 1)
 }
 
-// run is one refresh; the exporter calls it through singleflight, so it
-// never runs twice at once for the same unit.
-func (u *unit) run(ctx context.Context, clock Clock) {
-	now := clock.Now()
-	if !u.due(now) {
-		return // a refresh finished while this caller waited for its turn
+// fullCost is what a whole round costs: the budget planning figure.
+func (u *unit) fullCost() int {
+	s := u.state
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, w := range u.windows {
+		ws := s.window(w)
+		n += max(ws.Hint, 1)
 	}
-	var gate func(context.Context) error
-	if u.key != nil {
-		if until := u.key.backoffUntil(now); until.After(now) {
-			u.schedule(until)
-			return
-		}
-		cost := min(u.src.expectedCost(), u.key.budget.Limit())
-		if u.key.budget.Available() < cost {
-			// Not enough budget left in this hour for a whole refresh:
-			// wait rather than start a sweep that would be cut short.
-			free := u.key.budget.FreeAt(cost)
-			u.log.Debug("refresh deferred: analytics budget in use", "cost", cost, "until", free)
-			u.schedule(free)
-			return
-		}
-		gate = u.key.take
-	}
+	return n
+}
+
+func (u *unit) dueAt() time.Time {
+	u.state.mu.Lock()
+	defer u.state.mu.Unlock()
+	return u.state.health.NextRefresh
+}
+
+// run advances the unit's round by what res lets through.
+func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) error {
 	ctx, cancel := context.WithTimeout(ctx, u.timing.refreshTimeout)
 	defer cancel()
-	err := u.src.refresh(ctx, now, gate)
-	u.finish(clock.Now(), err)
+	ctx = mintlify.WithGate(ctx, func(ctx context.Context) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !res.Take() {
+			return errGrantSpent
+		}
+		return nil
+	})
+	s := u.state
+	s.mu.Lock()
+	if s.round.IsZero() {
+		s.round = now
+	}
+	s.mu.Unlock()
+
+	complete := true
+	var err error
+	for _, w := range u.windows {
+		s.mu.Lock()
+		ws := s.window(w)
+		work := *ws
+		skip := !ws.DataTime.Before(s.round)
+		s.mu.Unlock()
+		if skip {
+			continue
+		}
+		// The source works on a copy, without the lock, so scrapes are
+		// never held up by requests; it clones what it changes.
+		var done bool
+		done, err = u.src.advance(ctx, &work, w, now)
+		s.mu.Lock()
+		*s.window(w) = work
+		s.version++
+		s.changes++
+		s.mu.Unlock()
+		if err == nil && !done && ctx.Err() != nil {
+			err = ctx.Err() // the refresh timeout or shutdown, not the budget
+		}
+		if err != nil || !done {
+			complete = false
+			break
+		}
+	}
+	u.finish(now, complete, err)
+	return err
 }
 
-func (u *unit) schedule(at time.Time) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.nextRefresh = at
-}
+var errGrantSpent = errors.New("requests reserved for this refresh are used up")
 
-func (u *unit) finish(now time.Time, err error) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
+func (u *unit) finish(now time.Time, complete bool, err error) {
+	iv := u.interval() // before the lock: it reads every unit's cost
+	s := u.state
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.changes++
+	h := &s.health
 	if err == nil {
-		if u.failed {
+		if !complete {
+			// The budget ran out mid-round: not a failure. The unit stays
+			// due, and resumes where it stopped when budget frees up.
+			return
+		}
+		if h.Failed {
 			u.log.Info("refresh succeeded again")
 		}
-		u.lastSuccess, u.failed, u.lastReason, u.failures = now, false, "", 0
-		u.nextRefresh = now.Add(u.interval())
-		if u.key != nil {
-			u.key.clearBackoff()
-		}
+		h.succeed(now, iv)
+		s.round = time.Time{}
 		return
 	}
 	reason := classify(err)
-	u.failCounts[reason]++
-	u.failures++
-	first := u.lastReason != reason
-	u.lastReason = reason
+	first := h.fail(reason)
 	logf := u.log.Warn
 	if !first {
 		logf = u.log.Debug // the same failure again: said once already
 	}
+	cached := "no data cached yet"
+	if !h.LastSuccess.IsZero() {
+		cached = "serving cached data"
+	}
 	switch reason {
 	case reasonRateLimited:
-		// Not a failure of the data: keep serving it, back off the key
-		// (the analytics budget is the organization's) or this unit.
-		_, ra, ok := mintlify.IsRateLimited(err)
-		var until time.Time
-		if u.key != nil {
-			until = u.key.backoff(now, ra, ok)
-		} else {
-			until = now.Add(max(ra, u.interval()*time.Duration(min(u.failures, 8))))
-		}
-		u.nextRefresh = until
-		logf("upstream rate limit hit (429); backing off and serving cached data", "until", until, "err", err)
-		return
-	case reasonBudget:
-		u.nextRefresh = now.Add(u.timing.minInterval)
-		if u.key != nil {
-			if free := u.key.budget.FreeAt(1); free.After(u.nextRefresh) {
-				u.nextRefresh = free
-			}
-		}
-		logf("refresh stopped: analytics budget spent; serving cached data", "err", err)
-		return
+		// The analytics budget is the organization's: the key backs off
+		// (see org.backoff) and every unit under it waits. Keep serving.
+		h.Failed = false
+		logf("upstream rate limit hit (429); backing off, "+cached, "err", err)
 	case reasonUnauthorized, reasonForbidden:
 		// Retrying soon cannot help; someone has to fix the key.
-		u.failed = true
-		u.nextRefresh = now.Add(u.timing.maxInterval)
+		h.NextRefresh = now.Add(u.timing.maxInterval)
 		if first {
-			u.log.Error(authHint(reason), "err", err, "retry_at", u.nextRefresh)
+			u.log.Error(authHint(reason), "err", err, "retry_at", h.NextRefresh)
 		}
-		return
+	default:
+		// Exponential back-off per unit; outages of the whole upstream
+		// are also spaced out per key by the circuit breaker.
+		backoff := u.timing.minInterval << min(h.Failures-1, 10)
+		h.NextRefresh = now.Add(min(backoff, max(iv, u.timing.minInterval)))
+		logf("refresh failed; "+cached, "reason", reason, "err", err, "retry_at", h.NextRefresh)
 	}
-	u.failed = true
-	backoff := u.timing.minInterval << min(u.failures-1, 10)
-	u.nextRefresh = now.Add(min(backoff, max(u.interval(), u.timing.minInterval)))
-	logf("refresh failed; serving cached data", "reason", reason, "err", err, "retry_at", u.nextRefresh)
 }
 
 func authHint(reason string) string {
@@ -199,8 +320,6 @@ func classify(err error) string {
 	var re *mintlify.ResponseError
 	var ne net.Error
 	switch {
-	case errors.Is(err, mintlify.ErrSweepStopped):
-		return reasonBudget
 	case mintlify.IsUnauthorized(err):
 		return reasonUnauthorized
 	case mintlify.IsForbidden(err):
@@ -215,42 +334,73 @@ func classify(err error) string {
 	return reasonOther
 }
 
-// collect emits the unit's health and, through the source, its data.
-func (u *unit) collect(ch chan<- prometheus.Metric, now time.Time) {
-	u.mu.Lock()
-	last, failed := u.lastSuccess, u.failed
-	counts := make(map[string]float64, len(u.failCounts))
-	for k, v := range u.failCounts {
-		counts[k] = v
-	}
-	u.mu.Unlock()
-
-	fresh := !last.IsZero() && now.Sub(last) <= u.timing.maxAge
-	up := fresh && !failed
-	lv := []string{u.src.name(), u.project}
-	ch <- prometheus.MustNewConstMetric(descUp, prometheus.GaugeValue, boolFloat(up), lv...)
-	if !last.IsZero() {
-		ch <- prometheus.MustNewConstMetric(descLastSuccess, prometheus.GaugeValue, float64(last.UnixNano())/1e9, lv...)
-	}
-	ch <- prometheus.MustNewConstMetric(descInterval, prometheus.GaugeValue, u.interval().Seconds(), lv...)
-	for _, r := range allReasons {
-		ch <- prometheus.MustNewConstMetric(descRefreshFailures, prometheus.CounterValue, counts[r], u.src.name(), u.project, r)
-	}
-	u.src.collect(ch, now, fresh)
+// outage tells failures that say the upstream as a whole is unwell, which
+// open the key's circuit breaker.
+func outage(reason string) bool {
+	return reason == reasonServerError || reason == reasonTimeout || reason == reasonOther
 }
 
-// inherit carries health and schedule over a reload, so a reload neither
-// resets `up` nor triggers an extra sweep.
-func (u *unit) inherit(old *unit) {
-	old.mu.Lock()
-	defer old.mu.Unlock()
-	u.nextRefresh, u.lastSuccess, u.failed, u.lastReason, u.failures = old.nextRefresh, old.lastSuccess, old.failed, old.lastReason, old.failures
-	if old.lastReason == reasonUnauthorized || old.lastReason == reasonForbidden {
-		// The usual fix for a refused key is a new key and a reload: try
-		// at once rather than wait out the long auth back-off.
-		u.nextRefresh = time.Time{}
+// collect emits the unit's health and data.
+func (u *unit) collect(ch chan<- prometheus.Metric, now time.Time) {
+	s := u.state
+	s.mu.Lock()
+	h := s.health
+	h.FailCounts = make(map[string]float64, len(s.health.FailCounts))
+	for k, v := range s.health.FailCounts {
+		h.FailCounts[k] = v
 	}
-	for k, v := range old.failCounts {
-		u.failCounts[k] = v
+	lastData := time.Time{}
+	for _, w := range u.windows {
+		ws := s.window(w)
+		t := ws.DataTime
+		if t.IsZero() && ws.Walk != nil {
+			t = ws.Progress
+		}
+		if !t.IsZero() && (lastData.IsZero() || t.Before(lastData)) {
+			lastData = t
+		}
 	}
+	s.mu.Unlock()
+	if h.LastSuccess.IsZero() {
+		// A first walk still in progress: its pages are shown (marked
+		// truncated) as soon as they are paid for.
+		h.LastSuccess = lastData
+	}
+	fresh := h.emit(ch, u.src.name(), u.project, now, u.timing.maxAge, u.interval())
+	data, book := u.series()
+	if fresh {
+		for _, m := range data {
+			ch <- m
+		}
+	}
+	for _, m := range book {
+		ch <- m
+	}
+}
+
+// series returns the data and bookkeeping series, rebuilt only when the
+// data changed.
+func (u *unit) series() (data, book []prometheus.Metric) {
+	s := u.state
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if u.built != nil && u.builtAt == s.version {
+		return u.built, u.book
+	}
+	data, book = []prometheus.Metric{}, []prometheus.Metric{}
+	for _, w := range u.windows {
+		d, b := u.src.series(s.window(w), w)
+		data, book = append(data, d...), append(book, b...)
+	}
+	u.built, u.book, u.builtAt = data, book, s.version
+	return data, book
+}
+
+func boolFloat(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -61,6 +62,19 @@ func NewWalk(kind RowsKind, r DateRange, pageSize int) *Walk {
 		pageSize = MaxPageSize
 	}
 	return &Walk{Kind: kind, Range: r, PageSize: pageSize, Last: -1}
+}
+
+// Clone returns a copy that shares nothing with w, so one goroutine can
+// continue it while another reads w.
+func (w *Walk) Clone() *Walk {
+	c := *w
+	c.Rows = slices.Clone(w.Rows)
+	c.Seen = slices.Clone(w.Seen)
+	c.seen = nil
+	if w.seen != nil {
+		c.seen = maps.Clone(w.seen)
+	}
+	return &c
 }
 
 // Done reports whether the walk has read its last page (or hit its cap).
@@ -237,7 +251,7 @@ type walkRun struct {
 	inFlight  int
 	err       error // the first (by page) request that failed
 	errAt     int
-	refused   error // the gate refused a request: the walk pauses
+	refused   error                  // the gate refused a request: the walk pauses
 	pending   map[int]*PageViewsPage // read but not yet applied (out of order)
 }
 

@@ -1,0 +1,123 @@
+package collector
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mintlify-exporter/mintlify_exporter/config"
+)
+
+// jobsUnit polls the tracked agent jobs of one project. Job reads are not
+// analytics requests: they do not spend the budget, and run on their own
+// poll interval, bounded by a rate limiter per project.
+type jobsUnit struct {
+	projectID string
+	project   string // label value
+	src       *agentJobs
+	timing    timing
+	log       *slog.Logger
+
+	mu sync.Mutex
+	h  health
+}
+
+func (e *Exporter) newJobsUnit(cfg *config.Config, pr config.Project, label string, ks *keyState, t timing) *jobsUnit {
+	g := cfg.Global
+	aj := &agentJobs{
+		project: label, id: pr.ID, client: ks.jobs,
+		ids:         jobIDs(pr.ID, pr.Jobs, g.TrackedJobsFile, len(cfg.Projects) == 1, e.opts.ReadTrackedJobs),
+		limiter:     e.jobLimiter(pr.ID),
+		concurrency: g.JobConcurrency,
+		retention:   time.Duration(g.JobRetention),
+		recheck404:  10 * time.Duration(g.JobPollInterval),
+		log:         e.log.With("project", label, "collector", "agent_jobs"),
+		jobs:        make(map[string]*trackedJob),
+	}
+	t.fixedInterval = time.Duration(g.JobPollInterval)
+	j := &jobsUnit{projectID: pr.ID, project: label, src: aj, timing: t, log: aj.log}
+	if p := e.current(); p != nil {
+		for _, old := range p.jobs {
+			if old.projectID == pr.ID {
+				// Copies only: the running unit is left as it is until the
+				// new plan is swapped in.
+				aj.adopt(old.src)
+				old.mu.Lock()
+				j.h = old.h
+				j.h.FailCounts = cloneCounts(old.h.FailCounts)
+				old.mu.Unlock()
+			}
+		}
+	}
+	return j
+}
+
+func cloneCounts(m map[string]float64) map[string]float64 {
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func (j *jobsUnit) due(now time.Time) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.h.due(now)
+}
+
+// startJobs joins or begins j's poll and returns a channel closed when it
+// ends.
+func (e *Exporter) startJobs(j *jobsUnit) <-chan struct{} {
+	e.wg.Add(1)
+	res := e.flights.DoChan(j.projectID, func() (any, error) {
+		now := e.clock.Now()
+		if !j.due(now) {
+			return nil, nil // a poll finished while this caller waited for its turn
+		}
+		ctx, cancel := context.WithTimeout(e.ctx, j.timing.refreshTimeout)
+		defer cancel()
+		j.finish(now, j.src.refresh(ctx, now, nil))
+		return nil, nil
+	})
+	done := make(chan struct{})
+	go func() {
+		<-res
+		close(done)
+		e.wg.Done()
+	}()
+	return done
+}
+
+func (j *jobsUnit) finish(now time.Time, err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err == nil {
+		if j.h.Failed {
+			j.log.Info("refresh succeeded again")
+		}
+		j.h.succeed(now, j.timing.fixedInterval)
+		return
+	}
+	reason := classify(err)
+	first := j.h.fail(reason)
+	logf := j.log.Warn
+	if !first {
+		logf = j.log.Debug
+	}
+	backoff := j.timing.fixedInterval << min(j.h.Failures-1, 6)
+	j.h.NextRefresh = now.Add(min(backoff, j.timing.maxInterval))
+	logf("polling agent jobs failed", "reason", reason, "err", err, "retry_at", j.h.NextRefresh)
+}
+
+func (j *jobsUnit) collect(ch chan<- prometheus.Metric, now time.Time) {
+	j.mu.Lock()
+	h := j.h
+	h.FailCounts = cloneCounts(j.h.FailCounts)
+	j.mu.Unlock()
+	fresh := h.emit(ch, "agent_jobs", j.project, now, j.timing.maxAge, j.timing.fixedInterval)
+	j.src.collect(ch, now, fresh)
+}

@@ -1,0 +1,226 @@
+package collector
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+)
+
+// Back-off after a 429 without Retry-After: doubling from a minute, capped
+// at the budget period, since the upstream counts per hour.
+const (
+	backoffStart = time.Minute
+	backoffMax   = budget.Period
+)
+
+// The circuit breaker: after a refresh fails because the upstream is
+// unwell (5xx, timeouts, broken connections), no analytics request is made
+// with the key for breakerStart, doubling with each failure in a row up to
+// breakerMax. One refresh then probes; a success closes the breaker. An
+// hour of outage costs at most five probes of at most two requests (one
+// try and one retry): 0, 2, 6, 14 and 30 minutes in.
+const (
+	breakerStart = 2 * time.Minute
+	breakerMax   = budget.Period
+)
+
+// fingerprint names a key without revealing it: it survives a rename of
+// the key in the config, and is what the state file stores.
+func fingerprint(key string) string {
+	sum := sha256.Sum256([]byte("mintlify_exporter key fingerprint\x00" + key))
+	return hex.EncodeToString(sum[:8])
+}
+
+// org is one API key's organization as the upstream sees it: the sliding
+// hour of analytics requests and any back-off. It outlives configs: a
+// reload or a rename of the key keeps it, and the state file carries it
+// across restarts.
+type org struct {
+	fp     string
+	budget *budget.Window
+
+	mu        sync.Mutex
+	until     time.Time // no request before this (429 back-off or open breaker)
+	throttled int       // consecutive 429s
+	outages   int       // consecutive upstream failures (the breaker)
+	run       chan struct{}
+}
+
+func (o *org) pausedUntil() time.Time {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.until
+}
+
+func (o *org) pause(until time.Time) time.Time {
+	if until.After(o.until) {
+		o.until = until
+	}
+	return o.until
+}
+
+// rateLimited records a 429 and returns when requests may resume: the
+// upstream's Retry-After when it sent one, else an exponential delay.
+func (o *org) rateLimited(now time.Time, retryAfter time.Duration, hasRetryAfter bool) time.Time {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.throttled++
+	d := backoffStart << min(o.throttled-1, 10)
+	if hasRetryAfter {
+		d = retryAfter
+	}
+	return o.pause(now.Add(min(max(d, time.Second), backoffMax)))
+}
+
+// failed records a refresh's outcome for the breaker.
+func (o *org) outcome(now time.Time, reason string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch {
+	case reason == "":
+		o.outages, o.throttled = 0, 0
+	case outage(reason):
+		o.outages++
+		o.pause(now.Add(min(breakerStart<<min(o.outages-1, 10), breakerMax)))
+	}
+}
+
+// keyState is one configured key: its name (the label), its clients and
+// the units that spend its organization's budget.
+type keyState struct {
+	name    string
+	org     *org
+	client  *mintlify.Client // analytics: at most one retry, charged to the budget
+	jobs    *mintlify.Client // agent jobs: outside the budget
+	limit   int
+	weights config.CollectorWeights
+	units   []*unit
+}
+
+// plannedInterval spreads the budget over the key's units. Each analytics
+// collector kind enabled under the key gets the share of the budget its
+// weight gives it; the units of that kind (one per project) then refresh
+// as often as that share pays for a full round of them:
+//
+//	interval(kind) = 1h × Σ cost(units of kind) / (limit × weight(kind) / Σ weights of enabled kinds)
+//
+// Summed over kinds that is exactly the limit per hour, so turning on a
+// collector slows the others down instead of overspending.
+func (k *keyState) plannedInterval(kind string) time.Duration {
+	cost := 0
+	kinds := map[string]bool{}
+	for _, u := range k.units {
+		kinds[u.src.name()] = true
+		if u.src.name() == kind {
+			cost += u.fullCost()
+		}
+	}
+	var total float64
+	for n := range kinds {
+		total += k.weights.Of(n)
+	}
+	limit := float64(k.limit)
+	share := k.weights.Of(kind) / total
+	if limit <= 0 || total <= 0 || share <= 0 {
+		return budget.Period
+	}
+	return time.Duration(float64(budget.Period) * float64(max(cost, 1)) / (limit * share))
+}
+
+// next picks the unit to run: the most overdue of those due, and reserves
+// what its round still needs (or what is left of the hour: a walk larger
+// than that resumes later). It returns nil when nothing can run now.
+func (k *keyState) next(now time.Time) (*unit, *budget.Reservation) {
+	if k.org.pausedUntil().After(now) {
+		return nil, nil
+	}
+	var due []*unit
+	for _, u := range k.units {
+		if !now.Before(u.dueAt()) {
+			due = append(due, u)
+		}
+	}
+	if len(due) == 0 {
+		return nil, nil
+	}
+	slices.SortStableFunc(due, func(a, b *unit) int { return a.dueAt().Compare(b.dueAt()) })
+	u := due[0]
+	res := k.org.budget.Reserve(u.cost())
+	if res.Granted() == 0 {
+		res.Release()
+		return nil, nil // the hour is spent; the most overdue goes first when it frees up
+	}
+	return u, res
+}
+
+func (k *keyState) collect(ch chan<- prometheus.Metric, now time.Time) {
+	ch <- prometheus.MustNewConstMetric(descBudgetLimit, prometheus.GaugeValue, float64(k.limit), k.name)
+	ch <- prometheus.MustNewConstMetric(descBudgetUsed, prometheus.GaugeValue, float64(k.org.budget.Used()), k.name)
+	left := k.org.pausedUntil().Sub(now)
+	ch <- prometheus.MustNewConstMetric(descBackoff, prometheus.GaugeValue, max(left, 0).Seconds(), k.name)
+}
+
+// schedule runs the key's due units one after another, most overdue
+// first, until none can run; one run per organization at a time, so units
+// never race for the same slots and the breaker sees a failure before the
+// next unit spends anything. It returns a channel closed when the run ends.
+func (e *Exporter) schedule(o *org) <-chan struct{} {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.run != nil {
+		return o.run
+	}
+	done := make(chan struct{})
+	o.run = done
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		defer close(done)
+		defer func() {
+			o.mu.Lock()
+			o.run = nil
+			o.mu.Unlock()
+		}()
+		e.drain(o)
+	}()
+	return done
+}
+
+func (e *Exporter) drain(o *org) {
+	for range 1000 { // a bound, should a unit never leave the due list
+		if e.ctx.Err() != nil {
+			return
+		}
+		k := e.current().keyOf(o)
+		if k == nil {
+			return // the key left the config
+		}
+		now := e.clock.Now()
+		u, res := k.next(now)
+		if u == nil {
+			return
+		}
+		e.save() // what is reserved counts as spent, should the process die now
+		err := u.run(e.ctx, now, res)
+		res.Release()
+		reason := ""
+		if err != nil {
+			reason = classify(err)
+		}
+		if reason == reasonRateLimited {
+			_, ra, ok := mintlify.IsRateLimited(err)
+			o.rateLimited(e.clock.Now(), ra, ok)
+		} else {
+			o.outcome(e.clock.Now(), reason)
+		}
+		e.save()
+	}
+}

@@ -1,0 +1,248 @@
+package collector
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// The state file keeps, across restarts, what the exporter would otherwise
+// have to spend budget again to learn: per organization (by key
+// fingerprint, never the key) the request times of the sliding hour and
+// any back-off, and per unit (project id and collector) its schedule,
+// health and the last good data of each window, with the walk in progress.
+//
+// It is JSON, versioned, written whole to a temporary file that is synced
+// and renamed over the old one, so a crash leaves the old or the new file,
+// never half of one. A file that cannot be read, is corrupt, bigger than
+// maxStateBytes or of another version is logged and ignored: the exporter
+// then starts as if it had none.
+const (
+	stateVersion  = 1
+	stateKind     = "mintlify_exporter state"
+	maxStateBytes = 512 << 20
+)
+
+type stateFile struct {
+	Kind    string                     `json:"kind"`
+	Version int                        `json:"version"`
+	Saved   time.Time                  `json:"saved"`
+	Orgs    map[string]orgSnapshot     `json:"orgs"`
+	Units   map[string]json.RawMessage `json:"units"`
+	units   map[unitID]*unitSnapshot   // decoded Units
+}
+
+type orgSnapshot struct {
+	Requests    []time.Time `json:"requests"`
+	PausedUntil time.Time   `json:"paused_until"`
+}
+
+type unitSnapshot struct {
+	Health  health                  `json:"health"`
+	Round   time.Time               `json:"round"`
+	Windows map[string]*windowState `json:"windows"`
+}
+
+// savedState is what the state file held at start, until the first config
+// claims it.
+type savedState = stateFile
+
+func parseUnitID(s string) (unitID, bool) {
+	i := strings.LastIndexByte(s, '/')
+	if i <= 0 || i == len(s)-1 {
+		return unitID{}, false
+	}
+	return unitID{project: s[:i], collector: s[i+1:]}, true
+}
+
+// loadState reads the state file, if there is one.
+func (e *Exporter) loadState() {
+	path := e.opts.StatePath
+	if path == "" {
+		return
+	}
+	st, err := readState(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		e.log.Info("no state file yet; starting afresh", "path", path)
+		return
+	case err != nil:
+		e.log.Warn("ignoring the state file; starting afresh", "path", path, "err", err)
+		return
+	}
+	e.saved = st
+	e.log.Info("state loaded", "path", path, "saved", st.Saved, "units", len(st.units), "keys", len(st.Orgs))
+}
+
+func readState(path string) (*stateFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxStateBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxStateBytes {
+		return nil, fmt.Errorf("larger than %d MiB", maxStateBytes>>20)
+	}
+	var st stateFile
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("corrupt: %w", err)
+	}
+	if st.Kind != stateKind {
+		return nil, fmt.Errorf("not a state file of this exporter (kind %q)", st.Kind)
+	}
+	if st.Version != stateVersion {
+		return nil, fmt.Errorf("version %d, this exporter reads version %d", st.Version, stateVersion)
+	}
+	st.units = map[unitID]*unitSnapshot{}
+	for k, raw := range st.Units {
+		id, ok := parseUnitID(k)
+		if !ok {
+			return nil, fmt.Errorf("corrupt: bad unit id %q", k)
+		}
+		var u unitSnapshot
+		if err := json.Unmarshal(raw, &u); err != nil {
+			return nil, fmt.Errorf("corrupt: unit %q: %w", k, err)
+		}
+		st.units[id] = &u
+	}
+	st.Units = nil
+	return &st, nil
+}
+
+// restoreOrg gives o what the state file remembered of its organization.
+func (s *savedState) restoreOrg(o *org, now time.Time) {
+	if s == nil {
+		return
+	}
+	snap, ok := s.Orgs[o.fp]
+	if !ok {
+		return
+	}
+	o.budget.Restore(snap.Requests)
+	if snap.PausedUntil.After(now) {
+		o.until = snap.PausedUntil
+	}
+}
+
+// restoreUnit returns the state the file remembered for id, or a new one.
+func (s *savedState) restoreUnit(id unitID) *unitState {
+	st := &unitState{windows: map[string]*windowState{}}
+	if s == nil {
+		return st
+	}
+	snap, ok := s.units[id]
+	if !ok {
+		return st
+	}
+	st.health, st.round = snap.Health, snap.Round
+	for k, w := range snap.Windows {
+		if w != nil {
+			st.windows[k] = w
+		}
+	}
+	st.version = 1
+	return st
+}
+
+// save writes the state file; failures are logged, never fatal: the
+// exporter works without it, at the cost of a fresh start next time.
+func (e *Exporter) save() {
+	path := e.opts.StatePath
+	if path == "" {
+		return
+	}
+	e.saveMu.Lock()
+	defer e.saveMu.Unlock()
+	st := stateFile{Kind: stateKind, Version: stateVersion, Saved: e.clock.Now().UTC(),
+		Orgs: map[string]orgSnapshot{}, Units: map[string]json.RawMessage{}}
+	e.storeMu.Lock()
+	for fp, o := range e.orgs {
+		st.Orgs[fp] = orgSnapshot{Requests: o.budget.Times(), PausedUntil: o.pausedUntil()}
+	}
+	states := make(map[unitID]*unitState, len(e.states))
+	for id, s := range e.states {
+		states[id] = s
+	}
+	e.storeMu.Unlock()
+	for id, s := range states {
+		raw, err := s.encode()
+		if err != nil {
+			e.log.Warn("state of a unit not saved", "unit", id.String(), "err", err)
+			continue
+		}
+		st.Units[id.String()] = raw
+	}
+	if err := writeState(path, &st); err != nil {
+		if e.saveErr == "" || e.saveErr != err.Error() {
+			e.log.Warn("writing the state file failed; a restart will start afresh", "path", path, "err", err)
+		}
+		e.saveErr = err.Error()
+		return
+	}
+	e.saveErr = ""
+}
+
+// encode returns the unit's state as JSON, re-encoding only when it
+// changed since the last save.
+func (s *unitState) encode() (json.RawMessage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.encoded != nil && s.encodedAt == s.changes {
+		return s.encoded, nil
+	}
+	b, err := json.Marshal(unitSnapshot{Health: s.health, Round: s.round, Windows: s.windows})
+	if err != nil {
+		return nil, err
+	}
+	s.encoded, s.encodedAt = b, s.changes
+	return b, nil
+}
+
+func writeState(path string, st *stateFile) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // harmless after the rename
+	enc := json.NewEncoder(tmp)
+	if err := enc.Encode(st); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync() // the rename itself survives a crash
+		d.Close()
+	}
+	return nil
+}
