@@ -57,6 +57,9 @@ type env struct {
 	// getenv is where the exporter looks keys up; a test may swap it to
 	// "rotate" a key before a reload.
 	getenv func(string) string
+	// cfg and opts built exp; restart builds a new exporter from them.
+	cfg  *config.Config
+	opts collector.Options
 }
 
 type envOpts struct {
@@ -64,6 +67,8 @@ type envOpts struct {
 	mock     func(*mockapi.Options)
 	getenv   func(string) string
 	withAPIM bool // register the request metrics (durations are not reproducible)
+	// statePath is the exporter's state file; "" keeps none.
+	statePath string
 }
 
 // newEnv starts a simulated API and an exporter configured by yamlCfg, in
@@ -116,13 +121,14 @@ func newEnv(t *testing.T, yamlCfg string, o envOpts) *env {
 	if o.withAPIM {
 		opts.Registerer = reg
 	}
+	opts.StatePath = o.statePath
 	exp, err := collector.New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(exp.Close)
 	reg.MustRegister(exp)
-	e.exp = exp
+	e.exp, e.cfg, e.opts = exp, cfg, opts
 	return e
 }
 

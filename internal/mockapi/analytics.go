@@ -172,9 +172,15 @@ func nonNil[T any](s []T) []T {
 // pageOf cuts one offset page out of all, honouring the paging faults:
 // DuplicateAcrossPages prepends the previous page's last row (so such a page
 // has up to limit+1 rows and no row is lost), EndlessHasMore keeps hasMore
-// true past the end, and ExtraRows (Row slices only) are appended to the
+// true past the end, RepeatPages answers the first page again for every
+// offset past the end (with hasMore true), and ExtraRows (Row slices only) are appended to the
 // first page.
 func pageOf[T any](all []T, offset, limit int, f *Fault) ([]T, bool) {
+	if f.RepeatPages && offset >= len(all) {
+		// A broken upstream: past the end, every page repeats the rows of
+		// the first one and claims there is more.
+		offset = 0
+	}
 	start := min(offset, len(all))
 	end := min(start+limit, len(all))
 	page := make([]T, 0, end-start+1)
@@ -185,7 +191,7 @@ func pageOf[T any](all []T, offset, limit int, f *Fault) ([]T, bool) {
 	if extra, ok := any(&page).(*[]Row); ok && offset == 0 {
 		*extra = append(*extra, f.ExtraRows...)
 	}
-	return page, end < len(all) || f.EndlessHasMore
+	return page, end < len(all) || f.EndlessHasMore || f.RepeatPages
 }
 
 // Cursors are opaque to clients; the mock's are base64url("o:<offset>").

@@ -53,6 +53,9 @@ type Fault struct {
 	DuplicateAcrossPages bool
 	// EndlessHasMore keeps hasMore true; pages past the end are empty.
 	EndlessHasMore bool
+	// RepeatPages answers every offset past the end with the first page's
+	// rows again, hasMore true: an upstream that loops for ever.
+	RepeatPages bool
 	// ExtraRows are appended to the first page (offset 0) of views and
 	// visitors, e.g. a path with invalid UTF-8 or a 10 kB path. They are
 	// written byte for byte.

@@ -1,0 +1,345 @@
+package collector_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+)
+
+// Tests of the budget engine: the per-organization scheduler, resumable
+// walks, the failure policy, the state file and reloads. All run on the
+// fake clock; none depends on how fast the machine is.
+
+// wasted counts analytics requests that asked for a page already paid for
+// in the same walk: same endpoint, project, date range and offset. A walk
+// that resumes instead of starting again wastes nothing.
+func (e *env) wasted() int {
+	seen := map[string]bool{}
+	n := 0
+	for _, r := range e.api.Server.Requests() {
+		if r.Endpoint == mockapi.EndpointGetJob || r.Status != 200 {
+			continue
+		}
+		k := r.Endpoint + " " + r.ProjectID + " " + r.Query
+		if seen[k] {
+			n++
+		}
+		seen[k] = true
+	}
+	return n
+}
+
+// restart closes the exporter and starts a new one from the same config
+// and options (and so the same state file), as a process restart does.
+func (e *env) restart() {
+	e.t.Helper()
+	e.exp.Close()
+	exp, err := collector.New(e.cfg, e.opts)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(exp.Close)
+	e.reg = prometheus.NewPedanticRegistry()
+	e.reg.MustRegister(exp)
+	e.exp = exp
+}
+
+// Two big projects under one key need more than the hour's budget for a
+// round (2 × 48 pages against 90). Both must have data all the time, no
+// page may be paid twice, and the budget must hold in every hour.
+func TestTwoBigProjectsShareTheHour(t *testing.T) {
+	cfg := "global:\n  api_url: %s\n  min_refresh_interval: 1m\n" +
+		"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n" +
+		"projects:\n" +
+		"  - id: proj-a\n    name: a\n    windows: [24h]\n    max_paths: 0\n" +
+		"  - id: proj-b\n    name: b\n    windows: [24h]\n    max_paths: 0\n"
+	e := newEnv(t, cfg, envOpts{sites: map[string]mockapi.Site{
+		"proj-a": {Seed: 1, Paths: 12000}, "proj-b": {Seed: 2, Paths: 12000}}})
+	for step := range 8 * 12 { // 8 hours, a scrape's refresh every 5 minutes
+		e.exp.Refresh(context.Background())
+		e.exp.Wait()
+		if step%6 == 0 {
+			out := e.gather()
+			for _, p := range []string{"a", "b"} {
+				if v := mustValue(t, out, `mintlify_up{collector="pageviews",project="`+p+`"}`); v != 1 {
+					t.Fatalf("step %d: project %s is down (no data younger than max_age)", step, p)
+				}
+			}
+		}
+		e.clock.Advance(5 * time.Minute)
+	}
+	e.expectWithinBudget()
+	if n := e.wasted(); n != 0 {
+		t.Fatalf("%d pages paid twice", n)
+	}
+	out := e.gather()
+	for _, p := range []string{"a", "b"} {
+		if got := mustValue(t, out, `mintlify_page_views_paths{project="`+p+`",window="24h"}`); got != 12000 {
+			t.Errorf("project %s exports %v paths, want 12000", p, got)
+		}
+	}
+	// The budget is used, not left idle: 8 hours at 90 an hour, less the
+	// first hour's slack, is well over 5 rounds of 96 pages.
+	if n := e.requests(mockapi.EndpointViews); n < 500 {
+		t.Errorf("only %d requests in 8 hours: the budget sat idle", n)
+	}
+}
+
+// A site whose walk needs more than an hour (two collectors × 120 pages
+// against 90 an hour) is walked over several hours, never starved.
+func TestBigSiteIsWalkedOverSeveralHours(t *testing.T) {
+	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n  max_age: 6h\n",
+		"    windows: [24h]\n    max_paths: 0\n    collectors: [pageviews, visitors]\n"),
+		envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 3, Paths: 30000}}})
+	e.refreshEvery(5*time.Minute, 12) // the first hour
+	out := e.gather()
+	if got := mustValue(t, out, `mintlify_page_views_walk_pages_remaining{project="docs",window="24h"}`); got == 0 {
+		// Pages are read in order of due time; with 90 requests the
+		// first walk (120 pages) cannot be done yet.
+		t.Fatal("the first walk claims to be done within the first hour")
+	}
+	if mustValue(t, out, `mintlify_page_views_sweep_truncated{project="docs",window="24h"}`) != 1 {
+		t.Fatal("a walk in progress is not marked truncated")
+	}
+	if mustValue(t, out, `mintlify_up{collector="pageviews",project="docs"}`) != 1 || count(out, "mintlify_page_views{") == 0 {
+		t.Fatal("the pages paid for are not exported while the walk goes on")
+	}
+	e.refreshEvery(5*time.Minute, 7*12)
+	e.expectWithinBudget()
+	if n := e.wasted(); n != 0 {
+		t.Fatalf("%d pages paid twice", n)
+	}
+	out = e.gather()
+	for _, c := range []string{"pageviews", "visitors"} {
+		if mustValue(t, out, `mintlify_up{collector="`+c+`",project="docs"}`) != 1 {
+			t.Errorf("%s is down after 8 hours", c)
+		}
+	}
+	if got := mustValue(t, out, `mintlify_page_views_paths{project="docs",window="24h"}`); got != 30000 {
+		t.Errorf("%v paths exported, want 30000", got)
+	}
+	if v, ok := value(out, `mintlify_last_refresh_success_timestamp_seconds{collector="visitors",project="docs"}`); !ok || v == 0 {
+		t.Error("the visitors walk never completed: starved")
+	}
+}
+
+// A persistent 500 for an hour costs at most ten analytics requests per
+// key, whatever the number of collectors, and the first refresh after the
+// upstream heals brings the data back.
+func TestOutageCostsLittle(t *testing.T) {
+	e := newEnv(t, docsConfig("  min_refresh_interval: 5s\n",
+		"    windows: [24h, 7d]\n    collectors: [pageviews, visitors, feedback, searches, assistant]\n"),
+		envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 100}}})
+	e.api.Server.SetFault(mockapi.Fault{Status: 500})
+	e.refreshEvery(15*time.Second, 240) // one hour of scrapes every 15 s
+	if n := e.api.Server.CountRequests(func(r mockapi.Request) bool { return r.Endpoint != mockapi.EndpointGetJob }); n > 10 {
+		t.Fatalf("%d analytics requests in an hour of outage, want at most 10", n)
+	}
+	e.api.Server.ClearFaults()
+	e.refreshEvery(time.Minute, 70) // the breaker is at most an hour open
+	out := e.gather()
+	for _, c := range []string{"pageviews", "visitors", "feedback", "searches", "assistant"} {
+		if mustValue(t, out, `mintlify_up{collector="`+c+`",project="docs"}`) != 1 {
+			t.Errorf("%s did not recover", c)
+		}
+	}
+	e.expectWithinBudget()
+}
+
+// An upstream whose pages past the end repeat the first one with hasMore
+// true costs one request more than the real pages, not the hour.
+func TestRepeatingPagesCostOneExtra(t *testing.T) {
+	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 1000}}})
+	e.api.Server.SetFault(mockapi.Fault{RepeatPages: true})
+	out := e.scrape()
+	if n := e.requests(mockapi.EndpointViews); n != 4+1 {
+		t.Fatalf("%d requests for 4 real pages, want 5", n)
+	}
+	if mustValue(t, out, `mintlify_page_views_walk_repeated{project="docs",window="24h"}`) != 1 ||
+		mustValue(t, out, `mintlify_page_views_paths{project="docs",window="24h"}`) != 1000 ||
+		mustValue(t, out, `mintlify_up{collector="pageviews",project="docs"}`) != 1 {
+		t.Fatal("the repeat is not reported, or the real rows are not exported")
+	}
+}
+
+// Three restarts within an hour continue the ledger and serve the saved
+// data at once: no extra request, no 429, the last refresh time from
+// before the restart.
+func TestRestartCostsNothing(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.json")
+	e := newEnv(t, docsConfig("  min_refresh_interval: 30m\n", "    windows: [24h]\n"), envOpts{statePath: state,
+		sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 600}}})
+	first := e.scrape()
+	before := e.api.Server.CountRequests(nil)
+	last := mustValue(t, first, `mintlify_last_refresh_success_timestamp_seconds{collector="pageviews",project="docs"}`)
+	used := mustValue(t, first, `mintlify_analytics_budget_used_requests{key="acme"}`)
+	for i := range 3 {
+		e.clock.Advance(5 * time.Minute)
+		e.restart()
+		out := e.gather() // before any refresh: served from the state file
+		if got := mustValue(t, out, `mintlify_last_refresh_success_timestamp_seconds{collector="pageviews",project="docs"}`); got != last {
+			t.Fatalf("restart %d: last refresh %v, want %v from before the restart", i, got, last)
+		}
+		if count(out, `mintlify_page_views{`) != count(first, `mintlify_page_views{`) {
+			t.Fatalf("restart %d: the saved page series are not served at once", i)
+		}
+		if got := mustValue(t, out, `mintlify_analytics_budget_used_requests{key="acme"}`); got != used {
+			t.Fatalf("restart %d: budget used %v, want %v carried over", i, got, used)
+		}
+		e.scrape() // not due yet: must not refresh
+	}
+	if n := e.api.Server.CountRequests(nil) - before; n != 0 {
+		t.Fatalf("3 restarts cost %d requests, want 0", n)
+	}
+}
+
+// The ledger belongs to the key, not to its name: renaming the key in the
+// config keeps what was spent this hour.
+func TestKeyRenameKeepsSpending(t *testing.T) {
+	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 600}}})
+	used := mustValue(t, e.scrape(), `mintlify_analytics_budget_used_requests{key="acme"}`)
+	if used == 0 {
+		t.Fatal("nothing spent")
+	}
+	e.reload(strings.Replace(oneProject, "name: acme", "name: acme2", 1))
+	if got := mustValue(t, e.gather(), `mintlify_analytics_budget_used_requests{key="acme2"}`); got != used {
+		t.Fatalf("after a rename the key has spent %v, want %v", got, used)
+	}
+}
+
+// reload applies yamlCfg (with %s for the API URL), failing the test if
+// it is refused.
+func (e *env) reload(yamlCfg string) {
+	e.t.Helper()
+	if err := e.apply(yamlCfg); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *env) apply(yamlCfg string) error {
+	cfg, err := config.Parse([]byte(fmt.Sprintf(yamlCfg, e.api.URL())))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return e.exp.Apply(cfg)
+}
+
+// A refused reload changes nothing: not the budget, not the data.
+func TestRefusedReloadChangesNothing(t *testing.T) {
+	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 600}}})
+	before := e.scrape()
+	// A lower budget and a key that cannot be read: refused.
+	bad := strings.Replace(oneProject, "api_key_env: TEST_MINTLIFY_KEY", "api_key_env: UNSET_KEY_VARIABLE\n    budget_per_hour: 30", 1)
+	if err := e.apply(bad); err == nil {
+		t.Fatal("a config with an unreadable key was accepted")
+	}
+	if after := e.gather(); after != before {
+		t.Fatalf("a refused reload changed /metrics:\n%s", diff(before, after))
+	}
+}
+
+// A reload while a walk is paused (or in flight) lands the walk in the
+// new config: it resumes, and no page is paid twice.
+func TestReloadMidWalkLandsTheWalk(t *testing.T) {
+	cfg := docsConfig("  min_refresh_interval: 1m\n", "    windows: [24h]\n    max_paths: 0\n")
+	small := strings.Replace(cfg, "api_key_env: TEST_MINTLIFY_KEY", "api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 40", 1)
+	e := newEnv(t, small, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 12000}}})
+	e.scrape() // 36 of 48 pages: the walk pauses
+	out := e.gather()
+	if mustValue(t, out, `mintlify_page_views_walk_pages_remaining{project="docs",window="24h"}`) == 0 {
+		t.Fatal("the walk is not paused mid-way")
+	}
+	e.reload(strings.Replace(small, "max_age: 3h", "max_age: 4h", 1) + "    exclude_paths: ['^/nothing$']\n")
+	// In flight across a reload: start the refresh, reload, then wait.
+	e.clock.Advance(time.Hour)
+	e.exp.Refresh(context.Background())
+	e.reload(small)
+	e.exp.Wait()
+	out = e.gather()
+	if got := mustValue(t, out, `mintlify_page_views_paths{project="docs",window="24h"}`); got != 12000 {
+		t.Fatalf("%v paths after the reloads, want the whole walk's 12000", got)
+	}
+	if n := e.wasted(); n != 0 {
+		t.Fatalf("%d pages paid twice across the reloads", n)
+	}
+	if n := e.requests(mockapi.EndpointViews); n != 48 {
+		t.Fatalf("%d requests, want the 48 pages once", n)
+	}
+}
+
+// A reload that gives a project name another id drops the old project's
+// data, for every collector, and fetches the new one's.
+func TestIDChangeUnderSameNameRefetches(t *testing.T) {
+	cfg := docsConfig("  min_refresh_interval: 1m\n", "    windows: [24h]\n    collectors: [pageviews, feedback, searches, assistant]\n")
+	e := newEnv(t, cfg, envOpts{sites: map[string]mockapi.Site{
+		"proj-docs": {Seed: 1, Paths: 10}, "proj-new": {Seed: 2, Paths: 3}}})
+	old := e.scrape()
+	e.reload(strings.Replace(cfg, "id: proj-docs", "id: proj-new", 1))
+	now := e.gather()
+	if count(now, `mintlify_page_views{`) != 0 || count(now, "mintlify_page_feedback{") != 0 || count(now, "mintlify_search_hits{") != 0 || count(now, "mintlify_assistant_queries{") != 0 {
+		t.Fatal("the old project's data is still exported under the new id")
+	}
+	out := e.scrape()
+	if n := e.api.Server.CountRequests(func(r mockapi.Request) bool { return r.ProjectID == "proj-new" }); n == 0 {
+		t.Fatal("the new project id was never fetched")
+	}
+	if count(out, `mintlify_page_views{`) != 2*3 || count(old, `mintlify_page_views{`) != 2*10 {
+		t.Fatalf("%d page series, want the new project's 3 paths × 2", count(out, `mintlify_page_views{`))
+	}
+}
+
+// A corrupt, foreign or future-version state file is ignored: the exporter
+// starts afresh instead of failing.
+func TestBadStateFileIsIgnored(t *testing.T) {
+	for name, content := range map[string]string{
+		"corrupt": "{not json",
+		"foreign": `{"kind":"something else","version":1}`,
+		"future":  `{"kind":"mintlify_exporter state","version":99}`,
+		"garbage": strings.Repeat("\x00", 100),
+	} {
+		t.Run(name, func(t *testing.T) {
+			state := filepath.Join(t.TempDir(), "state.json")
+			if err := os.WriteFile(state, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			e := newEnv(t, oneProject, envOpts{statePath: state, sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10}}})
+			if mustValue(t, e.scrape(), `mintlify_up{collector="pageviews",project="docs"}`) != 1 {
+				t.Fatal("not up after ignoring the state file")
+			}
+			if !strings.Contains(e.logs.String(), "ignoring the state file") {
+				t.Fatal("the bad state file was not logged")
+			}
+			e.exp.Close()
+			b, err := os.ReadFile(state)
+			if err != nil || !strings.Contains(string(b), `"kind":"mintlify_exporter state"`) {
+				t.Fatalf("no good state written over the bad one: %v", err)
+			}
+		})
+	}
+}
+
+// The key never reaches the state file: only its fingerprint.
+func TestStateFileHoldsNoKey(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.json")
+	e := newEnv(t, oneProject, envOpts{statePath: state, sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10}}})
+	e.scrape()
+	e.exp.Close()
+	b, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), testKey) || strings.Contains(string(b), url.QueryEscape(testKey)) || strings.Contains(string(b), `"acme"`) {
+		t.Fatal("the state file holds the key or its name")
+	}
+}
