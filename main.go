@@ -14,6 +14,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -56,6 +58,18 @@ type flags struct {
 	logConfig       *promslog.Config
 	trackedJobsFile string
 	collectors      map[string]*bool // --[no-]collector.NAME
+	storagePath     string
+}
+
+// defaultStoragePath is where the state file goes unless --storage.path
+// says otherwise: under systemd's StateDirectory= when the unit sets one,
+// else in data/ below the working directory.
+func defaultStoragePath(getenv func(string) string) string {
+	if dirs := getenv("STATE_DIRECTORY"); dirs != "" {
+		dir, _, _ := strings.Cut(dirs, ":")
+		return filepath.Join(dir, "state.json")
+	}
+	return filepath.Join("data", "state.json")
 }
 
 func newApp(f *flags) *kingpin.Application {
@@ -86,6 +100,7 @@ func newApp(f *flags) *kingpin.Application {
 	} {
 		f.collectors[c.name] = app.Flag("collector."+c.name, "Enable the "+c.name+" collector: "+c.help+". Every analytics collector shares the hourly budget; a project's `collectors` list in the config file overrides these flags.").Default(c.def).Bool()
 	}
+	app.Flag("storage.path", "State file: the analytics budget spent in the last hour (per key fingerprint, never the key), each collector's schedule and its last good data, so that a restart serves data at once and spends nothing extra. Empty to keep no state.").Default(defaultStoragePath(os.Getenv)).StringVar(&f.storagePath)
 	app.Flag("demo", "Serve data from a built-in simulated Mintlify API with a synthetic site and agent jobs; no account needed.").BoolVar(&f.demo)
 	f.logConfig = &promslog.Config{}
 	flag.AddFlags(app, f.logConfig)

@@ -85,7 +85,8 @@ func testServerClock(t *testing.T, mock func(*mockapi.Options), clock *mockapi.M
 	}
 	var f flags
 	app := newApp(&f)
-	if _, err := app.Parse(append([]string{"--config.file", cfgPath}, extraFlags...)); err != nil {
+	args := []string{"--config.file", cfgPath, "--storage.path", filepath.Join(t.TempDir(), "state.json")}
+	if _, err := app.Parse(append(args, extraFlags...)); err != nil {
 		t.Fatal(err)
 	}
 	logs := &lockedBuffer{}

@@ -52,6 +52,7 @@ func TestServeWithBasicAuthAndShutdown(t *testing.T) {
 		done <- serve(ctx, []string{
 			"--web.listen-address=" + addr, "--web.config.file=" + webCfg,
 			"--mintlify.project-id=proj-docs", "--mintlify.api-url=" + api.URL(),
+			"--storage.path=" + filepath.Join(t.TempDir(), "state.json"),
 		}, &out, &logs)
 	}()
 	url := "http://" + addr + "/metrics"

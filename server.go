@@ -143,6 +143,12 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 	if len(enabled) == 0 {
 		return nil, errors.New("every analytics collector is disabled: enable at least one --collector.NAME")
 	}
+	statePath := f.storagePath
+	if src.demo != nil {
+		// The simulated API starts empty each time: a ledger or data kept
+		// from an earlier demo would describe nothing it knows.
+		statePath = ""
+	}
 	exp, err := collector.New(cfg, collector.Options{
 		DefaultCollectors: enabled,
 		ReadTrackedJobs:   trackfile.Read,
@@ -152,6 +158,7 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 		Registerer:        s.registry,
 		Clock:             h.clock,
 		RetryBase:         h.retryBase,
+		StatePath:         statePath,
 	})
 	if err != nil {
 		return nil, err
