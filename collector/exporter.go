@@ -23,8 +23,9 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
-// Clock tells the time; tests pass a fake one.
-type Clock interface{ Now() time.Time }
+// Clock tells the time; tests pass a fake one. It is the budget's, so one
+// fake clock drives both.
+type Clock = budget.Clock
 
 type realClock struct{}
 
@@ -219,7 +220,7 @@ func (e *Exporter) Apply(cfg *config.Config) error {
 		for _, w := range pr.Windows {
 			windows = append(windows, windowSpec{label: w.Label, duration: w.Duration})
 		}
-		filter := pathFilter{include: pr.IncludePaths, exclude: pr.ExcludePaths, maxPaths: pr.MaxPaths}
+		filter := pathFilter{match: pr.PathAllowed, maxPaths: pr.MaxPaths}
 		enabled := pr.Collectors
 		if len(enabled) == 0 {
 			enabled = e.defaultCollectors()

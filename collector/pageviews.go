@@ -10,7 +10,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
@@ -42,19 +41,20 @@ type walkSettings struct {
 	pageSize, concurrency, maxPages int
 }
 
+// pathFilter is which paths a project exports: the config's
+// include_paths/exclude_paths (match, nil for all), and at most maxPaths.
 type pathFilter struct {
-	include, exclude []config.Regexp
-	maxPaths         int
+	match    func(path string) bool
+	maxPaths int
 }
 
+// allowed also refuses paths that cannot be a label value: too long, or
+// not UTF-8.
 func (f pathFilter) allowed(path string) bool {
 	if len(path) > maxPathBytes || !utf8.ValidString(path) {
 		return false
 	}
-	if len(f.include) > 0 && !slices.ContainsFunc(f.include, func(r config.Regexp) bool { return r.MatchString(path) }) {
-		return false
-	}
-	return !slices.ContainsFunc(f.exclude, func(r config.Regexp) bool { return r.MatchString(path) })
+	return f.match == nil || f.match(path)
 }
 
 // windowSpec is one window of the config.

@@ -313,16 +313,6 @@ func Single(projectID, apiURL, keyEnv, keyFile string) (*Config, error) {
 	return c, nil
 }
 
-// KeyByName returns the key with the given name.
-func (c *Config) KeyByName(name string) (Key, bool) {
-	for _, k := range c.Keys {
-		if k.Name == name {
-			return k, true
-		}
-	}
-	return Key{}, false
-}
-
 // KeyName is the name of the key the project uses: its own `key`, or the
 // only key when it has none (validation guarantees there is one then).
 func (p Project) KeyName(c *Config) string {

@@ -148,13 +148,8 @@ const (
 	Visitors RowsKind = "visitors"
 )
 
-// PageViews fetches one page of per-path views for projectID in r.
-// limit must be 1..MaxPageSize and offset >= 0.
-func (c *Client) PageViews(ctx context.Context, projectID string, r DateRange, limit, offset int) (*PageViewsPage, error) {
-	return c.Rows(ctx, Views, projectID, r, limit, offset)
-}
-
-// Rows fetches one page of the views or visitors endpoint. For visitors,
+// Rows fetches one page of the views or visitors endpoint for projectID
+// in r; limit must be 1..MaxPageSize and offset >= 0. For visitors,
 // Totals.Total is de-duplicated across traffic types, so it is not
 // Human + AI.
 func (c *Client) Rows(ctx context.Context, kind RowsKind, projectID string, r DateRange, limit, offset int) (*PageViewsPage, error) {

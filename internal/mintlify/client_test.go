@@ -83,7 +83,7 @@ func TestRequestShape(t *testing.T) {
 		got = r.Clone(context.Background())
 		fmt.Fprint(w, `{"totals":{"human":1,"ai":2,"total":3},"views":[{"path":"/a","human":1,"ai":2,"total":3}],"hasMore":false}`)
 	}), func(o *Options) { o.UserAgent = "mintlify_exporter/1.2.3" })
-	p, err := c.PageViews(context.Background(), "proj 1", day, 250, 500)
+	p, err := c.Rows(context.Background(), Views, "proj 1", day, 250, 500)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,12 +112,12 @@ func TestArgumentChecks(t *testing.T) {
 	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls.Add(1) }))
 	ctx := context.Background()
 	checks := []error{
-		func() error { _, err := c.PageViews(ctx, "p", day, 0, 0); return err }(),
-		func() error { _, err := c.PageViews(ctx, "p", day, 251, 0); return err }(),
-		func() error { _, err := c.PageViews(ctx, "p", day, 10, -1); return err }(),
-		func() error { _, err := c.PageViews(ctx, "p", DateRange{}, 10, 0); return err }(),
+		func() error { _, err := c.Rows(ctx, Views, "p", day, 0, 0); return err }(),
+		func() error { _, err := c.Rows(ctx, Views, "p", day, 251, 0); return err }(),
+		func() error { _, err := c.Rows(ctx, Views, "p", day, 10, -1); return err }(),
+		func() error { _, err := c.Rows(ctx, Views, "p", DateRange{}, 10, 0); return err }(),
 		func() error {
-			_, err := c.PageViews(ctx, "p", DateRange{From: day.To, To: day.From}, 10, 0)
+			_, err := c.Rows(ctx, Views, "p", DateRange{From: day.To, To: day.From}, 10, 0)
 			return err
 		}(),
 		func() error { _, err := c.SendMessage(ctx, "p", "j", ""); return err }(),
@@ -202,7 +202,7 @@ func TestUnusableResponses(t *testing.T) {
 				calls.Add(1)
 				fmt.Fprint(w, tc.body)
 			}), func(o *Options) { o.MaxBodyBytes = 1024 })
-			p, err := c.PageViews(context.Background(), "p", day, 250, 0)
+			p, err := c.Rows(context.Background(), Views, "p", day, 250, 0)
 			if err == nil || p != nil {
 				t.Fatalf("got page %+v, err %v; want an error", p, err)
 			}
@@ -281,7 +281,7 @@ func TestRetries(t *testing.T) {
 				calls.Add(1)
 				w.WriteHeader(status)
 			}))
-			_, _ = c.PageViews(context.Background(), "p", day, 10, 0)
+			_, _ = c.Rows(context.Background(), Views, "p", day, 10, 0)
 			if calls.Load() != 1 {
 				t.Fatalf("calls %d, want 1", calls.Load())
 			}

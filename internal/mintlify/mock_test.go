@@ -108,7 +108,7 @@ func TestWindowDayEdges(t *testing.T) {
 		{From: day.Add(23 * time.Hour), To: day.Add(25 * time.Hour)}, // straddles midnight
 		{From: day.Add(23 * time.Hour), To: day.Add(24 * time.Hour)}, // last hour of the day only
 	} {
-		p, err := c.PageViews(context.Background(), "p", r, 250, 0)
+		p, err := c.Rows(context.Background(), mintlify.Views, "p", r, 250, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,18 +185,18 @@ func TestErrorClassesAgainstMock(t *testing.T) {
 	if _, err := rw.CreateJob(ctx, "p", "second"); func() bool { l, _, _ := mintlify.IsRateLimited(err); return !l }() {
 		t.Errorf("second create over a budget of 1: %v", err)
 	}
-	if _, err := rw.PageViews(ctx, "p", r, 10, 0); err != nil {
+	if _, err := rw.Rows(ctx, mintlify.Views, "p", r, 10, 0); err != nil {
 		t.Fatal(err)
 	}
 	before := api.Server.CountRequests(nil)
-	_, err := rw.PageViews(ctx, "p", r, 10, 0)
+	_, err := rw.Rows(ctx, mintlify.Views, "p", r, 10, 0)
 	if l, _, _ := mintlify.IsRateLimited(err); !l {
 		t.Fatalf("analytics over budget: %v", err)
 	}
 	if api.Server.CountRequests(nil) != before+1 {
 		t.Fatal("a 429 was retried by the client")
 	}
-	if _, err := rw.PageViews(ctx, "nope", r, 10, 0); !mintlify.IsNotFound(err) {
+	if _, err := rw.Rows(ctx, mintlify.Views, "nope", r, 10, 0); !mintlify.IsNotFound(err) {
 		t.Errorf("unknown project: %v", err)
 	}
 }
@@ -206,7 +206,7 @@ func TestBadRequestCarriesDetails(t *testing.T) {
 	// The client refuses every invalid argument before sending it, so the
 	// API's 400 is provoked with a fault to see its error body decoded.
 	api.Server.SetFault(mockapi.Fault{Status: 400})
-	_, err := client(t, api.URL(), roKey).PageViews(context.Background(), "p", mintlify.DateRange{From: t0.Add(-time.Hour), To: t0}, 10, 0)
+	_, err := client(t, api.URL(), roKey).Rows(context.Background(), mintlify.Views, "p", mintlify.DateRange{From: t0.Add(-time.Hour), To: t0}, 10, 0)
 	var ae *mintlify.APIError
 	if !mintlify.IsBadRequest(err) || !errors.As(err, &ae) || ae.Message == "" {
 		t.Fatalf("400: %v", err)
@@ -230,7 +230,7 @@ func TestFaultsAgainstMock(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			api, _ := startMock(t, map[string]mockapi.Site{"p": {Seed: 1, Paths: 10}}, nil)
 			api.Server.SetFault(tc.fault)
-			p, err := client(t, api.URL(), roKey).PageViews(context.Background(), "p", r, 10, 0)
+			p, err := client(t, api.URL(), roKey).Rows(context.Background(), mintlify.Views, "p", r, 10, 0)
 			if p != nil || !tc.check(err) {
 				t.Fatalf("page %v, err %v", p, err)
 			}
@@ -239,7 +239,7 @@ func TestFaultsAgainstMock(t *testing.T) {
 	t.Run("500 then recovery is retried", func(t *testing.T) {
 		api, _ := startMock(t, map[string]mockapi.Site{"p": {Seed: 1, Paths: 10}}, nil)
 		api.Server.SetFault(mockapi.Fault{Status: 500, Remaining: 1})
-		if _, err := client(t, api.URL(), roKey).PageViews(context.Background(), "p", r, 10, 0); err != nil {
+		if _, err := client(t, api.URL(), roKey).Rows(context.Background(), mintlify.Views, "p", r, 10, 0); err != nil {
 			t.Fatalf("a single 500 should be retried: %v", err)
 		}
 	})
