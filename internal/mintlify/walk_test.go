@@ -244,6 +244,24 @@ func TestWalkErrors(t *testing.T) {
 			t.Fatalf("calls %d next %d done %v, want 2 pages read and the walk paused", site.calls.Load(), w.Next, w.Done())
 		}
 	})
+	t.Run("a deadline between requests is a timeout, not a pause", func(t *testing.T) {
+		site := &pagedSite{n: 1000, failOffset: -1}
+		c, _ := newTestClient(t, site)
+		ctx, cancel := context.WithCancel(context.Background())
+		var n atomic.Int32
+		// The gate sees the context end after two pages, as a refresh
+		// whose deadline passes between requests does.
+		gated := WithGate(ctx, func(ctx context.Context) error {
+			if n.Add(1) > 2 {
+				cancel()
+			}
+			return ctx.Err()
+		})
+		err := c.Continue(gated, "p", NewWalk(Views, day, 0), WalkOptions{Concurrency: 1})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want the context's error", err)
+		}
+	})
 	t.Run("a refused retry reports the failure", func(t *testing.T) {
 		site := &pagedSite{n: 1000, failOffset: 0}
 		c, _ := newTestClient(t, site, func(o *Options) { o.MaxRetries = 1; o.RetryBase = time.Millisecond })
