@@ -239,10 +239,22 @@ func (e *env) apply(yamlCfg string) error {
 func TestRefusedReloadChangesNothing(t *testing.T) {
 	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 600}}})
 	before := e.scrape()
-	// A lower budget and a key that cannot be read: refused.
-	bad := strings.Replace(oneProject, "api_key_env: TEST_MINTLIFY_KEY", "api_key_env: UNSET_KEY_VARIABLE\n    budget_per_hour: 30", 1)
+	// A lower budget for acme, then a second key that is refused (an
+	// assistant key, not an admin key): the whole reload is refused.
+	bad := strings.Replace(oneProject, "api_key_env: TEST_MINTLIFY_KEY",
+		"api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 30\n  - name: other\n    api_key_env: OTHER_KEY", 1)
+	bad = strings.Replace(bad, "name: docs\n", "name: docs\n    key: acme\n", 1)
+	e.getenv = func(k string) string {
+		switch k {
+		case testKeyEnv:
+			return testKey
+		case "OTHER_KEY":
+			return "mint_dsc_notanadminkey"
+		}
+		return ""
+	}
 	if err := e.apply(bad); err == nil {
-		t.Fatal("a config with an unreadable key was accepted")
+		t.Fatal("a config with a refused key was accepted")
 	}
 	if after := e.gather(); after != before {
 		t.Fatalf("a refused reload changed /metrics:\n%s", diff(before, after))
