@@ -31,13 +31,13 @@ func Check(id string) error {
 	case !utf8.ValidString(id):
 		return errors.New("id is not valid UTF-8")
 	case id == "." || id == "..":
-		return fmt.Errorf("id %q is a dot segment, which would change the API path", id)
+		return fmt.Errorf("id %q must not be a dot segment (it would change the API path)", id)
 	case strings.ContainsFunc(id, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }):
-		return fmt.Errorf("id %q contains whitespace or control characters", id)
+		return fmt.Errorf("id %q must not contain whitespace or control characters", id)
 	case strings.ContainsFunc(id, func(r rune) bool {
 		return r == '/' || r == '\\' || r == '?' || r == '#' || r == '%' || r == utf8.RuneError || !unicode.IsPrint(r)
 	}):
-		return fmt.Errorf("id %q contains one of '/', '\\', '?', '#', '%%' or an unprintable character", id)
+		return fmt.Errorf("id %q must not contain '/', '\\', '?', '#', '%%' or unprintable characters", id)
 	}
 	return nil
 }
