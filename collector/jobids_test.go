@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -85,5 +87,33 @@ func TestForgetLinear(t *testing.T) {
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("five rounds over %d ids took %v", len(ids), d)
+	}
+}
+
+// The file is parsed again only when it changed.
+func TestJobIDsRereadOnlyOnChange(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "jobs.txt")
+	if err := os.WriteFile(path, []byte("p/a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reads := 0
+	src := jobIDs("p", nil, path, false, func(p string) ([]string, error) {
+		reads++
+		b, err := os.ReadFile(p)
+		return strings.Fields(string(b)), err
+	})
+	for range 3 {
+		if ids, _, err := src(); err != nil || !slices.Equal(ids, []string{"a"}) {
+			t.Fatalf("ids %q err %v", ids, err)
+		}
+	}
+	if reads != 1 {
+		t.Fatalf("%d reads of an unchanged file", reads)
+	}
+	if err := os.WriteFile(path, []byte("p/a\np/b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ids, _, _ := src(); !slices.Equal(ids, []string{"b", "a"}) || reads != 2 {
+		t.Fatalf("after a change: ids %q, %d reads", ids, reads)
 	}
 }

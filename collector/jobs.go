@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -241,22 +243,34 @@ func (a *agentJobs) forget(ids []string) {
 // file. File lines are "project_id/job_id", or a bare job id, which is taken
 // to belong to the project only when there is just one. The result holds
 // each id once, config ids first, then file ids newest (last line) first,
-// at most MaxTrackedJobs; the work is linear in the number of lines.
+// at most MaxTrackedJobs; the work is linear in the number of lines and
+// what is kept is bounded by the cap. The file is parsed again only when
+// it changed (another file, size or modification time), so a long file
+// costs its parse once, not on every refresh.
 func jobIDs(projectID string, fromConfig []string, file string, only bool, read func(string) ([]string, error)) jobIDSource {
+	var (
+		lastFile    os.FileInfo
+		lastIDs     []string
+		lastIgnored int
+	)
 	return func() ([]string, int, error) {
-		seen := make(map[string]struct{}, len(fromConfig))
+		seen := make(map[string]struct{}, min(len(fromConfig), MaxTrackedJobs))
 		ids := make([]string, 0, min(len(fromConfig), MaxTrackedJobs))
 		ignored := 0
 		add := func(id string) {
 			if _, dup := seen[id]; dup {
 				return
 			}
-			seen[id] = struct{}{}
-			if len(ids) < MaxTrackedJobs {
-				ids = append(ids, id)
-			} else {
+			if len(ids) == MaxTrackedJobs {
+				// Past the cap nothing is kept, not even in seen, so
+				// memory stays bounded; the reader returns each line once,
+				// so the count is exact but for an id listed both bare and
+				// scoped past the cap.
 				ignored++
+				return
 			}
+			seen[id] = struct{}{}
+			ids = append(ids, id)
 		}
 		for _, id := range fromConfig {
 			add(id)
@@ -267,8 +281,13 @@ func jobIDs(projectID string, fromConfig []string, file string, only bool, read 
 		if read == nil {
 			return ids, ignored, errors.New("no reader for the tracked-jobs file")
 		}
+		fi, serr := os.Stat(file)
+		if serr == nil && lastFile != nil && os.SameFile(fi, lastFile) && fi.Size() == lastFile.Size() && fi.ModTime().Equal(lastFile.ModTime()) {
+			return slices.Clone(lastIDs), lastIgnored, nil
+		}
 		lines, err := read(file)
 		if err != nil {
+			lastFile = nil
 			return ids, ignored, err
 		}
 		for i := len(lines) - 1; i >= 0; i-- {
@@ -280,6 +299,10 @@ func jobIDs(projectID string, fromConfig []string, file string, only bool, read 
 			case !scoped && only:
 				add(l)
 			}
+		}
+		lastFile, lastIDs, lastIgnored = nil, nil, 0
+		if serr == nil {
+			lastFile, lastIDs, lastIgnored = fi, slices.Clone(ids), ignored
 		}
 		return ids, ignored, nil
 	}
