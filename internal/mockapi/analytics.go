@@ -175,8 +175,17 @@ func nonNil[T any](s []T) []T {
 // client pages; a page never holds more than limit rows (the API's
 // contract), and hasMore stays true until the shifted pages reach the end,
 // so no row is lost. EndlessHasMore keeps hasMore true past the end, and
-// ExtraRows (Row slices only) are appended to the first page.
+// ExtraRows (Row slices only) are placed at the end of the first page,
+// pushing the rows they displace to later pages, so that no page holds
+// more than limit rows.
 func pageOf[T any](all []T, offset, limit int, f *Fault) ([]T, bool) {
+	if rows, ok := any(&all).(*[]Row); ok && len(f.ExtraRows) > 0 && limit > 0 {
+		first := max(min(limit-len(f.ExtraRows), len(*rows)), 0)
+		merged := make([]Row, 0, len(*rows)+len(f.ExtraRows))
+		merged = append(merged, (*rows)[:first]...)
+		merged = append(merged, f.ExtraRows...)
+		*rows = append(merged, (*rows)[first:]...)
+	}
 	start := min(offset, len(all))
 	if f.DuplicateAcrossPages && offset > 0 && limit > 0 {
 		start = min(offset-offset/limit, len(all))
@@ -184,9 +193,6 @@ func pageOf[T any](all []T, offset, limit int, f *Fault) ([]T, bool) {
 	end := min(start+limit, len(all))
 	page := make([]T, 0, end-start)
 	page = append(page, all[start:end]...)
-	if extra, ok := any(&page).(*[]Row); ok && offset == 0 {
-		*extra = append(*extra, f.ExtraRows...)
-	}
 	return page, end < len(all) || f.EndlessHasMore
 }
 

@@ -214,7 +214,8 @@ func TestFaultPaging(t *testing.T) {
 		t.Fatal("invalid UTF-8 path not sent byte for byte")
 	}
 	var p pageResp
-	if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil || len(p.Views) != 12 || p.Views[11].Path != long {
+	// The extra rows end the first page, which still holds limit rows.
+	if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil || len(p.Views) != 10 || p.Views[9].Path != long {
 		t.Fatalf("extra rows: %v %d", err, len(p.Views))
 	}
 	if rows, _ := page("views", 100); len(rows) != 100 {
