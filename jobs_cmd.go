@@ -19,6 +19,7 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
@@ -179,6 +180,9 @@ func (e *jobsEnv) run(args []string) int {
 	}
 
 	// Everything that can be checked locally is, before any request.
+	if err := checkJobsArgs(cmd, &o); err != nil {
+		return e.failf(jobsExitUsage, "%v", err)
+	}
 	var prompt string
 	var err error
 	switch cmd {
@@ -386,4 +390,22 @@ func (e *jobsEnv) readKey(file string) (secret.Secret, error) {
 		return secret.Secret{}, fmt.Errorf("no usable API key: %w (set MINTLIFY_API_KEY or --mintlify.api-key-file)", err)
 	}
 	return v, nil
+}
+
+// checkJobsArgs refuses ids that could not be one segment of an API path
+// (dot segments, slashes, control characters...) and an API URL the config
+// file would refuse (user info, query), naming the flag or argument.
+func checkJobsArgs(cmd string, o *jobsOptions) error {
+	if err := ids.Check(o.projectID); err != nil {
+		return fmt.Errorf("--mintlify.project-id: %w", err)
+	}
+	if cmd == "message" || cmd == "get" || cmd == "watch" {
+		if err := ids.Check(o.jobID); err != nil {
+			return fmt.Errorf("job id argument: %w", err)
+		}
+	}
+	if err := config.CheckAPIURL(o.apiURL); err != nil {
+		return fmt.Errorf("--mintlify.api-url %w", err)
+	}
+	return nil
 }

@@ -30,6 +30,8 @@ type configSource struct {
 	f      *flags
 	getenv func(string) string
 	demo   *demoAPI
+	// loadHook replaces load's reading in tests (a load that hangs).
+	loadHook func() (*config.Config, error)
 }
 
 func newConfigSource(ctx context.Context, f *flags, logger *slog.Logger) (*configSource, error) {
@@ -56,6 +58,8 @@ func (s *configSource) close() {
 
 func (s *configSource) load() (*config.Config, error) {
 	switch {
+	case s.loadHook != nil:
+		return s.loadHook()
 	case s.demo != nil:
 		return s.demo.config()
 	case s.f.configFile != "":
@@ -108,6 +112,7 @@ type server struct {
 	self     *prometheus.Registry // Go, process and promhttp metrics
 
 	reloadMu      sync.Mutex
+	reloadTimeout time.Duration // 0: defaultReloadTimeout
 	reloadOK      prometheus.Gauge
 	reloadSuccess prometheus.Gauge
 }
@@ -181,12 +186,50 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 
 func (s *server) close() { s.exporter.Close() }
 
-// reload re-reads the configuration and applies it; on any error the
-// running configuration stays.
+// defaultReloadTimeout bounds the reading part of a reload (the config
+// file and every key file). Each file read is bounded already (regular
+// files only, config.FileReadTimeout); this bounds the whole, so that
+// neither SIGHUP nor /-/reload can hang, however many keys there are.
+const defaultReloadTimeout = 15 * time.Second
+
+// loadWithin loads the configuration and reads its keys, giving up after
+// d. A load that is given up on is left to end on its own (every read in
+// it is bounded) and its result is dropped, so it can never be applied.
+func (s *server) loadWithin(d time.Duration) (*config.Config, error) {
+	type result struct {
+		cfg *config.Config
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		cfg, err := s.src.load()
+		if err == nil {
+			// Read the keys now, under the deadline, so a key file that
+			// cannot be read refuses the reload here.
+			_, err = cfg.ResolveKeys(s.src.getenv)
+		}
+		ch <- result{cfg, err}
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case r := <-ch:
+		return r.cfg, r.err
+	case <-t.C:
+		return nil, fmt.Errorf("reading the configuration and key files did not finish within %s; reload refused", d)
+	}
+}
+
+// reload re-reads the configuration and applies it; on any error, a
+// deadline passed among them, the running configuration stays.
 func (s *server) reload() error {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
-	cfg, err := s.src.load()
+	d := s.reloadTimeout
+	if d <= 0 {
+		d = defaultReloadTimeout
+	}
+	cfg, err := s.loadWithin(d)
 	if err == nil {
 		err = s.exporter.Apply(cfg)
 	}

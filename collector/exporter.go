@@ -5,12 +5,10 @@ package collector
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -318,36 +316,6 @@ func (e *Exporter) jobLimiter(projectID string) *rate.Limiter {
 		e.limiters[projectID] = l
 	}
 	return l
-}
-
-// jobIDs merges the ids from the config with those in the tracked-jobs
-// file. File lines are "project_id/job_id", or a bare job id, which is taken
-// to belong to the project only when there is just one.
-func jobIDs(projectID string, fromConfig []string, file string, only bool, read func(string) ([]string, error)) jobIDSource {
-	return func() ([]string, error) {
-		ids := slices.Clone(fromConfig)
-		if file == "" {
-			return ids, nil
-		}
-		if read == nil {
-			return ids, errors.New("no reader for the tracked-jobs file")
-		}
-		lines, err := read(file)
-		if err != nil {
-			return ids, err
-		}
-		for _, l := range lines {
-			p, id, scoped := strings.Cut(l, "/")
-			switch {
-			case scoped && p == projectID && id != "":
-				ids = append(ids, id)
-			case !scoped && only:
-				ids = append(ids, l)
-			}
-		}
-		slices.Sort(ids)
-		return slices.Compact(ids), nil
-	}
 }
 
 // refreshTimeout bounds one refresh so a hung upstream cannot hold a

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,13 +39,27 @@ var (
 	descJobsTracked = prometheus.NewDesc("mintlify_agent_jobs_tracked",
 		"Job ids the exporter was told to follow (config file and tracked-jobs file) for the project.",
 		[]string{"project"}, nil)
+	descJobsIgnored = prometheus.NewDesc("mintlify_agent_jobs_ignored",
+		"Job ids listed for the project but not followed because there were more than the cap of 10000; the oldest lines of the tracked-jobs file go first.",
+		[]string{"project"}, nil)
 )
+
+// MaxTrackedJobs caps the job ids followed per project. Polling runs at
+// one request a second per project, so 10 000 ids are already close to
+// three hours of first polls; a longer list is a mistake or an attack, and
+// would cost memory and CPU on every refresh. Ids from the config come
+// first, then the newest lines of the tracked-jobs file; the rest are
+// counted in mintlify_agent_jobs_ignored and logged once.
+const MaxTrackedJobs = 10_000
 
 const jobsNote = " Polled from the API only while the job is active; see mintlify_refresh_interval_seconds{collector=\"agent_jobs\"}."
 
-// jobIDSource lists the ids to follow; it is re-read on every refresh so a
-// job created with `jobs create --track` is picked up without a reload.
-type jobIDSource func() ([]string, error)
+// jobIDSource lists the ids to follow, at most MaxTrackedJobs, and how
+// many more were listed; it is re-read on every refresh so a job created
+// with `jobs create --track` is picked up without a reload. When the
+// tracked-jobs file cannot be read, ids still holds the config's ids and
+// err says why.
+type jobIDSource func() (ids []string, ignored int, err error)
 
 // trackedJob is what the exporter knows of one job id.
 type trackedJob struct {
@@ -69,6 +85,8 @@ type agentJobs struct {
 	mu       sync.Mutex
 	jobs     map[string]*trackedJob
 	tracked  int
+	ignored  int
+	capped   bool // the cap was hit; logged once until the list shrinks
 	notFound float64
 }
 
@@ -86,9 +104,11 @@ func (a *agentJobs) adopt(old *agentJobs) {
 		a.jobs[id] = &cp
 	}
 	a.notFound = old.notFound
+	a.capped = old.capped
 }
 
-// due lists the ids to poll now.
+// due lists the ids to poll now. Its work under the lock is linear in
+// len(ids), which the cap bounds.
 func (a *agentJobs) due(ids []string, now time.Time) []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -112,11 +132,30 @@ func (a *agentJobs) due(ids []string, now time.Time) []string {
 	return out
 }
 
-func (a *agentJobs) refresh(ctx context.Context, now time.Time, _ func(context.Context) error) error {
-	ids, err := a.ids()
-	if err != nil {
-		return fmt.Errorf("reading tracked job ids: %w", err)
+// noteIgnored records how many listed ids the cap left out, and logs the
+// first time it does.
+func (a *agentJobs) noteIgnored(n int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.ignored = n
+	switch {
+	case n > 0 && !a.capped:
+		a.capped = true
+		a.log.Warn("too many tracked agent job ids; following the config's and the newest in the tracked-jobs file, ignoring the rest (see mintlify_agent_jobs_ignored)",
+			"cap", MaxTrackedJobs, "ignored", n)
+	case n == 0:
+		a.capped = false
 	}
+}
+
+func (a *agentJobs) refresh(ctx context.Context, now time.Time, _ func(context.Context) error) error {
+	ids, ignored, readErr := a.ids()
+	if readErr != nil {
+		// The config's ids are still polled; the file's jobs keep their
+		// state until it can be read again.
+		readErr = fmt.Errorf("reading tracked job ids: %w", readErr)
+	}
+	a.noteIgnored(ignored)
 	poll := a.due(ids, now)
 	var (
 		wg   sync.WaitGroup
@@ -126,7 +165,9 @@ func (a *agentJobs) refresh(ctx context.Context, now time.Time, _ func(context.C
 	)
 	for _, id := range poll {
 		if err := a.limiter.Wait(ctx); err != nil {
+			mu.Lock()
 			errs = append(errs, err)
+			mu.Unlock()
 			break
 		}
 		sem <- struct{}{}
@@ -142,8 +183,10 @@ func (a *agentJobs) refresh(ctx context.Context, now time.Time, _ func(context.C
 		}()
 	}
 	wg.Wait()
-	a.forget(ids)
-	return errors.Join(errs...)
+	if readErr == nil {
+		a.forget(ids)
+	}
+	return errors.Join(readErr, errors.Join(errs...))
 }
 
 func (a *agentJobs) poll(ctx context.Context, id string, now time.Time) error {
@@ -178,14 +221,88 @@ func (a *agentJobs) poll(ctx context.Context, id string, now time.Time) error {
 
 // forget drops the ids that are no longer tracked. Terminal jobs past
 // their retention stay in the map, unexported, so that they are not
-// fetched again while their id is still listed.
+// fetched again while their id is still listed. The set is built before
+// the lock is taken; under it the work is one lookup per known job.
 func (a *agentJobs) forget(ids []string) {
+	keep := make(map[string]struct{}, len(ids))
+	for _, id := range ids {
+		keep[id] = struct{}{}
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for id := range a.jobs {
-		if !slices.Contains(ids, id) {
+		if _, ok := keep[id]; !ok {
 			delete(a.jobs, id)
 		}
+	}
+}
+
+// jobIDs merges the ids from the config with those in the tracked-jobs
+// file. File lines are "project_id/job_id", or a bare job id, which is taken
+// to belong to the project only when there is just one. The result holds
+// each id once, config ids first, then file ids newest (last line) first,
+// at most MaxTrackedJobs; the work is linear in the number of lines and
+// what is kept is bounded by the cap. The file is parsed again only when
+// it changed (another file, size or modification time), so a long file
+// costs its parse once, not on every refresh.
+func jobIDs(projectID string, fromConfig []string, file string, only bool, read func(string) ([]string, error)) jobIDSource {
+	var (
+		lastFile    os.FileInfo
+		lastIDs     []string
+		lastIgnored int
+	)
+	return func() ([]string, int, error) {
+		seen := make(map[string]struct{}, min(len(fromConfig), MaxTrackedJobs))
+		ids := make([]string, 0, min(len(fromConfig), MaxTrackedJobs))
+		ignored := 0
+		add := func(id string) {
+			if _, dup := seen[id]; dup {
+				return
+			}
+			if len(ids) == MaxTrackedJobs {
+				// Past the cap nothing is kept, not even in seen, so
+				// memory stays bounded; the reader returns each line once,
+				// so the count is exact but for an id listed both bare and
+				// scoped past the cap.
+				ignored++
+				return
+			}
+			seen[id] = struct{}{}
+			ids = append(ids, id)
+		}
+		for _, id := range fromConfig {
+			add(id)
+		}
+		if file == "" {
+			return ids, ignored, nil
+		}
+		if read == nil {
+			return ids, ignored, errors.New("no reader for the tracked-jobs file")
+		}
+		fi, serr := os.Stat(file)
+		if serr == nil && lastFile != nil && os.SameFile(fi, lastFile) && fi.Size() == lastFile.Size() && fi.ModTime().Equal(lastFile.ModTime()) {
+			return slices.Clone(lastIDs), lastIgnored, nil
+		}
+		lines, err := read(file)
+		if err != nil {
+			lastFile = nil
+			return ids, ignored, err
+		}
+		for i := len(lines) - 1; i >= 0; i-- {
+			l := lines[i]
+			p, id, scoped := strings.Cut(l, "/")
+			switch {
+			case scoped && p == projectID && id != "":
+				add(id)
+			case !scoped && only:
+				add(l)
+			}
+		}
+		lastFile, lastIDs, lastIgnored = nil, nil, 0
+		if serr == nil {
+			lastFile, lastIDs, lastIgnored = fi, slices.Clone(ids), ignored
+		}
+		return ids, ignored, nil
 	}
 }
 
@@ -194,6 +311,7 @@ func (a *agentJobs) collect(ch chan<- prometheus.Metric, now time.Time, _ bool) 
 	defer a.mu.Unlock()
 	ch <- prometheus.MustNewConstMetric(descJobsNotFound, prometheus.CounterValue, a.notFound, a.project)
 	ch <- prometheus.MustNewConstMetric(descJobsTracked, prometheus.GaugeValue, float64(a.tracked), a.project)
+	ch <- prometheus.MustNewConstMetric(descJobsIgnored, prometheus.GaugeValue, float64(a.ignored), a.project)
 	for id, t := range a.jobs {
 		j := t.job
 		if j == nil || !t.notFound.IsZero() {

@@ -191,3 +191,21 @@ func TestReloadKeepsDataAndBadReloadKeepsState(t *testing.T) {
 		t.Fatal("a failed reload changed the exported data")
 	}
 }
+
+// An unreadable tracked-jobs file fails the refresh (and says so) but the
+// jobs listed in the config are polled and exported all the same.
+func TestUnreadableTrackedFileStillPollsConfigJobs(t *testing.T) {
+	dir := t.TempDir() // a directory: reading it as the file fails
+	e := newEnv(t, fmt.Sprintf(jobsConfig, dir), envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 3}}})
+	seedJobs(e)
+	out := e.scrape()
+	if got := jobStatus(t, out, "job_done"); got != "completed" {
+		t.Fatalf("config job job_done is %q with an unreadable tracked-jobs file", got)
+	}
+	if mustValue(t, out, `mintlify_up{collector="agent_jobs",project="docs"}`) != 0 {
+		t.Error("agent_jobs up although the tracked-jobs file cannot be read")
+	}
+	if !strings.Contains(e.logs.String(), "reading tracked job ids") {
+		t.Error("the file error is not logged")
+	}
+}

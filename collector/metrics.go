@@ -81,7 +81,7 @@ var allDescs = []*prometheus.Desc{
 	descPageViews, descSitePageViews, descPathsExported, descPathsDropped, descSweepTruncated,
 	descSweepDuplicates, descSweepRequests, descWalkRepeated, descWalkPagesLeft, descUp, descLastSuccess, descInterval, descRefreshFailures,
 	descBudgetLimit, descBudgetUsed, descBackoff,
-	descJobStatus, descJobInfo, descJobPR, descJobCreated, descJobArchived, descJobsNotFound, descJobsTracked,
+	descJobStatus, descJobInfo, descJobPR, descJobCreated, descJobArchived, descJobsNotFound, descJobsTracked, descJobsIgnored,
 	descPageVisitors, descSiteVisitors, descSiteUniqueVisitors,
 	descPageFeedback, descFeedbackTruncated, descSearchHits, descSearchCTR, descSearches, descAssistantQueries,
 }

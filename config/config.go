@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -263,8 +262,11 @@ func Parse(data []byte) (*Config, error) {
 // tracked_jobs_file paths are taken relative to the file's directory, as
 // Prometheus does, so the exporter behaves the same whatever its working
 // directory.
+//
+// The file is read as readBounded does: regular files only, at most
+// MaxConfigFileSize bytes, within FileReadTimeout.
 func LoadFile(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path, "config file", MaxConfigFileSize)
 	if err != nil {
 		return nil, err
 	}

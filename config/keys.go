@@ -10,9 +10,12 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 )
 
-// maxKeyFileSize guards against api_key_file pointing at the wrong file:
-// an API key is a few dozen bytes.
-const maxKeyFileSize = 4096
+// MaxKeyFileSize guards against api_key_file pointing at the wrong file:
+// an API key is a few dozen bytes. No more than this (plus one byte, to
+// tell) is ever read.
+const MaxKeyFileSize = 4096
+
+const maxKeyFileSize = MaxKeyFileSize
 
 // ResolveKeys reads every key from its environment variable or file. It is
 // separate from Parse so the file can be checked (and printed) without the
@@ -51,13 +54,14 @@ func (k Key) Read(getenv func(string) string) (secret.Secret, error) {
 	var raw, from string
 	if k.APIKeyFile != "" {
 		from = "file " + k.APIKeyFile
-		b, err := os.ReadFile(k.APIKeyFile)
-		if err != nil {
-			// *PathError says which file and why, not what is in it.
-			return secret.Secret{}, fmt.Errorf("reading api_key_file: %w", err)
+		// At most maxKeyFileSize+1 bytes, regular files only, within
+		// FileReadTimeout. Errors name the file, never its content.
+		b, err := readBounded(k.APIKeyFile, "api_key_file", maxKeyFileSize)
+		if tl := (*tooLargeError)(nil); errors.As(err, &tl) {
+			return secret.Secret{}, fmt.Errorf("%w, too large to be an API key", err)
 		}
-		if len(b) > maxKeyFileSize {
-			return secret.Secret{}, fmt.Errorf("%s is %d bytes, too large to be an API key", from, len(b))
+		if err != nil {
+			return secret.Secret{}, err
 		}
 		raw = string(b)
 	} else {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	idcheck "github.com/mintlify-exporter/mintlify_exporter/internal/ids"
 )
 
 var (
@@ -110,8 +112,10 @@ func (c *Config) validate() error {
 		switch {
 		case p.ID == "":
 			v.add(at, subj, "id is required")
-		case hasSpace(p.ID) || strings.ContainsAny(p.ID, "/?#"):
-			v.add(at+".id", subj, "id %q must not contain whitespace, '/', '?' or '#'", p.ID)
+		case idcheck.Check(p.ID) != nil:
+			// The id is one segment of every API path: no dot segment,
+			// slash, query or fragment marker, control character.
+			v.add(at+".id", subj, "%v", idcheck.Check(p.ID))
 			if defaulted { // one error about the id is enough
 				p.Name = ""
 			}
@@ -176,6 +180,8 @@ func (c *Config) validate() error {
 				v.add(jat, subj, "jobs[%d] is empty", j)
 			case hasSpace(id):
 				v.add(jat, subj, "jobs[%d] %q contains whitespace", j, id)
+			case idcheck.Check(id) != nil:
+				v.add(jat, subj, "jobs[%d]: %v", j, idcheck.Check(id))
 			case dup:
 				v.add(jat, subj, "jobs[%d] %q repeats jobs[%d]", j, id, k)
 			default:
@@ -186,6 +192,21 @@ func (c *Config) validate() error {
 	return errors.Join(v.errs...)
 }
 
+// CheckAPIURL reports why raw cannot be the API's base URL: it must be an
+// absolute http or https URL without query, fragment or user info (a
+// password there would be sent along with the key). The config file and
+// the jobs command both use it, so they accept the same URLs.
+func CheckAPIURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("must be an absolute http or https URL, got %q", raw)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil || u.ForceQuery {
+		return errors.New("must not contain a query, fragment or user info")
+	}
+	return nil
+}
+
 func (c *Config) validateGlobal(v *validator) {
 	g := &c.Global
 	if *g == (Global{}) {
@@ -194,10 +215,8 @@ func (c *Config) validateGlobal(v *validator) {
 		*g = DefaultGlobal
 	}
 	const s = "global"
-	if u, err := url.Parse(g.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		v.add("global.api_url", s, "api_url must be an absolute http or https URL, got %q", g.APIURL)
-	} else if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		v.add("global.api_url", s, "api_url must not contain a query, fragment or user info")
+	if err := CheckAPIURL(g.APIURL); err != nil {
+		v.add("global.api_url", s, "api_url %v", err)
 	}
 	g.APIURL = strings.TrimRight(g.APIURL, "/")
 	if g.MinRefreshInterval <= 0 {

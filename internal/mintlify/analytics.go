@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"strconv"
 	"time"
@@ -73,11 +74,38 @@ func (w *wireCounts) counts(where string) (Counts, error) {
 		if v == nil {
 			return Counts{}, fmt.Errorf("missing required field %q", where+"."+name)
 		}
-		if *v < 0 {
-			return Counts{}, fmt.Errorf("negative count in %q", where+"."+name)
+		if err := checkCount(*v, where+"."+name); err != nil {
+			return Counts{}, err
 		}
 	}
 	return Counts{Human: *w.Human, AI: *w.AI, Total: *w.Total}, nil
+}
+
+// MaxCount is the largest count accepted from the API: 2^53, beyond which
+// a float64 no longer holds every integer. No real page gets near it, so a
+// larger (or non-finite) value is a broken answer, not data.
+const MaxCount = 1 << 53
+
+// checkCount refuses a negative, non-finite or absurd count.
+func checkCount(v float64, where string) error {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return fmt.Errorf("non-finite count in %q", where)
+	case v < 0:
+		return fmt.Errorf("negative count in %q", where)
+	case v > MaxCount:
+		return fmt.Errorf("count %g in %q is above 2^53", v, where)
+	}
+	return nil
+}
+
+// checkRows refuses a page with more rows than were asked for: the API
+// never sends more than limit, and a page that does could hold any number.
+func checkRows(key string, n, limit int) error {
+	if limit > 0 && n > limit {
+		return fmt.Errorf("%d %s rows on a page of limit %d", n, key, limit)
+	}
+	return nil
 }
 
 type wireViewRow struct {
@@ -90,11 +118,12 @@ type wireViewsPage struct {
 	Views   *[]wireViewRow `json:"views"`
 	HasMore *bool          `json:"hasMore"`
 
-	page PageViewsPage // filled by validate
+	limit int           // the limit asked for; 0 skips the row bound
+	page  PageViewsPage // filled by validate
 }
 
 func (w *wireViewsPage) validate() (err error) {
-	w.page, err = rowsPage("views", w.Totals, w.Views, w.HasMore)
+	w.page, err = rowsPage("views", w.Totals, w.Views, w.HasMore, w.limit)
 	return err
 }
 
@@ -104,15 +133,16 @@ type wireVisitorsPage struct {
 	Visitors *[]wireViewRow `json:"visitors"`
 	HasMore  *bool          `json:"hasMore"`
 
-	page PageViewsPage
+	limit int
+	page  PageViewsPage
 }
 
 func (w *wireVisitorsPage) validate() (err error) {
-	w.page, err = rowsPage("visitors", w.Totals, w.Visitors, w.HasMore)
+	w.page, err = rowsPage("visitors", w.Totals, w.Visitors, w.HasMore, w.limit)
 	return err
 }
 
-func rowsPage(key string, totals *wireCounts, in *[]wireViewRow, hasMore *bool) (PageViewsPage, error) {
+func rowsPage(key string, totals *wireCounts, in *[]wireViewRow, hasMore *bool, limit int) (PageViewsPage, error) {
 	t, err := totals.counts("totals")
 	if err != nil {
 		return PageViewsPage{}, err
@@ -122,6 +152,9 @@ func rowsPage(key string, totals *wireCounts, in *[]wireViewRow, hasMore *bool) 
 	}
 	if hasMore == nil {
 		return PageViewsPage{}, errors.New(`missing required field "hasMore"`)
+	}
+	if err := checkRows(key, len(*in), limit); err != nil {
+		return PageViewsPage{}, err
 	}
 	rows := make([]PageViewRow, len(*in))
 	for i := range *in {
@@ -179,13 +212,13 @@ func (c *Client) Rows(ctx context.Context, kind RowsKind, projectID string, r Da
 		idempotent: true,
 	}
 	if kind == Visitors {
-		var w wireVisitorsPage
+		w := wireVisitorsPage{limit: limit}
 		if err := c.do(ctx, req, &w); err != nil {
 			return nil, err
 		}
 		return &w.page, nil
 	}
-	var w wireViewsPage
+	w := wireViewsPage{limit: limit}
 	if err := c.do(ctx, req, &w); err != nil {
 		return nil, err
 	}

@@ -102,6 +102,13 @@ func New(o Options) (*Client, error) {
 	}
 	if c.http == nil {
 		c.http = NewHTTPClient()
+	} else if c.http.CheckRedirect == nil {
+		// Never follow a redirect, whoever built the client (see
+		// refuseRedirect). A shallow copy keeps the caller's transport, and
+		// so its connection pool, shared.
+		hc := *c.http
+		hc.CheckRedirect = refuseRedirect
+		c.http = &hc
 	}
 	if c.timeout <= 0 {
 		c.timeout = DefaultRequestTimeout
@@ -140,16 +147,28 @@ func (c *Client) GoString() string { return c.String() }
 func (c *Client) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
 
 // NewHTTPClient returns the client New uses when Options.HTTPClient is
-// nil: TLS verification on, connection pools sized for page concurrency.
-// Callers that build many Clients (one per key, again on every reload)
-// should share one, so their keep-alive connections are pooled together.
+// nil: TLS verification on, connection pools sized for page concurrency,
+// redirects refused. Callers that build many Clients (one per key, again
+// on every reload) should share one, so their keep-alive connections are
+// pooled together.
+//
+// The transport sets no ResponseHeaderTimeout: each attempt runs under a
+// context with the client's RequestTimeout, which bounds the wait for
+// headers and body alike, so a request_timeout above 30 s is honoured.
 func NewHTTPClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 16
-	t.ResponseHeaderTimeout = DefaultRequestTimeout
 	// TLS verification stays on: TLSClientConfig is left nil.
-	return &http.Client{Transport: t}
+	return &http.Client{Transport: t, CheckRedirect: refuseRedirect}
 }
+
+// refuseRedirect makes the client return a 3xx answer as it is instead of
+// following it. Following would send the bearer key to wherever the
+// Location points: Go drops Authorization only when the host name changes,
+// so another port, or http:// on the same host, would still receive it;
+// and a hop would be a request outside the analytics budget. The API
+// documents no redirect, so a 3xx is an unusable response.
+func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 type gateKey struct{}
 
@@ -200,6 +219,9 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 	}
 	// r.path is already escaped (ids are path-escaped segments); keep both
 	// forms so a project id with "/" or a space stays one segment.
+	if err := checkSegments(r.path); err != nil {
+		return fmt.Errorf("mintlify %s: %w", r.endpoint, err)
+	}
 	u := *c.base
 	u.RawPath = c.base.EscapedPath() + r.path
 	if p, err := url.PathUnescape(u.RawPath); err == nil {
@@ -229,12 +251,18 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 		status, body, hdr, err := c.attempt(ctx, r, u.String(), payload)
 		if err == nil && status >= 200 && status < 300 {
 			if err := decodeJSON(body, out); err != nil {
-				return &ResponseError{Endpoint: r.endpoint, StatusCode: status, Reason: err.Error()}
+				// Validation messages may quote upstream values.
+				return &ResponseError{Endpoint: r.endpoint, StatusCode: status, Reason: ScrubText(err.Error(), c.key.Reveal())}
 			}
 			return nil
 		}
+		if err == nil && status >= 300 && status < 400 {
+			// Not followed (see refuseRedirect), and not retried: the
+			// next answer would be the same.
+			return c.redirectError(r.endpoint, status, hdr)
+		}
 		if err == nil {
-			err = apiError(r.endpoint, status, body, hdr)
+			err = c.apiError(r.endpoint, status, body, hdr)
 		}
 		lastErr = err
 		if ctx.Err() != nil || attempt >= c.retries || !c.retryable(r, status, err) {
@@ -305,7 +333,14 @@ func (c *Client) attempt(ctx context.Context, r request, target string, payload 
 	c.observe(r.endpoint, resp.StatusCode, elapsed)
 	c.logger.Debug("API request", "endpoint", r.endpoint, "method", r.method, "path", req.URL.Path, "status", resp.StatusCode, "duration", elapsed)
 	if err != nil {
-		return 0, nil, nil, fmt.Errorf("mintlify %s: reading response (HTTP %d): %w", r.endpoint, resp.StatusCode, err)
+		if ctx.Err() != nil || isTimeout(err) {
+			return 0, nil, nil, fmt.Errorf("mintlify %s: reading response (HTTP %d): %w", r.endpoint, resp.StatusCode, err)
+		}
+		// The body was cut short (the connection closed before the
+		// announced length): a bad response, retried like a transport
+		// error since the next answer may well be whole.
+		return 0, nil, nil, &ResponseError{Endpoint: r.endpoint, StatusCode: resp.StatusCode,
+			Reason: "reading body: " + ScrubText(err.Error(), c.key.Reveal())}
 	}
 	if int64(len(body)) > c.maxBody {
 		// Too large to be a real answer; not retried, a retry would be as big.
@@ -354,15 +389,24 @@ type errorBody struct {
 	} `json:"details"`
 }
 
-func apiError(endpoint string, status int, body []byte, hdr http.Header) error {
+// apiError builds the error of a non-2xx answer. What the upstream wrote
+// is scrubbed of the key and of anything that looks like a credential,
+// and cut to MaxUpstreamText, before it can reach an error or a log line.
+func (c *Client) apiError(endpoint string, status int, body []byte, hdr http.Header) error {
 	e := &APIError{Endpoint: endpoint, StatusCode: status}
+	key := c.key.Reveal()
 	var eb errorBody
 	if json.Unmarshal(body, &eb) == nil && eb.Error != "" {
-		e.Message = eb.Error
+		e.Message = ScrubText(eb.Error, key)
 		for _, d := range eb.Details {
-			if d.Message != "" {
-				e.Details = append(e.Details, d.Message)
+			if d.Message == "" {
+				continue
 			}
+			if len(e.Details) == maxDetails {
+				e.Details = append(e.Details, fmt.Sprintf("and %d more", len(eb.Details)-maxDetails))
+				break
+			}
+			e.Details = append(e.Details, ScrubText(d.Message, key))
 		}
 	} else {
 		// An HTML error page from a proxy or a malformed body: say so, but
@@ -380,4 +424,33 @@ func apiError(endpoint string, status int, body []byte, hdr http.Header) error {
 		}
 	}
 	return e
+}
+
+// redirectError is the error of a 3xx answer: only the origin of the
+// Location is told, scrubbed, so the operator can see where the API URL
+// points to without the rest of the upstream's text.
+func (c *Client) redirectError(endpoint string, status int, hdr http.Header) error {
+	reason := "redirect not followed (the exporter never follows redirects: set api_url to the address that answers)"
+	if loc, err := url.Parse(hdr.Get("Location")); err == nil && loc.Host != "" {
+		reason += "; Location points to " + ScrubText(loc.Scheme+"://"+loc.Host, c.key.Reveal())
+	}
+	return &ResponseError{Endpoint: endpoint, StatusCode: status, Reason: reason}
+}
+
+// checkSegments refuses a path with an empty, "." or ".." segment.
+// Callers validate ids where they enter; this is the last line, since
+// url.PathEscape leaves dots alone and a normalising proxy would move the
+// request to another endpoint.
+func checkSegments(p string) error {
+	for _, seg := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return fmt.Errorf("refusing request path %q: empty or dot segment (an id of \".\", \"..\" or with a slash?)", p)
+		}
+	}
+	return nil
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }

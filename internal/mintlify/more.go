@@ -40,7 +40,8 @@ type wireFeedbackPage struct {
 	} `json:"feedback"`
 	HasMore *bool `json:"hasMore"`
 
-	page FeedbackPage
+	limit int
+	page  FeedbackPage
 }
 
 func (w *wireFeedbackPage) validate() error {
@@ -50,13 +51,18 @@ func (w *wireFeedbackPage) validate() error {
 	if w.HasMore == nil {
 		return errors.New(`missing required field "hasMore"`)
 	}
+	if err := checkRows("feedback", len(*w.Feedback), w.limit); err != nil {
+		return err
+	}
 	rows := make([]FeedbackRow, len(*w.Feedback))
 	for i, r := range *w.Feedback {
 		if r.Path == nil || r.ThumbsUp == nil || r.ThumbsDown == nil || r.Code == nil || r.Total == nil {
 			return fmt.Errorf(`missing required field in "feedback[%d]"`, i)
 		}
-		if *r.ThumbsUp < 0 || *r.ThumbsDown < 0 || *r.Code < 0 || *r.Total < 0 {
-			return fmt.Errorf(`negative count in "feedback[%d]"`, i)
+		for name, v := range map[string]float64{"thumbsUp": *r.ThumbsUp, "thumbsDown": *r.ThumbsDown, "code": *r.Code, "total": *r.Total} {
+			if err := checkCount(v, fmt.Sprintf("feedback[%d].%s", i, name)); err != nil {
+				return err
+			}
 		}
 		rows[i] = FeedbackRow{Path: *r.Path, ThumbsUp: *r.ThumbsUp, ThumbsDown: *r.ThumbsDown, Code: *r.Code, Total: *r.Total}
 	}
@@ -79,7 +85,7 @@ func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRan
 		return nil, fmt.Errorf("mintlify feedback_by_page: %w", err)
 	}
 	q.Set("limit", strconv.Itoa(limit))
-	var w wireFeedbackPage
+	w := wireFeedbackPage{limit: limit}
 	if err := c.do(ctx, request{endpoint: "feedback_by_page", method: "GET", path: analyticsPath(projectID, "feedback/by-page"), query: q, idempotent: true}, &w); err != nil {
 		return nil, err
 	}
@@ -113,7 +119,8 @@ type wireSearchesPage struct {
 	TotalSearches *float64 `json:"totalSearches"`
 	NextCursor    *string  `json:"nextCursor"`
 
-	page SearchesPage
+	limit int
+	page  SearchesPage
 }
 
 func (w *wireSearchesPage) validate() error {
@@ -123,13 +130,22 @@ func (w *wireSearchesPage) validate() error {
 	if w.TotalSearches == nil {
 		return errors.New(`missing required field "totalSearches"`)
 	}
+	if err := checkCount(*w.TotalSearches, "totalSearches"); err != nil {
+		return err
+	}
+	if err := checkRows("searches", len(*w.Searches), w.limit); err != nil {
+		return err
+	}
 	rows := make([]SearchRow, len(*w.Searches))
 	for i, r := range *w.Searches {
 		if r.SearchQuery == nil || r.Hits == nil || r.CTR == nil {
 			return fmt.Errorf(`missing required field in "searches[%d]"`, i)
 		}
-		if *r.Hits < 0 || *r.CTR < 0 {
-			return fmt.Errorf(`negative value in "searches[%d]"`, i)
+		if err := checkCount(*r.Hits, fmt.Sprintf("searches[%d].hits", i)); err != nil {
+			return err
+		}
+		if err := checkCount(*r.CTR, fmt.Sprintf("searches[%d].ctr", i)); err != nil {
+			return err
 		}
 		row := SearchRow{Query: *r.SearchQuery, Hits: *r.Hits, CTR: *r.CTR, TopClickedPage: r.TopClickedPage}
 		if r.LastSearchedAt != nil {
@@ -158,7 +174,7 @@ func (c *Client) Searches(ctx context.Context, projectID string, r DateRange, li
 	if cursor != "" {
 		q.Set("cursor", cursor)
 	}
-	var w wireSearchesPage
+	w := wireSearchesPage{limit: limit}
 	if err := c.do(ctx, request{endpoint: "searches", method: "GET", path: analyticsPath(projectID, "searches"), query: q, idempotent: true}, &w); err != nil {
 		return nil, err
 	}
@@ -184,8 +200,8 @@ func (w *wireCallerStats) validate() error {
 		if v == nil {
 			return fmt.Errorf("missing required field %q", name)
 		}
-		if *v < 0 {
-			return fmt.Errorf("negative count in %q", name)
+		if err := checkCount(*v, name); err != nil {
+			return err
 		}
 	}
 	w.stats = CallerStats{Web: *w.Web, API: *w.API, Other: *w.Other, Total: *w.Total}

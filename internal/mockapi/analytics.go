@@ -170,27 +170,35 @@ func nonNil[T any](s []T) []T {
 }
 
 // pageOf cuts one offset page out of all, honouring the paging faults:
-// DuplicateAcrossPages prepends the previous page's last row (so such a page
-// has up to limit+1 rows and no row is lost), EndlessHasMore keeps hasMore
-// true past the end, RepeatPages answers the first page again for every
-// offset past the end (with hasMore true), and ExtraRows (Row slices only) are appended to the
-// first page.
+// DuplicateAcrossPages starts page k (offset k*limit) k rows early, so its
+// first row repeats the previous page's last, as when rows shift while a
+// client pages; a page never holds more than limit rows (the API's
+// contract), and hasMore stays true until the shifted pages reach the end,
+// so no row is lost. EndlessHasMore keeps hasMore true past the end;
+// RepeatPages answers the first page again for every offset past the end
+// (with hasMore true), and ExtraRows (Row slices only) are placed at the
+// end of the first page, pushing the rows they displace to later pages, so
+// that no page holds more than limit rows.
 func pageOf[T any](all []T, offset, limit int, f *Fault) ([]T, bool) {
+	if rows, ok := any(&all).(*[]Row); ok && len(f.ExtraRows) > 0 && limit > 0 {
+		first := max(min(limit-len(f.ExtraRows), len(*rows)), 0)
+		merged := make([]Row, 0, len(*rows)+len(f.ExtraRows))
+		merged = append(merged, (*rows)[:first]...)
+		merged = append(merged, f.ExtraRows...)
+		*rows = append(merged, (*rows)[first:]...)
+	}
 	if f.RepeatPages && offset >= len(all) {
 		// A broken upstream: past the end, every page repeats the rows of
 		// the first one and claims there is more.
 		offset = 0
 	}
 	start := min(offset, len(all))
+	if f.DuplicateAcrossPages && offset > 0 && limit > 0 {
+		start = min(offset-offset/limit, len(all))
+	}
 	end := min(start+limit, len(all))
-	page := make([]T, 0, end-start+1)
-	if f.DuplicateAcrossPages && offset > 0 && offset <= len(all) {
-		page = append(page, all[offset-1])
-	}
+	page := make([]T, 0, end-start)
 	page = append(page, all[start:end]...)
-	if extra, ok := any(&page).(*[]Row); ok && offset == 0 {
-		*extra = append(*extra, f.ExtraRows...)
-	}
 	return page, end < len(all) || f.EndlessHasMore || f.RepeatPages
 }
 

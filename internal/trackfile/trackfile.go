@@ -25,6 +25,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
 )
 
 // MaxIDLen is the longest id accepted, in bytes.
@@ -36,9 +38,28 @@ const MaxIDLen = 200
 const MaxFileSize = 16 << 20
 
 // ValidateID reports why id cannot be stored in the file, or nil. An id
-// must be 1..MaxIDLen bytes of valid UTF-8, without whitespace or control
-// characters, and must not start with "#" (it would read as a comment).
+// (a line: "project_id/job_id" or a bare job id) must be 1..MaxIDLen bytes
+// of valid UTF-8, without whitespace or control characters, and must not
+// start with "#" (it would read as a comment); each of its one or two
+// parts must pass ids.Check (no dot segment, no further slash...).
 func ValidateID(id string) error {
+	if err := validateLine(id); err != nil {
+		return err
+	}
+	p, j, scoped := strings.Cut(id, "/")
+	if !scoped {
+		return ids.Check(id)
+	}
+	if err := ids.Check(p); err != nil {
+		return fmt.Errorf("project part of %q: %w", id, err)
+	}
+	if err := ids.Check(j); err != nil {
+		return fmt.Errorf("job part of %q: %w", id, err)
+	}
+	return nil
+}
+
+func validateLine(id string) error {
 	switch {
 	case id == "":
 		return errors.New("job id is empty")
@@ -175,14 +196,23 @@ func readAllAt(f *os.File) ([]byte, error) {
 
 // Read returns the ids in the file at path, in file order, each once. A
 // missing file is an empty list, not an error: the exporter may start
-// before the first job is created.
+// before the first job is created. Anything but a regular file (a FIFO
+// would block the refresh until a writer came, a device would never end)
+// is refused before it is read or locked.
 func Read(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := openNoBlock(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("tracked-jobs file: %w", err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("tracked-jobs file %s: %w", path, err)
+		}
+		return nil, fmt.Errorf("tracked-jobs file %s: not a regular file", path)
 	}
 	if err := lock(f, false); err != nil {
 		f.Close()

@@ -1,0 +1,50 @@
+package trackfile
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A FIFO or a device as the tracked-jobs file is refused at once: a
+// blocked read would hold the refresh, and with it shutdown.
+func TestReadRefusesSpecialFiles(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	for _, p := range []string{fifo, "/dev/zero"} {
+		done := make(chan error, 1)
+		go func() { _, err := Read(p); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("Read(%s) = %v", p, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Read(%s) blocked", p)
+		}
+	}
+}
+
+// Lines whose project or job part is a dot segment, or that hold more than
+// one slash, are skipped on read and refused on append.
+func TestDotSegmentLines(t *testing.T) {
+	path := tempFile(t)
+	content := "p/job_a\np/..\n../job_x\np/.\n./j\np/a/b\n..\njob_b\n/job_c\np/\n"
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, path); !slices.Equal(got, []string{"p/job_a", "job_b"}) {
+		t.Fatalf("Read = %q", got)
+	}
+	for _, bad := range []string{"p/..", "../j", "..", ".", "p/a/b", "p/", "/j", "p/a%2Fb"} {
+		if err := Append(path, bad); err == nil {
+			t.Errorf("Append(%q) accepted", bad)
+		}
+	}
+}
