@@ -1,0 +1,93 @@
+package mintlify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// MaxFeedbackLimit and MaxSearchesLimit are the documented page sizes of
+// feedback/by-page and searches.
+const (
+	MaxFeedbackLimit = 100
+	MaxSearchesLimit = 100
+)
+
+// FeedbackRow is the feedback of one page. Code counts code-snippet
+// feedback entries.
+type FeedbackRow struct {
+	Path       string
+	ThumbsUp   float64
+	ThumbsDown float64
+	Code       float64
+	Total      float64
+}
+
+// FeedbackPage is one answer of feedback/by-page.
+type FeedbackPage struct {
+	Rows    []FeedbackRow
+	HasMore bool
+}
+
+type wireFeedbackPage struct {
+	Feedback *[]struct {
+		Path       *string  `json:"path"`
+		ThumbsUp   *float64 `json:"thumbsUp"`
+		ThumbsDown *float64 `json:"thumbsDown"`
+		Code       *float64 `json:"code"`
+		Total      *float64 `json:"total"`
+	} `json:"feedback"`
+	HasMore *bool `json:"hasMore"`
+
+	limit int
+	page  FeedbackPage
+}
+
+func (w *wireFeedbackPage) validate() error {
+	if w.Feedback == nil {
+		return errors.New(`missing required field "feedback"`)
+	}
+	if w.HasMore == nil {
+		return errors.New(`missing required field "hasMore"`)
+	}
+	if err := checkRows("feedback", len(*w.Feedback), w.limit); err != nil {
+		return err
+	}
+	rows := make([]FeedbackRow, len(*w.Feedback))
+	for i, r := range *w.Feedback {
+		if r.Path == nil || r.ThumbsUp == nil || r.ThumbsDown == nil || r.Code == nil || r.Total == nil {
+			return fmt.Errorf(`missing required field in "feedback[%d]"`, i)
+		}
+		for name, v := range map[string]float64{"thumbsUp": *r.ThumbsUp, "thumbsDown": *r.ThumbsDown, "code": *r.Code, "total": *r.Total} {
+			if err := checkCount(v, fmt.Sprintf("feedback[%d].%s", i, name)); err != nil {
+				return err
+			}
+		}
+		rows[i] = FeedbackRow{Path: *r.Path, ThumbsUp: *r.ThumbsUp, ThumbsDown: *r.ThumbsDown, Code: *r.Code, Total: *r.Total}
+	}
+	w.page = FeedbackPage{Rows: rows, HasMore: *w.HasMore}
+	return nil
+}
+
+// FeedbackByPage fetches the first page of per-page feedback, limit rows
+// (1..MaxFeedbackLimit). The endpoint documents no offset, so only one page
+// can be read; HasMore says whether rows were left out.
+func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRange, limit int) (*FeedbackPage, error) {
+	if projectID == "" {
+		return nil, errors.New("mintlify feedback_by_page: empty project id")
+	}
+	if limit < 1 || limit > MaxFeedbackLimit {
+		return nil, fmt.Errorf("mintlify feedback_by_page: limit %d out of range 1..%d", limit, MaxFeedbackLimit)
+	}
+	q, err := r.query()
+	if err != nil {
+		return nil, fmt.Errorf("mintlify feedback_by_page: %w", err)
+	}
+	q.Set("limit", strconv.Itoa(limit))
+	w := wireFeedbackPage{limit: limit}
+	if err := c.do(ctx, request{endpoint: "feedback_by_page", method: "GET", path: analyticsPath(projectID, "feedback/by-page"), query: q, idempotent: true}, &w); err != nil {
+		return nil, err
+	}
+	return &w.page, nil
+}

@@ -1,0 +1,97 @@
+package mintlify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// SearchRow is one search term.
+type SearchRow struct {
+	Query          string
+	Hits           float64
+	CTR            float64 // click-through rate, 0..1
+	TopClickedPage *string
+	LastSearchedAt string
+}
+
+// SearchesPage is one answer of searches, terms by hits descending.
+type SearchesPage struct {
+	Rows          []SearchRow
+	TotalSearches float64 // search events in the range (sum of all hits)
+	NextCursor    *string
+}
+
+type wireSearchesPage struct {
+	Searches *[]struct {
+		SearchQuery    *string  `json:"searchQuery"`
+		Hits           *float64 `json:"hits"`
+		CTR            *float64 `json:"ctr"`
+		TopClickedPage *string  `json:"topClickedPage"`
+		LastSearchedAt *string  `json:"lastSearchedAt"`
+	} `json:"searches"`
+	TotalSearches *float64 `json:"totalSearches"`
+	NextCursor    *string  `json:"nextCursor"`
+
+	limit int
+	page  SearchesPage
+}
+
+func (w *wireSearchesPage) validate() error {
+	if w.Searches == nil {
+		return errors.New(`missing required field "searches"`)
+	}
+	if w.TotalSearches == nil {
+		return errors.New(`missing required field "totalSearches"`)
+	}
+	if err := checkCount(*w.TotalSearches, "totalSearches"); err != nil {
+		return err
+	}
+	if err := checkRows("searches", len(*w.Searches), w.limit); err != nil {
+		return err
+	}
+	rows := make([]SearchRow, len(*w.Searches))
+	for i, r := range *w.Searches {
+		if r.SearchQuery == nil || r.Hits == nil || r.CTR == nil {
+			return fmt.Errorf(`missing required field in "searches[%d]"`, i)
+		}
+		if err := checkCount(*r.Hits, fmt.Sprintf("searches[%d].hits", i)); err != nil {
+			return err
+		}
+		if err := checkCount(*r.CTR, fmt.Sprintf("searches[%d].ctr", i)); err != nil {
+			return err
+		}
+		row := SearchRow{Query: *r.SearchQuery, Hits: *r.Hits, CTR: *r.CTR, TopClickedPage: r.TopClickedPage}
+		if r.LastSearchedAt != nil {
+			row.LastSearchedAt = *r.LastSearchedAt
+		}
+		rows[i] = row
+	}
+	w.page = SearchesPage{Rows: rows, TotalSearches: *w.TotalSearches, NextCursor: w.NextCursor}
+	return nil
+}
+
+// Searches fetches one page of search terms (limit 1..MaxSearchesLimit);
+// cursor is "" for the first page, else the previous NextCursor.
+func (c *Client) Searches(ctx context.Context, projectID string, r DateRange, limit int, cursor string) (*SearchesPage, error) {
+	if projectID == "" {
+		return nil, errors.New("mintlify searches: empty project id")
+	}
+	if limit < 1 || limit > MaxSearchesLimit {
+		return nil, fmt.Errorf("mintlify searches: limit %d out of range 1..%d", limit, MaxSearchesLimit)
+	}
+	q, err := r.query()
+	if err != nil {
+		return nil, fmt.Errorf("mintlify searches: %w", err)
+	}
+	q.Set("limit", strconv.Itoa(limit))
+	if cursor != "" {
+		q.Set("cursor", cursor)
+	}
+	w := wireSearchesPage{limit: limit}
+	if err := c.do(ctx, request{endpoint: "searches", method: "GET", path: analyticsPath(projectID, "searches"), query: q, idempotent: true}, &w); err != nil {
+		return nil, err
+	}
+	return &w.page, nil
+}
