@@ -19,6 +19,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 )
 
 // Clock tells the time; tests pass a fake one. It is the budget's, so one
@@ -137,131 +138,168 @@ func (e *Exporter) Apply(cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
-	g := cfg.Global
+	e.storeMu.Lock()
+	defer e.storeMu.Unlock()
+	b := &builder{e: e, cfg: cfg, secrets: secrets, orgs: map[string]*org{}, states: map[unitID]*unitState{},
+		keys: map[string]*keyState{}, plan: &plan{}}
+	for _, k := range cfg.Keys {
+		if err := b.key(k); err != nil {
+			return err
+		}
+	}
+	for _, pr := range cfg.Projects {
+		if err := b.project(pr); err != nil {
+			return err
+		}
+	}
+	e.adopt(b)
+	return nil
+}
+
+// builder makes the plan of one config without touching what runs: new
+// organizations and unit states wait in it until adopt.
+type builder struct {
+	e       *Exporter
+	cfg     *config.Config
+	secrets map[string]secret.Secret
+	orgs    map[string]*org       // new organizations, by fingerprint
+	states  map[unitID]*unitState // new unit states
+	keys    map[string]*keyState  // by key name
+	plan    *plan
+}
+
+// org is the organization of the key with fingerprint fp: the running
+// one, or a new one with what the state file remembers of it.
+func (b *builder) org(fp string, limit int) *org {
+	if o, ok := b.e.orgs[fp]; ok {
+		return o
+	}
+	if o, ok := b.orgs[fp]; ok {
+		return o
+	}
+	o := &org{fp: fp, budget: budget.New(limit, b.e.clock)}
+	b.e.saved.restoreOrg(o, b.e.clock.Now())
+	b.orgs[fp] = o
+	return o
+}
+
+// state is the unit state of id: the running one, or a new one with what
+// the state file remembers of it.
+func (b *builder) state(id unitID) *unitState {
+	if s, ok := b.e.states[id]; ok {
+		return s
+	}
+	if s, ok := b.states[id]; ok {
+		return s
+	}
+	s := b.e.saved.restoreUnit(id)
+	b.states[id] = s
+	return s
+}
+
+// key builds a key's clients and finds its organization.
+func (b *builder) key(k config.Key) error {
+	g := b.cfg.Global
+	co := mintlify.Options{
+		BaseURL:        g.APIURL,
+		Key:            b.secrets[k.Name],
+		UserAgent:      b.e.opts.UserAgent,
+		HTTPClient:     b.e.opts.HTTPClient,
+		RequestTimeout: time.Duration(g.RequestTimeout),
+		RetryBase:      b.e.opts.RetryBase,
+		Observer:       b.e.api.observe,
+		Logger:         b.e.log.With("key", k.Name),
+	}
+	jobs, err := mintlify.New(co)
+	if err != nil {
+		return fmt.Errorf("key %q: %w", k.Name, err)
+	}
+	// Analytics calls retry once at most: every attempt is charged to the
+	// hourly budget.
+	co.MaxRetries = 1
+	client, err := mintlify.New(co)
+	if err != nil {
+		return fmt.Errorf("key %q: %w", k.Name, err)
+	}
+	ks := &keyState{name: k.Name, client: client, jobs: jobs, limit: k.EffectiveBudget(), weights: g.CollectorWeights,
+		org: b.org(fingerprint(b.secrets[k.Name].Reveal()), k.EffectiveBudget())}
+	for _, other := range b.plan.keys {
+		if other.org == ks.org {
+			return fmt.Errorf("keys %q and %q hold the same API key; list it once and point both projects at it", other.name, k.Name)
+		}
+	}
+	b.keys[k.Name] = ks
+	b.plan.keys = append(b.plan.keys, ks)
+	return nil
+}
+
+// project builds a project's analytics units and its agent-job poller.
+func (b *builder) project(pr config.Project) error {
+	g := b.cfg.Global
 	t := timing{
 		minInterval:    time.Duration(g.MinRefreshInterval),
 		maxInterval:    time.Duration(g.MaxRefreshInterval),
 		maxAge:         time.Duration(g.MaxAge),
 		refreshTimeout: refreshTimeout(time.Duration(g.MaxRefreshInterval)),
 	}
-
-	e.storeMu.Lock()
-	defer e.storeMu.Unlock()
-	newOrgs := map[string]*org{}
-	orgOf := func(fp string, limit int) *org {
-		if o, ok := e.orgs[fp]; ok {
-			return o
-		}
-		if o, ok := newOrgs[fp]; ok {
-			return o
-		}
-		o := &org{fp: fp, budget: budget.New(limit, e.clock)}
-		e.saved.restoreOrg(o, e.clock.Now())
-		newOrgs[fp] = o
-		return o
+	ks := b.keys[pr.KeyName(b.cfg)]
+	label := pr.Name
+	if label == "" {
+		label = pr.ID
 	}
-	newStates := map[unitID]*unitState{}
-	stateOf := func(id unitID) *unitState {
-		if s, ok := e.states[id]; ok {
-			return s
-		}
-		if s, ok := newStates[id]; ok {
-			return s
-		}
-		s := e.saved.restoreUnit(id)
-		newStates[id] = s
-		return s
+	var windows []windowSpec
+	for _, w := range pr.Windows {
+		windows = append(windows, windowSpec{label: w.Label, duration: w.Duration})
 	}
-
-	p := &plan{}
-	keys := make(map[string]*keyState, len(cfg.Keys))
-	for _, k := range cfg.Keys {
-		co := mintlify.Options{
-			BaseURL:        g.APIURL,
-			Key:            secrets[k.Name],
-			UserAgent:      e.opts.UserAgent,
-			HTTPClient:     e.opts.HTTPClient,
-			RequestTimeout: time.Duration(g.RequestTimeout),
-			RetryBase:      e.opts.RetryBase,
-			Observer:       e.api.observe,
-			Logger:         e.log.With("key", k.Name),
-		}
-		jobs, err := mintlify.New(co)
-		if err != nil {
-			return fmt.Errorf("key %q: %w", k.Name, err)
-		}
-		// Analytics calls retry once at most: every attempt is charged to
-		// the hourly budget.
-		co.MaxRetries = 1
-		client, err := mintlify.New(co)
-		if err != nil {
-			return fmt.Errorf("key %q: %w", k.Name, err)
-		}
-		ks := &keyState{name: k.Name, client: client, jobs: jobs, limit: k.EffectiveBudget(), weights: g.CollectorWeights,
-			org: orgOf(fingerprint(secrets[k.Name].Reveal()), k.EffectiveBudget())}
-		for _, other := range p.keys {
-			if other.org == ks.org {
-				return fmt.Errorf("keys %q and %q hold the same API key; list it once and point both projects at it", other.name, k.Name)
+	filter := pathFilter{match: pr.PathAllowed, maxPaths: pr.MaxPaths}
+	enabled := pr.Collectors
+	if len(enabled) == 0 {
+		enabled = b.e.defaultCollectors()
+	}
+	for _, name := range enabled {
+		var src source
+		switch name {
+		case "pageviews", "visitors":
+			pv := &pageViews{
+				kind: mintlify.Views, project: label, id: pr.ID, client: ks.client,
+				opts:   walkSettings{pageSize: g.PageSize, concurrency: g.PageConcurrency, maxPages: g.MaxPages},
+				filter: filter,
 			}
-		}
-		keys[k.Name] = ks
-		p.keys = append(p.keys, ks)
-	}
-
-	for _, pr := range cfg.Projects {
-		ks := keys[pr.KeyName(cfg)]
-		label := pr.Name
-		if label == "" {
-			label = pr.ID
-		}
-		var windows []windowSpec
-		for _, w := range pr.Windows {
-			windows = append(windows, windowSpec{label: w.Label, duration: w.Duration})
-		}
-		filter := pathFilter{match: pr.PathAllowed, maxPaths: pr.MaxPaths}
-		enabled := pr.Collectors
-		if len(enabled) == 0 {
-			enabled = e.defaultCollectors()
-		}
-		for _, name := range enabled {
-			var src source
-			switch name {
-			case "pageviews", "visitors":
-				pv := &pageViews{
-					kind: mintlify.Views, project: label, id: pr.ID, client: ks.client,
-					opts:   walkSettings{pageSize: g.PageSize, concurrency: g.PageConcurrency, maxPages: g.MaxPages},
-					filter: filter,
-				}
-				if name == "visitors" {
-					pv.kind = mintlify.Visitors
-				}
-				src = pv
-			case "feedback":
-				src = newFeedback(label, pr.ID, ks.client, filter)
-			case "searches":
-				src = newSearches(label, pr.ID, ks.client, g.SearchTopN)
-			case "assistant":
-				src = newAssistant(label, pr.ID, ks.client)
-			default:
-				return fmt.Errorf("project %q: unknown collector %q", label, name)
+			if name == "visitors" {
+				pv.kind = mintlify.Visitors
 			}
-			id := unitID{project: pr.ID, collector: name}
-			u := &unit{id: id, project: label, src: src, windows: windows, key: ks, timing: t,
-				log: e.log.With("project", label, "collector", name), state: stateOf(id)}
-			p.units = append(p.units, u)
-			ks.units = append(ks.units, u)
+			src = pv
+		case "feedback":
+			src = newFeedback(label, pr.ID, ks.client, filter)
+		case "searches":
+			src = newSearches(label, pr.ID, ks.client, g.SearchTopN)
+		case "assistant":
+			src = newAssistant(label, pr.ID, ks.client)
+		default:
+			return fmt.Errorf("project %q: unknown collector %q", label, name)
 		}
-		p.jobs = append(p.jobs, e.newJobsUnit(cfg, pr, label, ks, t))
+		id := unitID{project: pr.ID, collector: name}
+		u := &unit{id: id, project: label, src: src, windows: windows, key: ks, timing: t,
+			log: b.e.log.With("project", label, "collector", name), state: b.state(id)}
+		b.plan.units = append(b.plan.units, u)
+		ks.units = append(ks.units, u)
 	}
+	b.plan.jobs = append(b.plan.jobs, b.e.newJobsUnit(b.cfg, pr, label, ks, t))
+	return nil
+}
 
-	// Everything is built: adopt and swap in one step.
-	for fp, o := range newOrgs {
+// adopt swaps in a plan that was built whole: its new organizations and
+// unit states join the store, limits change, states no config uses any
+// more go. The caller holds storeMu.
+func (e *Exporter) adopt(b *builder) {
+	p := b.plan
+	for fp, o := range b.orgs {
 		e.orgs[fp] = o
 	}
 	for _, ks := range p.keys {
 		ks.org.budget.SetLimit(ks.limit)
 	}
-	for id, s := range newStates {
+	for id, s := range b.states {
 		e.states[id] = s
 	}
 	live := map[unitID]bool{}
@@ -280,11 +318,10 @@ func (e *Exporter) Apply(cfg *config.Config) error {
 			delete(e.states, id) // a project or collector that left the config
 		}
 	}
-	e.saved = nil // claimed: a later reload starts units afresh
+	e.saved = nil // claimed: a later reload starts new units afresh
 	e.mu.Lock()
 	e.plan = p
 	e.mu.Unlock()
-	return nil
 }
 
 func (e *Exporter) current() *plan {
