@@ -23,8 +23,17 @@ RUN CGO_ENABLED=0 go build -trimpath \
 
 # Runtime: distroless static (CA certificates, no shell), non-root user 65532.
 FROM gcr.io/distroless/static-debian12:nonroot
+ARG VERSION=0.0.0-dev
+ARG REVISION=unknown
+ARG BUILD_DATE=unknown
 LABEL org.opencontainers.image.title="mintlify_exporter" \
-      org.opencontainers.image.description="Prometheus exporter for Mintlify documentation analytics and agent jobs"
+      org.opencontainers.image.description="Prometheus exporter for Mintlify documentation analytics and agent jobs" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.source="https://github.com/mintlify-exporter/mintlify_exporter" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.created="${BUILD_DATE}"
+COPY LICENSE NOTICE /
 COPY --from=build /out/mintlify_exporter /bin/mintlify_exporter
 USER 65532:65532
 EXPOSE 10491

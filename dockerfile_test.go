@@ -18,9 +18,17 @@ func TestDockerfile(t *testing.T) {
 	if err := checkDockerfile(string(b)); err != "" {
 		t.Fatal(err)
 	}
-	broken := strings.Replace(string(b), "USER 65532:65532", "USER root", 1)
-	if checkDockerfile(broken) == "" {
-		t.Fatal("a Dockerfile running as root passed the check")
+	for _, c := range []struct{ what, from, to string }{
+		{"running as root", "USER 65532:65532", "USER root"},
+		{"without the license label", `org.opencontainers.image.licenses="Apache-2.0"`, `org.opencontainers.image.licenses="MIT"`},
+		{"without LICENSE in the image", "COPY LICENSE NOTICE /", "COPY NOTICE /"},
+	} {
+		if !strings.Contains(string(b), c.from) {
+			t.Fatalf("the Dockerfile has no %q to break", c.from)
+		}
+		if checkDockerfile(strings.Replace(string(b), c.from, c.to, 1)) == "" {
+			t.Errorf("a Dockerfile %s passed the check", c.what)
+		}
 	}
 }
 
@@ -50,6 +58,15 @@ func checkDockerfile(s string) string {
 		return "ENTRYPOINT is not the binary"
 	case !strings.Contains(froms[len(froms)-1], "distroless/static"):
 		return "runtime image may lack CA certificates (expected distroless/static)"
+	case !strings.Contains(s, `org.opencontainers.image.licenses="Apache-2.0"`):
+		return "the image does not carry the org.opencontainers.image.licenses=\"Apache-2.0\" label"
+	case !regexp.MustCompile(`(?m)^COPY LICENSE NOTICE /`).MatchString(s):
+		return "the image does not carry LICENSE and NOTICE"
+	}
+	for _, l := range []string{"title", "description", "source", "version", "revision", "created"} {
+		if !strings.Contains(s, "org.opencontainers.image."+l+"=") {
+			return "the image lacks the OCI label org.opencontainers.image." + l
+		}
 	}
 	return ""
 }
