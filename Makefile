@@ -31,6 +31,12 @@ DOCKERFILELINT_VERSION  ?= 1.8.0
 GOBIN       ?= $(shell $(GO) env GOPATH)/bin
 STATICCHECK := $(GOBIN)/staticcheck
 
+# `make demo`: the address it listens on (loopback only by default; e.g.
+# DEMO_LISTEN=:10491 for every interface) and extra flags, e.g.
+# ARGS='--collector.visitors --log.level=debug'.
+DEMO_LISTEN ?= 127.0.0.1:10491
+ARGS        ?=
+
 # Seconds each fuzz target runs in `make fuzz`.
 FUZZTIME    ?= 5s
 
@@ -83,8 +89,9 @@ e2e-image: ## Build the image with buildah and run it with podman --demo (instal
 	bash e2e/image.sh
 
 .PHONY: demo
-demo: build ## Run the exporter on the built-in simulated API (no account needed).
-	./$(BINARY) --demo
+demo: build ## Run the exporter on the built-in simulated API on DEMO_LISTEN (127.0.0.1:10491); extra flags in ARGS.
+	@mkdir -p .demo && : >.demo/jobs.txt
+	./$(BINARY) --demo --web.listen-address=$(DEMO_LISTEN) --mintlify.tracked-jobs-file=.demo/jobs.txt $(ARGS)
 
 .PHONY: image-context
 image-context: build ## Stage what the Dockerfile copies under .build/image/ (binary, CA bundle, passwd, licenses).
@@ -116,4 +123,4 @@ docker: image-context ## Build the container image $(DOCKER_IMAGE) with a Docker
 
 .PHONY: clean
 clean: ## Remove build and benchmark output.
-	rm -rf $(BINARY) bench.txt .build
+	rm -rf $(BINARY) bench.txt .build .demo

@@ -43,6 +43,7 @@ type flags struct {
 	web             *web.FlagConfig
 	metricsPath     string
 	disableSelf     bool
+	enablePprof     bool
 	maxRequests     int
 	timeoutOffset   time.Duration
 	defaultTimeout  time.Duration
@@ -65,6 +66,7 @@ func newApp(f *flags) *kingpin.Application {
 	f.web = kingpinflag.AddFlags(app, defaultListenAddress)
 	app.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&f.metricsPath)
 	app.Flag("web.disable-exporter-metrics", "Exclude the exporter's own Go, process and promhttp metrics from /metrics.").BoolVar(&f.disableSelf)
+	app.Flag("web.enable-pprof", "Serve Go runtime profiles under /debug/pprof/ (and link them from the landing page).").BoolVar(&f.enablePprof)
 	app.Flag("web.max-requests", "Maximum number of parallel scrapes; 0 means no limit.").Default("40").IntVar(&f.maxRequests)
 	app.Flag("web.scrape-timeout-offset", "Subtracted from Prometheus' X-Prometheus-Scrape-Timeout-Seconds to get the time a scrape may wait for a refresh.").Default("500ms").DurationVar(&f.timeoutOffset)
 	app.Flag("web.default-scrape-timeout", "Scrape timeout assumed when the request does not carry X-Prometheus-Scrape-Timeout-Seconds.").Default("10s").DurationVar(&f.defaultTimeout)

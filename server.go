@@ -7,6 +7,7 @@ import (
 	"html"
 	"log/slog"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"strconv"
 	"sync"
@@ -38,7 +39,7 @@ func newConfigSource(ctx context.Context, f *flags, logger *slog.Logger) (*confi
 		if f.configFile != "" {
 			return nil, errors.New("--demo and --config.file cannot be used together")
 		}
-		d, err := startDemo(ctx, logger)
+		d, err := startDemo(ctx, logger, f.trackedJobsFile)
 		if err != nil {
 			return nil, fmt.Errorf("starting the demo API: %w", err)
 		}
@@ -167,7 +168,12 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 		)
 	}
 	if src.demo != nil {
-		logger.Warn("DEMO MODE: serving synthetic data from the built-in simulated Mintlify API", "api_url", src.demo.url())
+		listen := defaultListenAddress
+		if a := f.web.WebListenAddresses; a != nil && len(*a) > 0 {
+			listen = (*a)[0]
+		}
+		logger.Warn("DEMO MODE: serving synthetic data from the built-in simulated Mintlify API",
+			"simulated_api_url", demoAPIURL(listen), "simulated_api_key", demoAPIKey)
 	}
 	return s, nil
 }
@@ -226,7 +232,16 @@ func (s *server) handler() http.Handler {
 		fmt.Fprintln(w, "OK")
 	})
 	if s.src.demo != nil {
-		mux.HandleFunc("/-/demo/fail-job", s.src.demo.failJob)
+		mux.HandleFunc(demoPagePath+"fail-job", s.src.demo.failJob)
+		mux.Handle(demoAPIPath+"/", s.src.demo.apiHandler())
+		mux.HandleFunc(demoPagePath, s.src.demo.page(s.f.metricsPath))
+	}
+	if s.f.enablePprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
 	if s.f.metricsPath != "/" {
 		mux.Handle("/", s.landing())
@@ -254,19 +269,30 @@ func (s *server) scrape(next http.Handler) http.Handler {
 func (s *server) landing() http.Handler {
 	desc := "Prometheus exporter for Mintlify documentation analytics and agent jobs."
 	extra := ""
+	links := []web.LandingLinks{
+		{Address: s.f.metricsPath, Text: "Metrics"},
+		{Address: "/-/healthy", Text: "Health"},
+	}
 	if s.src.demo != nil {
 		desc = "DEMO MODE: the data below comes from a built-in simulated Mintlify API, not from a real account."
-		extra = `<p><strong>Demo data.</strong> Every number is synthetic. Run without <code>--demo</code> and with a project id and API key for real data.</p>`
+		extra = `<p><strong>Demo data.</strong> Every number is synthetic. Run without <code>--demo</code> and with a project id and API key for real data.</p>` +
+			`<p>Simulated API: <code>` + demoAPIPath + `</code> on this port, API key <code>` + demoAPIKey + `</code>.</p>`
+		links = append(links, web.LandingLinks{Address: demoPagePath, Text: "Demo",
+			Description: "the simulated API (URL, key, jobs commands) and a form to make a job fail"})
+	}
+	if s.f.enablePprof {
+		// Our own links: the toolkit's profile link takes 60 seconds.
+		links = append(links,
+			web.LandingLinks{Address: "/debug/pprof/", Text: "Profiling", Description: "Go runtime profiles (pprof)"},
+			web.LandingLinks{Address: "/debug/pprof/heap", Text: "Heap profile"})
 	}
 	lp, err := web.NewLandingPage(web.LandingConfig{
 		Name:        exporterName,
 		Description: html.EscapeString(desc),
 		Version:     version.Info(),
 		ExtraHTML:   extra,
-		Links: []web.LandingLinks{
-			{Address: s.f.metricsPath, Text: "Metrics"},
-			{Address: "/-/healthy", Text: "Health"},
-		},
+		Links:       links,
+		Profiling:   "false",
 	})
 	if err != nil {
 		// Only a broken template can get here; serve a plain page instead.
