@@ -61,3 +61,27 @@ func TestFlagModeMessages(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpShowsCollectorDefaults: --help says which collectors are on
+// without any flag, and says it right.
+func TestHelpShowsCollectorDefaults(t *testing.T) {
+	var out bytes.Buffer
+	var f flags
+	app := newApp(&f)
+	app.UsageWriter(&out)
+	app.Terminate(func(int) {}) // --help would exit the test binary
+	_, _ = app.Parse([]string{"--help"})
+	help := strings.Join(strings.Fields(out.String()), " ")
+	if _, err := newApp(&f).Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	for name, on := range f.collectors {
+		want := "Enable the " + name + " collector (default: off)"
+		if *on {
+			want = "Enable the " + name + " collector (default: on)"
+		}
+		if !strings.Contains(help, want) {
+			t.Errorf("--help lacks %q", want)
+		}
+	}
+}

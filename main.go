@@ -86,7 +86,8 @@ func newApp(f *flags) *kingpin.Application {
 		{"searches", "top search terms and their click-through ratio", "false"},
 		{"assistant", "assistant queries by caller (web, api, other)", "false"},
 	} {
-		f.collectors[c.name] = app.Flag("collector."+c.name, "Enable the "+c.name+" collector: "+c.help+". Every analytics collector shares the hourly budget; a project's `collectors` list in the config file overrides these flags.").Default(c.def).Bool()
+		onOff := map[string]string{"true": "on", "false": "off"}[c.def]
+		f.collectors[c.name] = app.Flag("collector."+c.name, "Enable the "+c.name+" collector (default: "+onOff+"): "+c.help+". Every analytics collector shares the hourly budget; a project's `collectors` list in the config file overrides these flags.").Default(c.def).Bool()
 	}
 	app.Flag("demo", "Serve data from a built-in simulated Mintlify API with a synthetic site and agent jobs; no account needed.").BoolVar(&f.demo)
 	f.logConfig = &promslog.Config{}
