@@ -111,7 +111,6 @@ func (d *demoAPI) apiHandler() http.Handler {
 	return http.StripPrefix(demoAPIPath, d.running.Server)
 }
 
-
 func (d *demoAPI) getenv(name string) string {
 	if name == demoKeyEnv {
 		return d.key

@@ -95,9 +95,13 @@ func TestJobsExitCodes(t *testing.T) {
 		{name: "403", args: []string{"create", "--prompt", "x"}, env: map[string]string{"MINTLIFY_API_KEY": jobsReadOnlyKey}, code: 1, want: "write-scoped", sent: true},
 		{name: "404", args: []string{"get", "job_nope"}, code: 1, want: "job job_nope not found", sent: true},
 		{name: "429", args: []string{"create", "--prompt", "x"}, code: 1, want: "rate limit hit", sent: true,
-			setup: func(h *jobsHarness) { h.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointCreateJob, Status: 429}) }},
+			setup: func(h *jobsHarness) {
+				h.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointCreateJob, Status: 429})
+			}},
 		{name: "500", args: []string{"create", "--prompt", "x"}, code: 1, want: "500", sent: true,
-			setup: func(h *jobsHarness) { h.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointCreateJob, Status: 500}) }},
+			setup: func(h *jobsHarness) {
+				h.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointCreateJob, Status: 500})
+			}},
 		{name: "no answer", noURL: true, args: []string{"--mintlify.api-url=" + deadURL, "get", active}, code: 1, want: "connection refused"},
 
 		// watch: 1 when the job failed, 3 when --timeout passed first.
