@@ -34,12 +34,12 @@ func TestFlagModeMessages(t *testing.T) {
 		{"assistant key", "mint_dsc_assistantkey1", nil,
 			"the key in the MINTLIFY_API_KEY environment variable: API key is an assistant key"},
 		{"malformed url", "mint_flagmode1", []string{"--mintlify.api-url=api.mintlify.com"},
-			`--mintlify.api-url must be an absolute http or https URL, got \"api.mintlify.com\"`},
+			`--mintlify.api-url must be an absolute http or https URL, got "api.mintlify.com"`},
 		{"url with user info", "mint_flagmode1", []string{"--mintlify.api-url=https://u:p@api.mintlify.com"},
 			"--mintlify.api-url must not contain a query, fragment or user info"},
 		{"project id with a slash", "mint_flagmode1", []string{"--mintlify.project-id=a/b"},
-			`--mintlify.project-id (or MINTLIFY_PROJECT_ID) \"a/b\" must not contain whitespace`},
-		{"bad window", "mint_flagmode1", []string{"--mintlify.window=3x"}, `--mintlify.window \"3x\"`},
+			`--mintlify.project-id (or MINTLIFY_PROJECT_ID) "a/b" must not contain whitespace`},
+		{"bad window", "mint_flagmode1", []string{"--mintlify.window=3x"}, `--mintlify.window "3x"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Setenv("MINTLIFY_API_KEY", c.key)

@@ -49,6 +49,7 @@ type flags struct {
 	defaultTimeout  time.Duration
 	configFile      string
 	configCheck     bool
+	checkOnline     bool
 	projectID       string
 	apiKeyFile      string
 	apiURL          string
@@ -71,7 +72,8 @@ func newApp(f *flags) *kingpin.Application {
 	app.Flag("web.scrape-timeout-offset", "Subtracted from Prometheus' X-Prometheus-Scrape-Timeout-Seconds to get the time a scrape may wait for a refresh.").Default("500ms").DurationVar(&f.timeoutOffset)
 	app.Flag("web.default-scrape-timeout", "Scrape timeout assumed when the request does not carry X-Prometheus-Scrape-Timeout-Seconds.").Default("10s").DurationVar(&f.defaultTimeout)
 	app.Flag("config.file", "YAML configuration file (several projects, keys, budgets). Without it, the --mintlify.* flags describe one project.").PlaceHolder("FILE").StringVar(&f.configFile)
-	app.Flag("config.check", "Check the configuration (and that the API keys can be read), print the result and exit.").BoolVar(&f.configCheck)
+	app.Flag("config.check", "Check the configuration (and that the API keys can be read and are admin keys), print the problems or that it is valid, and exit (status 0 if valid, 1 if not). The API is not contacted.").BoolVar(&f.configCheck)
+	app.Flag("config.check-online", "Like --config.check, and also ask the API whether each project's key is accepted: one agent-job read per project (a job id that does not exist), nothing from the hourly analytics budget.").BoolVar(&f.checkOnline)
 	app.Flag("mintlify.project-id", "Project id (without --config.file).").PlaceHolder("ID").Envar("MINTLIFY_PROJECT_ID").StringVar(&f.projectID)
 	app.Flag("mintlify.api-key-file", "File holding the admin API key (without --config.file). Otherwise the key is read from the MINTLIFY_API_KEY environment variable; it is never a flag value.").PlaceHolder("FILE").StringVar(&f.apiKeyFile)
 	app.Flag("mintlify.api-url", "Base URL of the Mintlify API (without --config.file).").Default(mintlify.DefaultBaseURL).StringVar(&f.apiURL)
@@ -115,6 +117,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v\n", exporterName, err)
 		return 2
 	}
+	if f.configCheck || f.checkOnline {
+		return checkConfig(ctx, &f, stdout, stderr)
+	}
 	f.logConfig.Writer = stderr
 	logger := promslog.New(f.logConfig)
 	logger.Info("Starting "+exporterName, "version", version.Info())
@@ -131,22 +136,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		logger.Error("Invalid configuration", "err", err)
 		return 1
 	}
-	if f.configCheck {
-		keys, err := cfg.ResolveKeys(src.getenv)
-		if err != nil {
-			logger.Error("Invalid configuration", "err", err)
-			return 1
-		}
-		for name, k := range keys {
-			if err := mintlify.ValidateKey(k.Reveal()); err != nil {
-				logger.Error("Invalid configuration", "err", fmt.Errorf("key %q: %w", name, err))
-				return 1
-			}
-		}
-		logger.Info("Configuration is valid", "projects", len(cfg.Projects), "keys", len(cfg.Keys))
-		return 0
-	}
-
 	srv, err := newServer(&f, cfg, src, logger, hooks{})
 	if err != nil {
 		logger.Error("Cannot start", "err", err)
