@@ -1,31 +1,30 @@
-# Build: docker build --build-arg VERSION=$(git describe --tags --always) -t mintlify_exporter .
-# Run:   docker run -p 10491:10491 -e MINTLIFY_PROJECT_ID=... -e MINTLIFY_API_KEY=... mintlify_exporter
+# The image follows the Prometheus exporters' convention: `make build`
+# compiles the static, version-stamped binary and this file only copies it
+# onto the base. The base is `scratch`, so building needs no registry; the
+# CA bundle (for https://api.mintlify.com) and the passwd entry of the
+# non-root user come from the build context, staged under .build/image/ by
+# `make image` (buildah) or `make docker`.
+#
+# Build: make image                     (or: make docker)
+# Run:   podman run -p 10491:10491 -e MINTLIFY_PROJECT_ID=... -e MINTLIFY_API_KEY=... mintlify_exporter:VERSION
+#        podman run -p 10491:10491 mintlify_exporter:VERSION --demo
 
-# Builder: the Go release the module is tested with.
-FROM golang:1.26.8-bookworm AS build
-WORKDIR /src
-COPY go.mod go.sum ./
-RUN go mod download
-COPY . .
+FROM scratch
 ARG VERSION=0.0.0-dev
 ARG REVISION=unknown
-ARG BRANCH=unknown
-ARG BUILD_DATE=unknown
-# Static binary; the version lands in mintlify_exporter_build_info and --version.
-RUN CGO_ENABLED=0 go build -trimpath \
-      -ldflags "-s -w \
-        -X github.com/prometheus/common/version.Version=${VERSION} \
-        -X github.com/prometheus/common/version.Revision=${REVISION} \
-        -X github.com/prometheus/common/version.Branch=${BRANCH} \
-        -X github.com/prometheus/common/version.BuildUser=docker \
-        -X github.com/prometheus/common/version.BuildDate=${BUILD_DATE}" \
-      -o /out/mintlify_exporter .
-
-# Runtime: distroless static (CA certificates, no shell), non-root user 65532.
-FROM gcr.io/distroless/static-debian12:nonroot
+ARG CREATED=unknown
 LABEL org.opencontainers.image.title="mintlify_exporter" \
-      org.opencontainers.image.description="Prometheus exporter for Mintlify documentation analytics and agent jobs"
-COPY --from=build /out/mintlify_exporter /bin/mintlify_exporter
+      org.opencontainers.image.description="Prometheus exporter for Mintlify documentation analytics and agent jobs" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.source="https://github.com/mintlify-exporter/mintlify_exporter" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.created="${CREATED}"
+COPY .build/image/passwd .build/image/group /etc/
+COPY .build/image/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
+COPY .build/image/licenses /licenses
+COPY LICENSE NOTICE /
+COPY .build/image/mintlify_exporter /bin/mintlify_exporter
 USER 65532:65532
 EXPOSE 10491
 ENTRYPOINT ["/bin/mintlify_exporter"]

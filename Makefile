@@ -14,13 +14,28 @@ LDFLAGS     := -s -w \
 	-X $(PKG).Branch=$(BRANCH) \
 	-X $(PKG).BuildUser=$(BUILD_USER) \
 	-X $(PKG).BuildDate=$(BUILD_DATE)
-DOCKER_IMAGE ?= mintlify_exporter:$(VERSION)
+# Container image: `make image` (buildah) or `make docker` (Docker engine).
+IMAGE        ?= mintlify_exporter:$(VERSION)
+DOCKER_IMAGE ?= $(IMAGE)
+# CA bundle copied into the image (Debian's ca-certificates by default).
+CA_BUNDLE    ?= /etc/ssl/certs/ca-certificates.crt
+# The image's non-root user; the Dockerfile's USER and deploy/ use it too.
+IMAGE_UID    := 65532
+IMAGE_CREATED ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+IMAGE_ARGS   = --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) \
+	--build-arg CREATED=$(IMAGE_CREATED)
 
 # Pinned tool versions, so lint results do not change under us.
 STATICCHECK_VERSION     ?= v0.7.0
 DOCKERFILELINT_VERSION  ?= 1.8.0
 GOBIN       ?= $(shell $(GO) env GOPATH)/bin
 STATICCHECK := $(GOBIN)/staticcheck
+
+# `make demo`: the address it listens on (loopback only by default; e.g.
+# DEMO_LISTEN=:10491 for every interface) and extra flags, e.g.
+# ARGS='--collector.visitors --log.level=debug'.
+DEMO_LISTEN ?= 127.0.0.1:10491
+ARGS        ?=
 
 # Seconds each fuzz target runs in `make fuzz`.
 FUZZTIME    ?= 5s
@@ -69,15 +84,43 @@ fuzz: ## Run each fuzz target for FUZZTIME (default 5s).
 e2e: ## End to end: exporter, Prometheus and Alertmanager on 127.0.0.1 (installs Debian packages if missing).
 	bash e2e/run.sh
 
+.PHONY: e2e-image
+e2e-image: ## Build the image with buildah and run it with podman --demo (installs Debian packages if missing).
+	bash e2e/image.sh
+
 .PHONY: demo
-demo: build ## Run the exporter on the built-in simulated API (no account needed).
-	./$(BINARY) --demo
+demo: build ## Run the exporter on the built-in simulated API on DEMO_LISTEN (127.0.0.1:10491); extra flags in ARGS.
+	@mkdir -p .demo && : >.demo/jobs.txt
+	./$(BINARY) --demo --web.listen-address=$(DEMO_LISTEN) --mintlify.tracked-jobs-file=.demo/jobs.txt $(ARGS)
+
+.PHONY: image-context
+image-context: build ## Stage what the Dockerfile copies under .build/image/ (binary, CA bundle, passwd, licenses).
+	@test "$$(uname -s)" = Linux || { echo "image-context: the image needs a linux binary; run it on Linux"; exit 1; }
+	@test -s $(CA_BUNDLE) || { echo "image-context: no CA bundle at $(CA_BUNDLE) (install ca-certificates or set CA_BUNDLE)"; exit 1; }
+	rm -rf .build/image
+	mkdir -p .build/image/licenses
+	cp $(BINARY) .build/image/mintlify_exporter
+	cp $(CA_BUNDLE) .build/image/ca-certificates.crt
+	printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:$(IMAGE_UID):$(IMAGE_UID):nonroot:/home/nonroot:/sbin/nologin\n' >.build/image/passwd
+	printf 'root:x:0:\nnonroot:x:$(IMAGE_UID):\n' >.build/image/group
+	@# The license and NOTICE files of every module built into the binary.
+	@$(GO) list -deps -f '{{with .Module}}{{if .Version}}{{.Path}} {{.Dir}}{{end}}{{end}}' . | sort -u | \
+	while read -r mod dir; do \
+	  mkdir -p ".build/image/licenses/$$mod"; \
+	  found=; for f in "$$dir"/LICENSE* "$$dir"/COPYING* "$$dir"/NOTICE*; do \
+	    [ -f "$$f" ] && cp "$$f" ".build/image/licenses/$$mod/" && found=1; \
+	  done; \
+	  [ -n "$$found" ] || { echo "image-context: no license file in $$mod"; exit 1; }; \
+	done
+
+.PHONY: image
+image: image-context ## Build the container image $(IMAGE) with buildah (FROM scratch: no registry needed).
+	buildah build --layers=false $(IMAGE_ARGS) -f Dockerfile -t $(IMAGE) .
 
 .PHONY: docker
-docker: ## Build the container image (needs a Docker engine).
-	docker build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) \
-	  --build-arg BRANCH=$(BRANCH) --build-arg BUILD_DATE=$(BUILD_DATE) -t $(DOCKER_IMAGE) .
+docker: image-context ## Build the container image $(DOCKER_IMAGE) with a Docker engine.
+	docker build $(IMAGE_ARGS) -t $(DOCKER_IMAGE) .
 
 .PHONY: clean
 clean: ## Remove build and benchmark output.
-	rm -f $(BINARY) bench.txt
+	rm -rf $(BINARY) bench.txt .build .demo

@@ -2,54 +2,142 @@ package main
 
 import (
 	"os"
+	"path"
 	"regexp"
 	"strings"
 	"testing"
 )
 
-// TestDockerfile checks the pieces of the image that matter to operators,
-// since no Docker engine runs in CI to build it: a pinned multi-stage
-// build, a static stamped binary, a non-root runtime on the default port.
+// TestDockerfile checks the pieces of the image that matter to operators
+// (e2e/image.sh builds and runs it): a base that needs no registry, the
+// static stamped binary from `make build`, CA certificates, a non-root
+// user with a passwd entry, the default port, the license label.
 func TestDockerfile(t *testing.T) {
-	b, err := os.ReadFile("Dockerfile")
-	if err != nil {
+	read := func(name string) string {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	df, mk, ignore := read("Dockerfile"), read("Makefile"), read(".dockerignore")
+	if err := checkDockerfile(df, mk, ignore); err != "" {
 		t.Fatal(err)
 	}
-	if err := checkDockerfile(string(b)); err != "" {
-		t.Fatal(err)
-	}
-	broken := strings.Replace(string(b), "USER 65532:65532", "USER root", 1)
-	if checkDockerfile(broken) == "" {
-		t.Fatal("a Dockerfile running as root passed the check")
+	for _, c := range []struct {
+		what, from, to string
+		file           *string
+	}{
+		{"running as root", "USER 65532:65532", "USER root", &df},
+		{"on a registry base image", "FROM scratch", "FROM debian:bookworm", &df},
+		{"without the license label", `org.opencontainers.image.licenses="Apache-2.0"`, `org.opencontainers.image.licenses="MIT"`, &df},
+		{"without LICENSE in the image", "COPY LICENSE NOTICE /", "COPY NOTICE /", &df},
+		{"without CA certificates", "/etc/ssl/certs/ca-certificates.crt", "/tmp/ca.crt", &df},
+		{"whose user has no passwd entry", "nonroot:x:$(IMAGE_UID):$(IMAGE_UID)", "nonroot:x:1000:1000", &mk},
+		{"with a user other than the passwd entry's", "IMAGE_UID    := 65532", "IMAGE_UID    := 1000", &mk},
+		{"with a dynamically linked binary", "CGO_ENABLED=0 $(GO) build", "$(GO) build", &mk},
+		{"with a source the build context leaves out", "!.build/image/", "!.build/other/", &ignore},
+	} {
+		if !strings.Contains(*c.file, c.from) {
+			t.Fatalf("nothing to break: %q not found", c.from)
+		}
+		saved := *c.file
+		*c.file = strings.Replace(saved, c.from, c.to, 1)
+		if checkDockerfile(df, mk, ignore) == "" {
+			t.Errorf("an image %s passed the check", c.what)
+		}
+		*c.file = saved
 	}
 }
 
-func checkDockerfile(s string) string {
+// checkDockerfile returns what is wrong with the Dockerfile, the Makefile
+// that stages its build context, and the .dockerignore, or "".
+func checkDockerfile(df, mk, ignore string) string {
 	var froms []string
-	for _, line := range strings.Split(s, "\n") {
-		if f, ok := strings.CutPrefix(strings.TrimSpace(line), "FROM "); ok {
+	copies := map[string][]string{} // destination → sources
+	for _, line := range strings.Split(df, "\n") {
+		line = strings.TrimSpace(line)
+		if f, ok := strings.CutPrefix(line, "FROM "); ok {
 			froms = append(froms, strings.Fields(f)[0])
 		}
+		if c, ok := strings.CutPrefix(line, "COPY "); ok && !strings.HasPrefix(c, "--from") {
+			f := strings.Fields(c)
+			copies[f[len(f)-1]] = append(copies[f[len(f)-1]], f[:len(f)-1]...)
+		}
 	}
+	uid := regexp.MustCompile(`(?m)^USER (\d+)(:\d+)?\s*$`).FindStringSubmatch(df)
+	mkUID := regexp.MustCompile(`(?m)^IMAGE_UID\s*:?=\s*(\d+)\s*$`).FindStringSubmatch(mk)
 	switch {
-	case len(froms) < 2:
-		return "not a multi-stage build"
-	case !regexp.MustCompile(`^golang:\d+\.\d+\.\d+`).MatchString(froms[0]):
-		return "builder image " + froms[0] + " is not pinned to a Go release"
-	case strings.Contains(froms[len(froms)-1], ":latest") || !strings.Contains(froms[len(froms)-1], ":"):
-		return "runtime image " + froms[len(froms)-1] + " is not pinned"
-	case !strings.Contains(s, "CGO_ENABLED=0") || !strings.Contains(s, "-trimpath"):
-		return "binary is not static and trimmed"
-	case !strings.Contains(s, "prometheus/common/version.Version=${VERSION}"):
-		return "version is not stamped through ldflags"
-	case !regexp.MustCompile(`(?m)^USER (\d+)`).MatchString(s) || regexp.MustCompile(`(?m)^USER (0|root)\b`).MatchString(s):
-		return "runtime user is not a non-root uid"
-	case !strings.Contains(s, "EXPOSE "+strings.TrimPrefix(defaultListenAddress, ":")):
+	case len(froms) == 0 || froms[len(froms)-1] != "scratch":
+		return "the runtime base is not scratch: building it would need a registry"
+	case !contains(copies["/bin/mintlify_exporter"], ".build/image/mintlify_exporter"):
+		return "the binary staged by make is not copied to /bin/mintlify_exporter"
+	case !contains(copies["/etc/ssl/certs/ca-certificates.crt"], ".build/image/ca-certificates.crt"):
+		return "no CA bundle at /etc/ssl/certs/ca-certificates.crt: https to the API would fail"
+	case !contains(copies["/etc/"], ".build/image/passwd") || !contains(copies["/etc/"], ".build/image/group"):
+		return "no /etc/passwd and /etc/group for the image's user"
+	case !contains(copies["/"], "LICENSE") || !contains(copies["/"], "NOTICE"):
+		return "the image does not carry LICENSE and NOTICE"
+	case uid == nil || uid[1] == "0":
+		return "runtime user is not a non-root numeric uid"
+	case mkUID == nil || mkUID[1] != uid[1]:
+		return "the Makefile's IMAGE_UID is not the Dockerfile's USER"
+	case !strings.Contains(mk, "nonroot:x:$(IMAGE_UID):$(IMAGE_UID):"):
+		return "the staged passwd has no entry for IMAGE_UID"
+	case !strings.Contains(mk, "CGO_ENABLED=0 $(GO) build -trimpath"):
+		return "make build does not build a static, trimmed binary"
+	case !strings.Contains(mk, "-X $(PKG).Version=$(VERSION)"):
+		return "make build does not stamp the version through ldflags"
+	case !strings.Contains(df, "EXPOSE "+strings.TrimPrefix(defaultListenAddress, ":")):
 		return "EXPOSE does not match the default listen port"
-	case !strings.Contains(s, `ENTRYPOINT ["/bin/mintlify_exporter"]`):
+	case !strings.Contains(df, `ENTRYPOINT ["/bin/mintlify_exporter"]`):
 		return "ENTRYPOINT is not the binary"
-	case !strings.Contains(froms[len(froms)-1], "distroless/static"):
-		return "runtime image may lack CA certificates (expected distroless/static)"
+	case !strings.Contains(df, `org.opencontainers.image.licenses="Apache-2.0"`):
+		return `the image does not carry the org.opencontainers.image.licenses="Apache-2.0" label`
+	}
+	for _, l := range []string{"title", "description", "source", "version", "revision", "created"} {
+		if !strings.Contains(df, "org.opencontainers.image."+l+"=") {
+			return "the image lacks the OCI label org.opencontainers.image." + l
+		}
+	}
+	for _, srcs := range copies {
+		for _, src := range srcs {
+			if !dockerignoreKeeps(ignore, src) {
+				return ".dockerignore leaves " + src + " out of the build context"
+			}
+		}
 	}
 	return ""
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// dockerignoreKeeps reports whether src survives the .dockerignore's
+// patterns: the last matching line wins and "!" re-includes.
+func dockerignoreKeeps(ignore, src string) bool {
+	keep := true
+	for _, line := range strings.Split(ignore, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		neg := strings.HasPrefix(line, "!")
+		pat := strings.TrimSuffix(strings.TrimPrefix(line, "!"), "/")
+		// A pattern that matches a directory covers what is under it.
+		parts := strings.Split(src, "/")
+		for i := range parts {
+			if m, _ := path.Match(pat, strings.Join(parts[:i+1], "/")); m {
+				keep = neg
+				break
+			}
+		}
+	}
+	return keep
 }

@@ -21,15 +21,14 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
 )
 
 // Exit codes of the jobs command.
 const (
 	jobsExitOK      = 0
-	jobsExitError   = 1 // API or I/O error; for watch, the job failed
-	jobsExitUsage   = 2 // bad command line or input, nothing was sent
+	jobsExitError   = 1 // API error, no answer, a file not readable or writable; for watch, the job failed
+	jobsExitUsage   = 2 // bad command line or input (key, URL, prompt), nothing was sent
 	jobsExitTimeout = 3 // watch gave up before the job finished
 )
 
@@ -101,7 +100,8 @@ func newJobsApp(o *jobsOptions) (*kingpin.Application, *bool) {
 	app := kingpin.New(jobsCmdName, "Create, message, read and watch Mintlify agent jobs.\n\n"+
 		"The admin API key is read from --mintlify.api-key-file or the MINTLIFY_API_KEY environment variable, never from a flag value. "+
 		"Creating jobs and sending messages need a write-scoped key; both count against the API's limit of 100 per project per hour.\n\n"+
-		"Exit status: 0 success; 1 API or I/O error (watch: the job failed); 2 bad command line or empty prompt (nothing sent); 3 watch timed out.")
+		"Exit status: 0 success; 1 an API error, no answer, a file that cannot be read or written (--prompt-file, --mintlify.api-key-file, --track), or (watch) the job failed; "+
+		"2 a bad command line or input: unknown flag or command, no project id, no key or a key of the wrong type, a malformed --mintlify.api-url, an empty prompt (nothing sent); 3 watch timed out.")
 	app.HelpFlag.Short('h')
 	app.Flag("mintlify.project-id", "Project id the jobs belong to.").PlaceHolder("ID").Envar("MINTLIFY_PROJECT_ID").Required().StringVar(&o.projectID)
 	app.Flag("mintlify.api-key-file", "File holding the admin API key. Otherwise the key is read from the MINTLIFY_API_KEY environment variable.").PlaceHolder("FILE").StringVar(&o.keyFile)
@@ -199,14 +199,17 @@ func (e *jobsEnv) run(args []string) int {
 		}
 	}
 	if err != nil {
-		return e.failf(jobsExitUsage, "%v", err)
+		return e.failf(exitCodeOf(err), "%v", err)
 	}
 	if o.requestTimeout <= 0 {
 		return e.failf(jobsExitUsage, "--request-timeout must be positive")
 	}
-	key, err := e.readKey(o.keyFile)
-	if err != nil {
+	if err := checkAPIURLFlag(o.apiURL); err != nil {
 		return e.failf(jobsExitUsage, "%v", err)
+	}
+	key, err := readFlagKey(o.keyFile, e.getenv)
+	if err != nil {
+		return e.failf(exitCodeOf(err), "%v", err)
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	defer transport.CloseIdleConnections()
@@ -218,8 +221,9 @@ func (e *jobsEnv) run(args []string) int {
 		RequestTimeout: o.requestTimeout,
 	})
 	if err != nil {
-		// ValidateKey's messages describe the key without quoting it.
-		return e.failf(jobsExitError, "%v", err)
+		// Only the key and the URL, both checked above, can be refused
+		// here; ValidateKey's messages describe the key without quoting it.
+		return e.failf(jobsExitUsage, "%v", err)
 	}
 
 	ctx := context.Background()
@@ -343,7 +347,7 @@ func (e *jobsEnv) readPrompt(p promptSource) (string, error) {
 		} else {
 			f, err := os.Open(p.file)
 			if err != nil {
-				return "", fmt.Errorf("reading the prompt: %w", err)
+				return "", &ioError{fmt.Errorf("reading the prompt: %w", err)}
 			}
 			defer f.Close()
 			r, name = f, p.file
@@ -353,7 +357,7 @@ func (e *jobsEnv) readPrompt(p promptSource) (string, error) {
 		}
 		b, err := io.ReadAll(io.LimitReader(r, maxPromptBytes+1))
 		if err != nil {
-			return "", fmt.Errorf("reading the prompt from %s: %w", name, err)
+			return "", &ioError{fmt.Errorf("reading the prompt from %s: %w", name, err)}
 		}
 		if len(b) > maxPromptBytes {
 			return "", fmt.Errorf("the prompt in %s is longer than %d bytes", name, maxPromptBytes)
@@ -372,24 +376,28 @@ func checkTrackDir(path string) error {
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
-		return fmt.Errorf("--track %s: directory %s does not exist; no job was created", path, dir)
+		return &ioError{fmt.Errorf("--track %s: directory %s does not exist; no job was created", path, dir)}
 	}
 	return nil
 }
 
-// readKey loads the admin key from --mintlify.api-key-file or
-// MINTLIFY_API_KEY, exactly as the exporter does. Errors name the source,
-// never the value.
-func (e *jobsEnv) readKey(file string) (secret.Secret, error) {
-	k := config.Key{APIKeyEnv: "MINTLIFY_API_KEY", APIKeyFile: file}
-	if file != "" {
-		k.APIKeyEnv = ""
+// ioError is a file that could not be read or written: exit status 1,
+// where every other problem found before a request is one of the command
+// line (2).
+type ioError struct{ err error }
+
+func (e *ioError) Error() string { return e.err.Error() }
+func (e *ioError) Unwrap() error { return e.err }
+
+// exitCodeOf is the exit status for an error found before any request:
+// 1 for a file that cannot be read or written, else 2.
+func exitCodeOf(err error) int {
+	var ie *ioError
+	var ke *keyFileError
+	if errors.As(err, &ie) || errors.As(err, &ke) {
+		return jobsExitError
 	}
-	v, err := k.Read(e.getenv)
-	if err != nil {
-		return secret.Secret{}, fmt.Errorf("no usable API key: %w (set MINTLIFY_API_KEY or --mintlify.api-key-file)", err)
-	}
-	return v, nil
+	return jobsExitUsage
 }
 
 // checkJobsArgs refuses ids that could not be one segment of an API path

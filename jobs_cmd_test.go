@@ -225,7 +225,7 @@ func TestJobsPromptSources(t *testing.T) {
 	code, _, errs = h.run("create", "--prompt", "x", "--prompt-file", file)
 	wantExit(t, "both sources", code, 2, errs)
 	code, _, errs = h.run("create", "--prompt-file", filepath.Join(dir, "missing.txt"))
-	wantExit(t, "missing prompt file", code, 2, errs)
+	wantExit(t, "missing prompt file", code, 1, errs)
 	if !strings.Contains(errs, "missing.txt") {
 		t.Errorf("stderr does not name the file: %s", errs)
 	}
@@ -286,7 +286,7 @@ func TestJobsTrack(t *testing.T) {
 	// A directory that does not exist is caught before the job is created.
 	before := h.requests()
 	code, out, errs := h.run("create", "--prompt", "x", "--track", filepath.Join(dir, "nope", "t.txt"))
-	wantExit(t, "track into missing dir", code, 2, errs)
+	wantExit(t, "track into missing dir", code, 1, errs)
 	if out != "" || h.requests() != before || !strings.Contains(errs, "does not exist") {
 		t.Errorf("missing dir: stdout %q, %d requests, stderr %q", out, h.requests()-before, errs)
 	}
@@ -332,12 +332,12 @@ func TestJobsErrorClasses(t *testing.T) {
 			args: []string{"create", "--prompt", "second"}, want: limit + "a few minutes\n"},
 		{name: "429 with Retry-After", mock: func(o *mockapi.Options) { o.AgentBudgetPerHour, o.RetryAfter = 1, true },
 			args: []string{"create", "--prompt", "second"}, want: limit + "45m0s\n"},
-		{name: "bad key type", key: "mint_dsc_assistantkey123", args: []string{"get", "job_x"}, local: true,
-			want: pre + "API key is an assistant key (prefix mint_dsc_); the admin API needs an admin key (prefix mint_)\n"},
-		{name: "not an admin key", key: "sk_live_Zq8vW2xK4pL7", args: []string{"create", "--prompt", "x"}, local: true,
-			want: pre + "API key is not an admin key: admin keys start with mint_\n"},
+		{name: "bad key type", key: "mint_dsc_assistantkey123", args: []string{"get", "job_x"}, code: 2, local: true,
+			want: pre + "the key in the MINTLIFY_API_KEY environment variable: API key is an assistant key (prefix mint_dsc_); the admin API needs an admin key (prefix mint_)\n"},
+		{name: "not an admin key", key: "sk_live_Zq8vW2xK4pL7", args: []string{"create", "--prompt", "x"}, code: 2, local: true,
+			want: pre + "the key in the MINTLIFY_API_KEY environment variable: API key is not an admin key: admin keys start with mint_\n"},
 		{name: "no key", key: " ", args: []string{"get", "job_x"}, code: 2, local: true,
-			want: pre + "no usable API key: environment variable MINTLIFY_API_KEY is empty (set MINTLIFY_API_KEY or --mintlify.api-key-file)\n"},
+			want: pre + "no API key: environment variable MINTLIFY_API_KEY is empty; set it to an admin key, or give --mintlify.api-key-file\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newJobsHarness(t, tc.mock)

@@ -45,11 +45,13 @@ type flags struct {
 	web             *web.FlagConfig
 	metricsPath     string
 	disableSelf     bool
+	enablePprof     bool
 	maxRequests     int
 	timeoutOffset   time.Duration
 	defaultTimeout  time.Duration
 	configFile      string
 	configCheck     bool
+	checkOnline     bool
 	projectID       string
 	apiKeyFile      string
 	apiURL          string
@@ -79,11 +81,13 @@ func newApp(f *flags) *kingpin.Application {
 	f.web = kingpinflag.AddFlags(app, defaultListenAddress)
 	app.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&f.metricsPath)
 	app.Flag("web.disable-exporter-metrics", "Exclude the exporter's own Go, process and promhttp metrics from /metrics.").BoolVar(&f.disableSelf)
+	app.Flag("web.enable-pprof", "Serve Go runtime profiles under /debug/pprof/ (and link them from the landing page).").BoolVar(&f.enablePprof)
 	app.Flag("web.max-requests", "Maximum number of parallel scrapes; 0 means no limit.").Default("40").IntVar(&f.maxRequests)
 	app.Flag("web.scrape-timeout-offset", "Subtracted from Prometheus' X-Prometheus-Scrape-Timeout-Seconds to get the time a scrape may wait for a refresh.").Default("500ms").DurationVar(&f.timeoutOffset)
 	app.Flag("web.default-scrape-timeout", "Scrape timeout assumed when the request does not carry X-Prometheus-Scrape-Timeout-Seconds.").Default("10s").DurationVar(&f.defaultTimeout)
 	app.Flag("config.file", "YAML configuration file (several projects, keys, budgets). Without it, the --mintlify.* flags describe one project.").PlaceHolder("FILE").StringVar(&f.configFile)
-	app.Flag("config.check", "Check the configuration (and that the API keys can be read), print the result and exit.").BoolVar(&f.configCheck)
+	app.Flag("config.check", "Check the configuration (and that the API keys can be read and are admin keys), print the problems or that it is valid, and exit (status 0 if valid, 1 if not). The API is not contacted.").BoolVar(&f.configCheck)
+	app.Flag("config.check-online", "Like --config.check, and also ask the API whether each project's key is accepted: one agent-job read per project (a job id that does not exist), nothing from the hourly analytics budget.").BoolVar(&f.checkOnline)
 	app.Flag("mintlify.project-id", "Project id (without --config.file).").PlaceHolder("ID").Envar("MINTLIFY_PROJECT_ID").StringVar(&f.projectID)
 	app.Flag("mintlify.api-key-file", "File holding the admin API key (without --config.file). Otherwise the key is read from the MINTLIFY_API_KEY environment variable; it is never a flag value.").PlaceHolder("FILE").StringVar(&f.apiKeyFile)
 	app.Flag("mintlify.api-url", "Base URL of the Mintlify API (without --config.file).").Default(mintlify.DefaultBaseURL).StringVar(&f.apiURL)
@@ -98,7 +102,8 @@ func newApp(f *flags) *kingpin.Application {
 		{"searches", "top search terms and their click-through ratio", "false"},
 		{"assistant", "assistant queries by caller (web, api, other)", "false"},
 	} {
-		f.collectors[c.name] = app.Flag("collector."+c.name, "Enable the "+c.name+" collector: "+c.help+". Every analytics collector shares the hourly budget; a project's `collectors` list in the config file overrides these flags.").Default(c.def).Bool()
+		onOff := map[string]string{"true": "on", "false": "off"}[c.def]
+		f.collectors[c.name] = app.Flag("collector."+c.name, "Enable the "+c.name+" collector (default: "+onOff+"): "+c.help+". Every analytics collector shares the hourly budget; a project's `collectors` list in the config file overrides these flags.").Default(c.def).Bool()
 	}
 	app.Flag("storage.path", "State file: the analytics budget spent in the last hour (per key fingerprint, never the key), each collector's schedule and its last good data, so that a restart serves data at once and spends nothing extra. Empty to keep no state.").Default(defaultStoragePath(os.Getenv)).StringVar(&f.storagePath)
 	app.Flag("demo", "Serve data from a built-in simulated Mintlify API with a synthetic site and agent jobs; no account needed.").BoolVar(&f.demo)
@@ -127,6 +132,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v\n", exporterName, err)
 		return 2
 	}
+	if f.configCheck || f.checkOnline {
+		return checkConfig(ctx, &f, stdout, stderr)
+	}
 	f.logConfig.Writer = stderr
 	logger := promslog.New(f.logConfig)
 	logger.Info("Starting "+exporterName, "version", version.Info())
@@ -143,22 +151,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		logger.Error("Invalid configuration", "err", err)
 		return 1
 	}
-	if f.configCheck {
-		keys, err := cfg.ResolveKeys(src.getenv)
-		if err != nil {
-			logger.Error("Invalid configuration", "err", err)
-			return 1
-		}
-		for name, k := range keys {
-			if err := mintlify.ValidateKey(k.Reveal()); err != nil {
-				logger.Error("Invalid configuration", "err", fmt.Errorf("key %q: %w", name, err))
-				return 1
-			}
-		}
-		logger.Info("Configuration is valid", "projects", len(cfg.Projects), "keys", len(cfg.Keys))
-		return 0
-	}
-
 	srv, err := newServer(&f, cfg, src, logger, hooks{})
 	if err != nil {
 		logger.Error("Cannot start", "err", err)

@@ -5,12 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/http/pprof"
+	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -21,6 +26,8 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
 )
 
@@ -40,7 +47,7 @@ func newConfigSource(ctx context.Context, f *flags, logger *slog.Logger) (*confi
 		if f.configFile != "" {
 			return nil, errors.New("--demo and --config.file cannot be used together")
 		}
-		d, err := startDemo(ctx, logger)
+		d, err := startDemo(ctx, logger, f.trackedJobsFile)
 		if err != nil {
 			return nil, fmt.Errorf("starting the demo API: %w", err)
 		}
@@ -68,9 +75,17 @@ func (s *configSource) load() (*config.Config, error) {
 	if s.f.projectID == "" {
 		return nil, errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID), or use --config.file, or try --demo")
 	}
+	// The flags are checked here, so that their errors name the flags and
+	// environment variables the user set, not the config file's settings.
+	if err := checkFlagValues(s.f.projectID, s.f.apiURL); err != nil {
+		return nil, err
+	}
 	keyEnv := ""
 	if s.f.apiKeyFile == "" {
 		keyEnv = "MINTLIFY_API_KEY"
+	}
+	if _, err := readFlagKey(s.f.apiKeyFile, s.getenv); err != nil {
+		return nil, err
 	}
 	cfg, err := config.Single(s.f.projectID, s.f.apiURL, keyEnv, s.f.apiKeyFile)
 	if err != nil {
@@ -90,6 +105,61 @@ func (s *configSource) load() (*config.Config, error) {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// checkFlagValues checks --mintlify.project-id and --mintlify.api-url as
+// the configuration would, in the words of the flags.
+func checkFlagValues(projectID, apiURL string) error {
+	if strings.ContainsAny(projectID, "/?#") || strings.ContainsFunc(projectID, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		return fmt.Errorf("--mintlify.project-id (or MINTLIFY_PROJECT_ID) %q must not contain whitespace, '/', '?' or '#'", projectID)
+	}
+	return checkAPIURLFlag(apiURL)
+}
+
+// checkAPIURLFlag checks --mintlify.api-url.
+func checkAPIURLFlag(apiURL string) error {
+	u, err := url.Parse(apiURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--mintlify.api-url must be an absolute http or https URL, got %q", apiURL)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("--mintlify.api-url must not contain a query, fragment or user info, got %q", apiURL)
+	}
+	return nil
+}
+
+// keyFileError is a key file that could not be read: an I/O error, where
+// every other key problem is one of the command line or environment.
+type keyFileError struct{ err error }
+
+func (e *keyFileError) Error() string { return e.err.Error() }
+func (e *keyFileError) Unwrap() error { return e.err }
+
+// readFlagKey reads and checks the admin key the way the flags name it:
+// from the file of --mintlify.api-key-file if given, else from
+// MINTLIFY_API_KEY. Errors name the source, never the value; a file that
+// cannot be read is a *keyFileError.
+func readFlagKey(file string, getenv func(string) string) (secret.Secret, error) {
+	k := config.Key{APIKeyEnv: "MINTLIFY_API_KEY", APIKeyFile: file}
+	source := "the MINTLIFY_API_KEY environment variable"
+	if file != "" {
+		k.APIKeyEnv = ""
+		source = "--mintlify.api-key-file " + file
+	}
+	v, err := k.Read(getenv)
+	var pe *fs.PathError
+	switch {
+	case err != nil && errors.As(err, &pe):
+		return secret.Secret{}, &keyFileError{fmt.Errorf("reading --mintlify.api-key-file: %w", pe)}
+	case err != nil && file != "":
+		return secret.Secret{}, fmt.Errorf("no usable API key in --mintlify.api-key-file: %w", err)
+	case err != nil:
+		return secret.Secret{}, fmt.Errorf("no API key: %w; set it to an admin key, or give --mintlify.api-key-file", err)
+	}
+	if err := mintlify.ValidateKey(v.Reveal()); err != nil {
+		return secret.Secret{}, fmt.Errorf("the key in %s: %w", source, err)
+	}
+	return v, nil
 }
 
 // userAgent is what the exporter sends upstream: mintlify_exporter/<version>,
@@ -179,7 +249,12 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 		)
 	}
 	if src.demo != nil {
-		logger.Warn("DEMO MODE: serving synthetic data from the built-in simulated Mintlify API", "api_url", src.demo.url())
+		listen := defaultListenAddress
+		if a := f.web.WebListenAddresses; a != nil && len(*a) > 0 {
+			listen = (*a)[0]
+		}
+		logger.Warn("DEMO MODE: serving synthetic data from the built-in simulated Mintlify API",
+			"simulated_api_url", demoAPIURL(listen), "simulated_api_key", demoAPIKey)
 	}
 	return s, nil
 }
@@ -276,7 +351,16 @@ func (s *server) handler() http.Handler {
 		fmt.Fprintln(w, "OK")
 	})
 	if s.src.demo != nil {
-		mux.HandleFunc("/-/demo/fail-job", s.src.demo.failJob)
+		mux.HandleFunc(demoPagePath+"fail-job", s.src.demo.failJob)
+		mux.Handle(demoAPIPath+"/", s.src.demo.apiHandler())
+		mux.HandleFunc(demoPagePath, s.src.demo.page(s.f.metricsPath))
+	}
+	if s.f.enablePprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
 	if s.f.metricsPath != "/" {
 		mux.Handle("/", s.landing())
@@ -304,19 +388,30 @@ func (s *server) scrape(next http.Handler) http.Handler {
 func (s *server) landing() http.Handler {
 	desc := "Prometheus exporter for Mintlify documentation analytics and agent jobs."
 	extra := ""
+	links := []web.LandingLinks{
+		{Address: s.f.metricsPath, Text: "Metrics"},
+		{Address: "/-/healthy", Text: "Health"},
+	}
 	if s.src.demo != nil {
 		desc = "DEMO MODE: the data below comes from a built-in simulated Mintlify API, not from a real account."
-		extra = `<p><strong>Demo data.</strong> Every number is synthetic. Run without <code>--demo</code> and with a project id and API key for real data.</p>`
+		extra = `<p><strong>Demo data.</strong> Every number is synthetic. Run without <code>--demo</code> and with a project id and API key for real data.</p>` +
+			`<p>Simulated API: <code>` + demoAPIPath + `</code> on this port, API key <code>` + demoAPIKey + `</code>.</p>`
+		links = append(links, web.LandingLinks{Address: demoPagePath, Text: "Demo",
+			Description: "the simulated API (URL, key, jobs commands) and a form to make a job fail"})
+	}
+	if s.f.enablePprof {
+		// Our own links: the toolkit's profile link takes 60 seconds.
+		links = append(links,
+			web.LandingLinks{Address: "/debug/pprof/", Text: "Profiling", Description: "Go runtime profiles (pprof)"},
+			web.LandingLinks{Address: "/debug/pprof/heap", Text: "Heap profile"})
 	}
 	lp, err := web.NewLandingPage(web.LandingConfig{
 		Name:        exporterName,
 		Description: html.EscapeString(desc),
 		Version:     version.Info(),
 		ExtraHTML:   extra,
-		Links: []web.LandingLinks{
-			{Address: s.f.metricsPath, Text: "Metrics"},
-			{Address: "/-/healthy", Text: "Health"},
-		},
+		Links:       links,
+		Profiling:   "false",
 	})
 	if err != nil {
 		// Only a broken template can get here; serve a plain page instead.

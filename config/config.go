@@ -272,7 +272,7 @@ func LoadFile(path string) (*Config, error) {
 	}
 	c, err := Parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, prefixEach(path, err)
 	}
 	dir := filepath.Dir(path)
 	rel := func(p string) string {
@@ -286,6 +286,20 @@ func LoadFile(path string) (*Config, error) {
 		c.Keys[i].APIKeyFile = rel(c.Keys[i].APIKeyFile)
 	}
 	return c, nil
+}
+
+// prefixEach puts "path: " before each of the joined errors, so that every
+// line of the message says where it is.
+func prefixEach(path string, err error) error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	var out []error
+	for _, e := range j.Unwrap() {
+		out = append(out, fmt.Errorf("%s: %w", path, e))
+	}
+	return errors.Join(out...)
 }
 
 // Single builds the configuration of the flag-only mode: one key named

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -47,8 +48,49 @@ type nodeError struct {
 
 func (e *nodeError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
 
+// nodeErrorf reports a bad value from an UnmarshalYAML. It is wrapped in a
+// *yaml.TypeError, the one kind of error after which yaml goes on
+// decoding, so that a file's every bad value is reported at once;
+// describeTypeError turns the text back into a nodeError.
 func nodeErrorf(n *yaml.Node, format string, args ...any) error {
-	return &nodeError{line: n.Line, column: n.Column, msg: fmt.Sprintf(format, args...)}
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: column %d: %s", n.Line, n.Column, fmt.Sprintf(format, args...))}}
+}
+
+// lineOfError is the line an error of this package names, 0 if none.
+func lineOfError(err error) int {
+	var fe *fieldError
+	var ne *nodeError
+	switch {
+	case errors.As(err, &fe):
+		return fe.line
+	case errors.As(err, &ne):
+		return ne.line
+	}
+	return 0
+}
+
+// joinByLine flattens joined errors and joins them again in line order
+// (errors without a line first, in their order), so a file's problems
+// read top to bottom.
+func joinByLine(errs []error) error {
+	var flat []error
+	var walk func(error)
+	walk = func(e error) {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				walk(x)
+			}
+			return
+		}
+		if e != nil {
+			flat = append(flat, e)
+		}
+	}
+	for _, e := range errs {
+		walk(e)
+	}
+	sort.SliceStable(flat, func(i, j int) bool { return lineOfError(flat[i]) < lineOfError(flat[j]) })
+	return errors.Join(flat...)
 }
 
 // located is one node of the document with its dotted path.
@@ -140,7 +182,7 @@ func (x *nodeIndex) describe(err error) error {
 		for _, e := range joined.Unwrap() {
 			out = append(out, x.describe(e))
 		}
-		return errors.Join(out...)
+		return joinByLine(out)
 	}
 	switch {
 	case errors.As(err, &fe):
@@ -160,7 +202,7 @@ func (x *nodeIndex) describe(err error) error {
 		for _, msg := range te.Errors {
 			out = append(out, x.describeTypeError(msg))
 		}
-		return errors.Join(out...)
+		return joinByLine(out)
 	}
 	return err
 }
@@ -168,12 +210,18 @@ func (x *nodeIndex) describe(err error) error {
 var (
 	reUnknownField = regexp.MustCompile(`^line (\d+): field (.+) not found in type (.+)$`)
 	reDuplicateKey = regexp.MustCompile(`^line (\d+): mapping key "(.+)" already defined at line (\d+)$`)
+	reNodeError    = regexp.MustCompile(`(?s)^line (\d+): column (\d+): (.*)$`)                         // from nodeErrorf
 	reCannot       = regexp.MustCompile("^line (\\d+): cannot unmarshal (\\S+)(?: `(.*)`)? into (.+)$") // has backquotes
 )
 
 // describeTypeError rewrites one of yaml's messages, which name Go types
 // ("config.plainGlobal") that mean nothing to the person editing the file.
 func (x *nodeIndex) describeTypeError(msg string) error {
+	if m := reNodeError.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		column, _ := strconv.Atoi(m[2])
+		return x.describe(&nodeError{line: line, column: column, msg: m[3]})
+	}
 	if m := reUnknownField.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		section := "the top level"

@@ -69,6 +69,8 @@ type variable struct {
 	Query      json.RawMessage `json:"query"`
 	Definition string          `json:"definition"`
 	Datasource *datasourceRef  `json:"datasource"`
+	IncludeAll bool            `json:"includeAll"`
+	AllValue   string          `json:"allValue"`
 }
 
 type panel struct {
@@ -186,6 +188,13 @@ func TestDashboardLint(t *testing.T) {
 	for _, name := range []string{"job", "instance", "project", "window"} {
 		if v, ok := vars[name]; !ok || v.Type != "query" {
 			t.Errorf("no query variable %q", name)
+		}
+	}
+	// Grafana's dashboard linter: "All" of job and instance is the regex
+	// .+, not the list of values seen when the dashboard loaded.
+	for _, name := range []string{"job", "instance"} {
+		if v := vars[name]; !v.IncludeAll || v.AllValue != ".+" {
+			t.Errorf("variable %q: includeAll %v, allValue %q; want true and \".+\"", name, v.IncludeAll, v.AllValue)
 		}
 	}
 	for _, v := range d.Templating.List {

@@ -320,7 +320,7 @@ n=$(am_alert_count job_demo_new) || fail "cannot query Alertmanager"
 [ "$n" -eq 0 ] || fail "MintlifyAgentJobFailed for job_demo_new fired before the job failed"
 nonempty 'mintlify_agent_job_status{job="mintlify", job_id="job_demo_new", status="active"} == 1' ||
   fail "job_demo_new is not active in Prometheus (the demo completes it 2 minutes after start; ${SECONDS}s have passed)"
-answer=$(curl -sS --max-time 10 -X POST "http://$exp_addr/-/demo/fail-job?project=demo-blog&job=job_demo_new" -w '\n%{http_code}') ||
+answer=$(curl -sS --max-time 10 -X POST "http://$exp_addr/-/demo/fail-job?project=blog&job=job_demo_new" -w '\n%{http_code}') ||
   fail "POST /-/demo/fail-job failed"
 code=${answer##*$'\n'}
 [ "$code" = 200 ] || fail "POST /-/demo/fail-job answered $code: ${answer%$'\n'*}"
