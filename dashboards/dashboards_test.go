@@ -495,9 +495,8 @@ projects:
 	t.Cleanup(exp.Close)
 	reg.MustRegister(exp, versioncollector.NewCollector("mintlify_exporter"))
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	exp.Refresh(ctx)
+	// Start the refreshes, then wait for them to finish: no deadline.
+	exp.Refresh(context.Background())
 	exp.Wait()
 
 	mfs, err := reg.Gather()
