@@ -307,7 +307,7 @@ func TestFiltersMaxPathsAndVanishingPaths(t *testing.T) {
 	}
 	e.api.Server.SetPaths("proj-docs", 10)
 	e.clock.Advance(time.Hour)
-	out = e.scrape()
+	e.scrape()
 	if n := e.count("mintlify_page_views"); n > 20 {
 		t.Fatalf("%d series after the site shrank to 10 paths", n)
 	}

@@ -26,10 +26,10 @@ func newTestClient(t *testing.T, h http.Handler, mod ...func(*Options)) (*Client
 	t.Cleanup(srv.Close)
 	var logs bytes.Buffer
 	o := Options{
-		BaseURL:        srv.URL,
-		Key:            secret.New(testKey),
-		RetryBase:      time.Millisecond,
-		RetryMax:       2 * time.Millisecond,
+		BaseURL:   srv.URL,
+		Key:       secret.New(testKey),
+		RetryBase: time.Millisecond,
+		RetryMax:  2 * time.Millisecond,
 		// Far above any answer time of a local handler on a loaded
 		// machine: tests about timeouts set their own.
 		RequestTimeout: time.Minute,
