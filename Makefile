@@ -44,15 +44,57 @@ FUZZTIME    ?= 5s
 
 .PHONY: help
 help: ## List the targets and what each does.
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_.-]+:.*## / {printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_.-]+:.*## / {printf "  %-22s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: build
 build: ## Build ./mintlify_exporter with the version from git stamped in.
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BINARY) .
 
 .PHONY: test
-test: ## Run every unit and integration test with the race detector.
-	$(GO) test -race -count=1 ./...
+test: ## Run every unit and integration test with the race detector; names skipped tool checks.
+	@skips=$$(mktemp); trap 'rm -f "$$skips"' EXIT; \
+	echo "$(GO) test -race -count=1 ./..."; \
+	MINTLIFY_TOOL_SKIPS="$$skips" $(GO) test -race -count=1 ./...; rc=$$?; \
+	if [ -s "$$skips" ]; then \
+	  echo "SKIPPED tool checks (install the tools; CI=true makes this a failure): $$(paste -sd'|' "$$skips" | sed 's/|/ | /g')"; \
+	fi; \
+	exit $$rc
+
+# `make test-under-load`: RUNS runs of LOAD_CMD (default `make test`) while
+# LOAD_BURNERS CPU-bound processes run beside them, each bounded to
+# LOAD_SECONDS; prints every run's duration and stops the burners on exit.
+# LOAD_CMD='$(GO) test -race -count=3 ./...' is the race variant
+# (also `make test-race-under-load`).
+RUNS         ?= 10
+LOAD_BURNERS ?= 4
+LOAD_SECONDS ?= 3600
+LOAD_CMD     ?= $(MAKE) --no-print-directory test
+
+.PHONY: test-under-load
+test-under-load: ## Run `make test` RUNS times (default 10) beside LOAD_BURNERS (4) CPU burners; prints each run's time.
+	@set -u; pids=""; \
+	stop() { for p in $$pids; do kill $$p 2>/dev/null || true; done; wait 2>/dev/null || true; }; \
+	trap stop EXIT; trap 'exit 130' INT TERM; \
+	if command -v stress-ng >/dev/null 2>&1; then \
+	  timeout $(LOAD_SECONDS) stress-ng --quiet --cpu $(LOAD_BURNERS) --timeout $(LOAD_SECONDS)s >/dev/null 2>&1 & pids="$$!"; \
+	  echo "load: stress-ng --cpu $(LOAD_BURNERS) for at most $(LOAD_SECONDS) s"; \
+	else \
+	  for i in $$(seq $(LOAD_BURNERS)); do timeout $(LOAD_SECONDS) sh -c 'while :; do :; done' & pids="$$pids $$!"; done; \
+	  echo "load: $(LOAD_BURNERS) shell busy-loops for at most $(LOAD_SECONDS) s"; \
+	fi; \
+	pass=0; fail=0; \
+	for i in $$(seq $(RUNS)); do \
+	  start=$$(date +%s); \
+	  if $(LOAD_CMD) >test-under-load.$$i.log 2>&1; then r=PASS; pass=$$((pass+1)); rm -f test-under-load.$$i.log; \
+	  else r=FAIL; fail=$$((fail+1)); fi; \
+	  echo "run $$i/$(RUNS): $$r in $$(( $$(date +%s) - start )) s (load $$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo ?))$$( [ $$r = FAIL ] && echo ", output in test-under-load.$$i.log")"; \
+	done; \
+	echo "test-under-load: $$pass passed, $$fail failed of $(RUNS)"; \
+	[ $$fail -eq 0 ]
+
+.PHONY: test-race-under-load
+test-race-under-load: ## `go test -race -count=3 ./...` RUNS times (default 1 here) under the same load.
+	@$(MAKE) --no-print-directory test-under-load RUNS=$(or $(RACE_RUNS),1) LOAD_CMD='$(GO) test -race -count=3 ./...'
 
 .PHONY: lint
 lint: $(STATICCHECK) ## gofmt check, go vet and staticcheck.
@@ -123,4 +165,4 @@ docker: image-context ## Build the container image $(DOCKER_IMAGE) with a Docker
 
 .PHONY: clean
 clean: ## Remove build and benchmark output.
-	rm -rf $(BINARY) bench.txt .build .demo
+	rm -rf $(BINARY) bench.txt .build .demo test-under-load.*.log

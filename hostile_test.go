@@ -178,7 +178,7 @@ func TestSpecialKeyFilesRefused(t *testing.T) {
 			} {
 				var out, errb bytes.Buffer
 				start := time.Now()
-				rc := serve(context.Background(), args, &out, &errb)
+				rc := serve(context.Background(), args, &out, &errb, nil)
 				if d := time.Since(start); d > quickRefusal {
 					t.Fatalf("%q took %v", args, d)
 				}
@@ -293,7 +293,6 @@ func TestMillionTrackedJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := l.Addr().String()
-	l.Close()
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -302,9 +301,9 @@ func TestMillionTrackedJobs(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		done <- serve(ctx, []string{
-			"--web.listen-address=" + addr, "--mintlify.project-id=proj-docs", "--mintlify.api-url=" + api.URL(),
+			"--mintlify.project-id=proj-docs", "--mintlify.api-url=" + api.URL(),
 			"--mintlify.tracked-jobs-file=" + track, "--storage.path=" + filepath.Join(t.TempDir(), "state.json"),
-		}, &out, logs)
+		}, &out, logs, l)
 	}()
 	const scrapeTimeout = 2 * time.Second
 	client := &http.Client{Timeout: 4 * scrapeTimeout} // a hung scrape fails the test rather than hanging it

@@ -11,11 +11,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -118,12 +120,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return serve(ctx, args, stdout, stderr)
+	return serve(ctx, args, stdout, stderr, nil)
 }
 
 // serve runs the exporter until ctx ends (SIGINT or SIGTERM in
 // production), then shuts the HTTP server down and stops the refreshes.
-func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// With l nil it listens where --web.listen-address (or systemd socket
+// activation) says; otherwise it serves on l, which tests open on
+// 127.0.0.1:0 so that no other process can take the port in between. serve
+// closes l.
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.Listener) int {
+	if l != nil {
+		defer l.Close()
+	}
 	var f flags
 	app := newApp(&f)
 	app.UsageWriter(stdout)
@@ -157,11 +166,17 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer srv.close()
+	// On every return, the error paths included, the goroutines below end
+	// (cancel) and serve waits for them (wg) before the exporter closes.
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	go func() {
+	wg.Go(func() {
 		for {
 			select {
 			case <-hup:
@@ -170,13 +185,19 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return
 			}
 		}
-	}()
+	})
 	// A first refresh right away, so the first scrape finds data.
-	go srv.exporter.Refresh(ctx)
+	wg.Go(func() { srv.exporter.Refresh(ctx) })
 
 	httpSrv := &http.Server{Handler: srv.handler(), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
-	go func() { errc <- web.ListenAndServe(httpSrv, f.web, logger) }()
+	go func() {
+		if l != nil {
+			errc <- web.Serve(l, httpSrv, f.web, logger)
+			return
+		}
+		errc <- web.ListenAndServe(httpSrv, f.web, logger)
+	}()
 	select {
 	case err := <-errc:
 		if err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -19,7 +19,7 @@ import (
 // file without a reload, and see it finish with its pull request.
 func TestJobsWorkedExample(t *testing.T) {
 	clock := mockapi.NewManualClock(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
-	ts, _, api, cfgPath, _ := testServerClock(t, func(o *mockapi.Options) {
+	ts, s, api, cfgPath, _ := testServerClock(t, func(o *mockapi.Options) {
 		o.Keys = []mockapi.KeySpec{{Key: mainTestKey, Org: "acme", Scope: mockapi.ReadWrite}}
 	}, clock)
 	track := filepath.Join(filepath.Dir(cfgPath), "jobs.txt")
@@ -52,13 +52,13 @@ func TestJobsWorkedExample(t *testing.T) {
 		t.Fatalf("create printed %q (%v)", stdout.String(), err)
 	}
 
-	_, body := get(t, ts.URL+"/metrics", nil)
+	body := scrapeSettled(t, ts, s, nil)
 	series := fmt.Sprintf(`mintlify_agent_job_status{job_id=%q,project="docs",status=`, job.ID)
 	if !strings.Contains(body, series+`"active"} 1`) {
 		t.Fatalf("the tracked job is not exported as active:\n%s", grepLines(body, "agent_job"))
 	}
 	clock.Advance(3 * time.Minute) // the simulated agent works for 2 minutes
-	_, body = get(t, ts.URL+"/metrics", nil)
+	body = scrapeSettled(t, ts, s, nil)
 	if !strings.Contains(body, series+`"completed"} 1`) {
 		t.Fatalf("the job is not completed after 3 minutes:\n%s", grepLines(body, "agent_job"))
 	}

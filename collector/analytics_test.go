@@ -22,11 +22,11 @@ func TestGoldenPerCollector(t *testing.T) {
 			if strings.Contains(got, "mintlify_page_views{") {
 				t.Fatal("pageviews ran although the project lists only " + name)
 			}
-			data := map[string]string{"visitors": "mintlify_page_visitors{", "feedback": "mintlify_page_feedback{", "searches": "mintlify_search_hits{", "assistant": "mintlify_assistant_queries{"}[name]
-			if count(got, data) == 0 {
+			data := map[string]string{"visitors": "mintlify_page_visitors", "feedback": "mintlify_page_feedback", "searches": "mintlify_search_hits", "assistant": "mintlify_assistant_queries"}[name]
+			if e.count(data) == 0 {
 				t.Fatalf("no %s series: the golden file would prove little", data)
 			}
-			compareGolden(t, "golden_"+name+".prom", got)
+			compareGolden(t, "golden_"+name+".prom", e)
 		})
 	}
 }
@@ -84,7 +84,7 @@ projects:
 func TestSearchTermsAreSanitisedAndCapped(t *testing.T) {
 	e := newEnv(t, oneCollector("searches"), envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 8, Paths: 50}}})
 	out := e.scrape()
-	n := count(out, "mintlify_search_hits{")
+	n := e.count("mintlify_search_hits")
 	if n == 0 || n > 10 {
 		t.Fatalf("%d search terms exported, want 1..10 (search_top_n)", n)
 	}

@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
@@ -157,14 +159,15 @@ func (e *env) gather() string {
 	return buf.String()
 }
 
-// value returns the value of the series whose text form starts with
-// prefix (name and labels), and whether it exists.
+// value returns the value of one series of the exposition out, named by
+// its text form (name and labels in order), and whether it exists. Kept
+// although testutil exists: testutil.ToFloat64 wants a collector with
+// exactly one series, and the exporter emits thousands.
 func value(out, series string) (float64, bool) {
 	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(line, series+" ") {
-			var v float64
-			fmt.Sscanf(line[len(series)+1:], "%g", &v)
-			return v, true
+		if v, ok := strings.CutPrefix(line, series+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			return f, err == nil
 		}
 	}
 	return 0, false
@@ -179,12 +182,12 @@ func mustValue(t *testing.T, out, series string) float64 {
 	return v
 }
 
-func count(out, prefix string) int {
-	n := 0
-	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(line, prefix) {
-			n++
-		}
+// count is how many series of the metric the registry holds now.
+func (e *env) count(metric string) int {
+	e.t.Helper()
+	n, err := testutil.GatherAndCount(e.reg, metric)
+	if err != nil {
+		e.t.Fatalf("gather: %v", err)
 	}
 	return n
 }
@@ -205,13 +208,14 @@ func (e *env) requestsWithStatus(status int) int {
 	return e.api.Server.CountRequests(func(r mockapi.Request) bool { return r.Status == status })
 }
 
-// compareGolden checks got against testdata/<name>, rewriting the file
-// first under -update.
-func compareGolden(t *testing.T, name, got string) {
+// compareGolden checks what the registry holds now against
+// testdata/<name>, rewriting the file first under -update. A mismatch
+// shows a line diff.
+func compareGolden(t *testing.T, name string, e *env) {
 	t.Helper()
 	golden := filepath.Join("testdata", name)
 	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+		if err := os.WriteFile(golden, []byte(e.gather()), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -219,8 +223,8 @@ func compareGolden(t *testing.T, name, got string) {
 	if err != nil {
 		t.Fatalf("%v (run go test ./collector -update to create it)", err)
 	}
-	if got != string(want) {
-		t.Errorf("metrics differ from %s (check the change, then run go test ./collector -update):\n%s", golden, diff(string(want), got))
+	if err := testutil.GatherAndCompare(e.reg, bytes.NewReader(want)); err != nil {
+		t.Errorf("metrics differ from %s (check the change, then run go test ./collector -update):\n%v", golden, err)
 	}
 }
 
@@ -246,12 +250,12 @@ func (e *env) maxInAnyHour(skip ...string) int {
 
 // expectRecovery clears the faults, lets any back-off pass and checks that
 // the next scrape brings the collector and its series back.
-func (e *env) expectRecovery(up, series string, want int) {
+func (e *env) expectRecovery(up, metric string, want int) {
 	e.t.Helper()
 	e.api.Server.ClearFaults()
 	e.clock.Advance(time.Hour)
 	out := e.scrape()
-	if mustValue(e.t, out, up) != 1 || count(out, series) != want {
+	if mustValue(e.t, out, up) != 1 || e.count(metric) != want {
 		e.t.Fatal("no recovery on the first good refresh after the fault")
 	}
 }

@@ -4,8 +4,9 @@
 //
 // PromQL syntax is checked with promtool (from the Debian package
 // `prometheus`) rather than with the Prometheus Go module, which would pull
-// a large dependency tree into go.mod. Without promtool those tests skip,
-// or fail when CI=true.
+// a large dependency tree into go.mod. Without promtool those checks are
+// skipped and named in the summary `make test` prints, or fail when
+// CI=true (see internal/toolcheck).
 package dashboards_test
 
 import (
@@ -30,7 +31,12 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/toolcheck"
 )
+
+func TestMain(m *testing.M) {
+	os.Exit(toolcheck.Wrap(m, "dashboards").Run())
+}
 
 const (
 	dashboardFile  = "mintlify.json"
@@ -498,9 +504,8 @@ projects:
 	t.Cleanup(exp.Close)
 	reg.MustRegister(exp, versioncollector.NewCollector("mintlify_exporter"))
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	exp.Refresh(ctx)
+	// Start the refreshes, then wait for them to finish: no deadline.
+	exp.Refresh(context.Background())
 	exp.Wait()
 
 	mfs, err := reg.Gather()
@@ -575,19 +580,12 @@ func TestMetricNamesExist(t *testing.T) {
 
 // ---------------------------------------------------------------- (c), (d) promtool
 
-// promtool returns the path of promtool, skipping the test when it is
-// missing (failing instead when CI=true).
-func promtool(t *testing.T) string {
+// promtool returns the path of promtool and true; without promtool it
+// fails the test in CI, and elsewhere records the check as skipped and
+// returns false.
+func promtool(t *testing.T, what string) (string, bool) {
 	t.Helper()
-	p, err := exec.LookPath("promtool")
-	if err != nil {
-		msg := "promtool not found in PATH; install it with `apt-get install prometheus` (Debian) to check PromQL and the alerting rules"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return p
+	return toolcheck.Find(t, "promtool", "apt-get install prometheus", what)
 }
 
 func runPromtool(t *testing.T, bin, dir string, args ...string) {
@@ -617,7 +615,6 @@ func substitute(expr string) string {
 }
 
 func TestDashboardPromQL(t *testing.T) {
-	bin := promtool(t)
 	d := loadDashboard(t)
 	qs := dashboardQueries(t, d)
 	var rf strings.Builder
@@ -629,6 +626,10 @@ func TestDashboardPromQL(t *testing.T) {
 		}
 		b, _ := json.Marshal(expr) // a JSON string is a valid YAML string
 		fmt.Fprintf(&rf, "      # %s\n      - record: dashboard:query_%d\n        expr: %s\n", strings.ReplaceAll(q.where, "\n", " "), i, b)
+	}
+	bin, ok := promtool(t, "PromQL check of the dashboard")
+	if !ok {
+		return
 	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "dashboard_queries.yml")
@@ -651,13 +652,19 @@ func TestDashboardPromQL(t *testing.T) {
 }
 
 func TestAlertRulesPromtool(t *testing.T) {
-	bin := promtool(t)
+	bin, ok := promtool(t, "promtool check/test of the alerting rules")
+	if !ok {
+		return
+	}
 	runPromtool(t, bin, ".", "check", "rules", alertsFile)
 	runPromtool(t, bin, ".", "test", "rules", alertsTestFile)
 }
 
 func TestPrometheusConfigPromtool(t *testing.T) {
-	bin := promtool(t)
+	bin, ok := promtool(t, "promtool check of prometheus.yml")
+	if !ok {
+		return
+	}
 	runPromtool(t, bin, ".", "check", "config", "prometheus.yml")
 }
 

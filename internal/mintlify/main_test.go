@@ -3,11 +3,12 @@ package mintlify
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/leakcheck"
 )
 
 // Sweeps run pages in goroutines and retries sleep on timers: every test
-// must leave none of them behind.
+// must leave none of them behind (with a grace a loaded machine cannot
+// run out of; see leakcheck).
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	leakcheck.VerifyTestMain(m)
 }
