@@ -64,8 +64,12 @@ func (h *health) fail(reason string) bool {
 	return first
 }
 
+func (h *health) fresh(now time.Time, maxAge time.Duration) bool {
+	return !h.LastSuccess.IsZero() && now.Sub(h.LastSuccess) <= maxAge
+}
+
 func (h *health) emit(ch chan<- prometheus.Metric, collector, project string, now time.Time, maxAge, interval time.Duration) (fresh bool) {
-	fresh = !h.LastSuccess.IsZero() && now.Sub(h.LastSuccess) <= maxAge
+	fresh = h.fresh(now, maxAge)
 	lv := []string{collector, project}
 	ch <- prometheus.MustNewConstMetric(descUp, prometheus.GaugeValue, boolFloat(fresh && !h.Failed), lv...)
 	if !h.LastSuccess.IsZero() {
@@ -155,11 +159,6 @@ type unit struct {
 	timing  timing
 	log     *slog.Logger
 	state   *unitState
-
-	mu      sync.Mutex
-	built   []prometheus.Metric // data series of state version builtAt
-	book    []prometheus.Metric // bookkeeping series of the same version
-	builtAt int
 }
 
 func (u *unit) interval() time.Duration {
@@ -340,15 +339,13 @@ func outage(reason string) bool {
 	return reason == reasonServerError || reason == reasonTimeout || reason == reasonOther
 }
 
-// collect emits the unit's health and data.
-func (u *unit) collect(ch chan<- prometheus.Metric, now time.Time) {
+// collect emits the unit's health and bookkeeping (live) and, when
+// data is true, its data series instead.
+func (u *unit) collect(ch chan<- prometheus.Metric, now time.Time, data bool) {
 	s := u.state
 	s.mu.Lock()
 	h := s.health
-	h.FailCounts = make(map[string]float64, len(s.health.FailCounts))
-	for k, v := range s.health.FailCounts {
-		h.FailCounts[k] = v
-	}
+	h.FailCounts = cloneCounts(s.health.FailCounts)
 	lastData := time.Time{}
 	for _, w := range u.windows {
 		ws := s.window(w)
@@ -366,36 +363,67 @@ func (u *unit) collect(ch chan<- prometheus.Metric, now time.Time) {
 		// truncated) as soon as they are paid for.
 		h.LastSuccess = lastData
 	}
-	fresh := h.emit(ch, u.src.name(), u.project, now, u.timing.maxAge, u.interval())
-	data, book := u.series()
-	if fresh {
-		for _, m := range data {
-			ch <- m
+	if data {
+		if h.fresh(now, u.timing.maxAge) {
+			for _, m := range u.series(false) {
+				ch <- m
+			}
 		}
+		return
 	}
-	for _, m := range book {
+	h.emit(ch, u.src.name(), u.project, now, u.timing.maxAge, u.interval())
+	for _, m := range u.series(true) {
 		ch <- m
 	}
 }
 
-// series returns the data and bookkeeping series, rebuilt only when the
-// data changed.
-func (u *unit) series() (data, book []prometheus.Metric) {
+// fresh is what decides whether the data series are shown.
+func (u *unit) fresh(now time.Time) bool {
 	s := u.state
-	u.mu.Lock()
-	defer u.mu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if u.built != nil && u.builtAt == s.version {
-		return u.built, u.book
+	last := s.health.LastSuccess
+	if last.IsZero() {
+		for _, w := range u.windows {
+			ws := s.window(w)
+			t := ws.DataTime
+			if t.IsZero() && ws.Walk != nil {
+				t = ws.Progress
+			}
+			if !t.IsZero() && (last.IsZero() || t.Before(last)) {
+				last = t
+			}
+		}
 	}
-	data, book = []prometheus.Metric{}, []prometheus.Metric{}
+	return !last.IsZero() && now.Sub(last) <= u.timing.maxAge
+}
+
+// series builds the data series (or, with book, the bookkeeping series)
+// from the state. Data is built when asked for, not kept: the exporter
+// keeps the rendered exposition instead (see render.go).
+func (u *unit) series(book bool) []prometheus.Metric {
+	s := u.state
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []prometheus.Metric
 	for _, w := range u.windows {
 		d, b := u.src.series(s.window(w), w)
-		data, book = append(data, d...), append(book, b...)
+		if book {
+			out = append(out, b...)
+		} else {
+			out = append(out, d...)
+		}
 	}
-	u.built, u.book, u.builtAt = data, book, s.version
-	return data, book
+	return out
+}
+
+// dataVersion identifies the unit's data as shown at now: it changes when
+// data lands and when the data goes stale.
+func (u *unit) dataVersion(now time.Time) (int, bool) {
+	fresh := u.fresh(now)
+	u.state.mu.Lock()
+	defer u.state.mu.Unlock()
+	return u.state.version, fresh
 }
 
 func boolFloat(b bool) float64 {
