@@ -93,22 +93,29 @@ func (s *server) writeText(w http.ResponseWriter, r *http.Request, format expfmt
 		}
 		j++
 	}
+	out.flush()
 	if out.err != nil {
 		s.log.Debug("error writing metrics", "err", out.err)
 	}
 }
 
-// familyWriter writes families one after another, each as its own gzip
-// member when the client takes gzip.
+// familyWriter writes families one after another. Live families in a run
+// are encoded into one buffer and go out together (as one gzip member when
+// the client takes gzip, compressed fast: they are small); a rendered
+// family goes out as stored.
 type familyWriter struct {
-	w      io.Writer
-	gz     bool
-	format expfmt.Format
-	buf    bytes.Buffer
-	err    error
+	w       io.Writer
+	gz      bool
+	format  expfmt.Format
+	pending bytes.Buffer
+	err     error
 }
 
 func (f *familyWriter) cached(fam collector.Family) {
+	f.flush()
+	if f.err != nil {
+		return
+	}
 	if f.gz {
 		_, f.err = f.w.Write(fam.Gzip)
 		return
@@ -117,23 +124,33 @@ func (f *familyWriter) cached(fam collector.Family) {
 }
 
 func (f *familyWriter) live(mf *dto.MetricFamily) {
-	f.buf.Reset()
-	if f.err = expfmt.NewEncoder(&f.buf, f.format).Encode(mf); f.err != nil {
+	if f.err == nil {
+		f.err = expfmt.NewEncoder(&f.pending, f.format).Encode(mf)
+	}
+}
+
+// flush writes the live families encoded so far.
+func (f *familyWriter) flush() {
+	if f.err != nil || f.pending.Len() == 0 {
 		return
 	}
+	defer f.pending.Reset()
 	if !f.gz {
-		_, f.err = f.w.Write(f.buf.Bytes())
+		_, f.err = f.w.Write(f.pending.Bytes())
 		return
 	}
 	zw := gzipPool.Get().(*gzip.Writer)
 	defer gzipPool.Put(zw)
 	zw.Reset(f.w)
-	if _, f.err = zw.Write(f.buf.Bytes()); f.err == nil {
+	if _, f.err = zw.Write(f.pending.Bytes()); f.err == nil {
 		f.err = zw.Close()
 	}
 }
 
-var gzipPool = sync.Pool{New: func() any { return gzip.NewWriter(nil) }}
+var gzipPool = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
+	return zw
+}}
 
 // acceptsGzip tells whether an Accept-Encoding header takes gzip (with a
 // q-value above 0).

@@ -55,12 +55,14 @@ func (p *perWindow) advance(ctx context.Context, ws *windowState, w windowSpec, 
 	return true, nil
 }
 
-func (p *perWindow) series(ws *windowState, w windowSpec) (data, book []prometheus.Metric) {
+func (p *perWindow) series(ws *windowState, w windowSpec) []prometheus.Metric {
 	if ws.DataTime.IsZero() {
-		return nil, nil
+		return nil
 	}
-	return p.build(ws, w.label), nil
+	return p.build(ws, w.label)
 }
+
+func (p *perWindow) bookkeeping(*windowState, windowSpec) []prometheus.Metric { return nil }
 
 func newFeedback(project, id string, c *mintlify.Client, filter pathFilter) *perWindow {
 	return &perWindow{collector: "feedback", project: project,

@@ -143,9 +143,11 @@ type source interface {
 	cost(ws *windowState) int
 	// advance fetches for the window; done reports that new data landed.
 	advance(ctx context.Context, ws *windowState, w windowSpec, now time.Time) (done bool, err error)
-	// series are the window's data series, built with the unit's labels,
-	// and its bookkeeping series, shown even when the data is stale.
-	series(ws *windowState, w windowSpec) (data, book []prometheus.Metric)
+	// series are the window's data series, built with the unit's labels.
+	series(ws *windowState, w windowSpec) []prometheus.Metric
+	// bookkeeping are series about the window's walk, shown even when the
+	// data is stale.
+	bookkeeping(ws *windowState, w windowSpec) []prometheus.Metric
 }
 
 // unit is one analytics collector of one project under the current
@@ -159,6 +161,10 @@ type unit struct {
 	timing  timing
 	log     *slog.Logger
 	state   *unitState
+
+	mu     sync.Mutex
+	book   []prometheus.Metric // bookkeeping series of state version bookAt
+	bookAt int
 }
 
 func (u *unit) interval() time.Duration {
@@ -400,19 +406,27 @@ func (u *unit) fresh(now time.Time) bool {
 
 // series builds the data series (or, with book, the bookkeeping series)
 // from the state. Data is built when asked for, not kept: the exporter
-// keeps the rendered exposition instead (see render.go).
+// keeps the rendered exposition instead (see render.go). Bookkeeping is
+// small and asked for on every scrape: it is kept until the data changes.
 func (u *unit) series(book bool) []prometheus.Metric {
 	s := u.state
+	u.mu.Lock()
+	defer u.mu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []prometheus.Metric
+	if book && u.book != nil && u.bookAt == s.version {
+		return u.book
+	}
+	out := []prometheus.Metric{}
 	for _, w := range u.windows {
-		d, b := u.src.series(s.window(w), w)
 		if book {
-			out = append(out, b...)
+			out = append(out, u.src.bookkeeping(s.window(w), w)...)
 		} else {
-			out = append(out, d...)
+			out = append(out, u.src.series(s.window(w), w)...)
 		}
+	}
+	if book {
+		u.book, u.bookAt = out, s.version
 	}
 	return out
 }
