@@ -1,6 +1,7 @@
 package collector_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
@@ -360,4 +362,39 @@ func TestStateFileHoldsNoKey(t *testing.T) {
 	if strings.Contains(string(b), testKey) || strings.Contains(string(b), url.QueryEscape(testKey)) || strings.Contains(string(b), `"acme"`) {
 		t.Fatal("the state file holds the key or its name")
 	}
+}
+
+// A render replaced while a scrape still writes it stays intact until
+// that scrape releases it (its bytes live off the heap and are freed by
+// hand: freed too early, reading them would crash the process).
+func TestRenderOutlivesItsReaders(t *testing.T) {
+	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 600}}})
+	e.scrape()
+	format := expfmt.NewFormat(expfmt.TypeTextPlain)
+	first, release, err := e.exp.Rendered(format)
+	if err != nil || len(first) == 0 {
+		t.Fatalf("no render: %v", err)
+	}
+	var copies [][]byte
+	for _, f := range first {
+		copies = append(copies, bytes.Clone(f.Text), bytes.Clone(f.Gzip))
+	}
+	again, releaseAgain, _ := e.exp.Rendered(format)
+	if &again[0].Text[0] != &first[0].Text[0] {
+		t.Fatal("rendered again although nothing changed")
+	}
+	releaseAgain()
+	e.clock.Advance(4 * time.Hour) // the data goes stale, then a refresh lands
+	e.scrape()
+	second, releaseSecond, _ := e.exp.Rendered(format)
+	defer releaseSecond()
+	if len(second) > 0 && &second[0].Text[0] == &first[0].Text[0] {
+		t.Fatal("not rendered again after the data changed")
+	}
+	for i, f := range first {
+		if !bytes.Equal(f.Text, copies[2*i]) || !bytes.Equal(f.Gzip, copies[2*i+1]) {
+			t.Fatalf("family %s changed under its reader", f.Name)
+		}
+	}
+	release()
 }
