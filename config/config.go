@@ -126,7 +126,7 @@ type Project struct {
 	Collectors []string `yaml:"collectors,omitempty"`
 }
 
-// Defaults. They are exported so the command line help and the README can
+// Defaults. They are exported so the command line help and the docs can
 // quote them instead of repeating the numbers.
 var (
 	DefaultGlobal = Global{

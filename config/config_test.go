@@ -339,11 +339,11 @@ func TestParseWindow(t *testing.T) {
 	}
 }
 
-// TestReadmeExampleIsGoodYML keeps the README's configuration example
-// identical to testdata/good.yml, which the tests above check value by
-// value.
-func TestReadmeExampleIsGoodYML(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+// TestDocsExampleIsGoodYML keeps the configuration example of
+// docs/configuration.md identical to testdata/good.yml, which the tests
+// above check value by value.
+func TestDocsExampleIsGoodYML(t *testing.T) {
+	readme, err := os.ReadFile("../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,6 +356,6 @@ func TestReadmeExampleIsGoodYML(t *testing.T) {
 		body = body[i+1:]
 	}
 	if !strings.Contains(string(readme), "```yaml\n"+body) {
-		t.Fatal("the README's configuration example differs from config/testdata/good.yml; copy it over")
+		t.Fatal("the configuration example in docs/configuration.md differs from config/testdata/good.yml; copy it over")
 	}
 }
