@@ -238,3 +238,36 @@ func TestRepoLinksInRulesAndDashboard(t *testing.T) {
 		t.Error("no link into the repository found in the rules and the dashboard")
 	}
 }
+
+// TestFlagsDocumented checks that docs/configuration.md has a row for
+// every flag of the exporter, and no row for a flag that does not exist.
+func TestFlagsDocumented(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("docs", "configuration.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `--(?:\\[no-\\])?([a-z0-9.-]+)` \\|")
+	documented := map[string]bool{}
+	for _, m := range row.FindAllStringSubmatch(string(b), -1) {
+		documented[m[1]] = true
+	}
+	app := newApp(&flags{})
+	defined := map[string]bool{}
+	for _, f := range app.Model().Flags {
+		if f.Hidden || f.Name == "help" || f.Name == "version" || strings.HasPrefix(f.Name, "help-") || strings.HasPrefix(f.Name, "completion-") {
+			continue
+		}
+		defined[f.Name] = true
+		if !documented[f.Name] {
+			t.Errorf("docs/configuration.md has no row for --%s", f.Name)
+		}
+	}
+	if len(defined) < 10 {
+		t.Fatalf("only %d flags found in newApp", len(defined))
+	}
+	for name := range documented {
+		if !defined[name] {
+			t.Errorf("docs/configuration.md documents --%s, which the exporter does not have", name)
+		}
+	}
+}
