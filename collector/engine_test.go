@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -397,4 +398,51 @@ func TestRenderOutlivesItsReaders(t *testing.T) {
 		}
 	}
 	release()
+}
+
+// A hostile upstream that sends new paths for ever, in pages of the size
+// asked for or far above it, costs bounded memory: pages above the limit
+// are refused, and a walk keeps only what can be exported (max_paths, the
+// most viewed), whatever it reads. The bound asserted is generous; the
+// figure measured is in BENCHMARKS.md.
+func TestEndlessUpstreamMemoryIsBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		rows    int
+		wantUp  float64
+		maxHeap uint64
+	}{
+		{"pages of the limit", 250, 1, 96 << 20},
+		{"pages of 150 000 rows", 150000, 0, 96 << 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n  max_age: 12h\n", "    windows: [24h]\n"),
+				envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 1000}}})
+			e.api.Server.SetFault(mockapi.Fault{EndlessRows: tc.rows})
+			e.refreshEvery(10*time.Minute, 8*6) // 8 hours
+			out := e.gather()
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			grown := after.HeapInuse - min(before.HeapInuse, after.HeapInuse)
+			t.Logf("heap in use grew by %.1f MiB", float64(grown)/(1<<20))
+			if grown > tc.maxHeap {
+				t.Fatalf("heap grew by %d MiB, bound %d MiB", grown>>20, tc.maxHeap>>20)
+			}
+			if got := mustValue(t, out, `mintlify_up{collector="pageviews",project="docs"}`); got != tc.wantUp {
+				t.Fatalf("up = %v, want %v", got, tc.wantUp)
+			}
+			if tc.wantUp == 1 {
+				if n := e.requests(mockapi.EndpointViews); n < 400 {
+					t.Fatalf("only %d pages read: the walk did not go on for ever as meant", n)
+				}
+				if got := mustValue(t, out, `mintlify_page_views_paths{project="docs",window="24h"}`); got > 5000 {
+					t.Fatalf("%v paths exported, max_paths is 5000", got)
+				}
+			}
+			e.expectWithinBudget()
+		})
+	}
 }
