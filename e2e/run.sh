@@ -237,8 +237,8 @@ log "Prometheus has scraped mintlify_up == 1 after ${SECONDS}s"
 
 # ---------------------------------------------------------------- 5. dashboard queries
 step="dashboard queries"
-path=$(promql 'topk(1, mintlify_page_views{job="mintlify", project="docs", window="24h"})' | jq -r '.data.result[0].metric.path // empty')
-[ -n "$path" ] || fail "no mintlify_page_views path for project docs to use as \$path"
+path=$(promql 'topk(1, mintlify_page_views_total{job="mintlify", project="docs"})' | jq -r '.data.result[0].metric.path // empty')
+[ -n "$path" ] || fail "no mintlify_page_views_total path for project docs to use as \$path"
 log "using \$path=$path"
 
 # One JSON object per query: where it comes from and the expression with
