@@ -245,6 +245,7 @@ log "using \$path=$path"
 # the variables replaced as Grafana would for a single selection.
 jq -c --arg instance "$exp_addr" --arg path "$path" '
   def subst: gsub("\\$__rate_interval|\\$\\{__rate_interval\\}"; "1m")
+    | gsub("\\$__range|\\$\\{__range\\}"; "1h")
     | gsub("\\$job\\b|\\$\\{job\\}"; "mintlify")
     | gsub("\\$instance\\b|\\$\\{instance\\}"; $instance)
     | gsub("\\$project\\b|\\$\\{project\\}"; "docs")
