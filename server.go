@@ -20,7 +20,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 
@@ -178,8 +177,8 @@ type server struct {
 	src      *configSource
 	log      *slog.Logger
 	exporter *collector.Exporter
-	registry *prometheus.Registry // the exporter's data
-	self     *prometheus.Registry // Go, process and promhttp metrics
+	registry *prometheus.Registry // every live series: the exporter's bookkeeping, Go, process, promhttp
+	data     *prometheus.Registry // the exporter's data series, for formats not rendered in advance
 
 	reloadMu      sync.Mutex
 	reloadTimeout time.Duration // 0: defaultReloadTimeout
@@ -199,7 +198,7 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 	s := &server{
 		f: f, src: src, log: logger,
 		registry: prometheus.NewRegistry(),
-		self:     prometheus.NewRegistry(),
+		data:     prometheus.NewRegistry(),
 		reloadOK: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "mintlify_exporter_config_last_reload_successful",
 			Help: "1 if the last configuration load or reload succeeded, else 0.",
@@ -239,11 +238,12 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 		return nil, err
 	}
 	s.exporter = exp
-	s.registry.MustRegister(exp, versioncollector.NewCollector(exporterName), s.reloadOK, s.reloadSuccess)
+	s.registry.MustRegister(exp.Live(), versioncollector.NewCollector(exporterName), s.reloadOK, s.reloadSuccess)
+	s.data.MustRegister(exp.Data())
 	s.reloadOK.Set(1)
 	s.reloadSuccess.SetToCurrentTime()
 	if !f.disableSelf {
-		s.self.MustRegister(
+		s.registry.MustRegister(
 			collectors.NewGoCollector(),
 			collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		)
@@ -321,18 +321,7 @@ func (s *server) reload() error {
 
 func (s *server) handler() http.Handler {
 	mux := http.NewServeMux()
-	var gatherer prometheus.Gatherer = s.registry
-	if !s.f.disableSelf {
-		gatherer = prometheus.Gatherers{s.registry, s.self}
-	}
-	var metrics http.Handler = promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{
-		ErrorLog:            slog.NewLogLogger(s.log.Handler(), slog.LevelError),
-		ErrorHandling:       promhttp.ContinueOnError,
-		MaxRequestsInFlight: s.f.maxRequests,
-	})
-	if !s.f.disableSelf {
-		metrics = promhttp.InstrumentMetricHandler(s.self, metrics)
-	}
+	metrics := s.metricsHandler()
 	mux.Handle(s.f.metricsPath, s.scrape(metrics))
 	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -67,24 +67,34 @@ func (p *perWindow) advance(ctx context.Context, ws *windowState, w windowSpec, 
 	return true, nil
 }
 
-func (p *perWindow) series(ws *windowState, w windowSpec) (data, book []prometheus.Metric) {
+func (p *perWindow) series(ws *windowState, w windowSpec) []prometheus.Metric {
 	if ws.DataTime.IsZero() {
-		return nil, nil
+		return nil
 	}
 	if !w.month {
-		return p.build(ws, w.label), nil
+		return p.build(ws, w.label)
 	}
 	if ws.Range == nil || p.counters == nil {
-		return nil, nil
+		return nil
 	}
-	fallback := prometheus.MustNewConstMetric(descDateFallback, prometheus.GaugeValue, boolFloat(!ws.Range.Days), p.collector, p.project)
-	data, book = p.counters(ws, ws.Range.From)
-	return data, append(book, fallback)
+	data, _ := p.counters(ws, ws.Range.From)
+	return data
 }
 
 // counter is a month-to-date counter created at the start of the month.
 func counter(desc *prometheus.Desc, v float64, created time.Time, labels ...string) prometheus.Metric {
 	return prometheus.MustNewConstMetricWithCreatedTimestamp(desc, prometheus.CounterValue, v, created, labels...)
+}
+
+// bookkeeping is the month window's: whether the date fallback is in
+// use. Windows have none.
+func (p *perWindow) bookkeeping(ws *windowState, w windowSpec) []prometheus.Metric {
+	if !w.month || ws.DataTime.IsZero() || ws.Range == nil || p.counters == nil {
+		return nil
+	}
+	_, book := p.counters(ws, ws.Range.From)
+	fallback := prometheus.MustNewConstMetric(descDateFallback, prometheus.GaugeValue, boolFloat(!ws.Range.Days), p.collector, p.project)
+	return append(book, fallback)
 }
 
 func newFeedback(project, id string, c *mintlify.Client, filter pathFilter) *perWindow {
@@ -120,7 +130,8 @@ func newFeedback(project, id string, c *mintlify.Client, filter pathFilter) *per
 			if page == nil {
 				return nil, nil
 			}
-			book = []prometheus.Metric{prometheus.MustNewConstMetric(descFeedbackTruncated, prometheus.GaugeValue, boolFloat(page.HasMore), project, monthWindow.label)}
+			// Data like the windows' flag: a family is data or live, not both.
+			data = []prometheus.Metric{prometheus.MustNewConstMetric(descFeedbackTruncated, prometheus.GaugeValue, boolFloat(page.HasMore), project, monthWindow.label)}
 			seen := map[string]bool{}
 			for _, row := range page.Rows {
 				if seen[row.Path] || !filter.allowed(row.Path) {

@@ -78,11 +78,14 @@ type Exporter struct {
 
 	mu   sync.RWMutex
 	plan *plan
+
+	render renderCache
 }
 
 // plan is what one config makes: keys, each with the units that spend its
 // organization's budget, and the agent-job pollers, which do not.
 type plan struct {
+	gen   uint64 // counts the configs applied: renders are tied to one
 	keys  []*keyState
 	units []*unit // every analytics unit, in config order
 	jobs  []*jobsUnit
@@ -331,6 +334,9 @@ func (e *Exporter) adopt(b *builder) {
 	}
 	e.saved = nil // claimed: a later reload starts new units afresh
 	e.mu.Lock()
+	if e.plan != nil {
+		p.gen = e.plan.gen + 1
+	}
 	e.plan = p
 	e.mu.Unlock()
 }
@@ -437,12 +443,26 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-// Collect emits the cache. It does no I/O.
+// Collect emits the cache, data and bookkeeping alike. It does no I/O.
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
+	e.collect(ch, true, true)
+}
+
+// collect emits the live series (health, bookkeeping, budget, jobs) and
+// the data series (what the analytics units fetched), as asked.
+func (e *Exporter) collect(ch chan<- prometheus.Metric, live, data bool) {
 	p := e.current()
 	now := e.clock.Now()
 	for _, u := range p.units {
-		u.collect(ch, now)
+		if live {
+			u.collect(ch, now, false)
+		}
+		if data {
+			u.collect(ch, now, true)
+		}
+	}
+	if !live {
+		return
 	}
 	for _, j := range p.jobs {
 		j.collect(ch, now)

@@ -29,7 +29,7 @@ func FuzzPathLabel(f *testing.F) {
 		if want := 1 + int(boolFloat(p.filter.allowed(path))); exported != want {
 			t.Fatalf("exported %d rows, want %d", exported, want)
 		}
-		data, book := p.series(ws, w)
+		data, book := p.series(ws, w), p.bookkeeping(ws, w)
 		reg := prometheus.NewPedanticRegistry()
 		reg.MustRegister(collectorFunc(func(ch chan<- prometheus.Metric) {
 			for _, m := range append(data, book...) {

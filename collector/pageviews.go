@@ -145,13 +145,10 @@ func (p *pageViews) advance(ctx context.Context, ws *windowState, w windowSpec, 
 
 // series builds the window's page and site series from its last complete
 // walk or, before the first one completes, from the walk in progress.
-func (p *pageViews) series(ws *windowState, w windowSpec) (data, book []prometheus.Metric) {
-	walk := ws.Data
+func (p *pageViews) series(ws *windowState, w windowSpec) []prometheus.Metric {
+	walk := shown(ws)
 	if walk == nil {
-		walk = ws.Walk
-	}
-	if walk == nil || walk.Requests == 0 {
-		return nil, nil
+		return nil
 	}
 	descPage, descSite := p.descs()
 	project := labelPair("project", p.project)
@@ -207,7 +204,20 @@ func (p *pageViews) series(ws *windowState, w windowSpec) (data, book []promethe
 	case other > 0:
 		samples = append(samples, site(other, labelPair("traffic", trafficOther)))
 	}
-	return samples, p.bookkeeping(ws, walk, len(keep), w)
+	return samples
+}
+
+// shown is the walk whose rows are exported: the last complete one, or
+// the one in progress until one completes; nil if none read a page.
+func shown(ws *windowState) *mintlify.Walk {
+	walk := ws.Data
+	if walk == nil {
+		walk = ws.Walk
+	}
+	if walk == nil || walk.Requests == 0 {
+		return nil
+	}
+	return walk
 }
 
 // exported applies the current filter and max_paths to a walk's rows (a
@@ -238,10 +248,12 @@ func (p *pageViews) exported(data *mintlify.Walk) []mintlify.PageViewRow {
 
 // bookkeeping are the walk's figures (page views only). They are shown
 // even when the data is older than max_age, so a stuck walk can be seen.
-func (p *pageViews) bookkeeping(ws *windowState, data *mintlify.Walk, exported int, w windowSpec) []prometheus.Metric {
-	if p.kind == mintlify.Visitors {
+func (p *pageViews) bookkeeping(ws *windowState, w windowSpec) []prometheus.Metric {
+	data := shown(ws)
+	if p.kind == mintlify.Visitors || data == nil {
 		return nil
 	}
+	exported := len(p.exported(data))
 	truncated := data.Truncated || ws.Data == nil
 	remaining := 0
 	if ws.Walk != nil {

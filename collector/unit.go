@@ -64,8 +64,12 @@ func (h *health) fail(reason string) bool {
 	return first
 }
 
+func (h *health) fresh(now time.Time, maxAge time.Duration) bool {
+	return !h.LastSuccess.IsZero() && now.Sub(h.LastSuccess) <= maxAge
+}
+
 func (h *health) emit(ch chan<- prometheus.Metric, collector, project string, now time.Time, maxAge, interval time.Duration) (fresh bool) {
-	fresh = !h.LastSuccess.IsZero() && now.Sub(h.LastSuccess) <= maxAge
+	fresh = h.fresh(now, maxAge)
 	lv := []string{collector, project}
 	ch <- prometheus.MustNewConstMetric(descUp, prometheus.GaugeValue, boolFloat(fresh && !h.Failed), lv...)
 	if !h.LastSuccess.IsZero() {
@@ -145,9 +149,11 @@ type source interface {
 	cost(ws *windowState) int
 	// advance fetches for the window; done reports that new data landed.
 	advance(ctx context.Context, ws *windowState, w windowSpec, now time.Time) (done bool, err error)
-	// series are the window's data series, built with the unit's labels,
-	// and its bookkeeping series, shown even when the data is stale.
-	series(ws *windowState, w windowSpec) (data, book []prometheus.Metric)
+	// series are the window's data series, built with the unit's labels.
+	series(ws *windowState, w windowSpec) []prometheus.Metric
+	// bookkeeping are series about the window's walk, shown even when the
+	// data is stale.
+	bookkeeping(ws *windowState, w windowSpec) []prometheus.Metric
 }
 
 // unit is one analytics collector of one project under the current
@@ -162,10 +168,9 @@ type unit struct {
 	log     *slog.Logger
 	state   *unitState
 
-	mu      sync.Mutex
-	built   []prometheus.Metric // data series of state version builtAt
-	book    []prometheus.Metric // bookkeeping series of the same version
-	builtAt int
+	mu     sync.Mutex
+	book   []prometheus.Metric // bookkeeping series of state version bookAt
+	bookAt int
 }
 
 func (u *unit) interval() time.Duration {
@@ -351,15 +356,13 @@ func outage(reason string) bool {
 	return reason == reasonServerError || reason == reasonTimeout || reason == reasonOther
 }
 
-// collect emits the unit's health and data.
-func (u *unit) collect(ch chan<- prometheus.Metric, now time.Time) {
+// collect emits the unit's health and bookkeeping (live) and, when
+// data is true, its data series instead.
+func (u *unit) collect(ch chan<- prometheus.Metric, now time.Time, data bool) {
 	s := u.state
 	s.mu.Lock()
 	h := s.health
-	h.FailCounts = make(map[string]float64, len(s.health.FailCounts))
-	for k, v := range s.health.FailCounts {
-		h.FailCounts[k] = v
-	}
+	h.FailCounts = cloneCounts(s.health.FailCounts)
 	lastData := time.Time{}
 	for _, w := range u.windows {
 		ws := s.window(w)
@@ -377,36 +380,75 @@ func (u *unit) collect(ch chan<- prometheus.Metric, now time.Time) {
 		// truncated) as soon as they are paid for.
 		h.LastSuccess = lastData
 	}
-	fresh := h.emit(ch, u.src.name(), u.project, now, u.timing.maxAge, u.interval())
-	data, book := u.series()
-	if fresh {
-		for _, m := range data {
-			ch <- m
+	if data {
+		if h.fresh(now, u.timing.maxAge) {
+			for _, m := range u.series(false) {
+				ch <- m
+			}
 		}
+		return
 	}
-	for _, m := range book {
+	h.emit(ch, u.src.name(), u.project, now, u.timing.maxAge, u.interval())
+	for _, m := range u.series(true) {
 		ch <- m
 	}
 }
 
-// series returns the data and bookkeeping series, rebuilt only when the
-// data changed.
-func (u *unit) series() (data, book []prometheus.Metric) {
+// fresh is what decides whether the data series are shown.
+func (u *unit) fresh(now time.Time) bool {
+	s := u.state
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	last := s.health.LastSuccess
+	if last.IsZero() {
+		for _, w := range u.windows {
+			ws := s.window(w)
+			t := ws.DataTime
+			if t.IsZero() && ws.Walk != nil {
+				t = ws.Progress
+			}
+			if !t.IsZero() && (last.IsZero() || t.Before(last)) {
+				last = t
+			}
+		}
+	}
+	return !last.IsZero() && now.Sub(last) <= u.timing.maxAge
+}
+
+// series builds the data series (or, with book, the bookkeeping series)
+// from the state. Data is built when asked for, not kept: the exporter
+// keeps the rendered exposition instead (see render.go). Bookkeeping is
+// small and asked for on every scrape: it is kept until the data changes.
+func (u *unit) series(book bool) []prometheus.Metric {
 	s := u.state
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if u.built != nil && u.builtAt == s.version {
-		return u.built, u.book
+	if book && u.book != nil && u.bookAt == s.version {
+		return u.book
 	}
-	data, book = []prometheus.Metric{}, []prometheus.Metric{}
+	out := []prometheus.Metric{}
 	for _, w := range u.windows {
-		d, b := u.src.series(s.window(w), w)
-		data, book = append(data, d...), append(book, b...)
+		if book {
+			out = append(out, u.src.bookkeeping(s.window(w), w)...)
+		} else {
+			out = append(out, u.src.series(s.window(w), w)...)
+		}
 	}
-	u.built, u.book, u.builtAt = data, book, s.version
-	return data, book
+	if book {
+		u.book, u.bookAt = out, s.version
+	}
+	return out
+}
+
+// dataVersion identifies the unit's data as shown at now: it changes when
+// data lands and when the data goes stale.
+func (u *unit) dataVersion(now time.Time) (int, bool) {
+	fresh := u.fresh(now)
+	u.state.mu.Lock()
+	defer u.state.mu.Unlock()
+	return u.state.version, fresh
 }
 
 func boolFloat(b bool) float64 {

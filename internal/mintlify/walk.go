@@ -151,11 +151,16 @@ func (c *Client) Continue(ctx context.Context, projectID string, w *Walk, o Walk
 		w.Truncated = true
 	}
 	w.trim(o.MaxRows)
-	w.Seen = w.Seen[:0]
-	for h := range w.seen {
-		w.Seen = append(w.Seen, h)
+	if w.Done() {
+		// The hashes only serve a walk that goes on: a done walk is data.
+		w.Seen, w.seen = nil, nil
+	} else {
+		w.Seen = w.Seen[:0]
+		for h := range w.seen {
+			w.Seen = append(w.Seen, h)
+		}
+		slices.Sort(w.Seen)
 	}
-	slices.Sort(w.Seen)
 	if r.err != nil {
 		return r.err
 	}
