@@ -283,8 +283,10 @@ func BenchmarkProcessRSS(b *testing.B) {
 		for range 100 {
 			get(true)
 		}
-		rss := processRSS(b, cmd.Process.Pid)
+		rss := processRSS(b, cmd.Process.Pid, "VmRSS:")
 		b.ReportMetric(float64(rss)/(1<<20), "rss_MiB")
+		b.ReportMetric(float64(processRSS(b, cmd.Process.Pid, "RssAnon:"))/(1<<20), "rss_anon_MiB")
+		b.ReportMetric(float64(processRSS(b, cmd.Process.Pid, "RssFile:"))/(1<<20), "rss_file_MiB")
 		b.ReportMetric(float64(len(plain))/(1<<20), "exposition_MiB")
 		b.ReportMetric(float64(rss)/float64(len(plain)), "x_exposition")
 		_ = cmd.Process.Kill()
@@ -307,14 +309,14 @@ func listenAddress(b *testing.B, stderr io.Reader) string {
 	return ""
 }
 
-// processRSS is VmRSS of pid, in bytes.
-func processRSS(b *testing.B, pid int) int64 {
+// processRSS is a field of /proc/pid/status (VmRSS:, RssAnon:, …), in bytes.
+func processRSS(b *testing.B, pid int, field string) int64 {
 	f, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, l := range strings.Split(string(f), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(l, field); ok {
 			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 			if err != nil {
 				b.Fatal(err)
@@ -322,6 +324,6 @@ func processRSS(b *testing.B, pid int) int64 {
 			return kb << 10
 		}
 	}
-	b.Fatal("no VmRSS")
+	b.Fatal("no " + field)
 	return 0
 }

@@ -50,9 +50,9 @@ func checkConfig(ctx context.Context, f *flags, stdout, stderr io.Writer) int {
 		return invalid(err)
 	}
 	var errs []error
-	for _, k := range cfg.Keys {
+	for i, k := range cfg.Keys {
 		if err := mintlify.ValidateKey(keys[k.Name].Reveal()); err != nil {
-			errs = append(errs, fmt.Errorf("key %q: %w", k.Name, err))
+			errs = append(errs, cfg.KeyError(i, err))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

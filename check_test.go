@@ -68,6 +68,71 @@ projects:
 	}
 }
 
+// TestConfigCheckKeyErrorsLocated: keys that cannot be read, or are not
+// admin keys, are located in the file like its other mistakes, at start
+// and under --config.check alike.
+func TestConfigCheckKeyErrorsLocated(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no-such-key")
+	dsc := filepath.Join(dir, "dsc-key")
+	if err := os.WriteFile(dsc, []byte("mint_dsc_checkassistantkey\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "keys.yml")
+	if err := os.WriteFile(cfg, []byte(`keys:
+  - name: lost
+    api_key_file: no-such-key
+  - name: assistant
+    api_key_file: dsc-key
+projects:
+  - id: p1
+    key: lost
+  - id: p2
+    key: assistant
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if rc := run([]string{"--config.file", cfg, "--config.check"}, &out, &errb); rc != 1 {
+		t.Fatalf("exit %d, want 1: %s", rc, errb.String())
+	}
+	want := []string{
+		cfg + `: line 3: keys[0] "lost": reading api_key_file: open ` + missing,
+		"mintlify_exporter: the configuration is NOT valid (1 problem)",
+	}
+	checkLines(t, errb.String(), want)
+
+	// With the file readable, the key of the wrong type is located too.
+	if err := os.WriteFile(missing, []byte(mainTestKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	errb.Reset()
+	if rc := run([]string{"--config.file", cfg, "--config.check"}, &out, &errb); rc != 1 {
+		t.Fatalf("exit %d, want 1: %s", rc, errb.String())
+	}
+	checkLines(t, errb.String(), []string{
+		cfg + `: line 5: keys[1] "assistant": `,
+		"mintlify_exporter: the configuration is NOT valid (1 problem)",
+	})
+	if out.Len() != 0 {
+		t.Errorf("stdout %q, want nothing", out.String())
+	}
+}
+
+// checkLines checks that text has one line per want, each starting with it.
+func checkLines(t *testing.T, text string, want []string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("got %d lines:\n%s\nwant %d:\n%s", len(lines), text, len(want), strings.Join(want, "\n"))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d = %q, want it to start with %q", i+1, lines[i], w)
+		}
+	}
+}
+
 // TestConfigCheckOnline: --config.check-online reads a job that does not
 // exist in each project: 404 passes, 401 and 403 fail with what to do, and
 // no analytics call is made.

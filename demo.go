@@ -25,7 +25,7 @@ const (
 	// --mintlify.api-url=http://localhost:10491/-/demo/api
 	demoAPIPath = "/-/demo/api"
 	// demoAPIKey is the simulated API's only key, fixed and public so the
-	// README's commands work as written. It is worth nothing anywhere else.
+	// documented commands (docs/jobs.md) work as written. It is worth nothing anywhere else.
 	demoAPIKey = "mint_demo_public_key"
 	// demoPagePath explains the demo: the simulated API and fail-job.
 	demoPagePath = "/-/demo/"

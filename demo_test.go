@@ -47,7 +47,7 @@ func demoServer(t *testing.T, args ...string) *httptest.Server {
 }
 
 // TestDemoJobsCommand drives the jobs command against a running demo
-// through the documented URL and key, as the README's worked example does.
+// through the documented URL and key, as the worked example in docs/jobs.md does.
 func TestDemoJobsCommand(t *testing.T) {
 	track := filepath.Join(t.TempDir(), "jobs.txt")
 	ts := demoServer(t, "--mintlify.tracked-jobs-file="+track)

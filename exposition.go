@@ -57,7 +57,8 @@ func (s *server) writeText(w http.ResponseWriter, r *http.Request, format expfmt
 			return
 		}
 	}
-	data, err := s.exporter.Rendered(format)
+	data, release, err := s.exporter.Rendered(format)
+	defer release()
 	if err != nil {
 		s.log.Error("error rendering the cached series", "err", err)
 		data = nil // the live series still go out

@@ -14,7 +14,7 @@ import (
 )
 
 // TestJobsExitCodes runs one case of every class of outcome of the jobs
-// command and checks the exit status the README and --help document:
+// command and checks the exit status docs/jobs.md and --help document:
 // 0 success; 1 an API error, a file that cannot be read or written, or the
 // watched job failed; 2 a bad command line or input (nothing sent);
 // 3 watch timed out.

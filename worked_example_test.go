@@ -14,7 +14,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
-// TestJobsWorkedExample follows the README's agent-job walk-through: create
+// TestJobsWorkedExample follows the agent-job walk-through of docs/jobs.md: create
 // a job with --track, see the exporter pick it up from the tracked-jobs
 // file without a reload, and see it finish with its pull request.
 func TestJobsWorkedExample(t *testing.T) {

@@ -1,17 +1,20 @@
 package collector_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
@@ -398,5 +401,87 @@ func TestStateFileHoldsNoKey(t *testing.T) {
 	}
 	if strings.Contains(string(b), testKey) || strings.Contains(string(b), url.QueryEscape(testKey)) || strings.Contains(string(b), `"acme"`) {
 		t.Fatal("the state file holds the key or its name")
+	}
+}
+
+// A render replaced while a scrape still writes it stays intact until
+// that scrape releases it (its bytes live off the heap and are freed by
+// hand: freed too early, reading them would crash the process).
+func TestRenderOutlivesItsReaders(t *testing.T) {
+	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 600}}})
+	e.scrape()
+	format := expfmt.NewFormat(expfmt.TypeTextPlain)
+	first, release, err := e.exp.Rendered(format)
+	if err != nil || len(first) == 0 {
+		t.Fatalf("no render: %v", err)
+	}
+	var copies [][]byte
+	for _, f := range first {
+		copies = append(copies, bytes.Clone(f.Text), bytes.Clone(f.Gzip))
+	}
+	again, releaseAgain, _ := e.exp.Rendered(format)
+	if &again[0].Text[0] != &first[0].Text[0] {
+		t.Fatal("rendered again although nothing changed")
+	}
+	releaseAgain()
+	e.clock.Advance(4 * time.Hour) // the data goes stale, then a refresh lands
+	e.scrape()
+	second, releaseSecond, _ := e.exp.Rendered(format)
+	defer releaseSecond()
+	if len(second) > 0 && &second[0].Text[0] == &first[0].Text[0] {
+		t.Fatal("not rendered again after the data changed")
+	}
+	for i, f := range first {
+		if !bytes.Equal(f.Text, copies[2*i]) || !bytes.Equal(f.Gzip, copies[2*i+1]) {
+			t.Fatalf("family %s changed under its reader", f.Name)
+		}
+	}
+	release()
+}
+
+// A hostile upstream that sends new paths for ever, in pages of the size
+// asked for or far above it, costs bounded memory: pages above the limit
+// are refused, and a walk keeps only what can be exported (max_paths, the
+// most viewed), whatever it reads. The bound asserted is generous; the
+// figure measured is in BENCHMARKS.md.
+func TestEndlessUpstreamMemoryIsBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		rows    int
+		wantUp  float64
+		maxHeap uint64
+	}{
+		{"pages of the limit", 250, 1, 96 << 20},
+		{"pages of 150 000 rows", 150000, 0, 96 << 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n  max_age: 12h\n", ""),
+				envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 1000}}})
+			e.api.Server.SetFault(mockapi.Fault{EndlessRows: tc.rows})
+			e.refreshEvery(10*time.Minute, 8*6) // 8 hours
+			out := e.gather()
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			grown := after.HeapInuse - min(before.HeapInuse, after.HeapInuse)
+			t.Logf("heap in use grew by %.1f MiB", float64(grown)/(1<<20))
+			if grown > tc.maxHeap {
+				t.Fatalf("heap grew by %d MiB, bound %d MiB", grown>>20, tc.maxHeap>>20)
+			}
+			if got := mustValue(t, out, `mintlify_up{collector="pageviews",project="docs"}`); got != tc.wantUp {
+				t.Fatalf("up = %v, want %v", got, tc.wantUp)
+			}
+			if tc.wantUp == 1 {
+				if n := e.requests(mockapi.EndpointViews); n < 400 {
+					t.Fatalf("only %d pages read: the walk did not go on for ever as meant", n)
+				}
+				if got := mustValue(t, out, `mintlify_page_views_paths{project="docs",window="month"}`); got > 5000 {
+					t.Fatalf("%v paths exported, max_paths is 5000", got)
+				}
+			}
+			e.expectWithinBudget()
+		})
 	}
 }

@@ -145,9 +145,9 @@ func (e *Exporter) Apply(cfg *config.Config) error {
 	defer e.storeMu.Unlock()
 	b := &builder{e: e, cfg: cfg, secrets: secrets, orgs: map[string]*org{}, states: map[unitID]*unitState{},
 		keys: map[string]*keyState{}, plan: &plan{}}
-	for _, k := range cfg.Keys {
+	for i, k := range cfg.Keys {
 		if err := b.key(k); err != nil {
-			return err
+			return cfg.KeyError(i, err)
 		}
 	}
 	for _, pr := range cfg.Projects {
@@ -200,7 +200,8 @@ func (b *builder) state(id unitID) *unitState {
 	return s
 }
 
-// key builds a key's clients and finds its organization.
+// key builds a key's clients and finds its organization. Its errors do
+// not name the key: Apply puts them in the form of a config error.
 func (b *builder) key(k config.Key) error {
 	g := b.cfg.Global
 	co := mintlify.Options{
@@ -215,20 +216,20 @@ func (b *builder) key(k config.Key) error {
 	}
 	jobs, err := mintlify.New(co)
 	if err != nil {
-		return fmt.Errorf("key %q: %w", k.Name, err)
+		return err
 	}
 	// Analytics calls retry once at most: every attempt is charged to the
 	// hourly budget.
 	co.MaxRetries = 1
 	client, err := mintlify.New(co)
 	if err != nil {
-		return fmt.Errorf("key %q: %w", k.Name, err)
+		return err
 	}
 	ks := &keyState{name: k.Name, client: client, jobs: jobs, limit: k.EffectiveBudget(), weights: g.CollectorWeights,
 		org: b.org(fingerprint(b.secrets[k.Name].Reveal()), k.EffectiveBudget())}
 	for _, other := range b.plan.keys {
 		if other.org == ks.org {
-			return fmt.Errorf("keys %q and %q hold the same API key; list it once and point both projects at it", other.name, k.Name)
+			return fmt.Errorf("holds the same API key as key %q; list it once and point both projects at it", other.name)
 		}
 	}
 	b.keys[k.Name] = ks

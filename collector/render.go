@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/offheap"
 )
 
 // The data series (page views, visitors, feedback, searches, assistant)
@@ -48,23 +51,67 @@ func (c dataCollector) Describe(ch chan<- *prometheus.Desc) { c.e.Describe(ch) }
 func (c dataCollector) Collect(ch chan<- prometheus.Metric) { c.e.collect(ch, false, true) }
 
 type renderCache struct {
-	mu   sync.Mutex
-	key  string
-	fams []Family
-	reg  *prometheus.Registry // holds dataCollector
+	mu  sync.Mutex
+	key string
+	cur *renderSet
+	reg *prometheus.Registry // holds dataCollector
+}
+
+// renderSet is one render: its families' bytes live off the Go heap (see
+// internal/offheap), in one buffer for the text and one for the gzip
+// members, and are freed once a newer render replaced it and no scrape
+// still writes them.
+type renderSet struct {
+	fams     []Family
+	text, gz *offheap.Buffer
+	readers  int  // scrapes writing from it; guarded by renderCache.mu
+	replaced bool // a newer render took its place
+}
+
+func (r *renderSet) free() {
+	r.text.Free()
+	r.gz.Free()
+	r.fams = nil
 }
 
 // Rendered returns the data families encoded in format, sorted by name,
 // rendering them again only if the data changed since the last call (a
-// refresh landed, data went stale, a reload) or the format differs.
-func (e *Exporter) Rendered(format expfmt.Format) ([]Family, error) {
+// refresh landed, data went stale, a reload) or the format differs. The
+// caller must call release once it has written them.
+func (e *Exporter) Rendered(format expfmt.Format) (fams []Family, release func(), err error) {
 	key := e.renderKey(format)
 	c := &e.render
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.fams != nil && c.key == key {
-		return c.fams, nil
+	if c.cur == nil || c.key != key {
+		set, err := e.renderData(format)
+		if err != nil {
+			return nil, func() {}, err
+		}
+		if old := c.cur; old != nil {
+			old.replaced = true
+			if old.readers == 0 {
+				old.free()
+			}
+		}
+		c.cur, c.key = set, key
 	}
+	set := c.cur
+	set.readers++
+	return set.fams, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		set.readers--
+		if set.replaced && set.readers == 0 {
+			set.free()
+		}
+	}, nil
+}
+
+// renderData gathers the data series and encodes each family, plain and
+// as a gzip member. The caller holds c.mu.
+func (e *Exporter) renderData(format expfmt.Format) (*renderSet, error) {
+	c := &e.render
 	if c.reg == nil {
 		c.reg = prometheus.NewRegistry()
 		c.reg.MustRegister(e.Data())
@@ -73,28 +120,50 @@ func (e *Exporter) Rendered(format expfmt.Format) ([]Family, error) {
 	if err != nil {
 		return nil, err
 	}
-	fams := make([]Family, 0, len(mfs))
-	var buf bytes.Buffer
+	var text, gz bytes.Buffer
+	type span struct {
+		name           string
+		t0, t1, g0, g1 int
+	}
+	spans := make([]span, 0, len(mfs))
 	zw := gzip.NewWriter(nil)
 	for _, mf := range mfs {
-		buf.Reset()
-		if err := expfmt.NewEncoder(&buf, format).Encode(mf); err != nil {
+		sp := span{name: mf.GetName(), t0: text.Len(), g0: gz.Len()}
+		if err := expfmt.NewEncoder(&text, format).Encode(mf); err != nil {
 			return nil, fmt.Errorf("encoding %s: %w", mf.GetName(), err)
 		}
-		text := bytes.Clone(buf.Bytes())
-		var gz bytes.Buffer
+		sp.t1 = text.Len()
 		zw.Reset(&gz)
-		if _, err := zw.Write(text); err != nil {
+		if _, err := zw.Write(text.Bytes()[sp.t0:sp.t1]); err != nil {
 			return nil, err
 		}
 		if err := zw.Close(); err != nil {
 			return nil, err
 		}
-		fams = append(fams, Family{Name: mf.GetName(), Text: text, Gzip: bytes.Clone(gz.Bytes())})
+		sp.g1 = gz.Len()
+		spans = append(spans, sp)
 	}
-	c.key, c.fams = key, fams
-	return fams, nil
+	mfs = nil
+	set := &renderSet{text: offheap.Copy(text.Bytes()), gz: offheap.Copy(gz.Bytes())}
+	tb, gb := set.text.Bytes(), set.gz.Bytes()
+	for _, sp := range spans {
+		set.fams = append(set.fams, Family{Name: sp.name, Text: tb[sp.t0:sp.t1:sp.t1], Gzip: gb[sp.g0:sp.g1:sp.g1]})
+	}
+	if text.Len() > freeAfterBytes {
+		// Rendering a big site leaves garbage several times the size of
+		// its exposition (the series built to encode it). It happens once
+		// per data change, minutes apart: hand that memory back to the OS
+		// now rather than keep the process at its peak until the
+		// scavenger gets to it.
+		text, gz = bytes.Buffer{}, bytes.Buffer{}
+		debug.FreeOSMemory()
+	}
+	return set, nil
 }
+
+// freeAfterBytes is the rendered size above which a render is followed by
+// returning the freed memory to the OS.
+const freeAfterBytes = 4 << 20
 
 // renderKey names the data as shown now: the plan (a reload changes
 // labels and filters), each unit's data version and freshness, and the

@@ -26,6 +26,13 @@ type Config struct {
 	Global   Global    `yaml:"global"`
 	Keys     []Key     `yaml:"keys"`
 	Projects []Project `yaml:"projects"`
+
+	// Where the configuration came from, for the errors found after
+	// Parse (reading a key, checking its type): the file LoadFile read,
+	// and the line of each key's api_key_file or api_key_env (keyLines[i]
+	// for Keys[i]). Empty for a configuration built in code (Single).
+	file     string
+	keyLines []int
 }
 
 // Global holds the settings shared by every key and project.
@@ -129,7 +136,7 @@ type Project struct {
 	Collectors []string `yaml:"collectors,omitempty"`
 }
 
-// Defaults. They are exported so the command line help and the README can
+// Defaults. They are exported so the command line help and the docs can
 // quote them instead of repeating the numbers.
 var (
 	DefaultGlobal = Global{
@@ -255,8 +262,17 @@ func Parse(data []byte) (*Config, error) {
 	strict := yaml.NewDecoder(bytes.NewReader(data))
 	strict.KnownFields(true)
 	c := &Config{}
+	idx := indexNodes(top)
 	if err := strict.Decode(c); err != nil {
-		return nil, indexNodes(top).describe(err)
+		return nil, idx.describe(err)
+	}
+	c.keyLines = make([]int, len(c.Keys))
+	for i, k := range c.Keys {
+		field := "api_key_env"
+		if k.APIKeyFile != "" {
+			field = "api_key_file"
+		}
+		c.keyLines[i] = idx.lineOf(fmt.Sprintf("keys[%d].%s", i, field))
 	}
 	return c, nil
 }
@@ -284,6 +300,7 @@ func LoadFile(path string) (*Config, error) {
 		}
 		return filepath.Join(dir, p)
 	}
+	c.file = path
 	c.Global.TrackedJobsFile = rel(c.Global.TrackedJobsFile)
 	for i := range c.Keys {
 		c.Keys[i].APIKeyFile = rel(c.Keys[i].APIKeyFile)

@@ -343,11 +343,11 @@ func TestParseWindow(t *testing.T) {
 	}
 }
 
-// TestReadmeExampleIsGoodYML keeps the README's configuration example
-// identical to testdata/good.yml, which the tests above check value by
-// value.
-func TestReadmeExampleIsGoodYML(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+// TestDocsExampleIsGoodYML keeps the configuration example of
+// docs/configuration.md identical to testdata/good.yml, which the tests
+// above check value by value.
+func TestDocsExampleIsGoodYML(t *testing.T) {
+	readme, err := os.ReadFile("../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,6 +360,74 @@ func TestReadmeExampleIsGoodYML(t *testing.T) {
 		body = body[i+1:]
 	}
 	if !strings.Contains(string(readme), "```yaml\n"+body) {
-		t.Fatal("the README's configuration example differs from config/testdata/good.yml; copy it over")
+		t.Fatal("the configuration example in docs/configuration.md differs from config/testdata/good.yml; copy it over")
+	}
+}
+
+// TestEveryFieldDocumented walks the configuration's types and checks that
+// the example of docs/configuration.md sets every field (so the comment
+// beside it documents it), at the right depth.
+func TestEveryFieldDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields []string
+	var walk func(prefix string, typ reflect.Type)
+	walk = func(prefix string, typ reflect.Type) {
+		for typ.Kind() == reflect.Slice || typ.Kind() == reflect.Pointer {
+			typ = typ.Elem()
+		}
+		if typ.Kind() != reflect.Struct {
+			return
+		}
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			fields = append(fields, prefix+name)
+			walk(prefix+name+".", f.Type)
+		}
+	}
+	walk("", reflect.TypeOf(Config{}))
+	if len(fields) < 30 {
+		t.Fatalf("only %d fields found: %v", len(fields), fields)
+	}
+	// The example is YAML: decode it into nested maps and look each dotted
+	// field up, in the first or any list element.
+	start := strings.Index(string(doc), "```yaml\n")
+	if start < 0 {
+		t.Fatal("docs/configuration.md has no YAML example")
+	}
+	body := string(doc)[start+len("```yaml\n"):]
+	body = body[:strings.Index(body, "```")]
+	var example map[string]any
+	if err := yaml.Unmarshal([]byte(body), &example); err != nil {
+		t.Fatal(err)
+	}
+	var has func(v any, path []string) bool
+	has = func(v any, path []string) bool {
+		if len(path) == 0 {
+			return true
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			child, ok := v[path[0]]
+			return ok && has(child, path[1:])
+		case []any:
+			for _, e := range v {
+				if has(e, path) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, f := range fields {
+		if !has(example, strings.Split(f, ".")) {
+			t.Errorf("the example of docs/configuration.md does not set %s", f)
+		}
 	}
 }

@@ -27,7 +27,10 @@ type fieldError struct {
 	at      string
 	subject string
 	msg     string
+	cause   error // what msg says, when it came from elsewhere (KeyError)
 }
+
+func (e *fieldError) Unwrap() error { return e.cause }
 
 func (e *fieldError) Error() string {
 	s := e.msg

@@ -33,7 +33,7 @@ func (c *Config) ResolveKeys(getenv func(string) string) (map[string]secret.Secr
 	for i, k := range c.Keys {
 		v, err := k.Read(getenv)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", subject("keys", i, k.Name), err))
+			errs = append(errs, c.KeyError(i, err))
 			continue
 		}
 		out[k.Name] = v
@@ -42,6 +42,22 @@ func (c *Config) ResolveKeys(getenv func(string) string) (map[string]secret.Secr
 		return nil, err
 	}
 	return out, nil
+}
+
+// KeyError names Keys[i] in err the way the errors of Parse and LoadFile
+// name a setting: "file: line N: keys[i] "name": ...", with the file and
+// the line of the key's api_key_file or api_key_env when the configuration
+// came from one, so that a key that cannot be read, or is of the wrong
+// type, is found like any other mistake of the file.
+func (c *Config) KeyError(i int, err error) error {
+	e := &fieldError{subject: subject("keys", i, c.Keys[i].Name), msg: err.Error(), cause: err}
+	if i < len(c.keyLines) {
+		e.line = c.keyLines[i]
+	}
+	if c.file != "" {
+		return fmt.Errorf("%s: %w", c.file, e)
+	}
+	return e
 }
 
 // Read reads the key from its file or environment variable (getenv), with

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -105,5 +106,76 @@ func TestResolveKeysDefaultsToEnviron(t *testing.T) {
 	keys, err := c.ResolveKeys(nil)
 	if err != nil || keys["a"].Reveal() != envValue {
 		t.Fatalf("ResolveKeys(nil) = %v, %v", keys, err)
+	}
+}
+
+// TestKeyErrorsLocated: a key that cannot be read is reported like any
+// other mistake of the file, "file: line N: keys[i] "name": ...", with the
+// line of its api_key_file or api_key_env; every failing key on its own
+// line, in line order.
+func TestKeyErrorsLocated(t *testing.T) {
+	dir := t.TempDir()
+	blank := filepath.Join(dir, "blank")
+	if err := os.WriteFile(blank, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing")
+	path := filepath.Join(dir, "mintlify.yml")
+	data := fmt.Sprintf(`keys:
+  - name: acme
+    api_key_file: %s
+  - name: good
+    api_key_env: GOOD_KEY
+  - name: partner
+    budget_per_hour: 50
+    api_key_env: UNSET_KEY
+  - name: empty
+    api_key_file: blank
+projects:
+  - id: p
+    key: acme
+`, missing)
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.ResolveKeys(func(name string) string {
+		if name == "GOOD_KEY" {
+			return envValue
+		}
+		return ""
+	})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	want := []string{
+		path + `: line 3: keys[0] "acme": reading api_key_file: open ` + missing,
+		path + `: line 8: keys[2] "partner": environment variable UNSET_KEY is empty`,
+		path + `: line 10: keys[3] "empty": file ` + blank + ` is empty`,
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("error has %d lines, want %d:\n%v", len(lines), len(want), err)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d of the error:\n got %s\nwant %s…", i+1, lines[i], w)
+		}
+	}
+	// The cause stays reachable for callers that look into it.
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("errors.Is(err, os.ErrNotExist) = false for %v", err)
+	}
+
+	// Parsed from bytes, there is no file to name, but there is a line.
+	c, err = Parse([]byte("keys:\n  - name: acme\n    api_key_env: UNSET_KEY\nprojects: [{id: p}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ResolveKeys(func(string) string { return "" }); err == nil || err.Error() != `line 3: keys[0] "acme": environment variable UNSET_KEY is empty` {
+		t.Errorf("error = %v", err)
 	}
 }

@@ -42,8 +42,8 @@ const (
 	dashboardFile  = "mintlify.json"
 	alertsFile     = "alerts.yml"
 	alertsTestFile = "alerts_test.yml"
-	runbookFile    = "../README.md"
-	runbookBase    = "https://github.com/mintlify-exporter/mintlify_exporter/blob/main/README.md#runbook-"
+	runbookFile    = "../docs/dashboards-and-alerts.md"
+	runbookBase    = "https://github.com/mintlify-exporter/mintlify_exporter/blob/main/docs/dashboards-and-alerts.md#runbook-"
 )
 
 // mainOnlyMetrics are registered by package main (reload state), not by

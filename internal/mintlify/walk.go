@@ -152,8 +152,12 @@ func (c *Client) Continue(ctx context.Context, projectID string, w *Walk, o Walk
 	}
 	w.trim(o.MaxRows)
 	if w.Done() {
-		// The hashes only serve a walk that goes on: a done walk is data.
+		// The hashes only serve a walk that goes on: a done walk is data,
+		// kept for minutes, so it holds no spare capacity either.
 		w.Seen, w.seen = nil, nil
+		if cap(w.Rows) > len(w.Rows)+len(w.Rows)/8 {
+			w.Rows = slices.Clone(w.Rows)
+		}
 	} else {
 		w.Seen = w.Seen[:0]
 		for h := range w.seen {

@@ -146,6 +146,14 @@ func (s *Server) analyticsEndpoint(c *call) *response {
 	switch c.rt.endpoint {
 	case EndpointViews:
 		rows, more := pageOf(d.views, offset, limit, f)
+		if f.EndlessRows > 0 {
+			// A hostile upstream: past the real rows, f.EndlessRows new
+			// paths a page, for ever.
+			if offset >= len(d.views) {
+				rows = endlessRows(nil, offset, f.EndlessRows)
+			}
+			more = true
+		}
 		return newResponse(http.StatusOK, "application/json; charset=utf-8", rowsBody("views", d.viewTotals, rows, more))
 	case EndpointVisitors:
 		rows, more := pageOf(d.visitors, offset, limit, f)
@@ -171,6 +179,15 @@ func (s *Server) analyticsEndpoint(c *call) *response {
 	default: // EndpointCallerStats
 		return jsonResponse(http.StatusOK, d.callers)
 	}
+}
+
+// endlessRows fills page up to n rows with paths never seen before,
+// numbered from offset.
+func endlessRows(page []Row, offset, n int) []Row {
+	for i := 0; len(page) < n; i++ {
+		page = append(page, Row{Path: fmt.Sprintf("/endless/%010d", offset+i), Human: 1, Total: 1})
+	}
+	return page
 }
 
 func nonNil[T any](s []T) []T {

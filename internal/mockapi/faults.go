@@ -53,6 +53,11 @@ type Fault struct {
 	DuplicateAcrossPages bool
 	// EndlessHasMore keeps hasMore true; pages past the end are empty.
 	EndlessHasMore bool
+	// EndlessRows (views) fills every page past the real rows with this
+	// many paths never seen before, and hasMore true, for ever: a hostile
+	// upstream. Above the request's limit it also breaks the page-size
+	// contract.
+	EndlessRows int
 	// RepeatPages answers every offset past the end with the first page's
 	// rows again, hasMore true: an upstream that loops for ever.
 	RepeatPages bool

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// repoBlobURL is how the alert rules and the dashboard link to files of
+// this repository; such links are checked like relative ones.
+const repoBlobURL = "https://github.com/mintlify-exporter/mintlify_exporter/blob/main/"
+
+// docFiles are the Markdown files whose links TestDocLinks checks.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	for _, pattern := range []string{"*.md", "docs/*.md", "dashboards/*.md", "deploy/*.md"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	if !slices.Contains(files, "README.md") || !slices.Contains(files, filepath.Join("docs", "configuration.md")) {
+		t.Fatalf("doc files %v: README.md or docs/ missing", files)
+	}
+	return files
+}
+
+var (
+	// inlineLink matches [text](target) and ![alt](target); the target
+	// may be followed by a title.
+	inlineLink = regexp.MustCompile(`!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
+	// refDefinition matches a reference-style link definition.
+	refDefinition = regexp.MustCompile(`(?m)^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+"[^"]*")?\s*$`)
+	codeSpan      = regexp.MustCompile("`+[^`]*`+")
+	atxHeading    = regexp.MustCompile(`^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$`)
+	htmlAnchor    = regexp.MustCompile(`<a\s+(?:name|id)="([^"]+)"`)
+)
+
+// markdownProse returns the lines of a Markdown file outside fenced code
+// blocks, with inline code spans blanked out.
+func markdownProse(s string) []string {
+	var out []string
+	fence := ""
+	for _, line := range strings.Split(s, "\n") {
+		trimmed := strings.TrimLeft(line, " ")
+		if fence != "" {
+			if strings.HasPrefix(trimmed, fence) {
+				fence = ""
+			}
+			out = append(out, "")
+			continue
+		}
+		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+			fence = trimmed[:3]
+			out = append(out, "")
+			continue
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// githubSlug is the anchor GitHub gives a heading: its text in lower
+// case, without Markdown emphasis, code marks and punctuation, with each
+// space turned into a hyphen.
+func githubSlug(heading string) string {
+	// Links in a heading keep only their text.
+	heading = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`).ReplaceAllString(heading, "$1")
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// anchors lists the anchors of a Markdown file the way GitHub renders
+// them: one per heading, a repeated slug getting -1, -2, ...; plus HTML
+// anchors.
+func anchors(s string) map[string]bool {
+	out := map[string]bool{}
+	seen := map[string]int{}
+	for _, line := range markdownProse(s) {
+		if m := atxHeading.FindStringSubmatch(line); m != nil {
+			slug := githubSlug(m[2])
+			if n := seen[slug]; n > 0 {
+				out[slug+"-"+itoa(n)] = true
+			} else {
+				out[slug] = true
+			}
+			seen[slug]++
+		}
+		for _, m := range htmlAnchor.FindAllStringSubmatch(line, -1) {
+			out[m[1]] = true
+		}
+	}
+	return out
+}
+
+func itoa(n int) string {
+	var b []byte
+	for {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+		if n == 0 {
+			return string(b)
+		}
+	}
+}
+
+func TestGithubSlug(t *testing.T) {
+	for in, want := range map[string]string{
+		"Runbook: MintlifyUpstreamDown":       "runbook-mintlifyupstreamdown",
+		"The `jobs` command":                  "the-jobs-command",
+		"Big sites: walks that span hours":    "big-sites-walks-that-span-hours",
+		"What survives a restart or a reload": "what-survives-a-restart-or-a-reload",
+		"Bounds on input (and *limits*)":      "bounds-on-input-and-limits",
+		"A [linked](x.md) heading":            "a-linked-heading",
+		"snake_case and 1 – 2":                "snake_case-and-1--2",
+	} {
+		if got := githubSlug(in); got != want {
+			t.Errorf("githubSlug(%q) = %q, want %q", in, got, want)
+		}
+	}
+	got := anchors("# A\n\n```sh\n# not a heading\n```\n## A\n### B\n")
+	for _, want := range []string{"a", "a-1", "b"} {
+		if !got[want] {
+			t.Errorf("anchors: %q missing from %v", want, got)
+		}
+	}
+	if got["not-a-heading"] {
+		t.Error("anchors: a comment in a code block counted as a heading")
+	}
+}
+
+// checkLink reports whether target, a link found in file from, resolves:
+// the file or directory exists and, for a Markdown file, the #anchor is one
+// of its headings.
+func checkLink(t *testing.T, from, target string) {
+	t.Helper()
+	path, frag, _ := strings.Cut(target, "#")
+	var resolved string
+	switch {
+	case strings.HasPrefix(target, repoBlobURL):
+		path, frag, _ = strings.Cut(strings.TrimPrefix(target, repoBlobURL), "#")
+		resolved = filepath.FromSlash(path)
+	case path == "":
+		resolved = from
+	default:
+		resolved = filepath.Join(filepath.Dir(from), filepath.FromSlash(path))
+	}
+	info, err := os.Stat(resolved)
+	if err != nil {
+		t.Errorf("%s: link %q: %s does not exist", from, target, resolved)
+		return
+	}
+	if frag == "" {
+		return
+	}
+	if info.IsDir() || !strings.HasSuffix(resolved, ".md") {
+		t.Errorf("%s: link %q: an anchor into %s, which is not a Markdown file", from, target, resolved)
+		return
+	}
+	b, err := os.ReadFile(resolved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !anchors(string(b))[frag] {
+		t.Errorf("%s: link %q: %s has no heading with the anchor #%s", from, target, resolved, frag)
+	}
+}
+
+// TestDocLinks checks that every relative link of the README and docs/
+// (and of the other READMEs) resolves, to a file and to a heading, so
+// moving text between files cannot leave a dead link behind.
+func TestDocLinks(t *testing.T) {
+	checked := 0
+	for _, file := range docFiles(t) {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prose := markdownProse(string(b))
+		for i, line := range prose {
+			prose[i] = codeSpan.ReplaceAllString(line, "")
+		}
+		text := strings.Join(prose, "\n")
+		var targets []string
+		for _, m := range inlineLink.FindAllStringSubmatch(text, -1) {
+			targets = append(targets, m[1])
+		}
+		for _, m := range refDefinition.FindAllStringSubmatch(text, -1) {
+			targets = append(targets, m[1])
+		}
+		for _, target := range targets {
+			if !strings.HasPrefix(target, repoBlobURL) && (strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:")) {
+				continue
+			}
+			checkLink(t, file, target)
+			checked++
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d links checked; is the link pattern still right?", checked)
+	}
+}
+
+// TestRepoLinksInRulesAndDashboard checks the links into this repository
+// that the alert rules (runbook_url), their generated PrometheusRule and
+// the dashboard carry.
+func TestRepoLinksInRulesAndDashboard(t *testing.T) {
+	blob := regexp.MustCompile(regexp.QuoteMeta(repoBlobURL) + `[^\s"'<>)]+`)
+	checked := 0
+	for _, file := range []string{
+		"dashboards/alerts.yml", "dashboards/alerts_test.yml", "dashboards/mintlify.json",
+		"deploy/kubernetes/prometheusrule.yaml",
+	} {
+		b, err := os.ReadFile(filepath.FromSlash(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, target := range blob.FindAllString(string(b), -1) {
+			checkLink(t, file, target)
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Error("no link into the repository found in the rules and the dashboard")
+	}
+}
+
+// TestFlagsDocumented checks that docs/configuration.md has a row for
+// every flag of the exporter, and no row for a flag that does not exist.
+func TestFlagsDocumented(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("docs", "configuration.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `--(?:\\[no-\\])?([a-z0-9.-]+)` \\|")
+	documented := map[string]bool{}
+	for _, m := range row.FindAllStringSubmatch(string(b), -1) {
+		documented[m[1]] = true
+	}
+	app := newApp(&flags{})
+	defined := map[string]bool{}
+	for _, f := range app.Model().Flags {
+		if f.Hidden || f.Name == "help" || f.Name == "version" || strings.HasPrefix(f.Name, "help-") || strings.HasPrefix(f.Name, "completion-") {
+			continue
+		}
+		defined[f.Name] = true
+		if !documented[f.Name] {
+			t.Errorf("docs/configuration.md has no row for --%s", f.Name)
+		}
+	}
+	if len(defined) < 10 {
+		t.Fatalf("only %d flags found in newApp", len(defined))
+	}
+	for name := range documented {
+		if !defined[name] {
+			t.Errorf("docs/configuration.md documents --%s, which the exporter does not have", name)
+		}
+	}
+}

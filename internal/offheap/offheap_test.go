@@ -1,0 +1,26 @@
+package offheap
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestCopyAndFree(t *testing.T) {
+	src := bytes.Repeat([]byte("mintlify_page_views 1\n"), 10000)
+	b := Copy(src)
+	if !bytes.Equal(b.Bytes(), src) {
+		t.Fatal("copy differs")
+	}
+	src[0] = 'X' // the buffer is a copy, not a view
+	if b.Bytes()[0] != 'm' {
+		t.Fatal("the buffer shares memory with its source")
+	}
+	b.Free()
+	if b.Bytes() != nil {
+		t.Fatal("a freed buffer still has bytes")
+	}
+	b.Free() // harmless
+	if e := Copy(nil); len(e.Bytes()) != 0 {
+		t.Fatal("empty copy not empty")
+	}
+}
