@@ -69,7 +69,6 @@ projects:
     jobs: [job_demo_archived, job_demo_completed, job_demo_failed, job_demo_active]
   - id: ` + demoBlogID + `
     name: blog
-    windows: [24h, 7d]
     jobs: [job_demo_new, job_demo_late_failure]
 `
 

@@ -102,7 +102,7 @@ func TestFaultMatrix(t *testing.T) {
 			api.Server.ClearFaults()
 			clock.Advance(2 * time.Hour) // past any back-off
 			body = scrape()
-			if valueOf(body, up) != 1 || !strings.Contains(body, `mintlify_page_views{`) {
+			if valueOf(body, up) != 1 || !strings.Contains(body, `mintlify_page_views_total{`) {
 				t.Fatal("no recovery on the first good refresh")
 			}
 			if strings.Contains(logs.String(), mainTestKey) || strings.Contains(body, mainTestKey) {

@@ -93,7 +93,7 @@ func newApp(f *flags) *kingpin.Application {
 	app.Flag("mintlify.project-id", "Project id (without --config.file).").PlaceHolder("ID").Envar("MINTLIFY_PROJECT_ID").StringVar(&f.projectID)
 	app.Flag("mintlify.api-key-file", "File holding the admin API key (without --config.file). Otherwise the key is read from the MINTLIFY_API_KEY environment variable; it is never a flag value.").PlaceHolder("FILE").StringVar(&f.apiKeyFile)
 	app.Flag("mintlify.api-url", "Base URL of the Mintlify API (without --config.file).").Default(mintlify.DefaultBaseURL).StringVar(&f.apiURL)
-	app.Flag("mintlify.window", "Rolling window for page views, e.g. 24h or 7d; repeat for several (without --config.file).").Default("24h").StringsVar(&f.windows)
+	app.Flag("mintlify.window", "Rolling window exported as gauges on top of the month-to-date counters, e.g. 24h or 7d; repeat for several (without --config.file). None by default.").PlaceHolder("WINDOW").StringsVar(&f.windows)
 	app.Flag("mintlify.tracked-jobs-file", "File of agent job ids to follow, one per line, as 'mintlify_exporter jobs create --track' writes it (without --config.file).").PlaceHolder("FILE").StringVar(&f.trackedJobsFile)
 	// node_exporter style: --collector.NAME / --no-collector.NAME.
 	f.collectors = map[string]*bool{}

@@ -314,7 +314,7 @@ func TestDemoLandingSaysDemo(t *testing.T) {
 	}
 	resp.Body.Close()
 	body := scrapeSettled(t, ts, s, nil)
-	for _, want := range []string{`mintlify_agent_job_status{job_id="job_demo_new",project="blog",status="failed"} 1`, `mintlify_up{collector="pageviews",project="docs"} 1`, `mintlify_up{collector="agent_jobs",project="blog"} 1`, `mintlify_page_views{path=`} {
+	for _, want := range []string{`mintlify_agent_job_status{job_id="job_demo_new",project="blog",status="failed"} 1`, `mintlify_up{collector="pageviews",project="docs"} 1`, `mintlify_up{collector="agent_jobs",project="blog"} 1`, `mintlify_page_views{path=`, `mintlify_page_views_total{path=`, `mintlify_site_page_views_total{project="blog",traffic="human"}`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("demo /metrics lacks %s", want)
 		}
@@ -329,7 +329,7 @@ func TestCollectorFlags(t *testing.T) {
 			t.Errorf("missing %s", want)
 		}
 	}
-	if strings.Contains(body, "mintlify_page_views{") || strings.Contains(body, `collector="pageviews"`) {
+	if strings.Contains(body, "mintlify_page_views{") || strings.Contains(body, "mintlify_page_views_total{") || strings.Contains(body, `collector="pageviews"`) {
 		t.Error("pageviews ran although --no-collector.pageviews was given")
 	}
 

@@ -53,7 +53,7 @@ func TestRestartsThroughTheBinary(t *testing.T) {
 			return i > 0 || strings.Contains(b, `mintlify_up{collector="pageviews",project="proj-docs"} 1`)
 		})
 		ts := seriesLine(body, `mintlify_last_refresh_success_timestamp_seconds{collector="pageviews",project="proj-docs"}`)
-		if ts == "" || !strings.Contains(body, `mintlify_page_views{path=`) {
+		if ts == "" || !strings.Contains(body, `mintlify_page_views_total{path=`) {
 			stop()
 			t.Fatalf("start %d: first scrape has no page series or no refresh time:\n%s", i, body)
 		}

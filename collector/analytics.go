@@ -2,6 +2,7 @@ package collector
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 	"unicode"
@@ -41,17 +42,28 @@ type perWindow struct {
 	// fetch reads the window's data into ws; build makes its series.
 	fetch func(ctx context.Context, ws *windowState, r mintlify.DateRange) error
 	build func(ws *windowState, window string) []prometheus.Metric
+	// counters makes the month window's series: counters created at the
+	// start of the month, and bookkeeping.
+	counters func(ws *windowState, created time.Time) (data, book []prometheus.Metric)
 }
 
 func (p *perWindow) name() string             { return p.collector }
 func (p *perWindow) cost(ws *windowState) int { return 1 }
 
 func (p *perWindow) advance(ctx context.Context, ws *windowState, w windowSpec, now time.Time) (bool, error) {
-	to := now.UTC().Truncate(time.Minute)
-	if err := p.fetch(ctx, ws, mintlify.DateRange{From: to.Add(-w.duration), To: to}); err != nil {
+	r := rangeFor(ws, w, now)
+	err := p.fetch(ctx, ws, r)
+	if refusedFuture(ws, r, err) {
+		r = rangeFor(ws, w, now)
+		err = p.fetch(ctx, ws, r)
+		if errors.Is(err, mintlify.ErrSweepStopped) && ctx.Err() == nil {
+			return false, nil // no budget left for the retry: it runs next
+		}
+	}
+	if err != nil {
 		return false, err
 	}
-	ws.DataTime, ws.Hint = now, 1
+	ws.DataTime, ws.Hint, ws.Range = now, 1, &r
 	return true, nil
 }
 
@@ -59,10 +71,31 @@ func (p *perWindow) series(ws *windowState, w windowSpec) []prometheus.Metric {
 	if ws.DataTime.IsZero() {
 		return nil
 	}
-	return p.build(ws, w.label)
+	if !w.month {
+		return p.build(ws, w.label)
+	}
+	if ws.Range == nil || p.counters == nil {
+		return nil
+	}
+	data, _ := p.counters(ws, ws.Range.From)
+	return data
 }
 
-func (p *perWindow) bookkeeping(*windowState, windowSpec) []prometheus.Metric { return nil }
+// counter is a month-to-date counter created at the start of the month.
+func counter(desc *prometheus.Desc, v float64, created time.Time, labels ...string) prometheus.Metric {
+	return prometheus.MustNewConstMetricWithCreatedTimestamp(desc, prometheus.CounterValue, v, created, labels...)
+}
+
+// bookkeeping is the month window's: whether the date fallback is in
+// use. Windows have none.
+func (p *perWindow) bookkeeping(ws *windowState, w windowSpec) []prometheus.Metric {
+	if !w.month || ws.DataTime.IsZero() || ws.Range == nil || p.counters == nil {
+		return nil
+	}
+	_, book := p.counters(ws, ws.Range.From)
+	fallback := prometheus.MustNewConstMetric(descDateFallback, prometheus.GaugeValue, boolFloat(!ws.Range.Days), p.collector, p.project)
+	return append(book, fallback)
+}
 
 func newFeedback(project, id string, c *mintlify.Client, filter pathFilter) *perWindow {
 	return &perWindow{collector: "feedback", project: project,
@@ -91,6 +124,26 @@ func newFeedback(project, id string, c *mintlify.Client, filter pathFilter) *per
 					prometheus.MustNewConstMetric(descPageFeedback, prometheus.GaugeValue, row.Code, "code_snippet", row.Path, project, window))
 			}
 			return ms
+		},
+		counters: func(ws *windowState, created time.Time) (data, book []prometheus.Metric) {
+			page := ws.Feedback
+			if page == nil {
+				return nil, nil
+			}
+			// Data like the windows' flag: a family is data or live, not both.
+			data = []prometheus.Metric{prometheus.MustNewConstMetric(descFeedbackTruncated, prometheus.GaugeValue, boolFloat(page.HasMore), project, monthWindow.label)}
+			seen := map[string]bool{}
+			for _, row := range page.Rows {
+				if seen[row.Path] || !filter.allowed(row.Path) {
+					continue
+				}
+				seen[row.Path] = true
+				data = append(data,
+					counter(descPageFeedbackTotal, row.ThumbsUp, created, "thumbs_up", row.Path, project),
+					counter(descPageFeedbackTotal, row.ThumbsDown, created, "thumbs_down", row.Path, project),
+					counter(descPageFeedbackTotal, row.Code, created, "code_snippet", row.Path, project))
+			}
+			return data, book
 		}}
 }
 
@@ -122,6 +175,14 @@ func newSearches(project, id string, c *mintlify.Client, topN int) *perWindow {
 					prometheus.MustNewConstMetric(descSearchCTR, prometheus.GaugeValue, min(row.CTR, 1), project, q, window))
 			}
 			return ms
+		},
+		counters: func(ws *windowState, created time.Time) (data, book []prometheus.Metric) {
+			// Only the total adds up over time: the top terms of a month
+			// are no sum of the top terms of its days.
+			if ws.Searches == nil {
+				return nil, nil
+			}
+			return []prometheus.Metric{counter(descSearchesTotal, ws.Searches.TotalSearches, created, project)}, nil
 		}}
 }
 
@@ -144,6 +205,17 @@ func newAssistant(project, id string, c *mintlify.Client) *perWindow {
 				prometheus.MustNewConstMetric(descAssistantQueries, prometheus.GaugeValue, s.API, "api", project, window),
 				prometheus.MustNewConstMetric(descAssistantQueries, prometheus.GaugeValue, s.Other, "other", project, window),
 			}
+		},
+		counters: func(ws *windowState, created time.Time) (data, book []prometheus.Metric) {
+			s := ws.Assistant
+			if s == nil {
+				return nil, nil
+			}
+			return []prometheus.Metric{
+				counter(descAssistantQueriesTotal, s.Web, created, "web", project),
+				counter(descAssistantQueriesTotal, s.API, created, "api", project),
+				counter(descAssistantQueriesTotal, s.Other, created, "other", project),
+			}, nil
 		}}
 }
 

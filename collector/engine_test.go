@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,20 +26,53 @@ import (
 // fake clock; none depends on how fast the machine is.
 
 // wasted counts analytics requests that asked for a page already paid for
-// in the same walk: same endpoint, project, date range and offset. A walk
-// that resumes instead of starting again wastes nothing.
+// in the same walk: same endpoint, project, date range and offset. The
+// month window asks for the same range all day, so one range is walked
+// many times: a walk ends when it has read every offset the range ever
+// had, and only a repeat before that is waste. A walk that resumes
+// instead of starting again wastes nothing.
 func (e *env) wasted() int {
-	seen := map[string]bool{}
-	n := 0
-	for _, r := range e.api.Server.Requests() {
+	type walkKey struct{ endpoint, project, rng string }
+	reqs := e.api.Server.Requests()
+	offsetOf := func(r mockapi.Request) (walkKey, int) {
+		q, _ := url.ParseQuery(r.Query)
+		off, _ := strconv.Atoi(q.Get("offset"))
+		q.Del("offset")
+		return walkKey{r.Endpoint, r.ProjectID, q.Encode()}, off
+	}
+	last := map[walkKey]int{}
+	for _, r := range reqs {
 		if r.Endpoint == mockapi.EndpointGetJob || r.Status != 200 {
 			continue
 		}
-		k := r.Endpoint + " " + r.ProjectID + " " + r.Query
-		if seen[k] {
-			n++
+		k, off := offsetOf(r)
+		last[k] = max(last[k], off)
+	}
+	seen := map[walkKey]map[int]bool{}
+	n := 0
+	for _, r := range reqs {
+		if r.Endpoint == mockapi.EndpointGetJob || r.Status != 200 {
+			continue
 		}
-		seen[k] = true
+		k, off := offsetOf(r)
+		if seen[k] == nil {
+			seen[k] = map[int]bool{}
+		}
+		if seen[k][off] {
+			complete := true
+			for o := range last[k] + 1 {
+				if o%250 == 0 && !seen[k][o] { // every test walk reads 250 rows a page
+					complete = false
+					break
+				}
+			}
+			if !complete {
+				n++
+				continue
+			}
+			seen[k] = map[int]bool{} // the next walk of the same range
+		}
+		seen[k][off] = true
 	}
 	return n
 }
@@ -65,8 +99,8 @@ func TestTwoBigProjectsShareTheHour(t *testing.T) {
 	cfg := "global:\n  api_url: %s\n  min_refresh_interval: 1m\n" +
 		"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n" +
 		"projects:\n" +
-		"  - id: proj-a\n    name: a\n    windows: [24h]\n    max_paths: 0\n" +
-		"  - id: proj-b\n    name: b\n    windows: [24h]\n    max_paths: 0\n"
+		"  - id: proj-a\n    name: a\n    max_paths: 0\n" +
+		"  - id: proj-b\n    name: b\n    max_paths: 0\n"
 	e := newEnv(t, cfg, envOpts{sites: map[string]mockapi.Site{
 		"proj-a": {Seed: 1, Paths: 12000}, "proj-b": {Seed: 2, Paths: 12000}}})
 	for step := range 8 * 12 { // 8 hours, a scrape's refresh every 5 minutes
@@ -88,7 +122,7 @@ func TestTwoBigProjectsShareTheHour(t *testing.T) {
 	}
 	out := e.gather()
 	for _, p := range []string{"a", "b"} {
-		if got := mustValue(t, out, `mintlify_page_views_paths{project="`+p+`",window="24h"}`); got != 12000 {
+		if got := mustValue(t, out, `mintlify_page_views_paths{project="`+p+`",window="month"}`); got != 12000 {
 			t.Errorf("project %s exports %v paths, want 12000", p, got)
 		}
 	}
@@ -103,19 +137,19 @@ func TestTwoBigProjectsShareTheHour(t *testing.T) {
 // against 90 an hour) is walked over several hours, never starved.
 func TestBigSiteIsWalkedOverSeveralHours(t *testing.T) {
 	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n  max_age: 6h\n",
-		"    windows: [24h]\n    max_paths: 0\n    collectors: [pageviews, visitors]\n"),
+		"    max_paths: 0\n    collectors: [pageviews, visitors]\n"),
 		envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 3, Paths: 30000}}})
 	e.refreshEvery(5*time.Minute, 12) // the first hour
 	out := e.gather()
-	if got := mustValue(t, out, `mintlify_page_views_walk_pages_remaining{project="docs",window="24h"}`); got == 0 {
+	if got := mustValue(t, out, `mintlify_page_views_walk_pages_remaining{project="docs",window="month"}`); got == 0 {
 		// Pages are read in order of due time; with 90 requests the
 		// first walk (120 pages) cannot be done yet.
 		t.Fatal("the first walk claims to be done within the first hour")
 	}
-	if mustValue(t, out, `mintlify_page_views_sweep_truncated{project="docs",window="24h"}`) != 1 {
+	if mustValue(t, out, `mintlify_page_views_sweep_truncated{project="docs",window="month"}`) != 1 {
 		t.Fatal("a walk in progress is not marked truncated")
 	}
-	if mustValue(t, out, `mintlify_up{collector="pageviews",project="docs"}`) != 1 || e.count("mintlify_page_views") == 0 {
+	if mustValue(t, out, `mintlify_up{collector="pageviews",project="docs"}`) != 1 || e.count("mintlify_page_views_total") == 0 {
 		t.Fatal("the pages paid for are not exported while the walk goes on")
 	}
 	e.refreshEvery(5*time.Minute, 7*12)
@@ -129,7 +163,7 @@ func TestBigSiteIsWalkedOverSeveralHours(t *testing.T) {
 			t.Errorf("%s is down after 8 hours", c)
 		}
 	}
-	if got := mustValue(t, out, `mintlify_page_views_paths{project="docs",window="24h"}`); got != 30000 {
+	if got := mustValue(t, out, `mintlify_page_views_paths{project="docs",window="month"}`); got != 30000 {
 		t.Errorf("%v paths exported, want 30000", got)
 	}
 	if v, ok := value(out, `mintlify_last_refresh_success_timestamp_seconds{collector="visitors",project="docs"}`); !ok || v == 0 {
@@ -169,8 +203,8 @@ func TestRepeatingPagesCostOneExtra(t *testing.T) {
 	if n := e.requests(mockapi.EndpointViews); n != 4+1 {
 		t.Fatalf("%d requests for 4 real pages, want 5", n)
 	}
-	if mustValue(t, out, `mintlify_page_views_walk_repeated{project="docs",window="24h"}`) != 1 ||
-		mustValue(t, out, `mintlify_page_views_paths{project="docs",window="24h"}`) != 1000 ||
+	if mustValue(t, out, `mintlify_page_views_walk_repeated{project="docs",window="month"}`) != 1 ||
+		mustValue(t, out, `mintlify_page_views_paths{project="docs",window="month"}`) != 1000 ||
 		mustValue(t, out, `mintlify_up{collector="pageviews",project="docs"}`) != 1 {
 		t.Fatal("the repeat is not reported, or the real rows are not exported")
 	}
@@ -181,10 +215,10 @@ func TestRepeatingPagesCostOneExtra(t *testing.T) {
 // before the restart.
 func TestRestartCostsNothing(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state.json")
-	e := newEnv(t, docsConfig("  min_refresh_interval: 30m\n", "    windows: [24h]\n"), envOpts{statePath: state,
+	e := newEnv(t, docsConfig("  min_refresh_interval: 30m\n", ""), envOpts{statePath: state,
 		sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 600}}})
 	first := e.scrape()
-	pages := e.count("mintlify_page_views")
+	pages := e.count("mintlify_page_views_total")
 	before := e.api.Server.CountRequests(nil)
 	last := mustValue(t, first, `mintlify_last_refresh_success_timestamp_seconds{collector="pageviews",project="docs"}`)
 	used := mustValue(t, first, `mintlify_analytics_budget_used_requests{key="acme"}`)
@@ -195,7 +229,7 @@ func TestRestartCostsNothing(t *testing.T) {
 		if got := mustValue(t, out, `mintlify_last_refresh_success_timestamp_seconds{collector="pageviews",project="docs"}`); got != last {
 			t.Fatalf("restart %d: last refresh %v, want %v from before the restart", i, got, last)
 		}
-		if e.count("mintlify_page_views") != pages || pages == 0 {
+		if e.count("mintlify_page_views_total") != pages || pages == 0 {
 			t.Fatalf("restart %d: the saved page series are not served at once", i)
 		}
 		if got := mustValue(t, out, `mintlify_analytics_budget_used_requests{key="acme"}`); got != used {
@@ -273,12 +307,12 @@ func TestRefusedReloadChangesNothing(t *testing.T) {
 // A reload while a walk is paused (or in flight) lands the walk in the
 // new config: it resumes, and no page is paid twice.
 func TestReloadMidWalkLandsTheWalk(t *testing.T) {
-	cfg := docsConfig("  min_refresh_interval: 1m\n", "    windows: [24h]\n    max_paths: 0\n")
+	cfg := docsConfig("  min_refresh_interval: 1m\n", "    max_paths: 0\n")
 	small := strings.Replace(cfg, "api_key_env: TEST_MINTLIFY_KEY", "api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 40", 1)
 	e := newEnv(t, small, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 12000}}})
 	e.scrape() // 36 of 48 pages: the walk pauses
 	out := e.gather()
-	if mustValue(t, out, `mintlify_page_views_walk_pages_remaining{project="docs",window="24h"}`) == 0 {
+	if mustValue(t, out, `mintlify_page_views_walk_pages_remaining{project="docs",window="month"}`) == 0 {
 		t.Fatal("the walk is not paused mid-way")
 	}
 	e.reload(strings.Replace(small, "max_age: 3h", "max_age: 4h", 1) + "    exclude_paths: ['^/nothing$']\n")
@@ -288,8 +322,13 @@ func TestReloadMidWalkLandsTheWalk(t *testing.T) {
 	e.reload(small)
 	e.exp.Wait()
 	out = e.gather()
-	if got := mustValue(t, out, `mintlify_page_views_paths{project="docs",window="24h"}`); got != 12000 {
-		t.Fatalf("%v paths after the reloads, want the whole walk's 12000", got)
+	// The month's range reaches up to now, so rows move between pages
+	// while the walk waits an hour: a row that moved to a page not read
+	// yet comes twice, and pushes one row back onto a page already read.
+	paths := mustValue(t, out, `mintlify_page_views_paths{project="docs",window="month"}`)
+	dups := mustValue(t, out, `mintlify_page_views_sweep_duplicate_rows{project="docs",window="month"}`)
+	if paths+dups != 12000 || mustValue(t, out, `mintlify_page_views_walk_pages_remaining{project="docs",window="month"}`) != 0 {
+		t.Fatalf("%v paths and %v duplicate rows after the reloads, want the whole walk's 12000 rows", paths, dups)
 	}
 	if n := e.wasted(); n != 0 {
 		t.Fatalf("%d pages paid twice across the reloads", n)
@@ -302,20 +341,20 @@ func TestReloadMidWalkLandsTheWalk(t *testing.T) {
 // A reload that gives a project name another id drops the old project's
 // data, for every collector, and fetches the new one's.
 func TestIDChangeUnderSameNameRefetches(t *testing.T) {
-	cfg := docsConfig("  min_refresh_interval: 1m\n", "    windows: [24h]\n    collectors: [pageviews, feedback, searches, assistant]\n")
+	cfg := docsConfig("  min_refresh_interval: 1m\n", "    collectors: [pageviews, feedback, searches, assistant]\n")
 	e := newEnv(t, cfg, envOpts{sites: map[string]mockapi.Site{
 		"proj-docs": {Seed: 1, Paths: 10}, "proj-new": {Seed: 2, Paths: 3}}})
 	e.scrape()
-	oldPages := e.count("mintlify_page_views")
+	oldPages := e.count("mintlify_page_views_total")
 	e.reload(strings.Replace(cfg, "id: proj-docs", "id: proj-new", 1))
-	if e.count("mintlify_page_views") != 0 || e.count("mintlify_page_feedback") != 0 || e.count("mintlify_search_hits") != 0 || e.count("mintlify_assistant_queries") != 0 {
+	if e.count("mintlify_page_views_total") != 0 || e.count("mintlify_page_feedback") != 0 || e.count("mintlify_search_hits") != 0 || e.count("mintlify_assistant_queries") != 0 {
 		t.Fatal("the old project's data is still exported under the new id")
 	}
 	e.scrape()
 	if n := e.api.Server.CountRequests(func(r mockapi.Request) bool { return r.ProjectID == "proj-new" }); n == 0 {
 		t.Fatal("the new project id was never fetched")
 	}
-	if got := e.count("mintlify_page_views"); got != 2*3 || oldPages != 2*10 {
+	if got := e.count("mintlify_page_views_total"); got != 2*3 || oldPages != 2*10 {
 		t.Fatalf("%d page series (%d before), want the new project's 3 paths × 2", got, oldPages)
 	}
 }
@@ -419,7 +458,7 @@ func TestEndlessUpstreamMemoryIsBounded(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n  max_age: 12h\n", "    windows: [24h]\n"),
+			e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n  max_age: 12h\n", ""),
 				envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 1000}}})
 			e.api.Server.SetFault(mockapi.Fault{EndlessRows: tc.rows})
 			e.refreshEvery(10*time.Minute, 8*6) // 8 hours
@@ -438,7 +477,7 @@ func TestEndlessUpstreamMemoryIsBounded(t *testing.T) {
 				if n := e.requests(mockapi.EndpointViews); n < 400 {
 					t.Fatalf("only %d pages read: the walk did not go on for ever as meant", n)
 				}
-				if got := mustValue(t, out, `mintlify_page_views_paths{project="docs",window="24h"}`); got > 5000 {
+				if got := mustValue(t, out, `mintlify_page_views_paths{project="docs",window="month"}`); got > 5000 {
 					t.Fatalf("%v paths exported, max_paths is 5000", got)
 				}
 			}

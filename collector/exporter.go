@@ -282,8 +282,19 @@ func (b *builder) project(pr config.Project) error {
 		default:
 			return fmt.Errorf("project %q: unknown collector %q", label, name)
 		}
+		// Every additive collector counts the month to date; the rolling
+		// windows come on top, when the config lists them. Unique visitors
+		// do not add up over days, so they have no counter: windows only,
+		// 24h when the config lists none.
+		unitWindows := append([]windowSpec{monthWindow}, windows...)
+		if name == "visitors" {
+			unitWindows = windows
+			if len(unitWindows) == 0 {
+				unitWindows = []windowSpec{visitorsDefaultWindow}
+			}
+		}
 		id := unitID{project: pr.ID, collector: name}
-		u := &unit{id: id, project: label, src: src, windows: windows, key: ks, timing: t,
+		u := &unit{id: id, project: label, src: src, windows: unitWindows, key: ks, timing: t,
 			log: b.e.log.With("project", label, "collector", name), state: b.state(id)}
 		b.plan.units = append(b.plan.units, u)
 		ks.units = append(ks.units, u)

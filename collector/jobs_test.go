@@ -175,7 +175,7 @@ func TestReloadKeepsDataAndBadReloadKeepsState(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := e.gather()
-	if n := e.count("mintlify_page_views"); n == 0 || n == 20 && strings.Contains(out, `path="/blog`) {
+	if n := e.count("mintlify_page_views_total"); n == 0 || n == 20 && strings.Contains(out, `path="/blog`) {
 		t.Fatalf("the cache was not kept and re-filtered on reload (%d series)", n)
 	}
 	e.scrape()

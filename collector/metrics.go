@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
 // cacheNote ends every HELP text of a cached value, so that whoever reads
@@ -84,16 +85,21 @@ var allDescs = []*prometheus.Desc{
 	descJobStatus, descJobInfo, descJobPR, descJobCreated, descJobArchived, descJobsNotFound, descJobsTracked, descJobsIgnored,
 	descPageVisitors, descSiteVisitors, descSiteUniqueVisitors,
 	descPageFeedback, descFeedbackTruncated, descSearchHits, descSearchCTR, descSearches, descAssistantQueries,
+	descPageViewsTotal, descSitePageViewsTotal, descPageFeedbackTotal, descSearchesTotal, descAssistantQueriesTotal, descDateFallback,
 }
 
 // sample is a gauge whose label pairs are built once, when the cache is
 // filled, so a scrape only copies pointers. The path label pair is shared by
 // the human and ai samples of a page, and the project, window and traffic
 // pairs by every page: a 100 000-path cache costs little more than its paths.
+//
+// With created set it is a counter, created then (the start of the month
+// the month-to-date counters count from).
 type sample struct {
-	desc   *prometheus.Desc
-	labels []*dto.LabelPair // sorted by name, as the registry expects
-	value  float64
+	desc    *prometheus.Desc
+	labels  []*dto.LabelPair // sorted by name, as the registry expects
+	value   float64
+	created *timestamppb.Timestamp
 }
 
 func (s *sample) Desc() *prometheus.Desc { return s.desc }
@@ -101,6 +107,10 @@ func (s *sample) Desc() *prometheus.Desc { return s.desc }
 func (s *sample) Write(m *dto.Metric) error {
 	v := s.value
 	m.Label = s.labels
+	if s.created != nil {
+		m.Counter = &dto.Counter{Value: &v, CreatedTimestamp: s.created}
+		return nil
+	}
 	m.Gauge = &dto.Gauge{Value: &v}
 	return nil
 }
@@ -109,9 +119,10 @@ func labelPair(name, value string) *dto.LabelPair {
 	return &dto.LabelPair{Name: &name, Value: &value}
 }
 
-// newSample builds a sample from pairs already made; it sorts them.
+// newSample builds a sample from pairs already made (nil ones left out);
+// it sorts them.
 func newSample(desc *prometheus.Desc, value float64, pairs ...*dto.LabelPair) *sample {
-	pairs = slices.Clone(pairs)
+	pairs = slices.DeleteFunc(slices.Clone(pairs), func(p *dto.LabelPair) bool { return p == nil })
 	slices.SortFunc(pairs, func(a, b *dto.LabelPair) int { return strings.Compare(a.GetName(), b.GetName()) })
 	return &sample{desc: desc, labels: pairs, value: value}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
@@ -57,15 +58,22 @@ func (f pathFilter) allowed(path string) bool {
 	return f.match == nil || f.match(path)
 }
 
-// windowSpec is one window of the config.
+// windowSpec is one window of the config, or the month window of the
+// counters (month set, no duration).
 type windowSpec struct {
 	label    string
 	duration time.Duration
+	month    bool
 }
 
 // key identifies the window's data: a window whose duration changes under
 // the same label is new data.
-func (w windowSpec) key() string { return w.label + "=" + w.duration.String() }
+func (w windowSpec) key() string {
+	if w.month {
+		return "month"
+	}
+	return w.label + "=" + w.duration.String()
+}
 
 func (p *pageViews) name() string {
 	if p.kind == mintlify.Visitors {
@@ -97,22 +105,33 @@ func (p *pageViews) cost(ws *windowState) int {
 func (p *pageViews) advance(ctx context.Context, ws *windowState, w windowSpec, now time.Time) (bool, error) {
 	var walk *mintlify.Walk
 	if ws.Walk != nil {
+		// A walk keeps its range, also across midnight or the end of the
+		// month: the month walk that began on the last day of a month
+		// ends with that whole month.
 		walk = ws.Walk.Clone()
 	} else {
-		// dateTo is exclusive; truncating to the minute keeps the ranges
-		// of refreshes close in time identical, and very recent data is
-		// incomplete upstream anyway.
-		to := now.UTC().Truncate(time.Minute)
-		walk = mintlify.NewWalk(p.kind, mintlify.DateRange{From: to.Add(-w.duration), To: to}, p.opts.pageSize)
+		walk = mintlify.NewWalk(p.kind, rangeFor(ws, w, now), p.opts.pageSize)
 	}
 	before := walk.Requests
-	err := p.client.Continue(ctx, p.id, walk, mintlify.WalkOptions{
+	opts := mintlify.WalkOptions{
 		Concurrency:   p.opts.concurrency,
 		MaxPages:      p.opts.maxPages,
 		ExpectedPages: ws.Hint,
 		Keep:          p.filter.allowed,
 		MaxRows:       p.filter.maxPaths,
-	})
+	}
+	if walk.Next == 0 && walk.Range.Days && ws.Data != nil && !ws.Data.Range.Days {
+		// The upstream refused day dates last time: probe with the first
+		// page alone, so a refusal costs one request, not one per page
+		// in flight.
+		opts.ExpectedPages = 1
+	}
+	err := p.client.Continue(ctx, p.id, walk, opts)
+	if walk.Requests == 0 && refusedFuture(ws, walk.Range, err) {
+		// No page of the walk was read: start it again with dateTo = now.
+		walk = mintlify.NewWalk(p.kind, rangeFor(ws, w, now), p.opts.pageSize)
+		err = p.client.Continue(ctx, p.id, walk, opts)
+	}
 	if walk.Requests > before {
 		ws.Progress = now
 	}
@@ -133,38 +152,57 @@ func (p *pageViews) series(ws *windowState, w windowSpec) []prometheus.Metric {
 	}
 	descPage, descSite := p.descs()
 	project := labelPair("project", p.project)
-	window := labelPair("window", w.label)
 	human := labelPair("traffic", trafficHuman)
 	ai := labelPair("traffic", trafficAI)
+	// Label pairs sorted by name: path, project, traffic, window. The
+	// month window's counters have no window label, and the start of the
+	// month as their created timestamp.
+	n := 4
+	window := labelPair("window", w.label)
+	var created *timestamppb.Timestamp
+	if w.month {
+		n, window = 3, nil
+		created = timestamppb.New(walk.Range.From)
+		descPage, descSite = descPageViewsTotal, descSitePageViewsTotal
+	}
+	site := func(v float64, traffic *dto.LabelPair) *sample {
+		pairs := []*dto.LabelPair{project, traffic}
+		if window != nil {
+			pairs = append(pairs, window)
+		}
+		s := newSample(descSite, v, pairs...)
+		s.created = created
+		return s
+	}
 
 	keep := p.exported(walk)
 	samples := make([]prometheus.Metric, 0, 2*len(keep)+3)
 	backing := make([]sample, 2*len(keep))
-	labels := make([]*dto.LabelPair, 8*len(keep))
+	labels := make([]*dto.LabelPair, 2*n*len(keep))
 	for i, r := range keep {
 		path := labelPair("path", r.Path)
-		// Label pairs sorted by name: path, project, traffic, window.
-		lh := labels[8*i : 8*i+4 : 8*i+4]
-		lh[0], lh[1], lh[2], lh[3] = path, project, human, window
-		la := labels[8*i+4 : 8*i+8 : 8*i+8]
-		la[0], la[1], la[2], la[3] = path, project, ai, window
+		lh := labels[2*n*i : 2*n*i+n : 2*n*i+n]
+		lh[0], lh[1], lh[2] = path, project, human
+		la := labels[2*n*i+n : 2*n*(i+1) : 2*n*(i+1)]
+		la[0], la[1], la[2] = path, project, ai
+		if window != nil {
+			lh[3], la[3] = window, window
+		}
 		// ai before human: the registry sorts each family by label values
 		// on every scrape, and input already in that order sorts fastest.
-		backing[2*i] = sample{desc: descPage, labels: la, value: r.AI}
-		backing[2*i+1] = sample{desc: descPage, labels: lh, value: r.Human}
+		backing[2*i] = sample{desc: descPage, labels: la, value: r.AI, created: created}
+		backing[2*i+1] = sample{desc: descPage, labels: lh, value: r.Human, created: created}
 		samples = append(samples, &backing[2*i], &backing[2*i+1])
 	}
 	t := walk.Totals
-	samples = append(samples,
-		newSample(descSite, t.Human, project, human, window),
-		newSample(descSite, t.AI, project, ai, window))
+	samples = append(samples, site(t.Human, human), site(t.AI, ai))
 	switch other := t.Total - t.Human - t.AI; {
 	case p.kind == mintlify.Visitors:
 		// The visitors total counts a visitor once even if it came as both
 		// human and AI: it is no sum, so it gets its own name.
 		samples = append(samples, newSample(descSiteUniqueVisitors, t.Total, project, window))
 	case other > 0:
-		samples = append(samples, newSample(descSite, other, project, labelPair("traffic", trafficOther), window))
+		samples = append(samples, site(other, labelPair("traffic", trafficOther)))
 	}
 	return samples
 }
@@ -222,7 +260,11 @@ func (p *pageViews) bookkeeping(ws *windowState, w windowSpec) []prometheus.Metr
 		remaining = ws.Walk.Remaining(ws.Hint)
 	}
 	lv := []string{p.project, w.label}
-	return []prometheus.Metric{
+	var fallback []prometheus.Metric
+	if w.month {
+		fallback = append(fallback, prometheus.MustNewConstMetric(descDateFallback, prometheus.GaugeValue, boolFloat(!data.Range.Days), p.name(), p.project))
+	}
+	return append(fallback,
 		prometheus.MustNewConstMetric(descPathsExported, prometheus.GaugeValue, float64(exported), lv...),
 		prometheus.MustNewConstMetric(descPathsDropped, prometheus.GaugeValue, float64(data.Dropped+len(data.Rows)-exported), lv...),
 		prometheus.MustNewConstMetric(descSweepTruncated, prometheus.GaugeValue, boolFloat(truncated), lv...),
@@ -230,5 +272,5 @@ func (p *pageViews) bookkeeping(ws *windowState, w windowSpec) []prometheus.Metr
 		prometheus.MustNewConstMetric(descSweepRequests, prometheus.GaugeValue, float64(data.Requests), lv...),
 		prometheus.MustNewConstMetric(descWalkRepeated, prometheus.GaugeValue, boolFloat(data.Repeated), lv...),
 		prometheus.MustNewConstMetric(descWalkPagesLeft, prometheus.GaugeValue, float64(remaining), lv...),
-	}
+	)
 }

@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 	leakcheck.VerifyTestMain(m)
 }
 
-var oneProject = docsConfig("  min_refresh_interval: 1m\n  max_age: 3h\n", "    windows: [24h]\n")
+var oneProject = docsConfig("  min_refresh_interval: 1m\n  max_age: 3h\n", "")
 
 func TestGoldenMetrics(t *testing.T) {
 	e := newEnv(t, docsConfig("", "    windows: [24h, 7d]\n    jobs: [job_active, job_done, job_failed, job_archived, job_missing]\n"), envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 7, Paths: 4, OtherTraffic: true}}})
@@ -39,31 +39,66 @@ func TestGoldenMetrics(t *testing.T) {
 	}
 }
 
+// The month-to-date counters hold the views since the 1st of the month up
+// to now, the created timestamp is the 1st, and a window asked for on top
+// holds the window's views.
 func TestPageViewsMatchUpstream(t *testing.T) {
 	site := mockapi.Site{Seed: 3, Paths: 600, OtherTraffic: true}
-	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": site}})
+	e := newEnv(t, docsConfig("", "    windows: [24h]\n"), envOpts{sites: map[string]mockapi.Site{"proj-docs": site}})
 	out := e.scrape()
-	to := epoch.Truncate(time.Minute)
-	totals, rows := site.Views(to.Add(-24*time.Hour), to)
-	if n := e.count("mintlify_page_views"); n != 2*len(rows) {
+	month := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	totals, rows := site.Views(month, epoch)
+	if n := e.count("mintlify_page_views_total"); n != 2*len(rows) {
 		t.Fatalf("%d page series, want %d", n, 2*len(rows))
+	}
+	to := epoch.Truncate(time.Minute)
+	_, dayRows := site.Views(to.Add(-24*time.Hour), to)
+	day := map[string]mockapi.Row{}
+	for _, r := range dayRows {
+		day[r.Path] = r
 	}
 	for _, r := range rows[:20] {
 		for traffic, want := range map[string]int64{"human": r.Human, "ai": r.AI} {
-			got := mustValue(t, out, `mintlify_page_views{path="`+r.Path+`",project="docs",traffic="`+traffic+`",window="24h"}`)
+			got := mustValue(t, out, `mintlify_page_views_total{path="`+r.Path+`",project="docs",traffic="`+traffic+`"}`)
 			if got != float64(want) {
 				t.Errorf("%s %s = %v, want %d", r.Path, traffic, got, want)
 			}
 		}
+		if got := mustValue(t, out, `mintlify_page_views{path="`+r.Path+`",project="docs",traffic="human",window="24h"}`); got != float64(day[r.Path].Human) {
+			t.Errorf("%s human in 24h = %v, want %d", r.Path, got, day[r.Path].Human)
+		}
 	}
-	if got := mustValue(t, out, `mintlify_site_page_views{project="docs",traffic="other",window="24h"}`); got != float64(totals.Total-totals.Human-totals.AI) {
+	if got := mustValue(t, out, `mintlify_site_page_views_total{project="docs",traffic="other"}`); got != float64(totals.Total-totals.Human-totals.AI) {
 		t.Errorf("other = %v", got)
+	}
+	if got := mustValue(t, out, `mintlify_site_page_views_total{project="docs",traffic="human"}`); got != float64(totals.Human) {
+		t.Errorf("site human = %v, want %d", got, totals.Human)
 	}
 	if strings.Contains(out, `traffic="total"`) {
 		t.Error(`a traffic="total" series is exported`)
 	}
-	if got := mustValue(t, out, `mintlify_page_views_sweep_requests{project="docs",window="24h"}`); got != 3 {
+	if got := mustValue(t, out, `mintlify_page_views_sweep_requests{project="docs",window="month"}`); got != 3 {
 		t.Errorf("sweep requests = %v, want 3 (600 paths at 250 a page)", got)
+	}
+	// Every counter is a counter created at the start of the month.
+	mfs, err := e.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counters := 0
+	for _, mf := range mfs {
+		if !strings.HasSuffix(mf.GetName(), "_total") || strings.HasPrefix(mf.GetName(), "mintlify_refresh") || strings.HasPrefix(mf.GetName(), "mintlify_agent") {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			counters++
+			if m.GetCounter() == nil || !m.GetCounter().GetCreatedTimestamp().AsTime().Equal(month) {
+				t.Fatalf("%s %v: not a counter created %s", mf.GetName(), m.GetLabel(), month)
+			}
+		}
+	}
+	if counters != 2*len(rows)+3 {
+		t.Errorf("%d counters with a created timestamp, want %d", counters, 2*len(rows)+3)
 	}
 }
 
@@ -105,9 +140,9 @@ keys:
   - name: acme
     api_key_env: TEST_MINTLIFY_KEY
 projects:
-  - {id: p1, windows: [24h]}
-  - {id: p2, windows: [24h]}
-  - {id: p3, windows: [24h]}
+  - {id: p1}
+  - {id: p2}
+  - {id: p3}
 `, envOpts{sites: sites, mock: func(o *mockapi.Options) { o.RetryAfter = true }})
 	// Scrapes every 5 s for two simulated hours; the budget is checked over
 	// every sliding hour of that.
@@ -137,7 +172,7 @@ projects:
 // hour too), and "one sweep" is the exporter's own request counter after
 // Close has ended the sweep.
 func TestSlowUpstreamDoesNotHoldTheScrape(t *testing.T) {
-	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n  max_age: 3h\n  request_timeout: 1h\n", "    windows: [24h]\n"),
+	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n  max_age: 3h\n  request_timeout: 1h\n", ""),
 		envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10}}, withAPIM: true})
 	e.scrape() // good data first
 	if n := e.requests(mockapi.EndpointViews); n != 1 {
@@ -152,7 +187,7 @@ func TestSlowUpstreamDoesNotHoldTheScrape(t *testing.T) {
 		if n := e.requests(mockapi.EndpointViews); n != 1 {
 			t.Fatalf("a views request ended before Refresh returned (%d in all): the scrape waited for the upstream", n)
 		}
-		if e.count("mintlify_page_views") != 20 {
+		if e.count("mintlify_page_views_total") != 20 {
 			t.Fatal("the last good data is not served while the refresh runs")
 		}
 	}
@@ -187,18 +222,18 @@ func TestServerErrorStorm(t *testing.T) {
 		}
 	}
 	// 100 minutes in: younger than max_age (3h), so the last data is served.
-	if e.count("mintlify_page_views") != 20 {
+	if e.count("mintlify_page_views_total") != 20 {
 		t.Fatal("cached data dropped before max_age")
 	}
 	e.clock.Advance(2 * time.Hour)
 	out = e.scrape()
-	if e.count("mintlify_page_views") != 0 || e.count("mintlify_site_page_views") != 0 {
+	if e.count("mintlify_page_views_total") != 0 || e.count("mintlify_site_page_views_total") != 0 {
 		t.Fatal("data older than max_age is still exported as current")
 	}
 	if mustValue(t, out, `mintlify_refresh_failures_total{collector="pageviews",project="docs",reason="server_error"}`) < 5 {
 		t.Error("server errors not counted")
 	}
-	e.expectRecovery(up, "mintlify_page_views", 20)
+	e.expectRecovery(up, "mintlify_page_views_total", 20)
 }
 
 func TestRateLimitStorm(t *testing.T) {
@@ -214,7 +249,7 @@ func TestRateLimitStorm(t *testing.T) {
 			if e.requests(mockapi.EndpointViews) != before+1 {
 				t.Fatal("expected one request to meet the 429")
 			}
-			if mustValue(t, out, up) != 1 || e.count("mintlify_page_views") != 20 {
+			if mustValue(t, out, up) != 1 || e.count("mintlify_page_views_total") != 20 {
 				t.Fatal("a 429 must not turn up to 0 or drop data younger than max_age")
 			}
 			backoff := mustValue(t, out, `mintlify_analytics_backoff_seconds{key="acme"}`)
@@ -237,10 +272,10 @@ func TestRateLimitStorm(t *testing.T) {
 				e.clock.Advance(5 * time.Minute)
 				out = e.scrape()
 			}
-			if mustValue(t, out, up) != 0 || e.count("mintlify_page_views") != 0 {
+			if mustValue(t, out, up) != 0 || e.count("mintlify_page_views_total") != 0 {
 				t.Fatal("after max_age of 429s, up must be 0 and the page series gone")
 			}
-			e.expectRecovery(up, "mintlify_page_views", 20)
+			e.expectRecovery(up, "mintlify_page_views_total", 20)
 		})
 	}
 }
@@ -286,10 +321,10 @@ func TestDuplicateRowsAcrossPages(t *testing.T) {
 	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 600}}})
 	e.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, DuplicateAcrossPages: true})
 	out := e.scrape()
-	if n := e.count("mintlify_page_views"); n != 1200 {
+	if n := e.count("mintlify_page_views_total"); n != 1200 {
 		t.Fatalf("%d page series, want 1200 (each path once)", n)
 	}
-	if mustValue(t, out, `mintlify_page_views_sweep_duplicate_rows{project="docs",window="24h"}`) != 2 {
+	if mustValue(t, out, `mintlify_page_views_sweep_duplicate_rows{project="docs",window="month"}`) != 2 {
 		t.Fatal("duplicates not counted")
 	}
 }
@@ -297,8 +332,8 @@ func TestDuplicateRowsAcrossPages(t *testing.T) {
 func TestFiltersMaxPathsAndVanishingPaths(t *testing.T) {
 	e := newEnv(t, docsConfig("", "    exclude_paths: ['-1\\d$']\n    max_paths: 50\n"), envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 5, Paths: 120}}})
 	out := e.scrape()
-	exported := mustValue(t, out, `mintlify_page_views_paths{project="docs",window="24h"}`)
-	dropped := mustValue(t, out, `mintlify_page_views_paths_dropped{project="docs",window="24h"}`)
+	exported := mustValue(t, out, `mintlify_page_views_paths{project="docs",window="month"}`)
+	dropped := mustValue(t, out, `mintlify_page_views_paths_dropped{project="docs",window="month"}`)
 	if exported != 50 || exported+dropped != 120 {
 		t.Fatalf("exported %v dropped %v; want 50 and 70", exported, dropped)
 	}
@@ -308,7 +343,7 @@ func TestFiltersMaxPathsAndVanishingPaths(t *testing.T) {
 	e.api.Server.SetPaths("proj-docs", 10)
 	e.clock.Advance(time.Hour)
 	e.scrape()
-	if n := e.count("mintlify_page_views"); n > 20 {
+	if n := e.count("mintlify_page_views_total"); n > 20 {
 		t.Fatalf("%d series after the site shrank to 10 paths", n)
 	}
 }
@@ -323,7 +358,7 @@ func TestBadPathsAreDroppedNotFatal(t *testing.T) {
 	if mustValue(t, out, `mintlify_up{collector="pageviews",project="docs"}`) != 1 {
 		t.Fatal("odd paths broke the refresh")
 	}
-	if mustValue(t, out, `mintlify_page_views_paths_dropped{project="docs",window="24h"}`) != 1 {
+	if mustValue(t, out, `mintlify_page_views_paths_dropped{project="docs",window="month"}`) != 1 {
 		t.Fatal("the 10 kB path should be dropped (the invalid UTF-8 one arrives repaired by JSON decoding)")
 	}
 }
@@ -337,10 +372,10 @@ func TestSiteLargerThanTheBudgetIsTruncatedNotStarved(t *testing.T) {
 	if mustValue(t, out, `mintlify_up{collector="pageviews",project="docs"}`) != 1 {
 		t.Fatal("not up")
 	}
-	if mustValue(t, out, `mintlify_page_views_sweep_truncated{project="docs",window="24h"}`) != 1 {
+	if mustValue(t, out, `mintlify_page_views_sweep_truncated{project="docs",window="month"}`) != 1 {
 		t.Fatal("truncation not reported")
 	}
-	if got := mustValue(t, out, `mintlify_page_views_paths{project="docs",window="24h"}`); got != 90*250 {
+	if got := mustValue(t, out, `mintlify_page_views_paths{project="docs",window="month"}`); got != 90*250 {
 		t.Fatalf("%v paths exported, want %d (90 pages)", got, 90*250)
 	}
 	if n := e.requests(mockapi.EndpointViews); n != 90 {

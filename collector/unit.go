@@ -112,11 +112,17 @@ type unitState struct {
 type windowState struct {
 	DataTime time.Time `json:"data_time"` // when Data landed; zero if none
 	Hint     int       `json:"hint"`      // pages the last walk had
+	// RefusedFuture is the start of the month in which the upstream
+	// answered the month window's day range (dateTo tomorrow) with 400;
+	// that month's refreshes ask for [1st, now) instead. Zero if never.
+	RefusedFuture time.Time `json:"refused_future,omitempty"`
 	// Data is the last complete walk (pageviews, visitors); Walk the one in
 	// progress, whose pages are kept until it completes.
-	Data      *mintlify.Walk         `json:"data,omitempty"`
-	Progress  time.Time              `json:"progress"` // when Walk last read a page
-	Walk      *mintlify.Walk         `json:"walk,omitempty"`
+	Data     *mintlify.Walk `json:"data,omitempty"`
+	Progress time.Time      `json:"progress"` // when Walk last read a page
+	Walk     *mintlify.Walk `json:"walk,omitempty"`
+	// Range is what Feedback, Searches or Assistant cover.
+	Range     *mintlify.DateRange    `json:"range,omitempty"`
 	Feedback  *mintlify.FeedbackPage `json:"feedback,omitempty"`
 	Searches  *mintlify.SearchesPage `json:"searches,omitempty"`
 	Assistant *mintlify.CallerStats  `json:"assistant,omitempty"`
@@ -240,7 +246,12 @@ func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) 
 		// The source works on a copy, without the lock, so scrapes are
 		// never held up by requests; it clones what it changes.
 		var done bool
+		refused := work.RefusedFuture
 		done, err = u.src.advance(ctx, &work, w, now)
+		if !work.RefusedFuture.Equal(refused) {
+			u.log.Warn("the API refused a dateTo in the future (400); the month-to-date counters ask for dateTo = now (RFC 3339) this month, and are only as exact as the API's time resolution",
+				"month", work.RefusedFuture.Format("2006-01"))
+		}
 		s.mu.Lock()
 		*s.window(w) = work
 		s.version++

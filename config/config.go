@@ -120,11 +120,14 @@ type Project struct {
 	// Name is the `project` label; it defaults to ID.
 	Name string `yaml:"name"`
 	// Key names the Key to use; empty means the only key.
-	Key          string   `yaml:"key,omitempty"`
-	Windows      []Window `yaml:"windows"`
+	Key string `yaml:"key,omitempty"`
+	// Windows are rolling look-back periods exported as gauges on top of
+	// the month-to-date counters; empty (the default) means none.
+	Windows      []Window `yaml:"windows,omitempty"`
 	IncludePaths []Regexp `yaml:"include_paths,omitempty"`
 	ExcludePaths []Regexp `yaml:"exclude_paths,omitempty"`
-	// MaxPaths bounds the page series per window; 0 means no limit.
+	// MaxPaths bounds the page series of the month's counters and of each
+	// window, the most viewed first; 0 means no limit.
 	MaxPaths int `yaml:"max_paths"`
 	// Jobs are agent job ids to track.
 	Jobs []string `yaml:"jobs,omitempty"`
@@ -156,8 +159,8 @@ var (
 		Reserve:       10,
 		Share:         1,
 	}
+	// Projects export month-to-date counters; rolling windows are opt-in.
 	DefaultProject = Project{
-		Windows:  []Window{{Label: "24h", Duration: 24 * time.Hour}},
 		MaxPaths: 5000,
 	}
 )

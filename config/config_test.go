@@ -139,15 +139,19 @@ func TestDefaults(t *testing.T) {
 }
 
 // TestDefaultsNotShared: decoding must not write into DefaultProject's
-// window slice, or one project's windows would leak into the next.
+// window slice, or one project's windows would leak into the next; and
+// windows are opt-in: a project that lists none has none (the month's
+// counters only).
 func TestDefaultsNotShared(t *testing.T) {
-	c, err := Parse([]byte("keys: [{name: a, api_key_env: K}]\nprojects: [{id: p1}, {id: p2}]\n"))
+	c, err := Parse([]byte("keys: [{name: a, api_key_env: K}]\nprojects: [{id: p1, windows: [24h]}, {id: p2}, {id: p3, windows: []}]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Projects[0].Windows[0] = Window{Label: "changed"}
-	if DefaultProject.Windows[0].Label != "24h" || c.Projects[1].Windows[0].Label != "24h" {
-		t.Fatal("projects share the default windows array")
+	if len(DefaultProject.Windows) != 0 || len(c.Projects[1].Windows) != 0 || len(c.Projects[2].Windows) != 0 {
+		t.Fatalf("windows are not opt-in: default %v, p2 %v, p3 %v", DefaultProject.Windows, c.Projects[1].Windows, c.Projects[2].Windows)
+	}
+	if len(c.Projects[0].Windows) != 1 || c.Projects[0].Windows[0].Label != "24h" {
+		t.Fatalf("p1 windows = %v", c.Projects[0].Windows)
 	}
 }
 
@@ -163,7 +167,7 @@ func TestSingle(t *testing.T) {
 	if k.Name != "default" || k.APIKeyEnv != "MINTLIFY_API_KEY" || k.APIKeyFile != "" || k.EffectiveBudget() != 90 {
 		t.Errorf("key = %+v", k)
 	}
-	if p.ID != "proj_1" || p.Name != "proj_1" || p.KeyName(c) != "default" || len(p.Windows) != 1 {
+	if p.ID != "proj_1" || p.Name != "proj_1" || p.KeyName(c) != "default" || len(p.Windows) != 0 {
 		t.Errorf("project = %+v", p)
 	}
 

@@ -22,7 +22,6 @@ func TestBadFiles(t *testing.T) {
 		"window_not_hours.yml":       {`line 6: projects[0].windows[0]: invalid window "90m": window must be a whole number of hours`},
 		"window_too_long.yml":        {`line 6: projects[0].windows[1]: invalid window "13w": window must be at most 90d`},
 		"duplicate_window.yml":       {`line 7: projects[0] "docs": window "1d" is the same length as windows[0] "24h"`},
-		"empty_windows.yml":          {`line 6: projects[0] "proj_123": windows must not be empty`},
 		"windows_not_list.yml":       {`line 6: projects[0].windows: expected a list, got "24h"`},
 		"duplicate_project.yml":      {`line 7: projects[1] "docs2": id "proj_123" is already used by projects[0]`},
 		"duplicate_project_name.yml": {`line 8: projects[1] "docs": name is already used by projects[0]`},

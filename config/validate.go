@@ -261,13 +261,11 @@ func (c *Config) validateGlobal(v *validator) {
 
 // validateWindows re-checks windows built in Go (a file's were checked
 // while decoding) and rejects two windows of the same length, which would
-// spend the budget twice on the same numbers under two labels.
+// spend the budget twice on the same numbers under two labels. No windows
+// at all is the default: the month-to-date counters only.
 func (c *Config) validateWindows(v *validator, i int) {
 	p := &c.Projects[i]
 	at, subj := fmt.Sprintf("projects[%d]", i), subject("projects", i, p.Name)
-	if len(p.Windows) == 0 {
-		v.add(at+".windows", subj, "windows must not be empty; leave it out for the default [24h]")
-	}
 	seen := map[time.Duration]int{}
 	for j, w := range p.Windows {
 		wat := fmt.Sprintf("%s.windows[%d]", at, j)

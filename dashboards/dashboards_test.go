@@ -292,6 +292,8 @@ var (
 	// the functions that need a range
 	rangeFuncRe = regexp.MustCompile(`\b(irate|rate|increase)\s*\(`)
 	rangeRe     = regexp.MustCompile(`\[[^\]]*\]`)
+	// a fixed range in whole hours, days or weeks
+	fixedRangeRe = regexp.MustCompile(`^\[[1-9][0-9]*[hdw]\]$`)
 	// an identifier outside strings
 	identRe = regexp.MustCompile(`[a-zA-Z_:][a-zA-Z0-9_:]*`)
 	// "by (" or "without (" after an aggregation operator
@@ -326,8 +328,13 @@ func rateIntervalProblems(expr string) []string {
 			continue
 		}
 		ranges := rangeRe.FindAllString(expr[open:end], -1)
-		if len(ranges) != 1 || ranges[0] != "[$__rate_interval]" {
-			out = append(out, fmt.Sprintf("%s() must use [$__rate_interval], has %v", fn, ranges))
+		switch {
+		case len(ranges) == 1 && ranges[0] == "[$__rate_interval]":
+		case len(ranges) == 1 && fn == "increase" && (ranges[0] == "[$__range]" || fixedRangeRe.MatchString(ranges[0])):
+			// The counters' total over the panel's time range, or over a
+			// fixed span such as the last 24h.
+		default:
+			out = append(out, fmt.Sprintf("%s() must use [$__rate_interval] (increase() also [$__range] or a fixed span such as [24h]), has %v", fn, ranges))
 		}
 	}
 	return out
@@ -542,6 +549,8 @@ func TestMetricNamesExist(t *testing.T) {
 		"mintlify_page_feedback", "mintlify_page_feedback_truncated",
 		"mintlify_search_hits", "mintlify_search_click_through_ratio", "mintlify_searches",
 		"mintlify_assistant_queries",
+		"mintlify_page_views_total", "mintlify_site_page_views_total", "mintlify_page_feedback_total",
+		"mintlify_searches_total", "mintlify_assistant_queries_total",
 	} {
 		if !exposed[n] {
 			t.Errorf("the test exporter does not expose %s; fix the fixture", n)

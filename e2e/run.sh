@@ -237,14 +237,15 @@ log "Prometheus has scraped mintlify_up == 1 after ${SECONDS}s"
 
 # ---------------------------------------------------------------- 5. dashboard queries
 step="dashboard queries"
-path=$(promql 'topk(1, mintlify_page_views{job="mintlify", project="docs", window="24h"})' | jq -r '.data.result[0].metric.path // empty')
-[ -n "$path" ] || fail "no mintlify_page_views path for project docs to use as \$path"
+path=$(promql 'topk(1, mintlify_page_views_total{job="mintlify", project="docs"})' | jq -r '.data.result[0].metric.path // empty')
+[ -n "$path" ] || fail "no mintlify_page_views_total path for project docs to use as \$path"
 log "using \$path=$path"
 
 # One JSON object per query: where it comes from and the expression with
 # the variables replaced as Grafana would for a single selection.
 jq -c --arg instance "$exp_addr" --arg path "$path" '
   def subst: gsub("\\$__rate_interval|\\$\\{__rate_interval\\}"; "1m")
+    | gsub("\\$__range|\\$\\{__range\\}"; "1h")
     | gsub("\\$job\\b|\\$\\{job\\}"; "mintlify")
     | gsub("\\$instance\\b|\\$\\{instance\\}"; $instance)
     | gsub("\\$project\\b|\\$\\{project\\}"; "docs")

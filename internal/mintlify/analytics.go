@@ -38,13 +38,21 @@ type PageViewsPage struct {
 }
 
 // DateRange is a half-open interval [From, To): the API's dateTo is
-// exclusive.
+// exclusive. With Days set both bounds are whole UTC days, sent as
+// YYYY-MM-DD: the one form that means the same whatever time resolution
+// the upstream applies (its spec says of dateTo "Results include dates
+// before, but not on, the specified date").
 type DateRange struct {
 	From, To time.Time
+	Days     bool `json:"days,omitempty"`
 }
 
+// DayLayout is the API's date-only form.
+const DayLayout = "2006-01-02"
+
 // query renders both bounds, always: the API's default range when they are
-// omitted is undocumented. RFC 3339 in UTC is one of the documented forms.
+// omitted is undocumented. RFC 3339 in UTC and YYYY-MM-DD are the
+// documented forms.
 func (r DateRange) query() (url.Values, error) {
 	if r.From.IsZero() || r.To.IsZero() {
 		return nil, errors.New("date range needs both From and To")
@@ -52,9 +60,18 @@ func (r DateRange) query() (url.Values, error) {
 	if !r.From.Before(r.To) {
 		return nil, fmt.Errorf("empty date range: from %s is not before to %s", r.From.UTC().Format(time.RFC3339), r.To.UTC().Format(time.RFC3339))
 	}
+	layout := time.RFC3339
+	if r.Days {
+		for _, t := range []time.Time{r.From, r.To} {
+			if u := t.UTC(); !u.Equal(u.Truncate(24 * time.Hour)) {
+				return nil, fmt.Errorf("day range bound %s is not midnight UTC", u.Format(time.RFC3339))
+			}
+		}
+		layout = DayLayout
+	}
 	q := url.Values{}
-	q.Set("dateFrom", r.From.UTC().Format(time.RFC3339))
-	q.Set("dateTo", r.To.UTC().Format(time.RFC3339))
+	q.Set("dateFrom", r.From.UTC().Format(layout))
+	q.Set("dateTo", r.To.UTC().Format(layout))
 	return q, nil
 }
 

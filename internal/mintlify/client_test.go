@@ -408,3 +408,21 @@ func TestKeyNeverPrinted(t *testing.T) {
 		t.Error("debug log has no request line, so the check above proved nothing")
 	}
 }
+
+// A day range is sent as YYYY-MM-DD; bounds that are not midnight UTC are
+// refused rather than silently cut.
+func TestDateRangeDays(t *testing.T) {
+	from := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	to := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	q, err := DateRange{From: from, To: to, Days: true}.query()
+	if err != nil || q.Get("dateFrom") != "2026-11-01" || q.Get("dateTo") != "2026-11-22" {
+		t.Fatalf("day range query = %v, %v", q, err)
+	}
+	q, err = DateRange{From: from, To: to}.query()
+	if err != nil || q.Get("dateFrom") != "2026-11-01T00:00:00Z" || q.Get("dateTo") != "2026-11-22T00:00:00Z" {
+		t.Fatalf("RFC 3339 range query = %v, %v", q, err)
+	}
+	if _, err := (DateRange{From: from, To: to.Add(time.Minute), Days: true}).query(); err == nil {
+		t.Fatal("a day range ending at 00:01 was accepted")
+	}
+}

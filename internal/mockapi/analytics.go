@@ -98,6 +98,12 @@ const maxInt = int(^uint(0) >> 1)
 func (s *Server) analyticsEndpoint(c *call) *response {
 	v := &validator{q: c.r.URL.Query()}
 	from, to := v.dateRange(c.now)
+	s.mu.Lock()
+	refuseFuture := s.refuseFuture
+	s.mu.Unlock()
+	if refuseFuture && len(v.problems) == 0 && to.After(c.now) {
+		v.failf("dateTo: must not be in the future")
+	}
 	var limit, offset, cursor int
 	switch c.rt.endpoint {
 	case EndpointViews, EndpointVisitors:
@@ -126,6 +132,11 @@ func (s *Server) analyticsEndpoint(c *call) *response {
 	s.mu.Unlock()
 	if !ok {
 		return s.rateLimited(true, wait)
+	}
+	// Nothing has happened after now: a range that reaches into the
+	// future (e.g. dateTo = tomorrow) counts up to now.
+	if to.After(c.now) {
+		to = c.now
 	}
 	d := c.site.compute(from, to)
 	f := c.fault

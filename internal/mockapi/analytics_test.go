@@ -280,3 +280,47 @@ func TestCallerStatsAndEmptySite(t *testing.T) {
 		t.Fatalf("empty site searches: %s", w.Body.String())
 	}
 }
+
+// A day range that reaches past now (dateTo = tomorrow) counts what has
+// happened: the hour buckets that began before now, exactly as the range
+// [dateFrom, now) does.
+func TestDayRangeEndingTomorrowCountsUpToNow(t *testing.T) {
+	s, clk := newTest(t, nil)
+	site, _ := s.Site("p2")
+	clk.Set(time.Date(2025, 3, 10, 12, 30, 0, 0, time.UTC))
+	get := func(q string) pageResp {
+		t.Helper()
+		w := do(s, "GET", "/v1/analytics/p2/views?limit=250&"+q, keyRW, "")
+		wantStatus(t, w, 200)
+		return decode[pageResp](t, w)
+	}
+	month := get("dateFrom=2025-03-01&dateTo=2025-03-11")
+	wantTotals, _ := site.Views(time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC), clk.Now())
+	if month.Totals != wantTotals {
+		t.Fatalf("month to date %+v, want %+v (up to now)", month.Totals, wantTotals)
+	}
+	if now := get("dateFrom=2025-03-01&dateTo=2025-03-10T12:30:00Z"); now.Totals != month.Totals {
+		t.Fatalf("[1st, now) %+v differs from [1st, tomorrow) %+v", now.Totals, month.Totals)
+	}
+	// An hour later the 13:00 bucket has begun, and counts.
+	clk.Advance(time.Hour)
+	if later := get("dateFrom=2025-03-01&dateTo=2025-03-11"); later.Totals.Human <= month.Totals.Human && later.Totals.AI <= month.Totals.AI {
+		t.Fatalf("the counter did not grow in an hour: %+v then %+v", month.Totals, later.Totals)
+	}
+}
+
+// RefuseFutureDates answers a dateTo after now with 400, and nothing else.
+func TestRefuseFutureDates(t *testing.T) {
+	s, _ := newTest(t, func(o *Options) { o.RefuseFutureDates = true })
+	w := do(s, "GET", "/v1/analytics/p2/views?dateFrom=2025-03-01&dateTo=2025-03-11", keyRW, "")
+	wantStatus(t, w, 400)
+	if !strings.Contains(w.Body.String(), "dateTo") {
+		t.Errorf("400 body does not name dateTo: %s", w.Body)
+	}
+	for _, ep := range []string{"feedback/by-page", "searches", "assistant/caller-stats"} {
+		wantStatus(t, do(s, "GET", "/v1/analytics/p2/"+ep+"?dateFrom=2025-03-01&dateTo=2025-03-11", keyRW, ""), 400)
+	}
+	wantStatus(t, do(s, "GET", "/v1/analytics/p2/views?dateFrom=2025-03-01&dateTo=2025-03-10T12:00:00Z", keyRW, ""), 200)
+	s.SetRefuseFutureDates(false)
+	wantStatus(t, do(s, "GET", "/v1/analytics/p2/views?dateFrom=2025-03-01&dateTo=2025-03-11", keyRW, ""), 200)
+}

@@ -64,6 +64,10 @@ type Options struct {
 	JobArchiveAfter time.Duration
 	// MaxPageSize caps limit for views and visitors. Default 250.
 	MaxPageSize int
+	// RefuseFutureDates answers an analytics request whose dateTo lies
+	// after the server's clock with 400. The vendor does not say whether
+	// a future dateTo is accepted; this is the strict reading.
+	RefuseFutureDates bool
 }
 
 // Endpoint names recorded in Request.Endpoint and matched by Fault.Endpoint.
@@ -113,13 +117,14 @@ type Server struct {
 	archiveAfter time.Duration
 	maxPage      int
 
-	mu        sync.Mutex
-	projects  map[string]Site
-	faults    map[string]*faultState
-	analytics window // key: org
-	agent     window // key: project id
-	jobs      map[string]map[string]*job
-	jobSeq    uint64
+	mu           sync.Mutex
+	refuseFuture bool
+	projects     map[string]Site
+	faults       map[string]*faultState
+	analytics    window // key: org
+	agent        window // key: project id
+	jobs         map[string]map[string]*job
+	jobSeq       uint64
 
 	reqMu sync.Mutex
 	reqs  []Request
@@ -136,6 +141,7 @@ func New(opts Options) *Server {
 		activeFor:    opts.JobActiveFor,
 		archiveAfter: opts.JobArchiveAfter,
 		maxPage:      opts.MaxPageSize,
+		refuseFuture: opts.RefuseFutureDates,
 		projects:     map[string]Site{},
 		faults:       map[string]*faultState{},
 		jobs:         map[string]map[string]*job{},
@@ -209,6 +215,13 @@ func (s *Server) SetPaths(projectID string, n int) {
 	site := s.projects[projectID]
 	site.Paths = n
 	s.projects[projectID] = site
+}
+
+// SetRefuseFutureDates switches Options.RefuseFutureDates while serving.
+func (s *Server) SetRefuseFutureDates(refuse bool) {
+	s.mu.Lock()
+	s.refuseFuture = refuse
+	s.mu.Unlock()
 }
 
 // SetSite adds or replaces a project's site.

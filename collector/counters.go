@@ -1,0 +1,98 @@
+package collector
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+)
+
+// The month-to-date counters. Every additive analytics number (page views,
+// feedback entries, searches, assistant queries) is exported as a counter
+// of events since the start of the current UTC calendar month, fetched
+// with day dates only: dateFrom is the 1st, dateTo tomorrow (exclusive),
+// both YYYY-MM-DD. That range covers everything up to now whatever the
+// upstream's time resolution, and PromQL computes any window from it with
+// increase(). On the 1st the counters start again from zero, which
+// increase() and rate() take for the counter reset it is. The period start
+// is each series' created timestamp.
+//
+// The counters are one more window of each unit, the month window, so the
+// scheduler, the resumable walks and the state file treat them like any
+// other window.
+
+// monthWindow is the month-to-date window. Its label is what the walk's
+// bookkeeping series (mintlify_page_views_paths and friends) show as
+// window; the counters themselves have no window label.
+var monthWindow = windowSpec{label: "month", month: true}
+
+// visitorsDefaultWindow is the visitors collector's window when the
+// project lists none: visitors have no counter.
+var visitorsDefaultWindow = windowSpec{label: "24h", duration: 24 * time.Hour}
+
+// periodStart is the start of the UTC calendar month now lies in.
+func periodStart(now time.Time) time.Time {
+	y, m, _ := now.UTC().Date()
+	return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+}
+
+// rangeFor is the date range a refresh of window w asks for at now. The
+// month window asks for [1st of the month, tomorrow) in day dates, unless
+// the upstream refused a future dateTo this month (ws.RefusedFuture): then
+// it asks for [1st of the month, now) in RFC 3339, as windows do.
+func rangeFor(ws *windowState, w windowSpec, now time.Time) mintlify.DateRange {
+	// dateTo is exclusive; truncating to the minute keeps the ranges of
+	// refreshes close in time identical, and very recent data is
+	// incomplete upstream anyway.
+	to := now.UTC().Truncate(time.Minute)
+	if !w.month {
+		return mintlify.DateRange{From: to.Add(-w.duration), To: to}
+	}
+	from := periodStart(now)
+	if ws.RefusedFuture.Equal(from) {
+		return mintlify.DateRange{From: from, To: laterOf(to, from.Add(time.Minute))}
+	}
+	y, m, d := now.UTC().Date()
+	return mintlify.DateRange{From: from, To: time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC), Days: true}
+}
+
+func laterOf(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// refusedFuture tells whether err is the upstream refusing the day range
+// r of the month window with 400, which it may do because dateTo is in the
+// future; it then records the refusal in ws so that this month's later
+// refreshes ask for [1st, now) instead. The caller retries at once.
+func refusedFuture(ws *windowState, r mintlify.DateRange, err error) bool {
+	if err == nil || !r.Days || !mintlify.IsBadRequest(err) {
+		return false
+	}
+	ws.RefusedFuture = r.From
+	return true
+}
+
+var (
+	descPageViewsTotal = prometheus.NewDesc("mintlify_page_views_total",
+		"Views of one documentation page since the start of the current UTC calendar month (the created timestamp), by traffic (human or ai). Starts again from 0 on the 1st; use increase() or rate()."+cacheNote,
+		[]string{"path", "project", "traffic"}, nil)
+	descSitePageViewsTotal = prometheus.NewDesc("mintlify_site_page_views_total",
+		"Views of the whole site since the start of the current UTC calendar month, from the upstream site totals, by traffic (human, ai, and other when the total exceeds human + ai). Starts again from 0 on the 1st."+cacheNote,
+		[]string{"project", "traffic"}, nil)
+	descPageFeedbackTotal = prometheus.NewDesc("mintlify_page_feedback_total",
+		"Feedback entries on one page since the start of the current UTC calendar month, by kind: thumbs_up, thumbs_down, code_snippet. Only the 100 pages with the most feedback this month are listed (see mintlify_page_feedback_truncated{window=\"month\"}). Starts again from 0 on the 1st."+cacheNote,
+		[]string{"kind", "path", "project"}, nil)
+	descSearchesTotal = prometheus.NewDesc("mintlify_searches_total",
+		"Search events on the site since the start of the current UTC calendar month (all terms). Starts again from 0 on the 1st."+cacheNote,
+		[]string{"project"}, nil)
+	descAssistantQueriesTotal = prometheus.NewDesc("mintlify_assistant_queries_total",
+		"Assistant queries since the start of the current UTC calendar month, by caller: web, api, other. Starts again from 0 on the 1st."+cacheNote,
+		[]string{"caller", "project"}, nil)
+	descDateFallback = prometheus.NewDesc("mintlify_analytics_date_fallback",
+		"1 if the exported month-to-date counters of this collector were fetched with dateTo = now (RFC 3339) because the upstream answered the day range ending tomorrow with 400, else 0. The counters are then only as exact as the upstream's time resolution.",
+		[]string{"collector", "project"}, nil)
+)
