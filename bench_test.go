@@ -25,8 +25,9 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
-// benchConfig is one project of n paths, one 24h window, every path
-// exported, and a budget that lets one refresh read them all.
+// benchConfig is one project of n paths with the default collectors and
+// windows (page views as month-to-date counters), every path exported,
+// and a budget that lets one refresh read them all.
 const benchConfig = `
 global:
   api_url: %s
@@ -38,7 +39,6 @@ keys:
 projects:
   - id: proj-docs
     name: docs
-    windows: [24h]
     max_paths: 0
 `
 

@@ -485,3 +485,24 @@ func TestEndlessUpstreamMemoryIsBounded(t *testing.T) {
 		})
 	}
 }
+
+// The first refresh failing says there is nothing cached yet, not that
+// cached data is being served.
+func TestFirstFailureSaysNothingIsCached(t *testing.T) {
+	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10}}})
+	e.api.Server.SetFault(mockapi.Fault{Status: 500})
+	e.scrape()
+	logs := e.logs.String()
+	if !strings.Contains(logs, "no data cached yet") || strings.Contains(logs, "serving cached data") {
+		t.Fatalf("first failure logged as:\n%s", logs)
+	}
+	e.api.Server.ClearFaults()
+	e.clock.Advance(time.Hour)
+	e.scrape()
+	e.api.Server.SetFault(mockapi.Fault{Status: 500})
+	e.clock.Advance(time.Hour)
+	e.scrape()
+	if !strings.Contains(e.logs.String(), "serving cached data") {
+		t.Fatal("a failure after a success does not say cached data is served")
+	}
+}
