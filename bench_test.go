@@ -277,7 +277,7 @@ func BenchmarkProcessRSS(b *testing.B) {
 			return body
 		}
 		plain := get(false) // waits for the first refresh (600 s at most)
-		if !bytes.Contains(plain, []byte("mintlify_page_views{")) {
+		if !bytes.Contains(plain, []byte("mintlify_page_views_total{")) {
 			b.Fatal("no page series after the first refresh")
 		}
 		for range 100 {

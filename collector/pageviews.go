@@ -93,11 +93,20 @@ func (p *pageViews) descs() (page, site *prometheus.Desc) {
 // cost is the pages the window's walk still needs: the last walk's count
 // less what the walk in progress has read, at least one.
 func (p *pageViews) cost(ws *windowState) int {
+	if ws.Hint == 0 {
+		// No walk has told the size yet: the walk goes one page at a
+		// time, and a reservation of a few pages lets it go on in one run
+		// instead of one run a page; what it does not use goes back.
+		return firstWalkReserve
+	}
 	if ws.Walk != nil {
 		return ws.Walk.Remaining(ws.Hint)
 	}
 	return max(ws.Hint, 1)
 }
+
+// firstWalkReserve is what a window whose size is not known yet reserves.
+const firstWalkReserve = 8
 
 // advance continues the window's walk, or starts one, with the requests
 // the gate lets through. A walk that is not done keeps its pages for the
