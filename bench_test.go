@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -234,12 +233,7 @@ func BenchmarkScrapeAllocs(b *testing.B) {
 // does (gzip), and reports the exporter process's resident memory against
 // the size of its plain exposition (target: at most 2.5).
 func BenchmarkProcessRSS(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "mintlify_exporter")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(b)
 	api, err := mockapi.Start(mockapi.Options{
 		Keys:                   []mockapi.KeySpec{{Key: mainTestKey, Org: "acme"}},
 		Projects:               map[string]mockapi.Site{"proj-docs": {Seed: 11, Paths: 100000}},
@@ -295,8 +289,10 @@ func BenchmarkProcessRSS(b *testing.B) {
 	}
 }
 
-// listenAddress reads the bound address from the exporter's log.
-func listenAddress(b *testing.B, stderr io.Reader) string {
+// listenAddress reads the bound address from the exporter's log, and
+// drains the rest of it in the background.
+func listenAddress(tb testing.TB, stderr io.Reader) string {
+	tb.Helper()
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {
 		line := sc.Text()
@@ -305,7 +301,7 @@ func listenAddress(b *testing.B, stderr io.Reader) string {
 			return strings.Fields(line[i+len("address="):])[0]
 		}
 	}
-	b.Fatal("the exporter exited before listening")
+	tb.Fatal("the exporter exited before listening")
 	return ""
 }
 

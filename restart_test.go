@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net"
@@ -27,12 +26,7 @@ func TestRestartsThroughTheBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "mintlify_exporter")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	api, err := mockapi.Start(mockapi.Options{
 		Keys:     []mockapi.KeySpec{{Key: mainTestKey, Org: "acme", Scope: mockapi.ReadOnly}},
 		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 600}},
@@ -78,6 +72,18 @@ func TestRestartsThroughTheBinary(t *testing.T) {
 	}
 }
 
+// buildBinary builds the exporter into a temporary folder.
+func buildBinary(tb testing.TB) string {
+	tb.Helper()
+	bin := filepath.Join(tb.TempDir(), "mintlify_exporter")
+	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		tb.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // startBinary runs the exporter on a free port and returns its address
 // and a function that stops it with SIGTERM and waits for it.
 func startBinary(t *testing.T, bin, apiURL, state string) (string, func()) {
@@ -94,24 +100,7 @@ func startBinary(t *testing.T, bin, apiURL, state string) (string, func()) {
 	}
 	// exporter-toolkit logs the address it bound: read it back rather
 	// than guess a free port.
-	addrc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			if i := strings.Index(line, "address=127.0.0.1:"); i >= 0 && strings.Contains(line, "Listening on") {
-				a := strings.Fields(line[i+len("address="):])[0]
-				addrc <- a
-			}
-		}
-		close(addrc)
-		_, _ = io.Copy(io.Discard, stderr)
-	}()
-	addr, ok := <-addrc
-	if !ok {
-		_ = cmd.Wait()
-		t.Fatal("the exporter exited before listening")
-	}
+	addr := listenAddress(t, stderr)
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		t.Fatalf("bad address %q", addr)
 	}

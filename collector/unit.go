@@ -363,23 +363,8 @@ func (u *unit) collect(ch chan<- prometheus.Metric, now time.Time, data bool) {
 	s.mu.Lock()
 	h := s.health
 	h.FailCounts = cloneCounts(s.health.FailCounts)
-	lastData := time.Time{}
-	for _, w := range u.windows {
-		ws := s.window(w)
-		t := ws.DataTime
-		if t.IsZero() && ws.Walk != nil {
-			t = ws.Progress
-		}
-		if !t.IsZero() && (lastData.IsZero() || t.Before(lastData)) {
-			lastData = t
-		}
-	}
+	h.LastSuccess = u.shownSince()
 	s.mu.Unlock()
-	if h.LastSuccess.IsZero() {
-		// A first walk still in progress: its pages are shown (marked
-		// truncated) as soon as they are paid for.
-		h.LastSuccess = lastData
-	}
 	if data {
 		if h.fresh(now, u.timing.maxAge) {
 			for _, m := range u.series(false) {
@@ -394,24 +379,34 @@ func (u *unit) collect(ch chan<- prometheus.Metric, now time.Time, data bool) {
 	}
 }
 
-// fresh is what decides whether the data series are shown.
-func (u *unit) fresh(now time.Time) bool {
+// shownSince is the age that decides whether the data is fresh: the last
+// complete round or, before the first one, the oldest page any window
+// shows (a first walk in progress is shown, marked truncated, as soon as
+// its pages are paid for). The caller holds the state lock.
+func (u *unit) shownSince() time.Time {
 	s := u.state
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	last := s.health.LastSuccess
-	if last.IsZero() {
-		for _, w := range u.windows {
-			ws := s.window(w)
-			t := ws.DataTime
-			if t.IsZero() && ws.Walk != nil {
-				t = ws.Progress
-			}
-			if !t.IsZero() && (last.IsZero() || t.Before(last)) {
-				last = t
-			}
+	if !s.health.LastSuccess.IsZero() {
+		return s.health.LastSuccess
+	}
+	var last time.Time
+	for _, w := range u.windows {
+		ws := s.window(w)
+		t := ws.DataTime
+		if t.IsZero() && ws.Walk != nil {
+			t = ws.Progress
+		}
+		if !t.IsZero() && (last.IsZero() || t.Before(last)) {
+			last = t
 		}
 	}
+	return last
+}
+
+// fresh is what decides whether the data series are shown.
+func (u *unit) fresh(now time.Time) bool {
+	u.state.mu.Lock()
+	defer u.state.mu.Unlock()
+	last := u.shownSince()
 	return !last.IsZero() && now.Sub(last) <= u.timing.maxAge
 }
 
