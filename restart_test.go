@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -76,7 +75,11 @@ func TestRestartsThroughTheBinary(t *testing.T) {
 func buildBinary(tb testing.TB) string {
 	tb.Helper()
 	bin := filepath.Join(tb.TempDir(), "mintlify_exporter")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		tb.Fatalf("no go command on PATH to build the exporter: %v", err)
+	}
+	build := exec.Command(goCmd, "build", "-o", bin, ".")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		tb.Fatalf("go build: %v\n%s", err, out)

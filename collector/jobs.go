@@ -90,7 +90,6 @@ type agentJobs struct {
 	notFound float64
 }
 
-func (a *agentJobs) name() string { return "agent_jobs" }
 func (a *agentJobs) adopt(old *agentJobs) {
 	if old == nil || old.id != a.id {
 		return
