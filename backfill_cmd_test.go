@@ -1,0 +1,469 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/toolcheck"
+)
+
+const (
+	backfillTestKey = "mint_backfilltest_Rk4nV8wQ2sLx"
+	backfillProject = "proj-history"
+)
+
+// backfillNow is the simulated present: the middle of a month, so a
+// range of past days crosses the month boundary before it.
+var backfillNow = time.Date(2026, 9, 15, 12, 0, 0, 0, time.UTC)
+
+// backfillHarness runs the backfill command against a simulated API
+// whose clock only moves when the command sleeps.
+type backfillHarness struct {
+	t      *testing.T
+	api    *mockapi.Running
+	clock  *mockapi.ManualClock
+	site   mockapi.Site
+	dir    string
+	sleeps []time.Duration
+}
+
+func newBackfillHarness(t *testing.T, site mockapi.Site, opt func(*mockapi.Options)) *backfillHarness {
+	t.Helper()
+	clock := mockapi.NewManualClock(backfillNow)
+	mo := mockapi.Options{
+		Keys:     []mockapi.KeySpec{{Key: backfillTestKey, Org: "acme", Scope: mockapi.ReadOnly}},
+		Projects: map[string]mockapi.Site{backfillProject: site},
+		Clock:    clock,
+	}
+	if opt != nil {
+		opt(&mo)
+	}
+	api, err := mockapi.Start(mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = api.Close() })
+	t.Setenv("MINTLIFY_API_KEY", backfillTestKey)
+	t.Setenv("MINTLIFY_PROJECT_ID", "")
+	return &backfillHarness{t: t, api: api, clock: clock, site: site, dir: t.TempDir()}
+}
+
+// run runs `backfill args…` with the API URL and project added, under ctx;
+// afterPage may be nil.
+func (h *backfillHarness) run(ctx context.Context, afterPage func(int), args ...string) (code int, stderr string) {
+	h.t.Helper()
+	var out, errb bytes.Buffer
+	env := &backfillEnv{
+		stdout: &out, stderr: &errb, getenv: os.Getenv, now: h.clock.Now,
+		sleep: func(ctx context.Context, d time.Duration) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			h.sleeps = append(h.sleeps, d)
+			h.clock.Advance(d)
+			return nil
+		},
+		afterPage: afterPage,
+	}
+	full := append([]string{"--mintlify.api-url", h.api.URL(), "--project", backfillProject}, args...)
+	code = env.run(ctx, full)
+	if strings.Contains(out.String()+errb.String(), backfillTestKey) {
+		h.t.Errorf("the API key shows in the output")
+	}
+	return code, errb.String()
+}
+
+func (h *backfillHarness) views() []mockapi.Request {
+	return h.api.Server.Requests()
+}
+
+// sample is one line of the output.
+type omLine struct {
+	name, labels string
+	value        float64
+	ts           int64
+}
+
+var omSampleLine = regexp.MustCompile(`^([a-z_]+)\{([^}]*)\} ([0-9.e+]+) ([0-9]+)$`)
+
+func parseOM(t *testing.T, body string) []omLine {
+	t.Helper()
+	if !strings.HasSuffix(body, "\n# EOF\n") {
+		t.Fatalf("output does not end with # EOF:\n%s", tail(body))
+	}
+	var out []omLine
+	for _, line := range strings.Split(strings.TrimSuffix(body, "# EOF\n"), "\n") {
+		if line == "" || strings.HasPrefix(line, "# HELP ") || strings.HasPrefix(line, "# TYPE ") {
+			continue
+		}
+		m := omSampleLine.FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("not a sample line: %q", line)
+		}
+		v, _ := strconv.ParseFloat(m[3], 64)
+		ts, _ := strconv.ParseInt(m[4], 10, 64)
+		out = append(out, omLine{m[1], m[2], v, ts})
+	}
+	return out
+}
+
+func tail(s string) string {
+	if len(s) > 300 {
+		return s[len(s)-300:]
+	}
+	return s
+}
+
+func day(s string) time.Time {
+	t, err := time.Parse(mintlify.DayLayout, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// TestBackfillMonthToDateCounters: one request per day, each asking for
+// [1st of the month, next day) in day dates; the values are the
+// simulated API's month-to-date counts at the end of each day, with the
+// end of the day as timestamp, the counter restarting on the 1st; the
+// families are grouped and promtool makes blocks of the file.
+func TestBackfillMonthToDateCounters(t *testing.T) {
+	site := mockapi.Site{Seed: 7, Paths: 40, OtherTraffic: true}
+	h := newBackfillHarness(t, site, nil)
+	out := filepath.Join(h.dir, "history.om")
+	code, stderr := h.run(context.Background(), nil, "--from", "2026-08-28", "--to", "2026-09-03", "--label", "job=mintlify", "--label", "instance=host:9866", "--output", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "1 project(s) × 7 day(s) (2026-08-28 to 2026-09-03) × 1 request(s) per day = 7 requests") {
+		t.Errorf("no cost line before the run:\n%s", stderr)
+	}
+	reqs := h.views()
+	if len(reqs) != 7 {
+		t.Fatalf("%d requests, want 7 (one per day)", len(reqs))
+	}
+	for i, r := range reqs {
+		d := day("2026-08-28").AddDate(0, 0, i)
+		q, _ := url.ParseQuery(r.Query)
+		wantFrom := time.Date(d.Year(), d.Month(), 1, 0, 0, 0, 0, time.UTC).Format(mintlify.DayLayout)
+		if r.Endpoint != mockapi.EndpointViews || r.Status != 200 || q.Get("dateFrom") != wantFrom || q.Get("dateTo") != d.AddDate(0, 0, 1).Format(mintlify.DayLayout) || q.Get("limit") != "250" {
+			t.Errorf("request %d: %s %s status %d, want views dateFrom=%s dateTo=%s limit=250", i, r.Endpoint, r.Query, r.Status, wantFrom, d.AddDate(0, 0, 1).Format(mintlify.DayLayout))
+		}
+	}
+	if _, err := os.Stat(out + ".partial"); !os.IsNotExist(err) {
+		t.Errorf("%s.partial left behind after a complete run (%v)", out, err)
+	}
+
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(b)
+	lines := parseOM(t, body)
+	// Families grouped: all site samples, then all page samples.
+	if i, j := strings.Index(body, "# TYPE mintlify_site_page_views counter"), strings.Index(body, "# TYPE mintlify_page_views counter"); i < 0 || j < i {
+		t.Errorf("families missing or out of order:\n%s", body[:min(len(body), 600)])
+	}
+	got := map[string]float64{}
+	lastSeries, lastTS := "", int64(0)
+	for _, l := range lines {
+		key := l.name + "{" + l.labels + "}"
+		if key == lastSeries && l.ts <= lastTS {
+			t.Errorf("%s: timestamps not increasing", key)
+		}
+		lastSeries, lastTS = key, l.ts
+		got[fmt.Sprintf("%s %d", key, l.ts)] = l.value
+	}
+	for d := day("2026-08-28"); !d.After(day("2026-09-03")); d = d.AddDate(0, 0, 1) {
+		end := d.AddDate(0, 0, 1)
+		totals, rows := site.Views(time.Date(d.Year(), d.Month(), 1, 0, 0, 0, 0, time.UTC), end)
+		ts := end.Unix()
+		labels := `instance="host:9866",job="mintlify",project="proj-history",traffic=`
+		for traffic, want := range map[string]int64{"human": totals.Human, "ai": totals.AI, "other": totals.Total - totals.Human - totals.AI} {
+			if v, ok := got[fmt.Sprintf("mintlify_site_page_views_total{%s%q} %d", labels, traffic, ts)]; !ok || v != float64(want) {
+				t.Errorf("day %s site %s: got %v (present %v), want %d", d.Format(mintlify.DayLayout), traffic, v, ok, want)
+			}
+		}
+		for _, r := range rows {
+			pl := fmt.Sprintf(`instance="host:9866",job="mintlify",path=%q,project="proj-history",traffic=`, r.Path)
+			if v := got[fmt.Sprintf("mintlify_page_views_total{%s\"human\"} %d", pl, ts)]; v != float64(r.Human) {
+				t.Errorf("day %s path %s human: got %v, want %d", d.Format(mintlify.DayLayout), r.Path, v, r.Human)
+			}
+			if v := got[fmt.Sprintf("mintlify_page_views_total{%s\"ai\"} %d", pl, ts)]; v != float64(r.AI) {
+				t.Errorf("day %s path %s ai: got %v, want %d", d.Format(mintlify.DayLayout), r.Path, v, r.AI)
+			}
+		}
+	}
+	// The counter restarts with the month: the value at the end of the
+	// 1st is below the one at the end of August 31.
+	k := `mintlify_site_page_views_total{instance="host:9866",job="mintlify",project="proj-history",traffic="human"} `
+	if aug, sep := got[k+strconv.FormatInt(day("2026-09-01").Unix(), 10)], got[k+strconv.FormatInt(day("2026-09-02").Unix(), 10)]; !(sep < aug) || sep <= 0 {
+		t.Errorf("no reset on the 1st: end of Aug 31 %v, end of Sep 1 %v", aug, sep)
+	}
+	checkPromtoolBlocks(t, out)
+}
+
+// checkPromtoolBlocks runs promtool tsdb create-blocks-from openmetrics.
+func checkPromtoolBlocks(t *testing.T, file string) {
+	t.Helper()
+	path, ok := toolcheck.Find(t, "promtool", "apt-get install prometheus", "promtool tsdb create-blocks-from openmetrics of the backfill")
+	if !ok {
+		return
+	}
+	dir := t.TempDir()
+	out, err := exec.Command(path, "tsdb", "create-blocks-from", "openmetrics", file, dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("promtool tsdb create-blocks-from openmetrics: %v\n%s", err, out)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) == 0 {
+		t.Errorf("promtool made no block:\n%s", out)
+	}
+}
+
+// TestBackfillSiteOnlyAndPaths: --site-only asks for one row a day and
+// writes no page series; --paths 600 costs three requests a day (250,
+// 250, 100 rows) and keeps the 600 most viewed paths.
+func TestBackfillSiteOnlyAndPaths(t *testing.T) {
+	h := newBackfillHarness(t, mockapi.Site{Seed: 3, Paths: 700}, nil)
+	out := filepath.Join(h.dir, "site.om")
+	if code, stderr := h.run(context.Background(), nil, "--from", "2026-09-01", "--to", "2026-09-02", "--site-only", "--output", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, r := range h.views() {
+		if q, _ := url.ParseQuery(r.Query); q.Get("limit") != "1" {
+			t.Errorf("--site-only asked for limit %s", q.Get("limit"))
+		}
+	}
+	b, _ := os.ReadFile(out)
+	if strings.Contains(string(b), "mintlify_page_views_total") || len(parseOM(t, string(b))) != 4 {
+		t.Errorf("--site-only output is not 2 days × human, ai:\n%s", b)
+	}
+
+	h.api.Server.ResetRequests()
+	out = filepath.Join(h.dir, "paths.om")
+	code, stderr := h.run(context.Background(), nil, "--from", "2026-09-01", "--to", "2026-09-02", "--paths", "600", "--output", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var limits []string
+	for _, r := range h.views() {
+		q, _ := url.ParseQuery(r.Query)
+		limits = append(limits, q.Get("offset")+":"+q.Get("limit"))
+	}
+	if want := "0:250 250:250 500:100 0:250 250:250 500:100"; strings.Join(limits, " ") != want {
+		t.Errorf("pages %v, want %s", limits, want)
+	}
+	b, _ = os.ReadFile(out)
+	paths := map[string]bool{}
+	for _, l := range parseOM(t, string(b)) {
+		if l.name == "mintlify_page_views_total" {
+			paths[regexp.MustCompile(`path="([^"]*)"`).FindStringSubmatch(l.labels)[1]] = true
+		}
+	}
+	_, rows := h.site.Views(day("2026-09-01"), day("2026-09-02"))
+	if len(paths) < 600 || !paths[rows[0].Path] || !paths[rows[599].Path] {
+		t.Errorf("%d paths in the output, want the 600 most viewed of each day", len(paths))
+	}
+	checkPromtoolBlocks(t, out)
+}
+
+// TestBackfillBadInput: each mistake exits 2 with a message naming it,
+// before any request.
+func TestBackfillBadInput(t *testing.T) {
+	h := newBackfillHarness(t, mockapi.Site{Seed: 1, Paths: 5}, nil)
+	existing := filepath.Join(h.dir, "exists.om")
+	if err := os.WriteFile(existing, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(h.dir, "out.om")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--from", "2026-09-10", "--to", "2026-09-01", "--output", out}, "--from 2026-09-10 is after --to 2026-09-01"},
+		{[]string{"--from", "2026-09-10", "--to", "2026-09-20", "--output", out}, "--to 2026-09-20 is today or in the future: the last complete UTC day is 2026-09-14"},
+		{[]string{"--from", "2026-09-15", "--output", out}, "--from 2026-09-15 is today or in the future"},
+		{[]string{"--from", "2026-9-1", "--output", out}, `--from "2026-9-1" is not a date of the form YYYY-MM-DD`},
+		{[]string{"--from", "2026-09-01", "--output", existing}, "exists; give --force to overwrite it"},
+		{[]string{"--from", "2026-09-01", "--label", "job", "--output", out}, `--label "job": want NAME=VALUE`},
+		{[]string{"--from", "2026-09-01", "--label", "1job=x", "--output", out}, `--label "1job=x"`},
+		{[]string{"--from", "2026-09-01", "--label", "__name__=x", "--output", out}, "reserved by Prometheus"},
+		{[]string{"--from", "2026-09-01", "--label", "project=x", "--output", out}, "project is a label of the counters themselves"},
+		{[]string{"--from", "2026-09-01", "--label", "job=a", "--label", "job=b", "--output", out}, "--label job given twice"},
+		{[]string{"--from", "2026-09-01", "--site-only", "--paths", "10", "--output", out}, "either --paths or --site-only"},
+		{[]string{"--from", "2026-09-01", "--paths", "0", "--output", out}, "--paths must be at least 1"},
+		{[]string{"--from", "2026-09-01", "--budget", "0", "--output", out}, "--budget must be at least 1"},
+		{[]string{"--from", "2026-09-01"}, "required flag(s) '--output' not provided"},
+		{[]string{"--from", "2026-01-01", "--output", out}, "give --yes"},
+	} {
+		code, stderr := h.run(context.Background(), nil, c.args...)
+		if code != backfillExitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if n := len(h.views()); n != 0 {
+		t.Errorf("%d requests made for bad input", n)
+	}
+	if _, err := os.Stat(out + ".partial"); !os.IsNotExist(err) {
+		t.Errorf("a refused run left %s.partial (%v)", out, err)
+	}
+	// A range the API refuses (400) is the command line's fault too.
+	h.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, Status: 400})
+	code, stderr := h.run(context.Background(), nil, "--from", "2026-09-01", "--output", out)
+	if code != backfillExitUsage || !strings.Contains(stderr, "the API refused the range 2026-09-01 to 2026-09-02") {
+		t.Errorf("400: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestBackfillPacedWithinBudget: a range needing three hours of a budget
+// of 20 is refused without --yes, and with it never makes more than 20
+// requests in any sliding hour, sees no 429, and waits on the clock.
+func TestBackfillPacedWithinBudget(t *testing.T) {
+	h := newBackfillHarness(t, mockapi.Site{Seed: 2, Paths: 30}, func(o *mockapi.Options) { o.AnalyticsBudgetPerHour = 20 })
+	out := filepath.Join(h.dir, "paced.om")
+	args := []string{"--from", "2026-07-01", "--to", "2026-08-19", "--budget", "20", "--output", out}
+	code, stderr := h.run(context.Background(), nil, args...)
+	if code != backfillExitUsage || !strings.Contains(stderr, "= 50 requests: 2.5 hour(s) of a budget of 20 requests per hour") {
+		t.Fatalf("without --yes: exit %d, stderr %s", code, stderr)
+	}
+	if len(h.views()) != 0 {
+		t.Fatal("requests made before --yes")
+	}
+	start := h.clock.Now()
+	code, stderr = h.run(context.Background(), nil, append(args, "--yes")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	reqs := h.views()
+	if len(reqs) != 50 {
+		t.Fatalf("%d requests, want 50", len(reqs))
+	}
+	for i, r := range reqs {
+		if r.Status != 200 {
+			t.Errorf("request %d: status %d", i, r.Status)
+		}
+		n := 0
+		for _, o := range reqs[:i+1] {
+			if o.Time.After(r.Time.Add(-time.Hour)) {
+				n++
+			}
+		}
+		if n > 20 {
+			t.Fatalf("%d requests in the hour up to request %d (at %s), budget 20", n, i, r.Time)
+		}
+	}
+	if took := h.clock.Now().Sub(start); took < 2*time.Hour || took > 3*time.Hour {
+		t.Errorf("run took %s of clock time, want between 2h and 3h for 50 requests at 20/h", took)
+	}
+	if !strings.Contains(stderr, "waiting") || !strings.Contains(stderr, "(50/50 requests)") {
+		t.Errorf("no progress or wait lines:\n%s", stderr)
+	}
+}
+
+// TestBackfillResumesByteIdentical: a run interrupted after some pages
+// (and one whose journal's last line was cut short by a crash) is
+// finished by the same command, to the bytes of an uninterrupted run,
+// without fetching again what the journal holds.
+func TestBackfillResumesByteIdentical(t *testing.T) {
+	h := newBackfillHarness(t, mockapi.Site{Seed: 9, Paths: 600, OtherTraffic: true}, nil)
+	args := func(out string) []string {
+		return []string{"--from", "2026-08-27", "--to", "2026-09-04", "--paths", "520", "--label", "job=mintlify", "--output", out}
+	}
+	whole := filepath.Join(h.dir, "whole.om")
+	if code, stderr := h.run(context.Background(), nil, args(whole)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want, _ := os.ReadFile(whole)
+	perRun := len(h.views()) // 9 days × 3 pages
+	if perRun != 27 {
+		t.Fatalf("%d requests, want 27", perRun)
+	}
+
+	for _, cut := range []int{0, 7} { // bytes cut from the journal's end
+		t.Run(fmt.Sprintf("cut%d", cut), func(t *testing.T) {
+			h.api.Server.ResetRequests()
+			out := filepath.Join(h.dir, fmt.Sprintf("resumed%d.om", cut))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			code, stderr := h.run(ctx, func(n int) {
+				if n == 11 {
+					cancel()
+				}
+			}, args(out)...)
+			if code != backfillExitError || !strings.Contains(stderr, "interrupted; 11 of 27 requests are done") {
+				t.Fatalf("interrupted run: exit %d, stderr %s", code, stderr)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Fatalf("an interrupted run wrote %s", out)
+			}
+			if cut > 0 {
+				fi, err := os.Stat(out + ".partial")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Truncate(out+".partial", fi.Size()-int64(cut)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, stderr = h.run(context.Background(), nil, args(out)...)
+			if code != 0 {
+				t.Fatalf("resumed run: exit %d, stderr %s", code, stderr)
+			}
+			wantLeft := "16 left to make"
+			if cut > 0 {
+				wantLeft = "17 left to make"
+			}
+			if !strings.Contains(stderr, wantLeft) {
+				t.Errorf("resume cost line: want %q in\n%s", wantLeft, stderr)
+			}
+			got, _ := os.ReadFile(out)
+			if !bytes.Equal(got, want) {
+				t.Errorf("resumed output (%d bytes) differs from an uninterrupted run's (%d bytes)", len(got), len(want))
+			}
+			extra := 0
+			if cut > 0 {
+				extra = 1 // the page whose line was cut is fetched again
+			}
+			if n := len(h.views()); n != perRun+extra {
+				t.Errorf("interrupted + resumed runs made %d requests, want %d", n, perRun+extra)
+			}
+		})
+	}
+}
+
+// TestBackfillJournalOfOtherArguments: FILE.partial of another range is
+// not resumed into this one: exit 2, unless --force starts again.
+func TestBackfillJournalOfOtherArguments(t *testing.T) {
+	h := newBackfillHarness(t, mockapi.Site{Seed: 4, Paths: 10}, nil)
+	out := filepath.Join(h.dir, "h.om")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if code, _ := h.run(ctx, func(int) { cancel() }, "--from", "2026-09-01", "--to", "2026-09-05", "--output", out); code != backfillExitError {
+		t.Fatalf("interrupted run: exit %d", code)
+	}
+	code, stderr := h.run(context.Background(), nil, "--from", "2026-09-02", "--to", "2026-09-05", "--output", out)
+	if code != backfillExitUsage || !strings.Contains(stderr, "progress of a backfill with other arguments") {
+		t.Fatalf("other arguments: exit %d, stderr %s", code, stderr)
+	}
+	code, stderr = h.run(context.Background(), nil, "--from", "2026-09-02", "--to", "2026-09-05", "--force", "--output", out)
+	if code != 0 {
+		t.Fatalf("--force: exit %d, stderr %s", code, stderr)
+	}
+	b, _ := os.ReadFile(out)
+	if strings.Contains(string(b), strconv.FormatInt(day("2026-09-02").Unix(), 10)) {
+		t.Errorf("a day of the abandoned run's range is in the output")
+	}
+}
