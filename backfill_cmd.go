@@ -104,7 +104,7 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	app.Flag("project", "Project id; repeat for several. It is the project label, as in the exporter without a config file.").PlaceHolder("ID").Envar("MINTLIFY_PROJECT_ID").Required().StringsVar(&o.projects)
 	app.Flag("paths", "Per-page counters of the N most viewed paths of each month-to-date (ceil(N/250) requests per project and day).").Default("250").IntVar(&o.paths)
 	app.Flag("site-only", "Site totals only (mintlify_site_page_views_total): one request per project and day of a single row.").BoolVar(&o.siteOnly)
-	app.Flag("label", "Extra label name=value on every series, e.g. job=mintlify or instance=host:9866 so the history joins the scraped series; repeat for several.").PlaceHolder("NAME=VALUE").StringsVar(&o.labels)
+	app.Flag("label", "Extra label name=value on every series, e.g. job=mintlify or instance=host:10491 so the history joins the scraped series; repeat for several.").PlaceHolder("NAME=VALUE").StringsVar(&o.labels)
 	app.Flag("output", "OpenMetrics file to write; FILE.partial keeps the progress of a run until it is complete.").Short('o').PlaceHolder("FILE").Required().StringVar(&o.output)
 	app.Flag("force", "Overwrite an existing --output, and start again when FILE.partial is from a run with other arguments.").BoolVar(&o.force)
 	app.Flag("yes", "Spend more than one hour of budget (the run is paced to --budget requests per hour).").BoolVar(&o.yes)
