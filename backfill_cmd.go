@@ -77,6 +77,7 @@ type backfillOptions struct {
 	from, to       string
 	projects       []string
 	paths          int
+	pathsSet       bool
 	siteOnly       bool
 	labels         []string
 	output         string
@@ -102,7 +103,7 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	app.Flag("from", "First day, YYYY-MM-DD (UTC).").PlaceHolder("YYYY-MM-DD").Required().StringVar(&o.from)
 	app.Flag("to", "Last day, YYYY-MM-DD (UTC); at most yesterday, the last complete day. Default: yesterday.").PlaceHolder("YYYY-MM-DD").StringVar(&o.to)
 	app.Flag("project", "Project id; repeat for several. It is the project label, as in the exporter without a config file.").PlaceHolder("ID").Envar("MINTLIFY_PROJECT_ID").Required().StringsVar(&o.projects)
-	app.Flag("paths", "Per-page counters of the N most viewed paths of each month-to-date (ceil(N/250) requests per project and day).").Default("250").IntVar(&o.paths)
+	app.Flag("paths", "Per-page counters of the N most viewed paths of each month-to-date (ceil(N/250) requests per project and day).").Default("250").IsSetByUser(&o.pathsSet).IntVar(&o.paths)
 	app.Flag("site-only", "Site totals only (mintlify_site_page_views_total): one request per project and day of a single row.").BoolVar(&o.siteOnly)
 	app.Flag("label", "Extra label name=value on every series, e.g. job=mintlify or instance=host:10491 so the history joins the scraped series; repeat for several.").PlaceHolder("NAME=VALUE").StringsVar(&o.labels)
 	app.Flag("output", "OpenMetrics file to write; FILE.partial keeps the progress of a run until it is complete.").Short('o').PlaceHolder("FILE").Required().StringVar(&o.output)
@@ -226,7 +227,7 @@ func checkBackfillArgs(o *backfillOptions, now time.Time) (*backfillPlan, error)
 	}
 	slices.Sort(p.projects)
 	switch {
-	case o.siteOnly && o.paths != 250:
+	case o.siteOnly && o.pathsSet:
 		return nil, errors.New("give either --paths or --site-only, not both")
 	case o.siteOnly:
 		p.paths = 0

@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -304,6 +307,7 @@ func TestBackfillBadInput(t *testing.T) {
 		{[]string{"--from", "2026-09-01", "--label", "project=x", "--output", out}, "project is a label of the counters themselves"},
 		{[]string{"--from", "2026-09-01", "--label", "job=a", "--label", "job=b", "--output", out}, "--label job given twice"},
 		{[]string{"--from", "2026-09-01", "--site-only", "--paths", "10", "--output", out}, "either --paths or --site-only"},
+		{[]string{"--from", "2026-09-01", "--site-only", "--paths", "250", "--output", out}, "either --paths or --site-only"},
 		{[]string{"--from", "2026-09-01", "--paths", "0", "--output", out}, "--paths must be at least 1"},
 		{[]string{"--from", "2026-09-01", "--budget", "0", "--output", out}, "--budget must be at least 1"},
 		{[]string{"--from", "2026-09-01"}, "required flag(s) '--output' not provided"},
@@ -498,5 +502,147 @@ func TestBackfillFlagsDocumented(t *testing.T) {
 		if !defined[name] {
 			t.Errorf("docs/backfill.md documents --%s, which backfill does not have", name)
 		}
+	}
+}
+
+// TestBackfillPrometheusIncrease loads a backfill that crosses a month
+// boundary into Prometheus through promtool and checks that
+// increase(mintlify_site_page_views_total[1d]) at the end of each day is
+// the simulated API's count of that day, the 1st of the month included.
+func TestBackfillPrometheusIncrease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Prometheus")
+	}
+	site := mockapi.Site{Seed: 11, Paths: 20}
+	h := newBackfillHarness(t, site, nil)
+	out := filepath.Join(h.dir, "history.om")
+	if code, stderr := h.run(context.Background(), nil, "--from", "2026-08-20", "--to", "2026-09-10", "--site-only", "--label", "job=mintlify", "--output", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	promtool, ok := toolcheck.Find(t, "promtool", "apt-get install prometheus", "Prometheus over the backfilled blocks")
+	if !ok {
+		return
+	}
+	prometheus, ok := toolcheck.Find(t, "prometheus", "apt-get install prometheus", "Prometheus over the backfilled blocks")
+	if !ok {
+		return
+	}
+	data := filepath.Join(h.dir, "data")
+	if b, err := exec.Command(promtool, "tsdb", "create-blocks-from", "openmetrics", out, data).CombinedOutput(); err != nil {
+		t.Fatalf("promtool: %v\n%s", err, b)
+	}
+	cfg := filepath.Join(h.dir, "prometheus.yml")
+	if err := os.WriteFile(cfg, []byte("global: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	cmd := exec.Command(prometheus, "--config.file="+cfg, "--storage.tsdb.path="+data,
+		"--storage.tsdb.retention.time=100y", "--web.listen-address="+addr)
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+
+	query := func(expr string, at time.Time) (string, error) {
+		u := "http://" + addr + "/api/v1/query?" + url.Values{"query": {expr}, "time": {strconv.FormatInt(at.Unix(), 10)}}.Encode()
+		resp, err := http.Get(u)
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		var r struct {
+			Status string `json:"status"`
+			Data   struct {
+				Result []struct {
+					Value [2]any `json:"value"`
+				} `json:"result"`
+			} `json:"data"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+			return "", err
+		}
+		if r.Status != "success" || len(r.Data.Result) != 1 {
+			return "", fmt.Errorf("status %s, %d series", r.Status, len(r.Data.Result))
+		}
+		s, _ := r.Data.Result[0].Value[1].(string)
+		return s, nil
+	}
+	// Wait for Prometheus to answer (its start time is the machine's
+	// business, so the bound is generous and no verdict depends on it).
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		resp, err := http.Get("http://" + addr + "/-/ready")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Prometheus not ready:\n%s", logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, d := range []string{"2026-08-25", "2026-08-31", "2026-09-01", "2026-09-02", "2026-09-10"} {
+		from := day(d)
+		end := from.AddDate(0, 0, 1)
+		totals, _ := site.Views(from, end)
+		got, err := query(`increase(mintlify_site_page_views_total{job="mintlify",project="proj-history",traffic="human"}[1d])`, end)
+		if err != nil {
+			t.Errorf("day %s: %v", d, err)
+			continue
+		}
+		v, _ := strconv.ParseFloat(got, 64)
+		if diff := v - float64(totals.Human); diff > 1e-6*float64(totals.Human)+1e-9 || -diff > 1e-6*float64(totals.Human)+1e-9 {
+			t.Errorf("day %s: increase() %s, the API counted %d human views that day", d, got, totals.Human)
+		}
+	}
+}
+
+// freeAddr is a 127.0.0.1 address with a port free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// TestBackfillSitsOutRateLimit: a 429 (someone else spends the same
+// organization's budget) is waited out for its Retry-After on the clock,
+// and the run then completes; five in a row end it, resumably.
+func TestBackfillSitsOutRateLimit(t *testing.T) {
+	h := newBackfillHarness(t, mockapi.Site{Seed: 5, Paths: 10}, nil)
+	h.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, Status: 429, RetryAfter: "120", Remaining: 2})
+	out := filepath.Join(h.dir, "limited.om")
+	code, stderr := h.run(context.Background(), nil, "--from", "2026-09-01", "--to", "2026-09-03", "--output", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got := fmt.Sprint(h.sleeps); got != "[2m0s 2m0s]" {
+		t.Errorf("sleeps %s, want two of Retry-After 2m0s", got)
+	}
+	if n := len(h.views()); n != 5 {
+		t.Errorf("%d requests, want 3 + 2 refused", n)
+	}
+
+	h.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, Status: 429})
+	out = filepath.Join(h.dir, "gaveup.om")
+	code, stderr = h.run(context.Background(), nil, "--from", "2026-09-01", "--to", "2026-09-03", "--output", out)
+	if code != backfillExitError || !strings.Contains(stderr, "kept in "+out+".partial") {
+		t.Errorf("endless 429: exit %d, stderr %s", code, stderr)
+	}
+}
+
+// TestBackfillDispatched: the binary's run() hands "backfill" to the
+// command (exit 2 and its own message for a missing --from).
+func TestBackfillDispatched(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"backfill", "--output", filepath.Join(t.TempDir(), "x.om"), "--project", "p"}, &out, &errb); code != backfillExitUsage || !strings.Contains(errb.String(), backfillCmdName+": required flag(s) '--from'") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
 	}
 }
