@@ -24,6 +24,7 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
@@ -84,6 +85,7 @@ type backfillOptions struct {
 	force          bool
 	yes            bool
 	budget         int
+	storagePath    string
 	keyFile        string
 	apiURL         string
 	requestTimeout time.Duration
@@ -110,6 +112,7 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	app.Flag("force", "Overwrite an existing --output, and start again when FILE.partial is from a run with other arguments.").BoolVar(&o.force)
 	app.Flag("yes", "Spend more than one hour of budget (the run is paced to --budget requests per hour).").BoolVar(&o.yes)
 	app.Flag("budget", "Analytics requests per hour the backfill may make: the API allows 100 per organization, and the exporter keeps 10 in reserve.").Default(strconv.Itoa(defaultBackfillBudget)).IntVar(&o.budget)
+	app.Flag("storage.path", "The exporter's state file (its --storage.path): the backfill records its requests there, under a lock, and counts the exporter's, so that together they stay within --budget. Empty not to share (then lower --budget by what the exporter spends).").Default(defaultStoragePath(os.Getenv)).StringVar(&o.storagePath)
 	app.Flag("mintlify.api-key-file", "File holding the admin API key. Otherwise the key is read from the MINTLIFY_API_KEY environment variable.").PlaceHolder("FILE").StringVar(&o.keyFile)
 	app.Flag("mintlify.api-url", "Base URL of the Mintlify API.").Default(mintlify.DefaultBaseURL).StringVar(&o.apiURL)
 	app.Flag("request-timeout", "Timeout of each API request.").Default("30s").DurationVar(&o.requestTimeout)
@@ -331,7 +334,8 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 		return e.failf(backfillExitUsage, "%v", err)
 	}
 	defer closeClient()
-	if code := e.fetch(ctx, client, plan, j, progress, o.budget); code != backfillExitOK {
+	ledger := &backfillLedger{path: o.storagePath, fp: collector.KeyFingerprint(key.Reveal())}
+	if code := e.fetch(ctx, client, plan, j, progress, o.budget, ledger); code != backfillExitOK {
 		return code
 	}
 	if err := writeFileAtomic(o.output, func(w io.Writer) error { return renderBackfill(w, plan, j.pages) }); err != nil {
@@ -366,14 +370,26 @@ func (f clockFunc) Now() time.Time { return f() }
 
 // fetch makes the requests the journal does not hold yet, paced to budget
 // requests in any sliding hour.
-func (e *backfillEnv) fetch(ctx context.Context, client *mintlify.Client, plan *backfillPlan, j *journal, progress *backfillProgress, perHour int) int {
+func (e *backfillEnv) fetch(ctx context.Context, client *mintlify.Client, plan *backfillPlan, j *journal, progress *backfillProgress, perHour int, ledger *backfillLedger) int {
 	window := budget.New(perHour, clockFunc(e.now))
+	if ledger.path != "" {
+		if err := collector.RestoreLedger(ledger.path, ledger.fp, backfillWriter, window); err != nil {
+			return e.failf(backfillExitError, "%v (give --storage.path='' not to share the budget with the exporter)", err)
+		}
+		fmt.Fprintf(e.stderr, "%s: sharing the budget with the exporter through %s\n", backfillCmdName, ledger.path)
+	}
+	var ledgerErr error
 	gate := func(ctx context.Context) error {
 		for {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if window.TryTake() {
+			took, err := ledger.take(window, e.now())
+			if err != nil {
+				ledgerErr = err
+				return err
+			}
+			if took {
 				return nil
 			}
 			wait := window.FreeAt(1).Sub(e.now())
@@ -392,6 +408,9 @@ func (e *backfillEnv) fetch(ctx context.Context, client *mintlify.Client, plan *
 			r := mintlify.DateRange{From: monthStart(task.day), To: task.day.AddDate(0, 0, 1), Days: true}
 			page, err := client.Rows(gctx, mintlify.Views, task.project, r, plan.limit(offset), offset)
 			if err != nil {
+				if ledgerErr != nil {
+					return e.failf(backfillExitError, "%v (give --storage.path='' not to share the budget with the exporter); what was fetched is kept in %s", ledgerErr, j.f.Name())
+				}
 				if ctx.Err() != nil {
 					return e.failf(backfillExitError, "interrupted; %d of %d requests are done and kept in %s: run the same command again to continue", progress.done, progress.total, j.f.Name())
 				}
@@ -436,6 +455,27 @@ func (e *backfillEnv) fetch(ctx context.Context, client *mintlify.Client, plan *
 		fmt.Fprintf(e.stderr, "%s: project %s %s done (%d/%d requests)\n", backfillCmdName, task.project, task.day.Format(mintlify.DayLayout), progress.done, progress.total)
 	}
 	return backfillExitOK
+}
+
+// backfillWriter is the backfill's name in the shared ledger.
+const backfillWriter = "backfill"
+
+// backfillLedger is the exporter's state file the backfill shares the
+// key's budget through; path "" shares nothing.
+type backfillLedger struct {
+	path, fp string
+}
+
+// take makes one request from window if it has room, counting the
+// requests the state file records for the key by others (the exporter)
+// and recording this one there, under the file's lock.
+func (l *backfillLedger) take(window *budget.Window, now time.Time) (bool, error) {
+	if l.path == "" {
+		return window.TryTake(), nil
+	}
+	var took bool
+	err := collector.ShareLedger(l.path, l.fp, backfillWriter, window, now, func() { took = window.TryTake() })
+	return took, err
 }
 
 // monthStart is the 1st of day's month.

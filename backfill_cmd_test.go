@@ -80,13 +80,16 @@ func (h *backfillHarness) run(ctx context.Context, afterPage func(int), args ...
 		},
 		afterPage: afterPage,
 	}
-	full := append([]string{"--mintlify.api-url", h.api.URL(), "--project", backfillProject}, args...)
+	full := append([]string{"--mintlify.api-url", h.api.URL(), "--project", backfillProject, "--storage.path", h.statePath()}, args...)
 	code = env.run(ctx, full)
 	if strings.Contains(out.String()+errb.String(), backfillTestKey) {
 		h.t.Errorf("the API key shows in the output")
 	}
 	return code, errb.String()
 }
+
+// statePath is the state file the backfill shares its budget through.
+func (h *backfillHarness) statePath() string { return filepath.Join(h.dir, "state", "state.json") }
 
 func (h *backfillHarness) views() []mockapi.Request {
 	return h.api.Server.Requests()
@@ -645,4 +648,86 @@ func TestBackfillDispatched(t *testing.T) {
 	if code := run([]string{"backfill", "--output", filepath.Join(t.TempDir(), "x.om"), "--project", "p"}, &out, &errb); code != backfillExitUsage || !strings.Contains(errb.String(), backfillCmdName+": required flag(s) '--from'") {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
 	}
+}
+
+// TestBackfillSharesBudgetWithExporter: a backfill and a running exporter
+// using one key and one state file, on one simulated clock, never make
+// more than the key's budget (90) in any sliding hour together and never
+// get a 429, while both make requests in the same hours.
+func TestBackfillSharesBudgetWithExporter(t *testing.T) {
+	clock := mockapi.NewManualClock(backfillNow)
+	ts, srv, api, _, _ := testServerClock(t, func(o *mockapi.Options) {
+		// 12 pages per walk and three walks (month, 24h, 7d): the
+		// exporter alone wants more than the hour.
+		o.Projects["proj-docs"] = mockapi.Site{Seed: 1, Paths: 3000}
+		o.Projects[backfillProject] = mockapi.Site{Seed: 2, Paths: 50}
+	}, clock)
+	statePath := srv.f.storagePath
+	scrape := func() {
+		scrapeSettled(t, ts, srv, map[string]string{"X-Prometheus-Scrape-Timeout-Seconds": "5"})
+	}
+	scrape()
+	t.Setenv("MINTLIFY_API_KEY", mainTestKey)
+	t.Setenv("MINTLIFY_PROJECT_ID", "")
+	var errb bytes.Buffer
+	limit := backfillNow.Add(48 * time.Hour)
+	env := &backfillEnv{
+		stdout: &bytes.Buffer{}, stderr: &errb, getenv: os.Getenv, now: clock.Now,
+		sleep: func(ctx context.Context, d time.Duration) error {
+			// The exporter is scraped every 5 simulated minutes while the
+			// backfill waits, and refreshes whatever is due.
+			for d > 0 {
+				step := min(d, 5*time.Minute)
+				clock.Advance(step)
+				d -= step
+				scrape()
+			}
+			if clock.Now().After(limit) {
+				return fmt.Errorf("still running after 48 simulated hours")
+			}
+			return nil
+		},
+		afterPage: func(n int) {
+			clock.Advance(20 * time.Second)
+			if n%5 == 0 {
+				scrape()
+			}
+		},
+	}
+	out := filepath.Join(t.TempDir(), "shared.om")
+	start := clock.Now()
+	code := env.run(context.Background(), []string{"--mintlify.api-url", api.URL(), "--project", backfillProject,
+		"--from", "2026-07-01", "--to", "2026-09-14", "--yes", "--storage.path", statePath, "--output", out})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	end := clock.Now()
+	reqs := api.Server.Requests()
+	var backfill, exporterDuring int
+	for i, r := range reqs {
+		if r.Endpoint == mockapi.EndpointCreateJob || r.Endpoint == mockapi.EndpointGetJob || r.Endpoint == mockapi.EndpointSendMessage {
+			continue
+		}
+		if r.Status == 429 {
+			t.Errorf("request %d (%s %s at %s) got 429", i, r.Endpoint, r.ProjectID, r.Time)
+		}
+		if r.ProjectID == backfillProject {
+			backfill++
+		} else if r.Time.After(start) && !r.Time.After(end) {
+			exporterDuring++
+		}
+		n := 0
+		for _, o := range reqs[:i+1] {
+			if o.Endpoint != mockapi.EndpointCreateJob && o.Endpoint != mockapi.EndpointGetJob && o.Endpoint != mockapi.EndpointSendMessage && o.Time.After(r.Time.Add(-time.Hour)) {
+				n++
+			}
+		}
+		if n > 90 {
+			t.Fatalf("%d analytics requests in the hour up to %s, budget 90", n, r.Time)
+		}
+	}
+	if backfill != 76 || exporterDuring < 30 {
+		t.Errorf("backfill made %d requests (want 76), the exporter %d while it ran (want some hours' worth)", backfill, exporterDuring)
+	}
+	t.Logf("backfill %d requests, exporter %d during it, %s of simulated time", backfill, exporterDuring, end.Sub(start))
 }
