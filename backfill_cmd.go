@@ -100,7 +100,7 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 		"The admin API key is read from --mintlify.api-key-file or the MINTLIFY_API_KEY environment variable, never from a flag value.\n\n"+
 		"Exit status: 0 success; 1 an API error, no answer, a file that cannot be read or written, or an interruption (run the same command again to continue); "+
 		"2 a bad command line: a malformed or future date, --from after --to, an existing --output without --force, a bad --label, a range the API refuses, "+
-		"or a cost above one hour of budget without --yes.")
+		"or a cost above what is left of the budget this hour without --yes.")
 	app.HelpFlag.Short('h')
 	app.Flag("from", "First day, YYYY-MM-DD (UTC).").PlaceHolder("YYYY-MM-DD").Required().StringVar(&o.from)
 	app.Flag("to", "Last day, YYYY-MM-DD (UTC); at most yesterday, the last complete day. Default: yesterday.").PlaceHolder("YYYY-MM-DD").StringVar(&o.to)
@@ -110,7 +110,7 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	app.Flag("label", "Extra label name=value on every series, e.g. job=mintlify or instance=host:10491 so the history joins the scraped series; repeat for several.").PlaceHolder("NAME=VALUE").StringsVar(&o.labels)
 	app.Flag("output", "OpenMetrics file to write; FILE.partial keeps the progress of a run until it is complete.").Short('o').PlaceHolder("FILE").Required().StringVar(&o.output)
 	app.Flag("force", "Overwrite an existing --output, and start again when FILE.partial is from a run with other arguments.").BoolVar(&o.force)
-	app.Flag("yes", "Spend more than one hour of budget (the run is paced to --budget requests per hour).").BoolVar(&o.yes)
+	app.Flag("yes", "Spend more than is left of the budget this hour (the run is paced to --budget requests per hour).").BoolVar(&o.yes)
 	app.Flag("budget", "Analytics requests per hour the backfill may make: the API allows 100 per organization, and the exporter keeps 10 in reserve.").Default(strconv.Itoa(defaultBackfillBudget)).IntVar(&o.budget)
 	app.Flag("storage.path", "The exporter's state file (its --storage.path): the backfill records its requests there, under a lock, and counts the exporter's, so that together they stay within --budget. Empty not to share (then lower --budget by what the exporter spends).").Default(defaultStoragePath(os.Getenv)).StringVar(&o.storagePath)
 	app.Flag("mintlify.api-key-file", "File holding the admin API key. Otherwise the key is read from the MINTLIFY_API_KEY environment variable.").PlaceHolder("FILE").StringVar(&o.keyFile)
@@ -321,12 +321,24 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, ", %s%d left to make (%s)", upTo, left, partial)
 	}
 	fmt.Fprintf(e.stderr, ": %.1f hour(s) of a budget of %d requests per hour\n", float64(left)/float64(o.budget), o.budget)
-	if left > o.budget && !o.yes {
+	ledger := &backfillLedger{path: o.storagePath, fp: collector.KeyFingerprint(key.Reveal())}
+	window := budget.New(o.budget, clockFunc(e.now))
+	if ledger.path != "" {
+		if err := collector.LedgerUsage(ledger.path, ledger.fp, backfillWriter, window); err != nil {
+			j.Close()
+			return e.failf(backfillExitError, "%v (give --storage.path='' not to share the budget with the exporter)", err)
+		}
+	}
+	avail := window.Available()
+	if avail < o.budget {
+		fmt.Fprintf(e.stderr, "%s: %d of them are left this hour: the exporter and earlier runs made %d requests with the key in the last hour (%s)\n", backfillCmdName, avail, window.Used(), ledger.path)
+	}
+	if left > avail && !o.yes {
 		j.Close()
 		if len(j.pages) == 0 {
 			os.Remove(partial)
 		}
-		return e.failf(backfillExitUsage, "this needs more than one hour of budget (%d requests at %d per hour); give --yes to go ahead (the run is paced, and the exporter's own refreshes share the key's 100 requests per hour), or narrow --from/--to, --project or --paths", left, o.budget)
+		return e.failf(backfillExitUsage, "this needs more than what is left of the budget this hour (%d requests, %d left of %d per hour); give --yes to go ahead (the run is paced to the budget, shared with the exporter), or narrow --from/--to, --project or --paths", left, avail, o.budget)
 	}
 
 	client, closeClient, err := e.client(&o, key)
@@ -334,8 +346,7 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 		return e.failf(backfillExitUsage, "%v", err)
 	}
 	defer closeClient()
-	ledger := &backfillLedger{path: o.storagePath, fp: collector.KeyFingerprint(key.Reveal())}
-	if code := e.fetch(ctx, client, plan, j, progress, o.budget, ledger); code != backfillExitOK {
+	if code := e.fetch(ctx, client, plan, j, progress, window, ledger); code != backfillExitOK {
 		return code
 	}
 	if err := writeFileAtomic(o.output, func(w io.Writer) error { return renderBackfill(w, plan, j.pages) }); err != nil {
@@ -370,12 +381,8 @@ func (f clockFunc) Now() time.Time { return f() }
 
 // fetch makes the requests the journal does not hold yet, paced to budget
 // requests in any sliding hour.
-func (e *backfillEnv) fetch(ctx context.Context, client *mintlify.Client, plan *backfillPlan, j *journal, progress *backfillProgress, perHour int, ledger *backfillLedger) int {
-	window := budget.New(perHour, clockFunc(e.now))
+func (e *backfillEnv) fetch(ctx context.Context, client *mintlify.Client, plan *backfillPlan, j *journal, progress *backfillProgress, window *budget.Window, ledger *backfillLedger) int {
 	if ledger.path != "" {
-		if err := collector.RestoreLedger(ledger.path, ledger.fp, backfillWriter, window); err != nil {
-			return e.failf(backfillExitError, "%v (give --storage.path='' not to share the budget with the exporter)", err)
-		}
 		fmt.Fprintf(e.stderr, "%s: sharing the budget with the exporter through %s\n", backfillCmdName, ledger.path)
 	}
 	var ledgerErr error

@@ -731,3 +731,28 @@ func TestBackfillSharesBudgetWithExporter(t *testing.T) {
 	}
 	t.Logf("backfill %d requests, exporter %d during it, %s of simulated time", backfill, exporterDuring, end.Sub(start))
 }
+
+// TestBackfillAsksWhenTheHourIsSpent: the confirmation is about what is
+// left this hour: after a run of 85 requests, a run of 10 more needs
+// --yes, and with it waits for the hour to free up instead of going over.
+func TestBackfillAsksWhenTheHourIsSpent(t *testing.T) {
+	h := newBackfillHarness(t, mockapi.Site{Seed: 6, Paths: 10}, nil)
+	if code, stderr := h.run(context.Background(), nil, "--from", "2026-06-01", "--to", "2026-08-24", "--site-only", "--output", filepath.Join(h.dir, "a.om")); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, stderr)
+	}
+	h.api.Server.ResetRequests()
+	args := []string{"--from", "2026-09-01", "--to", "2026-09-10", "--site-only", "--output", filepath.Join(h.dir, "b.om")}
+	code, stderr := h.run(context.Background(), nil, args...)
+	if code != backfillExitUsage || !strings.Contains(stderr, "5 of them are left this hour") || !strings.Contains(stderr, "(10 requests, 5 left of 90 per hour); give --yes") {
+		t.Fatalf("second run without --yes: exit %d: %s", code, stderr)
+	}
+	if len(h.views()) != 0 {
+		t.Fatal("requests made before --yes")
+	}
+	if code, stderr = h.run(context.Background(), nil, append(args, "--yes")...); code != 0 {
+		t.Fatalf("second run with --yes: exit %d: %s", code, stderr)
+	}
+	if len(h.sleeps) == 0 {
+		t.Error("the second run did not wait for the hour to free up")
+	}
+}

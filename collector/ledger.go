@@ -129,17 +129,19 @@ func ShareLedger(path, fp, writer string, w *budget.Window, now time.Time, fn fu
 	return writeState(path, st)
 }
 
-// RestoreLedger gives w the request times writer recorded for fp in the
-// state file at path within the last hour, so that a process started
-// again (a resumed backfill) counts what it spent before. A missing file
-// restores nothing.
-func RestoreLedger(path, fp, writer string, w *budget.Window) error {
+// LedgerUsage gives w what the state file at path records of key fp in
+// the last hour, without changing the file: writer's own request times
+// (so that a process started again, such as a resumed backfill, counts
+// what it spent before) and everyone else's as foreign. A missing file
+// gives nothing.
+func LedgerUsage(path, fp, writer string, w *budget.Window) error {
 	st, err := readStateRaw(path)
 	if err != nil {
 		return fmt.Errorf("state file %s: %w", path, err)
 	}
 	if st != nil {
 		w.Restore(st.Orgs[fp].Others[writer])
+		w.SetForeign(foreignTimes(st, fp, writer))
 	}
 	return nil
 }

@@ -58,8 +58,8 @@ func TestShareLedger(t *testing.T) {
 		t.Errorf("the exporter sees %d foreign requests, want the backfill's 1", len(foreign))
 	}
 	w2 := budget.New(3, &fixedClock{now})
-	if err := RestoreLedger(path, "fp1", "backfill", w2); err != nil || len(w2.Times()) != 1 {
-		t.Errorf("RestoreLedger: %v, %d own times, want 1", err, len(w2.Times()))
+	if err := LedgerUsage(path, "fp1", "backfill", w2); err != nil || len(w2.Times()) != 1 || w2.Used() != 3 {
+		t.Errorf("LedgerUsage: %v, %d own times (want 1), %d used (want 3)", err, len(w2.Times()), w2.Used())
 	}
 
 	other := filepath.Join(t.TempDir(), "not-state.json")
