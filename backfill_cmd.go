@@ -77,6 +77,7 @@ func runBackfill(args []string, stdout, stderr io.Writer) int {
 type backfillOptions struct {
 	from, to       string
 	projects       []string
+	projectNames   []string
 	paths          int
 	pathsSet       bool
 	siteOnly       bool
@@ -105,6 +106,7 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	app.Flag("from", "First day, YYYY-MM-DD (UTC).").PlaceHolder("YYYY-MM-DD").Required().StringVar(&o.from)
 	app.Flag("to", "Last day, YYYY-MM-DD (UTC); at most yesterday, the last complete day. Default: yesterday.").PlaceHolder("YYYY-MM-DD").StringVar(&o.to)
 	app.Flag("project", "Project id; repeat for several. It is the project label, as in the exporter without a config file.").PlaceHolder("ID").Envar("MINTLIFY_PROJECT_ID").Required().StringsVar(&o.projects)
+	app.Flag("project-name", "ID=NAME: the project label of project ID, when the exporter's configuration file gives the project a name (its `name:`); repeat for several. Default: the id.").PlaceHolder("ID=NAME").StringsVar(&o.projectNames)
 	app.Flag("paths", "Per-page counters of the N most viewed paths of each month-to-date (ceil(N/250) requests per project and day).").Default("250").IsSetByUser(&o.pathsSet).IntVar(&o.paths)
 	app.Flag("site-only", "Site totals only (mintlify_site_page_views_total): one request per project and day of a single row.").BoolVar(&o.siteOnly)
 	app.Flag("label", "Extra label name=value on every series, e.g. job=mintlify or instance=host:10491 so the history joins the scraped series; repeat for several.").PlaceHolder("NAME=VALUE").StringsVar(&o.labels)
@@ -153,9 +155,10 @@ func (e *backfillEnv) failf(code int, format string, args ...any) int {
 
 // backfillPlan is what a run fetches.
 type backfillPlan struct {
-	from, to time.Time // first and last day, midnight UTC
-	projects []string  // sorted, without duplicates
-	paths    int       // 0: site totals only
+	from, to time.Time         // first and last day, midnight UTC
+	projects []string          // sorted, without duplicates
+	names    map[string]string // project label by id, where it is not the id
+	paths    int               // 0: site totals only
 	labels   []labelPair
 }
 
@@ -182,6 +185,9 @@ func (p *backfillPlan) args(apiURL string) string {
 	fmt.Fprintf(&b, "from=%s to=%s paths=%d url=%s", p.from.Format(mintlify.DayLayout), p.to.Format(mintlify.DayLayout), p.paths, apiURL)
 	for _, id := range p.projects {
 		fmt.Fprintf(&b, " project=%q", id)
+		if name := p.names[id]; name != "" {
+			fmt.Fprintf(&b, " name=%q", name)
+		}
 	}
 	for _, l := range p.labels {
 		fmt.Fprintf(&b, " label=%q", l.name+"="+l.value)
@@ -229,6 +235,19 @@ func checkBackfillArgs(o *backfillOptions, now time.Time) (*backfillPlan, error)
 		}
 	}
 	slices.Sort(p.projects)
+	p.names = map[string]string{}
+	for _, pn := range o.projectNames {
+		id, name, ok := strings.Cut(pn, "=")
+		switch {
+		case !ok || name == "" || !utf8.ValidString(name):
+			return nil, fmt.Errorf("--project-name %q: want ID=NAME, NAME the project's name in the exporter's configuration", pn)
+		case !slices.Contains(p.projects, id):
+			return nil, fmt.Errorf("--project-name %q: %s is not one of the --project ids", pn, id)
+		case p.names[id] != "":
+			return nil, fmt.Errorf("--project-name given twice for %s", id)
+		}
+		p.names[id] = name
+	}
 	switch {
 	case o.siteOnly && o.pathsSet:
 		return nil, errors.New("give either --paths or --site-only, not both")
@@ -568,6 +587,10 @@ func renderBackfill(w io.Writer, plan *backfillPlan, pages []journalPage) error 
 	}
 	with := func(pairs ...labelPair) []labelPair { return append(pairs, plan.labels...) }
 	for _, id := range plan.projects {
+		label := id
+		if name := plan.names[id]; name != "" {
+			label = name
+		}
 		for d := plan.from; !d.After(plan.to); d = d.AddDate(0, 0, 1) {
 			tp := byTask[backfillTask{id, d}]
 			if len(tp) == 0 {
@@ -575,10 +598,10 @@ func renderBackfill(w io.Writer, plan *backfillPlan, pages []journalPage) error 
 			}
 			end := d.AddDate(0, 0, 1)
 			t := tp[0].Totals
-			site.add(with(labelPair{"project", id}, labelPair{"traffic", trafficHuman}), end, t.Human)
-			site.add(with(labelPair{"project", id}, labelPair{"traffic", trafficAI}), end, t.AI)
+			site.add(with(labelPair{"project", label}, labelPair{"traffic", trafficHuman}), end, t.Human)
+			site.add(with(labelPair{"project", label}, labelPair{"traffic", trafficAI}), end, t.AI)
 			if other := t.Total - t.Human - t.AI; other > 0 {
-				site.add(with(labelPair{"project", id}, labelPair{"traffic", trafficOther}), end, other)
+				site.add(with(labelPair{"project", label}, labelPair{"traffic", trafficOther}), end, other)
 			}
 			seen := map[string]bool{}
 			n := 0
@@ -589,8 +612,8 @@ func renderBackfill(w io.Writer, plan *backfillPlan, pages []journalPage) error 
 					}
 					seen[r.Path] = true
 					n++
-					page.add(with(labelPair{"path", r.Path}, labelPair{"project", id}, labelPair{"traffic", trafficHuman}), end, r.Human)
-					page.add(with(labelPair{"path", r.Path}, labelPair{"project", id}, labelPair{"traffic", trafficAI}), end, r.AI)
+					page.add(with(labelPair{"path", r.Path}, labelPair{"project", label}, labelPair{"traffic", trafficHuman}), end, r.Human)
+					page.add(with(labelPair{"path", r.Path}, labelPair{"project", label}, labelPair{"traffic", trafficAI}), end, r.AI)
 				}
 			}
 		}

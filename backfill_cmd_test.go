@@ -245,7 +245,7 @@ func checkPromtoolBlocks(t *testing.T, file string) {
 func TestBackfillSiteOnlyAndPaths(t *testing.T) {
 	h := newBackfillHarness(t, mockapi.Site{Seed: 3, Paths: 700}, nil)
 	out := filepath.Join(h.dir, "site.om")
-	if code, stderr := h.run(context.Background(), nil, "--from", "2026-09-01", "--to", "2026-09-02", "--site-only", "--output", out); code != 0 {
+	if code, stderr := h.run(context.Background(), nil, "--from", "2026-09-01", "--to", "2026-09-02", "--site-only", "--project-name", "proj-history=docs", "--output", out); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, r := range h.views() {
@@ -254,6 +254,9 @@ func TestBackfillSiteOnlyAndPaths(t *testing.T) {
 		}
 	}
 	b, _ := os.ReadFile(out)
+	if !strings.Contains(string(b), `{project="docs",traffic="human"}`) || strings.Contains(string(b), "proj-history") {
+		t.Errorf("--project-name: the project label is not the name:\n%s", b)
+	}
 	if strings.Contains(string(b), "mintlify_page_views_total") || len(parseOM(t, string(b))) != 4 {
 		t.Errorf("--site-only output is not 2 days × human, ai:\n%s", b)
 	}
@@ -313,6 +316,8 @@ func TestBackfillBadInput(t *testing.T) {
 		{[]string{"--from", "2026-09-01", "--site-only", "--paths", "250", "--output", out}, "either --paths or --site-only"},
 		{[]string{"--from", "2026-09-01", "--paths", "0", "--output", out}, "--paths must be at least 1"},
 		{[]string{"--from", "2026-09-01", "--budget", "0", "--output", out}, "--budget must be at least 1"},
+		{[]string{"--from", "2026-09-01", "--project-name", "other=docs", "--output", out}, "other is not one of the --project ids"},
+		{[]string{"--from", "2026-09-01", "--project-name", "proj-history", "--output", out}, "want ID=NAME"},
 		{[]string{"--from", "2026-09-01"}, "required flag(s) '--output' not provided"},
 		{[]string{"--from", "2026-01-01", "--output", out}, "give --yes"},
 	} {
