@@ -64,12 +64,20 @@ type backfillEnv struct {
 	// afterPage, if set, runs after the n-th page of this run (from 1)
 	// is in the journal.
 	afterPage func(n int)
+	// tty: stderr is a terminal, where progress is one line redrawn (a
+	// bar) rather than a line per day; barShown: that line is on screen.
+	tty, barShown bool
 }
 
 func runBackfill(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	env := &backfillEnv{stdout: stdout, stderr: stderr, getenv: os.Getenv, now: time.Now, sleep: sleepContext}
+	if f, ok := stderr.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			env.tty = true
+		}
+	}
 	return env.run(ctx, args)
 }
 
@@ -149,6 +157,7 @@ func (e *backfillEnv) parse(args []string, o *backfillOptions) (code int, done b
 }
 
 func (e *backfillEnv) failf(code int, format string, args ...any) int {
+	e.endBar()
 	fmt.Fprintf(e.stderr, backfillCmdName+": "+format+"\n", args...)
 	return code
 }
@@ -419,6 +428,7 @@ func (e *backfillEnv) fetch(ctx context.Context, client *mintlify.Client, plan *
 				return nil
 			}
 			wait := window.FreeAt(1).Sub(e.now())
+			e.endBar()
 			fmt.Fprintf(e.stderr, "%s: %d requests made in the last hour; waiting %s for the budget\n", backfillCmdName, window.Used(), wait.Round(time.Second))
 			if err := e.sleep(ctx, wait); err != nil {
 				return err
@@ -447,6 +457,7 @@ func (e *backfillEnv) fetch(ctx context.Context, client *mintlify.Client, plan *
 					if !ok {
 						after = defaultRateLimitWait
 					}
+					e.endBar()
 					fmt.Fprintf(e.stderr, "%s: the API answered 429 (rate limited); waiting %s\n", backfillCmdName, after.Round(time.Second))
 					if err := e.sleep(ctx, after); err != nil {
 						return e.failf(backfillExitError, "interrupted; run the same command again to continue")
@@ -478,9 +489,33 @@ func (e *backfillEnv) fetch(ctx context.Context, client *mintlify.Client, plan *
 			}
 			offset, done = progress.next(task)
 		}
-		fmt.Fprintf(e.stderr, "%s: project %s %s done (%d/%d requests)\n", backfillCmdName, task.project, task.day.Format(mintlify.DayLayout), progress.done, progress.total)
+		e.showProgress(task, progress.done, progress.total)
 	}
+	e.endBar()
 	return backfillExitOK
+}
+
+// showProgress tells that task is done and done of total requests are:
+// a line each time, or on a terminal a bar redrawn in place.
+func (e *backfillEnv) showProgress(task backfillTask, done, total int) {
+	day := task.day.Format(mintlify.DayLayout)
+	if !e.tty {
+		fmt.Fprintf(e.stderr, "%s: project %s %s done (%d/%d requests)\n", backfillCmdName, task.project, day, done, total)
+		return
+	}
+	const width = 30
+	filled := width * done / max(total, 1)
+	fmt.Fprintf(e.stderr, "\r[%s%s] %d/%d requests, %s %s\x1b[K", strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, total, task.project, day)
+	e.barShown = true
+}
+
+// endBar ends the progress bar's line, if one is shown, so that the next
+// message starts on a line of its own.
+func (e *backfillEnv) endBar() {
+	if e.barShown {
+		fmt.Fprintln(e.stderr)
+		e.barShown = false
+	}
 }
 
 // backfillWriter is the backfill's name in the shared ledger.

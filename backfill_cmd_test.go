@@ -761,3 +761,29 @@ func TestBackfillAsksWhenTheHourIsSpent(t *testing.T) {
 		t.Error("the second run did not wait for the hour to free up")
 	}
 }
+
+// TestBackfillProgressBar: on a terminal the progress is one line
+// redrawn in place, ended before any other message and at the end.
+func TestBackfillProgressBar(t *testing.T) {
+	var errb bytes.Buffer
+	e := &backfillEnv{stderr: &errb, tty: true}
+	task := backfillTask{"p", day("2026-09-01")}
+	e.showProgress(task, 1, 4)
+	e.showProgress(task, 2, 4)
+	e.failf(backfillExitError, "boom")
+	e.showProgress(task, 4, 4)
+	e.endBar()
+	want := "\r[#######.......................] 1/4 requests, p 2026-09-01\x1b[K" +
+		"\r[###############...............] 2/4 requests, p 2026-09-01\x1b[K\n" +
+		backfillCmdName + ": boom\n" +
+		"\r[##############################] 4/4 requests, p 2026-09-01\x1b[K\n"
+	if got := errb.String(); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	errb.Reset()
+	e.tty = false
+	e.showProgress(task, 1, 4)
+	if got := errb.String(); got != backfillCmdName+": project p 2026-09-01 done (1/4 requests)\n" {
+		t.Errorf("not a terminal: %q", got)
+	}
+}
