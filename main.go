@@ -77,7 +77,7 @@ func defaultStoragePath(getenv func(string) string) string {
 }
 
 func newApp(f *flags) *kingpin.Application {
-	app := kingpin.New(exporterName, "Prometheus exporter for Mintlify documentation analytics (page views, human vs AI) and agent jobs.\n\nRun 'mintlify_exporter jobs --help' for the command that creates, messages and watches agent jobs.")
+	app := kingpin.New(exporterName, "Prometheus exporter for Mintlify documentation analytics (page views, human vs AI) and agent jobs.\n\nRun 'mintlify_exporter jobs --help' for the command that creates, messages and watches agent jobs, and 'mintlify_exporter backfill --help' for the one that loads past days into Prometheus.")
 	app.Version(version.Print(exporterName))
 	app.HelpFlag.Short('h')
 	f.web = kingpinflag.AddFlags(app, defaultListenAddress)
@@ -117,6 +117,9 @@ func newApp(f *flags) *kingpin.Application {
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "jobs" {
 		return runJobs(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "backfill" {
+		return runBackfill(args[1:], stdout, stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

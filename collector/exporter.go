@@ -75,6 +75,10 @@ type Exporter struct {
 
 	saveMu  sync.Mutex
 	saveErr string // the last save error, logged once
+	// ledgerSeen is the state file as last written or read (under saveMu),
+	// ledgerOthers the other writers' entries it held (see ShareLedger).
+	ledgerSeen   fileStamp
+	ledgerOthers map[string]orgSnapshot
 
 	mu   sync.RWMutex
 	plan *plan

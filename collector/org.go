@@ -204,11 +204,18 @@ func (e *Exporter) drain(o *org) {
 			return // the key left the config
 		}
 		now := e.clock.Now()
-		u, res := k.next(now)
+		var u *unit
+		var res *budget.Reservation
+		// Reserve after counting the requests the backfill made with the
+		// key, and save what is reserved as spent, should the process die
+		// now: both under the state file's lock.
+		e.saveWith(func() bool {
+			u, res = k.next(now)
+			return u != nil
+		})
 		if u == nil {
 			return
 		}
-		e.save() // what is reserved counts as spent, should the process die now
 		err := u.run(e.ctx, now, res)
 		res.Release()
 		reason := ""

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,6 +42,9 @@ type stateFile struct {
 type orgSnapshot struct {
 	Requests    []time.Time `json:"requests"`
 	PausedUntil time.Time   `json:"paused_until"`
+	// Others are the request times of other processes using the key (the
+	// backfill command), by writer: see ShareLedger.
+	Others map[string][]time.Time `json:"others,omitempty"`
 }
 
 type unitSnapshot struct {
@@ -136,6 +140,7 @@ func (s *savedState) restoreOrg(o *org, now time.Time) {
 		return
 	}
 	o.budget.Restore(snap.Requests)
+	o.budget.SetForeign(foreignTimes(s, o.fp, ExporterWriter))
 	if snap.PausedUntil.After(now) {
 		o.until = snap.PausedUntil
 	}
@@ -163,18 +168,41 @@ func (s *savedState) restoreUnit(id unitID) *unitState {
 
 // save writes the state file; failures are logged, never fatal: the
 // exporter works without it, at the cost of a fresh start next time.
-func (e *Exporter) save() {
+func (e *Exporter) save() { e.saveWith(nil) }
+
+// saveWith is save with a step between reading the requests other
+// processes recorded and writing the file, all under the file's lock:
+// reserve runs there (when not nil), so a reservation sees every request
+// made with the key, and what it reserves is on disk before the lock
+// goes. The file is written only if reserve reports true.
+func (e *Exporter) saveWith(reserve func() bool) {
 	path := e.opts.StatePath
 	if path == "" {
+		if reserve != nil {
+			reserve()
+		}
 		return
 	}
 	e.saveMu.Lock()
 	defer e.saveMu.Unlock()
+	// Under the file's lock, so that a backfill recording its requests
+	// between our read and our write is not lost (see ShareLedger).
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err == nil {
+		if unlock, err := lockState(path); err == nil {
+			defer unlock()
+		}
+	}
+	others := e.syncLedgerLocked(path)
+	if reserve != nil && !reserve() {
+		return
+	}
 	st := stateFile{Kind: stateKind, Version: stateVersion, Saved: e.clock.Now().UTC(),
-		Orgs: map[string]orgSnapshot{}, Units: map[string]json.RawMessage{}}
+		Orgs: maps.Clone(others), Units: map[string]json.RawMessage{}}
 	e.storeMu.Lock()
 	for fp, o := range e.orgs {
-		st.Orgs[fp] = orgSnapshot{Requests: o.budget.Times(), PausedUntil: o.pausedUntil()}
+		snap := st.Orgs[fp]
+		snap.Requests, snap.PausedUntil = o.budget.Times(), o.pausedUntil()
+		st.Orgs[fp] = snap
 	}
 	states := make(map[unitID]*unitState, len(e.states))
 	for id, s := range e.states {
@@ -197,6 +225,50 @@ func (e *Exporter) save() {
 		return
 	}
 	e.saveErr = ""
+	if fi, err := os.Stat(path); err == nil {
+		e.ledgerSeen = fileStamp{fi.ModTime(), fi.Size()}
+	}
+}
+
+// fileStamp tells whether a file changed since it was last read or
+// written.
+type fileStamp struct {
+	mod  time.Time
+	size int64
+}
+
+// syncLedgerLocked counts the requests other processes recorded in the
+// state file (see ShareLedger) as each organization's foreign requests,
+// when the file changed since the exporter last wrote or read it; the
+// caller holds saveMu. It returns the file's
+// entries of other writers, by fingerprint, for save to keep.
+func (e *Exporter) syncLedgerLocked(path string) map[string]orgSnapshot {
+	kept := map[string]orgSnapshot{}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return kept
+	}
+	stamp := fileStamp{fi.ModTime(), fi.Size()}
+	if stamp == e.ledgerSeen && e.ledgerOthers != nil {
+		return e.ledgerOthers
+	}
+	st, err := readStateRaw(path)
+	if err != nil || st == nil {
+		return kept
+	}
+	e.ledgerSeen = stamp
+	for fp, snap := range st.Orgs {
+		if len(snap.Others) > 0 {
+			kept[fp] = orgSnapshot{Others: snap.Others}
+		}
+	}
+	e.ledgerOthers = kept
+	e.storeMu.Lock()
+	for fp, o := range e.orgs {
+		o.budget.SetForeign(foreignTimes(st, fp, ExporterWriter))
+	}
+	e.storeMu.Unlock()
+	return kept
 }
 
 // encode returns the unit's state as JSON, re-encoding only when it

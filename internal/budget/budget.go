@@ -32,6 +32,10 @@ type Window struct {
 	limit    int
 	times    []time.Time // request times inside the period, oldest first
 	reserved int         // slots held by reservations, not yet used
+	// foreign are requests another process made with the same key (the
+	// backfill command, through the state file): they count against the
+	// allowance but are not this window's own (Times leaves them out).
+	foreign []time.Time
 }
 
 // Period is the length of the sliding window.
@@ -62,22 +66,58 @@ func (w *Window) Limit() int {
 }
 
 func (w *Window) expire(now time.Time) {
-	cut := now.Add(-w.period)
+	w.times = expireBefore(w.times, now.Add(-w.period))
+	w.foreign = expireBefore(w.foreign, now.Add(-w.period))
+}
+
+// expireBefore drops the times of a sorted list up to cut.
+func expireBefore(times []time.Time, cut time.Time) []time.Time {
 	i := 0
-	for i < len(w.times) && !w.times[i].After(cut) {
+	for i < len(times) && !times[i].After(cut) {
 		i++
 	}
 	if i > 0 {
-		w.times = append(w.times[:0], w.times[i:]...)
+		times = append(times[:0], times[i:]...)
+	}
+	return times
+}
+
+// SetForeign replaces the requests other processes made with the same
+// key. Times outside the window, in the future or beyond MaxRecorded are
+// dropped.
+func (w *Window) SetForeign(times []time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	now := w.clock.Now()
+	w.foreign = w.foreign[:0]
+	for _, t := range times {
+		if t.After(now.Add(-w.period)) && !t.After(now) {
+			w.foreign = append(w.foreign, t)
+		}
+	}
+	slices.SortFunc(w.foreign, func(a, b time.Time) int { return a.Compare(b) })
+	if len(w.foreign) > MaxRecorded {
+		w.foreign = w.foreign[len(w.foreign)-MaxRecorded:]
 	}
 }
 
-// Used is how many requests were made in the last Period.
+// all is the own and foreign request times, oldest first.
+func (w *Window) all() []time.Time {
+	if len(w.foreign) == 0 {
+		return w.times
+	}
+	out := append(slices.Clone(w.times), w.foreign...)
+	slices.SortFunc(out, func(a, b time.Time) int { return a.Compare(b) })
+	return out
+}
+
+// Used is how many requests were made in the last Period, by this
+// window's owner and (SetForeign) by others with the same key.
 func (w *Window) Used() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.expire(w.clock.Now())
-	return len(w.times)
+	return len(w.times) + len(w.foreign)
 }
 
 // Available is how many requests may be reserved now.
@@ -88,7 +128,9 @@ func (w *Window) Available() int {
 	return w.available()
 }
 
-func (w *Window) available() int { return max(w.limit-len(w.times)-w.reserved, 0) }
+func (w *Window) available() int {
+	return max(w.limit-len(w.times)-len(w.foreign)-w.reserved, 0)
+}
 
 // TryTake makes one request outside any reservation if the allowance has
 // room, and reports whether it did.
@@ -122,20 +164,21 @@ func (w *Window) FreeAt(n int) time.Time {
 	if n > w.limit {
 		return time.Time{}
 	}
-	over := len(w.times) + w.reserved + n - w.limit
+	all := w.all()
+	over := len(all) + w.reserved + n - w.limit
 	if over <= 0 {
 		return now
 	}
-	if over > len(w.times) {
+	if over > len(all) {
 		// Reservations in flight hold the rest; they end within a refresh
 		// timeout, after which the slots are either free or in times.
-		if len(w.times) == 0 {
+		if len(all) == 0 {
 			return now.Add(time.Minute)
 		}
-		return w.times[len(w.times)-1].Add(w.period)
+		return all[len(all)-1].Add(w.period)
 	}
 	// The over-th oldest request must leave the window first.
-	return w.times[over-1].Add(w.period)
+	return all[over-1].Add(w.period)
 }
 
 // Times returns the request times inside the window (plus, as made now,

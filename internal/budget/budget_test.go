@@ -172,3 +172,35 @@ func TestTimesAndRestore(t *testing.T) {
 		t.Fatalf("FreeAt(4) = %v, want %v", w2.FreeAt(4), want)
 	}
 }
+
+// TestWindowForeign: requests another process made with the key count
+// against the allowance and in FreeAt, but are not the window's own.
+func TestWindowForeign(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := &fakeClock{t: start}
+	w := New(4, clk)
+	if !w.TryTake() {
+		t.Fatal("take refused")
+	}
+	clk.Advance(10 * time.Minute)
+	w.SetForeign([]time.Time{start.Add(5 * time.Minute), start.Add(-2 * time.Hour), start.Add(2 * time.Hour), start.Add(7 * time.Minute)})
+	if w.Used() != 3 || w.Available() != 1 {
+		t.Fatalf("used %d available %d, want 3 and 1 (the foreign ones outside the hour dropped)", w.Used(), w.Available())
+	}
+	if !w.TryTake() || w.TryTake() {
+		t.Fatal("the fourth slot should be the last")
+	}
+	if got, want := w.FreeAt(1), start.Add(time.Hour); !got.Equal(want) {
+		t.Errorf("FreeAt(1) = %v, want %v (the own request at 0)", got, want)
+	}
+	if got, want := w.FreeAt(2), start.Add(65*time.Minute); !got.Equal(want) {
+		t.Errorf("FreeAt(2) = %v, want %v (the foreign one at 5m)", got, want)
+	}
+	if n := len(w.Times()); n != 2 {
+		t.Errorf("Times has %d entries, want the 2 own requests", n)
+	}
+	w.SetForeign(nil)
+	if w.Used() != 2 {
+		t.Errorf("used %d after the foreign requests are gone, want 2", w.Used())
+	}
+}

@@ -1,0 +1,657 @@
+package main
+
+// The `mintlify_exporter backfill` command: fetch the month-to-date page
+// view counters the live exporter exports, as they stood at the end of
+// each past UTC day, and write them as OpenMetrics text with timestamps
+// for `promtool tsdb create-blocks-from openmetrics`. The journal and the
+// output format live in backfill_output.go.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
+)
+
+// Exit codes of the backfill command.
+const (
+	backfillExitOK    = 0
+	backfillExitError = 1 // API error, no answer, a file not readable or writable, interrupted (all resumable)
+	backfillExitUsage = 2 // bad command line, a range the API refuses, a cost not confirmed with --yes
+)
+
+const (
+	backfillCmdName = exporterName + " backfill"
+	// defaultBackfillBudget is the exporter's default per key: the API's
+	// 100 analytics requests per organization and hour, less its reserve
+	// of 10.
+	defaultBackfillBudget = 90
+	// maxRateLimitWaits is how many 429 answers in a row the backfill
+	// sits out before it gives up (resumably).
+	maxRateLimitWaits = 5
+	// defaultRateLimitWait is the wait after a 429 without Retry-After.
+	defaultRateLimitWait = time.Minute
+)
+
+// backfillEnv is everything the backfill touches outside itself. Tests
+// replace the clock and sleep, so pacing needs no real waiting.
+type backfillEnv struct {
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+	now    func() time.Time
+	// sleep waits d or until ctx ends, whichever is first.
+	sleep func(ctx context.Context, d time.Duration) error
+	// afterPage, if set, runs after the n-th page of this run (from 1)
+	// is in the journal.
+	afterPage func(n int)
+	// tty: stderr is a terminal, where progress is one line redrawn (a
+	// bar) rather than a line per day; barShown: that line is on screen.
+	tty, barShown bool
+}
+
+func runBackfill(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	env := &backfillEnv{stdout: stdout, stderr: stderr, getenv: os.Getenv, now: time.Now, sleep: sleepContext}
+	if f, ok := stderr.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			env.tty = true
+		}
+	}
+	return env.run(ctx, args)
+}
+
+// backfillOptions is the parsed command line.
+type backfillOptions struct {
+	from, to       string
+	projects       []string
+	projectNames   []string
+	paths          int
+	pathsSet       bool
+	siteOnly       bool
+	labels         []string
+	output         string
+	force          bool
+	yes            bool
+	budget         int
+	storagePath    string
+	keyFile        string
+	apiURL         string
+	requestTimeout time.Duration
+}
+
+func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
+	app := kingpin.New(backfillCmdName, "Write the page view counters of past days as OpenMetrics text, for 'promtool tsdb create-blocks-from openmetrics'.\n\n"+
+		"For each UTC day from --from to --to it asks the API for the month-to-date views at the end of that day (the range from the 1st of the month to the next day, "+
+		"as the live exporter does) and writes mintlify_site_page_views_total and mintlify_page_views_total with the end of the day as timestamp. "+
+		"It costs one request per project and day, and ceil(N/250) with --paths N above 250. The cost is printed before anything is spent, and a run is paced to --budget requests in any hour. "+
+		"An interrupted run keeps what it fetched in FILE.partial; the same command continues it.\n\n"+
+		"The admin API key is read from --mintlify.api-key-file or the MINTLIFY_API_KEY environment variable, never from a flag value.\n\n"+
+		"Exit status: 0 success; 1 an API error, no answer, a file that cannot be read or written, or an interruption (run the same command again to continue); "+
+		"2 a bad command line: a malformed or future date, --from after --to, an existing --output without --force, a bad --label, a range the API refuses, "+
+		"or a cost above what is left of the budget this hour without --yes.")
+	app.HelpFlag.Short('h')
+	app.Flag("from", "First day, YYYY-MM-DD (UTC).").PlaceHolder("YYYY-MM-DD").Required().StringVar(&o.from)
+	app.Flag("to", "Last day, YYYY-MM-DD (UTC); at most yesterday, the last complete day. Default: yesterday.").PlaceHolder("YYYY-MM-DD").StringVar(&o.to)
+	app.Flag("project", "Project id; repeat for several. It is the project label, as in the exporter without a config file.").PlaceHolder("ID").Envar("MINTLIFY_PROJECT_ID").Required().StringsVar(&o.projects)
+	app.Flag("project-name", "ID=NAME: the project label of project ID, when the exporter's configuration file gives the project a name (its `name:`); repeat for several. Default: the id.").PlaceHolder("ID=NAME").StringsVar(&o.projectNames)
+	app.Flag("paths", "Per-page counters of the N most viewed paths of each month-to-date (ceil(N/250) requests per project and day).").Default("250").IsSetByUser(&o.pathsSet).IntVar(&o.paths)
+	app.Flag("site-only", "Site totals only (mintlify_site_page_views_total): one request per project and day of a single row.").BoolVar(&o.siteOnly)
+	app.Flag("label", "Extra label name=value on every series, e.g. job=mintlify or instance=host:10491 so the history joins the scraped series; repeat for several.").PlaceHolder("NAME=VALUE").StringsVar(&o.labels)
+	app.Flag("output", "OpenMetrics file to write; FILE.partial keeps the progress of a run until it is complete.").Short('o').PlaceHolder("FILE").Required().StringVar(&o.output)
+	app.Flag("force", "Overwrite an existing --output, and start again when FILE.partial is from a run with other arguments.").BoolVar(&o.force)
+	app.Flag("yes", "Spend more than is left of the budget this hour (the run is paced to --budget requests per hour).").BoolVar(&o.yes)
+	app.Flag("budget", "Analytics requests per hour the backfill may make: the API allows 100 per organization, and the exporter keeps 10 in reserve.").Default(strconv.Itoa(defaultBackfillBudget)).IntVar(&o.budget)
+	app.Flag("storage.path", "The exporter's state file (its --storage.path): the backfill records its requests there, under a lock, and counts the exporter's, so that together they stay within --budget. Empty not to share (then lower --budget by what the exporter spends).").Default(defaultStoragePath(os.Getenv)).StringVar(&o.storagePath)
+	app.Flag("mintlify.api-key-file", "File holding the admin API key. Otherwise the key is read from the MINTLIFY_API_KEY environment variable.").PlaceHolder("FILE").StringVar(&o.keyFile)
+	app.Flag("mintlify.api-url", "Base URL of the Mintlify API.").Default(mintlify.DefaultBaseURL).StringVar(&o.apiURL)
+	app.Flag("request-timeout", "Timeout of each API request.").Default("30s").DurationVar(&o.requestTimeout)
+
+	helped := new(bool)
+	app.HelpFlag.PreAction(func(*kingpin.ParseContext) error { *helped = true; return nil })
+	return app, helped
+}
+
+// parse runs kingpin, turning its Terminate into a return (see jobsEnv.parse).
+func (e *backfillEnv) parse(args []string, o *backfillOptions) (code int, done bool) {
+	app, _ := newBackfillApp(o)
+	app.UsageWriter(e.stdout)
+	app.ErrorWriter(e.stderr)
+	app.Terminate(func(code int) { panic(terminated{code}) })
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		t, ok := r.(terminated)
+		if !ok {
+			panic(r)
+		}
+		code, done = t.code, true
+	}()
+	if _, err := app.Parse(args); err != nil {
+		fmt.Fprintf(e.stderr, "%s: %v (try --help)\n", backfillCmdName, err)
+		return backfillExitUsage, true
+	}
+	return 0, false
+}
+
+func (e *backfillEnv) failf(code int, format string, args ...any) int {
+	e.endBar()
+	fmt.Fprintf(e.stderr, backfillCmdName+": "+format+"\n", args...)
+	return code
+}
+
+// backfillPlan is what a run fetches.
+type backfillPlan struct {
+	from, to time.Time         // first and last day, midnight UTC
+	projects []string          // sorted, without duplicates
+	names    map[string]string // project label by id, where it is not the id
+	paths    int               // 0: site totals only
+	labels   []labelPair
+}
+
+// days is the number of days in the plan.
+func (p *backfillPlan) days() int { return int(p.to.Sub(p.from)/(24*time.Hour)) + 1 }
+
+// pagesPerDay is the requests one project and day cost.
+func (p *backfillPlan) pagesPerDay() int {
+	return max(1, (p.paths+mintlify.MaxPageSize-1)/mintlify.MaxPageSize)
+}
+
+// limit is the page size of the page at offset.
+func (p *backfillPlan) limit(offset int) int {
+	if p.paths == 0 {
+		return 1
+	}
+	return min(mintlify.MaxPageSize, p.paths-offset)
+}
+
+// args is the canonical form of what decides the output's content: a
+// journal resumes only a run of the same.
+func (p *backfillPlan) args(apiURL string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "from=%s to=%s paths=%d url=%s", p.from.Format(mintlify.DayLayout), p.to.Format(mintlify.DayLayout), p.paths, apiURL)
+	for _, id := range p.projects {
+		fmt.Fprintf(&b, " project=%q", id)
+		if name := p.names[id]; name != "" {
+			fmt.Fprintf(&b, " name=%q", name)
+		}
+	}
+	for _, l := range p.labels {
+		fmt.Fprintf(&b, " label=%q", l.name+"="+l.value)
+	}
+	return b.String()
+}
+
+var labelName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
+
+// checkBackfillArgs turns the command line into a plan, or says what is
+// wrong with it. now is the current time.
+func checkBackfillArgs(o *backfillOptions, now time.Time) (*backfillPlan, error) {
+	today := now.UTC().Truncate(24 * time.Hour)
+	yesterday := today.AddDate(0, 0, -1)
+	day := func(flag, s string) (time.Time, error) {
+		t, err := time.Parse(mintlify.DayLayout, s)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("%s %q is not a date of the form YYYY-MM-DD", flag, s)
+		}
+		if t.After(yesterday) {
+			return time.Time{}, fmt.Errorf("%s %s is today or in the future: the last complete UTC day is %s", flag, s, yesterday.Format(mintlify.DayLayout))
+		}
+		return t, nil
+	}
+	p := &backfillPlan{}
+	var err error
+	if p.from, err = day("--from", o.from); err != nil {
+		return nil, err
+	}
+	p.to = yesterday
+	if o.to != "" {
+		if p.to, err = day("--to", o.to); err != nil {
+			return nil, err
+		}
+	}
+	if p.from.After(p.to) {
+		return nil, fmt.Errorf("--from %s is after --to %s", p.from.Format(mintlify.DayLayout), p.to.Format(mintlify.DayLayout))
+	}
+	for _, id := range o.projects {
+		if err := ids.Check(id); err != nil {
+			return nil, fmt.Errorf("--project: %w", err)
+		}
+		if !slices.Contains(p.projects, id) {
+			p.projects = append(p.projects, id)
+		}
+	}
+	slices.Sort(p.projects)
+	p.names = map[string]string{}
+	for _, pn := range o.projectNames {
+		id, name, ok := strings.Cut(pn, "=")
+		switch {
+		case !ok || name == "" || !utf8.ValidString(name):
+			return nil, fmt.Errorf("--project-name %q: want ID=NAME, NAME the project's name in the exporter's configuration", pn)
+		case !slices.Contains(p.projects, id):
+			return nil, fmt.Errorf("--project-name %q: %s is not one of the --project ids", pn, id)
+		case p.names[id] != "":
+			return nil, fmt.Errorf("--project-name given twice for %s", id)
+		}
+		p.names[id] = name
+	}
+	switch {
+	case o.siteOnly && o.pathsSet:
+		return nil, errors.New("give either --paths or --site-only, not both")
+	case o.siteOnly:
+		p.paths = 0
+	case o.paths < 1:
+		return nil, fmt.Errorf("--paths must be at least 1 (or use --site-only), got %d", o.paths)
+	default:
+		p.paths = o.paths
+	}
+	seen := map[string]bool{}
+	for _, l := range o.labels {
+		name, value, ok := strings.Cut(l, "=")
+		switch {
+		case !ok || !labelName.MatchString(name):
+			return nil, fmt.Errorf("--label %q: want NAME=VALUE with a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)", l)
+		case strings.HasPrefix(name, "__"):
+			return nil, fmt.Errorf("--label %q: names starting with __ are reserved by Prometheus", l)
+		case name == "project" || name == "path" || name == "traffic":
+			return nil, fmt.Errorf("--label %q: %s is a label of the counters themselves", l, name)
+		case value == "":
+			return nil, fmt.Errorf("--label %q: an empty value is no label in Prometheus", l)
+		case !utf8.ValidString(value):
+			return nil, fmt.Errorf("--label %q: the value is not valid UTF-8", l)
+		case seen[name]:
+			return nil, fmt.Errorf("--label %s given twice", name)
+		}
+		seen[name] = true
+		p.labels = append(p.labels, labelPair{name, value})
+	}
+	slices.SortFunc(p.labels, func(a, b labelPair) int { return strings.Compare(a.name, b.name) })
+	if o.budget < 1 {
+		return nil, fmt.Errorf("--budget must be at least 1, got %d", o.budget)
+	}
+	if o.requestTimeout <= 0 {
+		return nil, errors.New("--request-timeout must be positive")
+	}
+	if err := config.CheckAPIURL(o.apiURL); err != nil {
+		return nil, fmt.Errorf("--mintlify.api-url %w", err)
+	}
+	if err := checkAPIURLFlag(o.apiURL); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (e *backfillEnv) run(ctx context.Context, args []string) int {
+	var o backfillOptions
+	if code, done := e.parse(args, &o); done {
+		return code
+	}
+	plan, err := checkBackfillArgs(&o, e.now())
+	if err != nil {
+		return e.failf(backfillExitUsage, "%v", err)
+	}
+	if _, err := os.Lstat(o.output); err == nil && !o.force {
+		return e.failf(backfillExitUsage, "--output %s exists; give --force to overwrite it", o.output)
+	}
+	key, err := readFlagKey(o.keyFile, e.getenv)
+	if err != nil {
+		return e.failf(exitCodeOf(err), "%v", err)
+	}
+	partial := o.output + ".partial"
+	args2 := plan.args(o.apiURL)
+	j, err := openJournal(partial, args2)
+	if errors.Is(err, errJournalArgs) && o.force {
+		if err = os.Remove(partial); err == nil {
+			j, err = openJournal(partial, args2)
+		}
+	}
+	switch {
+	case errors.Is(err, errJournalArgs):
+		return e.failf(backfillExitUsage, "%s is the progress of a backfill with other arguments; run that command again to finish it, or give --force to start this one", partial)
+	case err != nil:
+		return e.failf(backfillExitError, "progress file %s: %v", partial, err)
+	}
+	defer j.Close()
+
+	// The cost, before anything is spent.
+	progress := newBackfillProgress(plan, j.pages)
+	total := len(plan.projects) * plan.days() * plan.pagesPerDay()
+	left := progress.requestsLeft()
+	upTo := ""
+	if plan.paths > mintlify.MaxPageSize {
+		upTo = "at most "
+	}
+	fmt.Fprintf(e.stderr, "%s: %d project(s) × %d day(s) (%s to %s) × %d request(s) per day = %s%d requests",
+		backfillCmdName, len(plan.projects), plan.days(), plan.from.Format(mintlify.DayLayout), plan.to.Format(mintlify.DayLayout), plan.pagesPerDay(), upTo, total)
+	if left != total {
+		fmt.Fprintf(e.stderr, ", %s%d left to make (%s)", upTo, left, partial)
+	}
+	fmt.Fprintf(e.stderr, ": %.1f hour(s) of a budget of %d requests per hour\n", float64(left)/float64(o.budget), o.budget)
+	ledger := &backfillLedger{path: o.storagePath, fp: collector.KeyFingerprint(key.Reveal())}
+	window := budget.New(o.budget, clockFunc(e.now))
+	if ledger.path != "" {
+		if err := collector.LedgerUsage(ledger.path, ledger.fp, backfillWriter, window); err != nil {
+			j.Close()
+			return e.failf(backfillExitError, "%v (give --storage.path='' not to share the budget with the exporter)", err)
+		}
+	}
+	avail := window.Available()
+	if avail < o.budget {
+		fmt.Fprintf(e.stderr, "%s: %d of them are left this hour: the exporter and earlier runs made %d requests with the key in the last hour (%s)\n", backfillCmdName, avail, window.Used(), ledger.path)
+	}
+	if left > avail && !o.yes {
+		j.Close()
+		if len(j.pages) == 0 {
+			os.Remove(partial)
+		}
+		return e.failf(backfillExitUsage, "this needs more than what is left of the budget this hour (%d requests, %d left of %d per hour); give --yes to go ahead (the run is paced to the budget, shared with the exporter), or narrow --from/--to, --project or --paths", left, avail, o.budget)
+	}
+
+	client, closeClient, err := e.client(&o, key)
+	if err != nil {
+		return e.failf(backfillExitUsage, "%v", err)
+	}
+	defer closeClient()
+	if code := e.fetch(ctx, client, plan, j, progress, window, ledger); code != backfillExitOK {
+		return code
+	}
+	if err := writeFileAtomic(o.output, func(w io.Writer) error { return renderBackfill(w, plan, j.pages) }); err != nil {
+		return e.failf(backfillExitError, "writing %s: %v (the progress is kept in %s)", o.output, err, partial)
+	}
+	j.Close()
+	if err := os.Remove(partial); err != nil {
+		fmt.Fprintf(e.stderr, "%s: removing %s: %v\n", backfillCmdName, partial, err)
+	}
+	fmt.Fprintf(e.stderr, "%s: wrote %s; next: promtool tsdb create-blocks-from openmetrics %s DATA_DIR\n", backfillCmdName, o.output, o.output)
+	return backfillExitOK
+}
+
+func (e *backfillEnv) client(o *backfillOptions, key secret.Secret) (*mintlify.Client, func(), error) {
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	c, err := mintlify.New(mintlify.Options{
+		BaseURL:        o.apiURL,
+		Key:            key,
+		UserAgent:      userAgent(),
+		HTTPClient:     &http.Client{Transport: transport},
+		RequestTimeout: o.requestTimeout,
+		// One retry, charged like any request, as the exporter does.
+		MaxRetries: 1,
+	})
+	return c, transport.CloseIdleConnections, err
+}
+
+// clockFunc adapts a now function to budget.Clock.
+type clockFunc func() time.Time
+
+func (f clockFunc) Now() time.Time { return f() }
+
+// fetch makes the requests the journal does not hold yet, paced to budget
+// requests in any sliding hour.
+func (e *backfillEnv) fetch(ctx context.Context, client *mintlify.Client, plan *backfillPlan, j *journal, progress *backfillProgress, window *budget.Window, ledger *backfillLedger) int {
+	if ledger.path != "" {
+		fmt.Fprintf(e.stderr, "%s: sharing the budget with the exporter through %s\n", backfillCmdName, ledger.path)
+	}
+	var ledgerErr error
+	gate := func(ctx context.Context) error {
+		for {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			took, err := ledger.take(window, e.now())
+			if err != nil {
+				ledgerErr = err
+				return err
+			}
+			if took {
+				return nil
+			}
+			wait := window.FreeAt(1).Sub(e.now())
+			e.endBar()
+			fmt.Fprintf(e.stderr, "%s: %d requests made in the last hour; waiting %s for the budget\n", backfillCmdName, window.Used(), wait.Round(time.Second))
+			if err := e.sleep(ctx, wait); err != nil {
+				return err
+			}
+		}
+	}
+	gctx := mintlify.WithGate(ctx, gate)
+	made := 0
+	for _, task := range progress.tasks {
+		offset, done := progress.next(task)
+		limited := 0
+		for !done {
+			r := mintlify.DateRange{From: monthStart(task.day), To: task.day.AddDate(0, 0, 1), Days: true}
+			page, err := client.Rows(gctx, mintlify.Views, task.project, r, plan.limit(offset), offset)
+			if err != nil {
+				if ledgerErr != nil {
+					return e.failf(backfillExitError, "%v (give --storage.path='' not to share the budget with the exporter); what was fetched is kept in %s", ledgerErr, j.f.Name())
+				}
+				if ctx.Err() != nil {
+					return e.failf(backfillExitError, "interrupted; %d of %d requests are done and kept in %s: run the same command again to continue", progress.done, progress.total, j.f.Name())
+				}
+				if isLimited, after, ok := mintlify.IsRateLimited(err); isLimited && limited < maxRateLimitWaits {
+					// Someone else (the exporter, another tool) spends the
+					// same organization's budget: sit it out.
+					limited++
+					if !ok {
+						after = defaultRateLimitWait
+					}
+					e.endBar()
+					fmt.Fprintf(e.stderr, "%s: the API answered 429 (rate limited); waiting %s\n", backfillCmdName, after.Round(time.Second))
+					if err := e.sleep(ctx, after); err != nil {
+						return e.failf(backfillExitError, "interrupted; run the same command again to continue")
+					}
+					continue
+				}
+				code := backfillExitError
+				what := err.Error()
+				if mintlify.IsBadRequest(err) {
+					code = backfillExitUsage
+					what = "the API refused the range " + r.From.Format(mintlify.DayLayout) + " to " + r.To.Format(mintlify.DayLayout) + " (it may not keep history that old): " + what
+				}
+				return e.failf(code, "project %s, day %s: %s; what was fetched is kept in %s", task.project, task.day.Format(mintlify.DayLayout), what, j.f.Name())
+			}
+			limited = 0
+			jp := journalPage{Project: task.project, Day: task.day.Format(mintlify.DayLayout), Offset: offset, Totals: page.Totals, HasMore: page.HasMore}
+			if plan.paths > 0 {
+				for _, row := range page.Rows {
+					jp.Rows = append(jp.Rows, journalRow{Path: row.Path, Human: row.Human, AI: row.AI})
+				}
+			}
+			if err := j.add(jp); err != nil {
+				return e.failf(backfillExitError, "writing %s: %v", j.f.Name(), err)
+			}
+			made++
+			progress.record(jp)
+			if e.afterPage != nil {
+				e.afterPage(made)
+			}
+			offset, done = progress.next(task)
+		}
+		e.showProgress(task, progress.done, progress.total)
+	}
+	e.endBar()
+	return backfillExitOK
+}
+
+// showProgress tells that task is done and done of total requests are:
+// a line each time, or on a terminal a bar redrawn in place.
+func (e *backfillEnv) showProgress(task backfillTask, done, total int) {
+	day := task.day.Format(mintlify.DayLayout)
+	if !e.tty {
+		fmt.Fprintf(e.stderr, "%s: project %s %s done (%d/%d requests)\n", backfillCmdName, task.project, day, done, total)
+		return
+	}
+	const width = 30
+	filled := width * done / max(total, 1)
+	fmt.Fprintf(e.stderr, "\r[%s%s] %d/%d requests, %s %s\x1b[K", strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, total, task.project, day)
+	e.barShown = true
+}
+
+// endBar ends the progress bar's line, if one is shown, so that the next
+// message starts on a line of its own.
+func (e *backfillEnv) endBar() {
+	if e.barShown {
+		fmt.Fprintln(e.stderr)
+		e.barShown = false
+	}
+}
+
+// backfillWriter is the backfill's name in the shared ledger.
+const backfillWriter = "backfill"
+
+// backfillLedger is the exporter's state file the backfill shares the
+// key's budget through; path "" shares nothing.
+type backfillLedger struct {
+	path, fp string
+}
+
+// take makes one request from window if it has room, counting the
+// requests the state file records for the key by others (the exporter)
+// and recording this one there, under the file's lock.
+func (l *backfillLedger) take(window *budget.Window, now time.Time) (bool, error) {
+	if l.path == "" {
+		return window.TryTake(), nil
+	}
+	var took bool
+	err := collector.ShareLedger(l.path, l.fp, backfillWriter, window, now, func() { took = window.TryTake() })
+	return took, err
+}
+
+// monthStart is the 1st of day's month.
+func monthStart(day time.Time) time.Time {
+	y, m, _ := day.Date()
+	return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+}
+
+// backfillTask is one project and day.
+type backfillTask struct {
+	project string
+	day     time.Time
+}
+
+// backfillProgress is which pages of which task are in the journal.
+type backfillProgress struct {
+	plan  *backfillPlan
+	tasks []backfillTask
+	// pages of each task in the journal, in offset order.
+	pages       map[backfillTask][]journalPage
+	done, total int
+}
+
+func newBackfillProgress(plan *backfillPlan, journaled []journalPage) *backfillProgress {
+	p := &backfillProgress{plan: plan, pages: map[backfillTask][]journalPage{}}
+	for _, id := range plan.projects {
+		for d := plan.from; !d.After(plan.to); d = d.AddDate(0, 0, 1) {
+			p.tasks = append(p.tasks, backfillTask{id, d})
+		}
+	}
+	p.total = len(p.tasks) * plan.pagesPerDay()
+	for _, jp := range journaled {
+		p.record(jp)
+	}
+	return p
+}
+
+func (p *backfillProgress) record(jp journalPage) {
+	day, err := time.Parse(mintlify.DayLayout, jp.Day)
+	if err != nil {
+		return
+	}
+	t := backfillTask{jp.Project, day}
+	p.pages[t] = append(p.pages[t], jp)
+	p.done++
+}
+
+// next is the offset of the task's next page, or done.
+func (p *backfillProgress) next(t backfillTask) (offset int, done bool) {
+	pages := p.pages[t]
+	if len(pages) == 0 {
+		return 0, false
+	}
+	last := pages[len(pages)-1]
+	offset = last.Offset + p.plan.limit(last.Offset)
+	return offset, !last.HasMore || p.plan.paths == 0 || offset >= p.plan.paths
+}
+
+// requestsLeft is at most how many requests the tasks still need.
+func (p *backfillProgress) requestsLeft() int {
+	n := 0
+	for _, t := range p.tasks {
+		offset, done := p.next(t)
+		if !done {
+			n += p.plan.pagesPerDay() - offset/mintlify.MaxPageSize
+		}
+	}
+	return n
+}
+
+// renderBackfill writes the journal's pages as the counter series.
+func renderBackfill(w io.Writer, plan *backfillPlan, pages []journalPage) error {
+	site := newFamily("mintlify_site_page_views", "Views of the whole site since the start of the UTC calendar month, by traffic (human, ai, and other when the total exceeds human + ai), at the end of each day; written by mintlify_exporter backfill.")
+	page := newFamily("mintlify_page_views", "Views of one documentation page since the start of the UTC calendar month, by traffic (human or ai), at the end of each day; written by mintlify_exporter backfill.")
+	byTask := map[backfillTask][]journalPage{}
+	for _, jp := range pages {
+		day, err := time.Parse(mintlify.DayLayout, jp.Day)
+		if err != nil {
+			return fmt.Errorf("journal page of day %q", jp.Day)
+		}
+		t := backfillTask{jp.Project, day}
+		byTask[t] = append(byTask[t], jp)
+	}
+	with := func(pairs ...labelPair) []labelPair { return append(pairs, plan.labels...) }
+	for _, id := range plan.projects {
+		label := id
+		if name := plan.names[id]; name != "" {
+			label = name
+		}
+		for d := plan.from; !d.After(plan.to); d = d.AddDate(0, 0, 1) {
+			tp := byTask[backfillTask{id, d}]
+			if len(tp) == 0 {
+				return fmt.Errorf("no data for project %s, day %s", id, d.Format(mintlify.DayLayout))
+			}
+			end := d.AddDate(0, 0, 1)
+			t := tp[0].Totals
+			site.add(with(labelPair{"project", label}, labelPair{"traffic", trafficHuman}), end, t.Human)
+			site.add(with(labelPair{"project", label}, labelPair{"traffic", trafficAI}), end, t.AI)
+			if other := t.Total - t.Human - t.AI; other > 0 {
+				site.add(with(labelPair{"project", label}, labelPair{"traffic", trafficOther}), end, other)
+			}
+			seen := map[string]bool{}
+			n := 0
+			for _, jp := range tp {
+				for _, r := range jp.Rows {
+					if n >= plan.paths || seen[r.Path] || !usablePath(r.Path) {
+						continue
+					}
+					seen[r.Path] = true
+					n++
+					page.add(with(labelPair{"path", r.Path}, labelPair{"project", label}, labelPair{"traffic", trafficHuman}), end, r.Human)
+					page.add(with(labelPair{"path", r.Path}, labelPair{"project", label}, labelPair{"traffic", trafficAI}), end, r.AI)
+				}
+			}
+		}
+	}
+	return renderOpenMetrics(w, site, page)
+}

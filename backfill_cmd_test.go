@@ -1,0 +1,789 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/toolcheck"
+)
+
+const (
+	backfillTestKey = "mint_backfilltest_Rk4nV8wQ2sLx"
+	backfillProject = "proj-history"
+)
+
+// backfillNow is the simulated present: the middle of a month, so a
+// range of past days crosses the month boundary before it.
+var backfillNow = time.Date(2026, 9, 15, 12, 0, 0, 0, time.UTC)
+
+// backfillHarness runs the backfill command against a simulated API
+// whose clock only moves when the command sleeps.
+type backfillHarness struct {
+	t      *testing.T
+	api    *mockapi.Running
+	clock  *mockapi.ManualClock
+	site   mockapi.Site
+	dir    string
+	sleeps []time.Duration
+}
+
+func newBackfillHarness(t *testing.T, site mockapi.Site, opt func(*mockapi.Options)) *backfillHarness {
+	t.Helper()
+	clock := mockapi.NewManualClock(backfillNow)
+	mo := mockapi.Options{
+		Keys:     []mockapi.KeySpec{{Key: backfillTestKey, Org: "acme", Scope: mockapi.ReadOnly}},
+		Projects: map[string]mockapi.Site{backfillProject: site},
+		Clock:    clock,
+	}
+	if opt != nil {
+		opt(&mo)
+	}
+	api, err := mockapi.Start(mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = api.Close() })
+	t.Setenv("MINTLIFY_API_KEY", backfillTestKey)
+	t.Setenv("MINTLIFY_PROJECT_ID", "")
+	return &backfillHarness{t: t, api: api, clock: clock, site: site, dir: t.TempDir()}
+}
+
+// run runs `backfill args…` with the API URL and project added, under ctx;
+// afterPage may be nil.
+func (h *backfillHarness) run(ctx context.Context, afterPage func(int), args ...string) (code int, stderr string) {
+	h.t.Helper()
+	var out, errb bytes.Buffer
+	env := &backfillEnv{
+		stdout: &out, stderr: &errb, getenv: os.Getenv, now: h.clock.Now,
+		sleep: func(ctx context.Context, d time.Duration) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			h.sleeps = append(h.sleeps, d)
+			h.clock.Advance(d)
+			return nil
+		},
+		afterPage: afterPage,
+	}
+	full := append([]string{"--mintlify.api-url", h.api.URL(), "--project", backfillProject, "--storage.path", h.statePath()}, args...)
+	code = env.run(ctx, full)
+	if strings.Contains(out.String()+errb.String(), backfillTestKey) {
+		h.t.Errorf("the API key shows in the output")
+	}
+	return code, errb.String()
+}
+
+// statePath is the state file the backfill shares its budget through.
+func (h *backfillHarness) statePath() string { return filepath.Join(h.dir, "state", "state.json") }
+
+func (h *backfillHarness) views() []mockapi.Request {
+	return h.api.Server.Requests()
+}
+
+// sample is one line of the output.
+type omLine struct {
+	name, labels string
+	value        float64
+	ts           int64
+}
+
+var omSampleLine = regexp.MustCompile(`^([a-z_]+)\{([^}]*)\} ([0-9.e+]+) ([0-9]+)$`)
+
+func parseOM(t *testing.T, body string) []omLine {
+	t.Helper()
+	if !strings.HasSuffix(body, "\n# EOF\n") {
+		t.Fatalf("output does not end with # EOF:\n%s", tail(body))
+	}
+	var out []omLine
+	for _, line := range strings.Split(strings.TrimSuffix(body, "# EOF\n"), "\n") {
+		if line == "" || strings.HasPrefix(line, "# HELP ") || strings.HasPrefix(line, "# TYPE ") {
+			continue
+		}
+		m := omSampleLine.FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("not a sample line: %q", line)
+		}
+		v, _ := strconv.ParseFloat(m[3], 64)
+		ts, _ := strconv.ParseInt(m[4], 10, 64)
+		out = append(out, omLine{m[1], m[2], v, ts})
+	}
+	return out
+}
+
+func tail(s string) string {
+	if len(s) > 300 {
+		return s[len(s)-300:]
+	}
+	return s
+}
+
+func day(s string) time.Time {
+	t, err := time.Parse(mintlify.DayLayout, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// TestBackfillMonthToDateCounters: one request per day, each asking for
+// [1st of the month, next day) in day dates; the values are the
+// simulated API's month-to-date counts at the end of each day, with the
+// end of the day as timestamp, the counter restarting on the 1st; the
+// families are grouped and promtool makes blocks of the file.
+func TestBackfillMonthToDateCounters(t *testing.T) {
+	site := mockapi.Site{Seed: 7, Paths: 40, OtherTraffic: true}
+	h := newBackfillHarness(t, site, nil)
+	out := filepath.Join(h.dir, "history.om")
+	code, stderr := h.run(context.Background(), nil, "--from", "2026-08-28", "--to", "2026-09-03", "--label", "job=mintlify", "--label", "instance=host:9866", "--output", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "1 project(s) × 7 day(s) (2026-08-28 to 2026-09-03) × 1 request(s) per day = 7 requests") {
+		t.Errorf("no cost line before the run:\n%s", stderr)
+	}
+	reqs := h.views()
+	if len(reqs) != 7 {
+		t.Fatalf("%d requests, want 7 (one per day)", len(reqs))
+	}
+	for i, r := range reqs {
+		d := day("2026-08-28").AddDate(0, 0, i)
+		q, _ := url.ParseQuery(r.Query)
+		wantFrom := time.Date(d.Year(), d.Month(), 1, 0, 0, 0, 0, time.UTC).Format(mintlify.DayLayout)
+		if r.Endpoint != mockapi.EndpointViews || r.Status != 200 || q.Get("dateFrom") != wantFrom || q.Get("dateTo") != d.AddDate(0, 0, 1).Format(mintlify.DayLayout) || q.Get("limit") != "250" {
+			t.Errorf("request %d: %s %s status %d, want views dateFrom=%s dateTo=%s limit=250", i, r.Endpoint, r.Query, r.Status, wantFrom, d.AddDate(0, 0, 1).Format(mintlify.DayLayout))
+		}
+	}
+	if _, err := os.Stat(out + ".partial"); !os.IsNotExist(err) {
+		t.Errorf("%s.partial left behind after a complete run (%v)", out, err)
+	}
+
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(b)
+	lines := parseOM(t, body)
+	// Families grouped: all site samples, then all page samples.
+	if i, j := strings.Index(body, "# TYPE mintlify_site_page_views counter"), strings.Index(body, "# TYPE mintlify_page_views counter"); i < 0 || j < i {
+		t.Errorf("families missing or out of order:\n%s", body[:min(len(body), 600)])
+	}
+	got := map[string]float64{}
+	lastSeries, lastTS := "", int64(0)
+	for _, l := range lines {
+		key := l.name + "{" + l.labels + "}"
+		if key == lastSeries && l.ts <= lastTS {
+			t.Errorf("%s: timestamps not increasing", key)
+		}
+		lastSeries, lastTS = key, l.ts
+		got[fmt.Sprintf("%s %d", key, l.ts)] = l.value
+	}
+	for d := day("2026-08-28"); !d.After(day("2026-09-03")); d = d.AddDate(0, 0, 1) {
+		end := d.AddDate(0, 0, 1)
+		totals, rows := site.Views(time.Date(d.Year(), d.Month(), 1, 0, 0, 0, 0, time.UTC), end)
+		ts := end.Unix()
+		labels := `instance="host:9866",job="mintlify",project="proj-history",traffic=`
+		for traffic, want := range map[string]int64{"human": totals.Human, "ai": totals.AI, "other": totals.Total - totals.Human - totals.AI} {
+			if v, ok := got[fmt.Sprintf("mintlify_site_page_views_total{%s%q} %d", labels, traffic, ts)]; !ok || v != float64(want) {
+				t.Errorf("day %s site %s: got %v (present %v), want %d", d.Format(mintlify.DayLayout), traffic, v, ok, want)
+			}
+		}
+		for _, r := range rows {
+			pl := fmt.Sprintf(`instance="host:9866",job="mintlify",path=%q,project="proj-history",traffic=`, r.Path)
+			if v := got[fmt.Sprintf("mintlify_page_views_total{%s\"human\"} %d", pl, ts)]; v != float64(r.Human) {
+				t.Errorf("day %s path %s human: got %v, want %d", d.Format(mintlify.DayLayout), r.Path, v, r.Human)
+			}
+			if v := got[fmt.Sprintf("mintlify_page_views_total{%s\"ai\"} %d", pl, ts)]; v != float64(r.AI) {
+				t.Errorf("day %s path %s ai: got %v, want %d", d.Format(mintlify.DayLayout), r.Path, v, r.AI)
+			}
+		}
+	}
+	// The counter restarts with the month: the value at the end of the
+	// 1st is below the one at the end of August 31.
+	k := `mintlify_site_page_views_total{instance="host:9866",job="mintlify",project="proj-history",traffic="human"} `
+	if aug, sep := got[k+strconv.FormatInt(day("2026-09-01").Unix(), 10)], got[k+strconv.FormatInt(day("2026-09-02").Unix(), 10)]; !(sep < aug) || sep <= 0 {
+		t.Errorf("no reset on the 1st: end of Aug 31 %v, end of Sep 1 %v", aug, sep)
+	}
+	checkPromtoolBlocks(t, out)
+}
+
+// checkPromtoolBlocks runs promtool tsdb create-blocks-from openmetrics.
+func checkPromtoolBlocks(t *testing.T, file string) {
+	t.Helper()
+	path, ok := toolcheck.Find(t, "promtool", "apt-get install prometheus", "promtool tsdb create-blocks-from openmetrics of the backfill")
+	if !ok {
+		return
+	}
+	dir := t.TempDir()
+	out, err := exec.Command(path, "tsdb", "create-blocks-from", "openmetrics", file, dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("promtool tsdb create-blocks-from openmetrics: %v\n%s", err, out)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) == 0 {
+		t.Errorf("promtool made no block:\n%s", out)
+	}
+}
+
+// TestBackfillSiteOnlyAndPaths: --site-only asks for one row a day and
+// writes no page series; --paths 600 costs three requests a day (250,
+// 250, 100 rows) and keeps the 600 most viewed paths.
+func TestBackfillSiteOnlyAndPaths(t *testing.T) {
+	h := newBackfillHarness(t, mockapi.Site{Seed: 3, Paths: 700}, nil)
+	out := filepath.Join(h.dir, "site.om")
+	if code, stderr := h.run(context.Background(), nil, "--from", "2026-09-01", "--to", "2026-09-02", "--site-only", "--project-name", "proj-history=docs", "--output", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, r := range h.views() {
+		if q, _ := url.ParseQuery(r.Query); q.Get("limit") != "1" {
+			t.Errorf("--site-only asked for limit %s", q.Get("limit"))
+		}
+	}
+	b, _ := os.ReadFile(out)
+	if !strings.Contains(string(b), `{project="docs",traffic="human"}`) || strings.Contains(string(b), "proj-history") {
+		t.Errorf("--project-name: the project label is not the name:\n%s", b)
+	}
+	if strings.Contains(string(b), "mintlify_page_views_total") || len(parseOM(t, string(b))) != 4 {
+		t.Errorf("--site-only output is not 2 days × human, ai:\n%s", b)
+	}
+
+	h.api.Server.ResetRequests()
+	out = filepath.Join(h.dir, "paths.om")
+	code, stderr := h.run(context.Background(), nil, "--from", "2026-09-01", "--to", "2026-09-02", "--paths", "600", "--output", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var limits []string
+	for _, r := range h.views() {
+		q, _ := url.ParseQuery(r.Query)
+		limits = append(limits, q.Get("offset")+":"+q.Get("limit"))
+	}
+	if want := "0:250 250:250 500:100 0:250 250:250 500:100"; strings.Join(limits, " ") != want {
+		t.Errorf("pages %v, want %s", limits, want)
+	}
+	b, _ = os.ReadFile(out)
+	paths := map[string]bool{}
+	for _, l := range parseOM(t, string(b)) {
+		if l.name == "mintlify_page_views_total" {
+			paths[regexp.MustCompile(`path="([^"]*)"`).FindStringSubmatch(l.labels)[1]] = true
+		}
+	}
+	_, rows := h.site.Views(day("2026-09-01"), day("2026-09-02"))
+	if len(paths) < 600 || !paths[rows[0].Path] || !paths[rows[599].Path] {
+		t.Errorf("%d paths in the output, want the 600 most viewed of each day", len(paths))
+	}
+	checkPromtoolBlocks(t, out)
+}
+
+// TestBackfillBadInput: each mistake exits 2 with a message naming it,
+// before any request.
+func TestBackfillBadInput(t *testing.T) {
+	h := newBackfillHarness(t, mockapi.Site{Seed: 1, Paths: 5}, nil)
+	existing := filepath.Join(h.dir, "exists.om")
+	if err := os.WriteFile(existing, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(h.dir, "out.om")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--from", "2026-09-10", "--to", "2026-09-01", "--output", out}, "--from 2026-09-10 is after --to 2026-09-01"},
+		{[]string{"--from", "2026-09-10", "--to", "2026-09-20", "--output", out}, "--to 2026-09-20 is today or in the future: the last complete UTC day is 2026-09-14"},
+		{[]string{"--from", "2026-09-15", "--output", out}, "--from 2026-09-15 is today or in the future"},
+		{[]string{"--from", "2026-9-1", "--output", out}, `--from "2026-9-1" is not a date of the form YYYY-MM-DD`},
+		{[]string{"--from", "2026-09-01", "--output", existing}, "exists; give --force to overwrite it"},
+		{[]string{"--from", "2026-09-01", "--label", "job", "--output", out}, `--label "job": want NAME=VALUE`},
+		{[]string{"--from", "2026-09-01", "--label", "1job=x", "--output", out}, `--label "1job=x"`},
+		{[]string{"--from", "2026-09-01", "--label", "__name__=x", "--output", out}, "reserved by Prometheus"},
+		{[]string{"--from", "2026-09-01", "--label", "project=x", "--output", out}, "project is a label of the counters themselves"},
+		{[]string{"--from", "2026-09-01", "--label", "job=a", "--label", "job=b", "--output", out}, "--label job given twice"},
+		{[]string{"--from", "2026-09-01", "--site-only", "--paths", "10", "--output", out}, "either --paths or --site-only"},
+		{[]string{"--from", "2026-09-01", "--site-only", "--paths", "250", "--output", out}, "either --paths or --site-only"},
+		{[]string{"--from", "2026-09-01", "--paths", "0", "--output", out}, "--paths must be at least 1"},
+		{[]string{"--from", "2026-09-01", "--budget", "0", "--output", out}, "--budget must be at least 1"},
+		{[]string{"--from", "2026-09-01", "--project-name", "other=docs", "--output", out}, "other is not one of the --project ids"},
+		{[]string{"--from", "2026-09-01", "--project-name", "proj-history", "--output", out}, "want ID=NAME"},
+		{[]string{"--from", "2026-09-01"}, "required flag(s) '--output' not provided"},
+		{[]string{"--from", "2026-01-01", "--output", out}, "give --yes"},
+	} {
+		code, stderr := h.run(context.Background(), nil, c.args...)
+		if code != backfillExitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if n := len(h.views()); n != 0 {
+		t.Errorf("%d requests made for bad input", n)
+	}
+	if _, err := os.Stat(out + ".partial"); !os.IsNotExist(err) {
+		t.Errorf("a refused run left %s.partial (%v)", out, err)
+	}
+	// A range the API refuses (400) is the command line's fault too.
+	h.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, Status: 400})
+	code, stderr := h.run(context.Background(), nil, "--from", "2026-09-01", "--output", out)
+	if code != backfillExitUsage || !strings.Contains(stderr, "the API refused the range 2026-09-01 to 2026-09-02") {
+		t.Errorf("400: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestBackfillPacedWithinBudget: a range needing three hours of a budget
+// of 20 is refused without --yes, and with it never makes more than 20
+// requests in any sliding hour, sees no 429, and waits on the clock.
+func TestBackfillPacedWithinBudget(t *testing.T) {
+	h := newBackfillHarness(t, mockapi.Site{Seed: 2, Paths: 30}, func(o *mockapi.Options) { o.AnalyticsBudgetPerHour = 20 })
+	out := filepath.Join(h.dir, "paced.om")
+	args := []string{"--from", "2026-07-01", "--to", "2026-08-19", "--budget", "20", "--output", out}
+	code, stderr := h.run(context.Background(), nil, args...)
+	if code != backfillExitUsage || !strings.Contains(stderr, "= 50 requests: 2.5 hour(s) of a budget of 20 requests per hour") {
+		t.Fatalf("without --yes: exit %d, stderr %s", code, stderr)
+	}
+	if len(h.views()) != 0 {
+		t.Fatal("requests made before --yes")
+	}
+	start := h.clock.Now()
+	code, stderr = h.run(context.Background(), nil, append(args, "--yes")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	reqs := h.views()
+	if len(reqs) != 50 {
+		t.Fatalf("%d requests, want 50", len(reqs))
+	}
+	for i, r := range reqs {
+		if r.Status != 200 {
+			t.Errorf("request %d: status %d", i, r.Status)
+		}
+		n := 0
+		for _, o := range reqs[:i+1] {
+			if o.Time.After(r.Time.Add(-time.Hour)) {
+				n++
+			}
+		}
+		if n > 20 {
+			t.Fatalf("%d requests in the hour up to request %d (at %s), budget 20", n, i, r.Time)
+		}
+	}
+	if took := h.clock.Now().Sub(start); took < 2*time.Hour || took > 3*time.Hour {
+		t.Errorf("run took %s of clock time, want between 2h and 3h for 50 requests at 20/h", took)
+	}
+	if !strings.Contains(stderr, "waiting") || !strings.Contains(stderr, "(50/50 requests)") {
+		t.Errorf("no progress or wait lines:\n%s", stderr)
+	}
+}
+
+// TestBackfillResumesByteIdentical: a run interrupted after some pages
+// (and one whose journal's last line was cut short by a crash) is
+// finished by the same command, to the bytes of an uninterrupted run,
+// without fetching again what the journal holds.
+func TestBackfillResumesByteIdentical(t *testing.T) {
+	h := newBackfillHarness(t, mockapi.Site{Seed: 9, Paths: 600, OtherTraffic: true}, nil)
+	args := func(out string) []string {
+		return []string{"--from", "2026-08-27", "--to", "2026-09-04", "--paths", "520", "--label", "job=mintlify", "--output", out}
+	}
+	whole := filepath.Join(h.dir, "whole.om")
+	if code, stderr := h.run(context.Background(), nil, args(whole)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want, _ := os.ReadFile(whole)
+	perRun := len(h.views()) // 9 days × 3 pages
+	if perRun != 27 {
+		t.Fatalf("%d requests, want 27", perRun)
+	}
+
+	for _, cut := range []int{0, 7} { // bytes cut from the journal's end
+		t.Run(fmt.Sprintf("cut%d", cut), func(t *testing.T) {
+			h.api.Server.ResetRequests()
+			out := filepath.Join(h.dir, fmt.Sprintf("resumed%d.om", cut))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			code, stderr := h.run(ctx, func(n int) {
+				if n == 11 {
+					cancel()
+				}
+			}, args(out)...)
+			if code != backfillExitError || !strings.Contains(stderr, "interrupted; 11 of 27 requests are done") {
+				t.Fatalf("interrupted run: exit %d, stderr %s", code, stderr)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Fatalf("an interrupted run wrote %s", out)
+			}
+			if cut > 0 {
+				fi, err := os.Stat(out + ".partial")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Truncate(out+".partial", fi.Size()-int64(cut)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, stderr = h.run(context.Background(), nil, args(out)...)
+			if code != 0 {
+				t.Fatalf("resumed run: exit %d, stderr %s", code, stderr)
+			}
+			wantLeft := "16 left to make"
+			if cut > 0 {
+				wantLeft = "17 left to make"
+			}
+			if !strings.Contains(stderr, wantLeft) {
+				t.Errorf("resume cost line: want %q in\n%s", wantLeft, stderr)
+			}
+			got, _ := os.ReadFile(out)
+			if !bytes.Equal(got, want) {
+				t.Errorf("resumed output (%d bytes) differs from an uninterrupted run's (%d bytes)", len(got), len(want))
+			}
+			extra := 0
+			if cut > 0 {
+				extra = 1 // the page whose line was cut is fetched again
+			}
+			if n := len(h.views()); n != perRun+extra {
+				t.Errorf("interrupted + resumed runs made %d requests, want %d", n, perRun+extra)
+			}
+		})
+	}
+}
+
+// TestBackfillJournalOfOtherArguments: FILE.partial of another range is
+// not resumed into this one: exit 2, unless --force starts again.
+func TestBackfillJournalOfOtherArguments(t *testing.T) {
+	h := newBackfillHarness(t, mockapi.Site{Seed: 4, Paths: 10}, nil)
+	out := filepath.Join(h.dir, "h.om")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if code, _ := h.run(ctx, func(int) { cancel() }, "--from", "2026-09-01", "--to", "2026-09-05", "--output", out); code != backfillExitError {
+		t.Fatalf("interrupted run: exit %d", code)
+	}
+	code, stderr := h.run(context.Background(), nil, "--from", "2026-09-02", "--to", "2026-09-05", "--output", out)
+	if code != backfillExitUsage || !strings.Contains(stderr, "progress of a backfill with other arguments") {
+		t.Fatalf("other arguments: exit %d, stderr %s", code, stderr)
+	}
+	code, stderr = h.run(context.Background(), nil, "--from", "2026-09-02", "--to", "2026-09-05", "--force", "--output", out)
+	if code != 0 {
+		t.Fatalf("--force: exit %d, stderr %s", code, stderr)
+	}
+	b, _ := os.ReadFile(out)
+	if strings.Contains(string(b), strconv.FormatInt(day("2026-09-02").Unix(), 10)) {
+		t.Errorf("a day of the abandoned run's range is in the output")
+	}
+}
+
+// TestBackfillFlagsDocumented: docs/backfill.md has a row for every flag
+// of the backfill command and none for a flag it does not have.
+func TestBackfillFlagsDocumented(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("docs", "backfill.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `--([a-z0-9.-]+)` \\|")
+	documented := map[string]bool{}
+	for _, m := range row.FindAllStringSubmatch(string(b), -1) {
+		documented[m[1]] = true
+	}
+	app, _ := newBackfillApp(&backfillOptions{})
+	defined := map[string]bool{}
+	for _, f := range app.Model().Flags {
+		if f.Hidden || f.Name == "help" || strings.HasPrefix(f.Name, "help-") || strings.HasPrefix(f.Name, "completion-") {
+			continue
+		}
+		defined[f.Name] = true
+		if !documented[f.Name] {
+			t.Errorf("docs/backfill.md has no row for --%s", f.Name)
+		}
+	}
+	if len(defined) < 10 {
+		t.Fatalf("only %d flags found in newBackfillApp", len(defined))
+	}
+	for name := range documented {
+		if !defined[name] {
+			t.Errorf("docs/backfill.md documents --%s, which backfill does not have", name)
+		}
+	}
+}
+
+// TestBackfillPrometheusIncrease loads a backfill that crosses a month
+// boundary into Prometheus through promtool and checks that
+// increase(mintlify_site_page_views_total[1d]) at the end of each day is
+// the simulated API's count of that day, the 1st of the month included.
+func TestBackfillPrometheusIncrease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Prometheus")
+	}
+	site := mockapi.Site{Seed: 11, Paths: 20}
+	h := newBackfillHarness(t, site, nil)
+	out := filepath.Join(h.dir, "history.om")
+	if code, stderr := h.run(context.Background(), nil, "--from", "2026-08-20", "--to", "2026-09-10", "--site-only", "--label", "job=mintlify", "--output", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	promtool, ok := toolcheck.Find(t, "promtool", "apt-get install prometheus", "Prometheus over the backfilled blocks")
+	if !ok {
+		return
+	}
+	prometheus, ok := toolcheck.Find(t, "prometheus", "apt-get install prometheus", "Prometheus over the backfilled blocks")
+	if !ok {
+		return
+	}
+	data := filepath.Join(h.dir, "data")
+	if b, err := exec.Command(promtool, "tsdb", "create-blocks-from", "openmetrics", out, data).CombinedOutput(); err != nil {
+		t.Fatalf("promtool: %v\n%s", err, b)
+	}
+	cfg := filepath.Join(h.dir, "prometheus.yml")
+	if err := os.WriteFile(cfg, []byte("global: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeAddr(t)
+	cmd := exec.Command(prometheus, "--config.file="+cfg, "--storage.tsdb.path="+data,
+		"--storage.tsdb.retention.time=100y", "--web.listen-address="+addr)
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+
+	query := func(expr string, at time.Time) (string, error) {
+		u := "http://" + addr + "/api/v1/query?" + url.Values{"query": {expr}, "time": {strconv.FormatInt(at.Unix(), 10)}}.Encode()
+		resp, err := http.Get(u)
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		var r struct {
+			Status string `json:"status"`
+			Data   struct {
+				Result []struct {
+					Value [2]any `json:"value"`
+				} `json:"result"`
+			} `json:"data"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+			return "", err
+		}
+		if r.Status != "success" || len(r.Data.Result) != 1 {
+			return "", fmt.Errorf("status %s, %d series", r.Status, len(r.Data.Result))
+		}
+		s, _ := r.Data.Result[0].Value[1].(string)
+		return s, nil
+	}
+	// Wait for Prometheus to answer (its start time is the machine's
+	// business, so the bound is generous and no verdict depends on it).
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		resp, err := http.Get("http://" + addr + "/-/ready")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Prometheus not ready:\n%s", logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, d := range []string{"2026-08-25", "2026-08-31", "2026-09-01", "2026-09-02", "2026-09-10"} {
+		from := day(d)
+		end := from.AddDate(0, 0, 1)
+		totals, _ := site.Views(from, end)
+		got, err := query(`increase(mintlify_site_page_views_total{job="mintlify",project="proj-history",traffic="human"}[1d])`, end)
+		if err != nil {
+			t.Errorf("day %s: %v", d, err)
+			continue
+		}
+		v, _ := strconv.ParseFloat(got, 64)
+		if diff := v - float64(totals.Human); diff > 1e-6*float64(totals.Human)+1e-9 || -diff > 1e-6*float64(totals.Human)+1e-9 {
+			t.Errorf("day %s: increase() %s, the API counted %d human views that day", d, got, totals.Human)
+		}
+	}
+}
+
+// freeAddr is a 127.0.0.1 address with a port free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// TestBackfillSitsOutRateLimit: a 429 (someone else spends the same
+// organization's budget) is waited out for its Retry-After on the clock,
+// and the run then completes; five in a row end it, resumably.
+func TestBackfillSitsOutRateLimit(t *testing.T) {
+	h := newBackfillHarness(t, mockapi.Site{Seed: 5, Paths: 10}, nil)
+	h.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, Status: 429, RetryAfter: "120", Remaining: 2})
+	out := filepath.Join(h.dir, "limited.om")
+	code, stderr := h.run(context.Background(), nil, "--from", "2026-09-01", "--to", "2026-09-03", "--output", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got := fmt.Sprint(h.sleeps); got != "[2m0s 2m0s]" {
+		t.Errorf("sleeps %s, want two of Retry-After 2m0s", got)
+	}
+	if n := len(h.views()); n != 5 {
+		t.Errorf("%d requests, want 3 + 2 refused", n)
+	}
+
+	h.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, Status: 429})
+	out = filepath.Join(h.dir, "gaveup.om")
+	code, stderr = h.run(context.Background(), nil, "--from", "2026-09-01", "--to", "2026-09-03", "--output", out)
+	if code != backfillExitError || !strings.Contains(stderr, "kept in "+out+".partial") {
+		t.Errorf("endless 429: exit %d, stderr %s", code, stderr)
+	}
+}
+
+// TestBackfillDispatched: the binary's run() hands "backfill" to the
+// command (exit 2 and its own message for a missing --from).
+func TestBackfillDispatched(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"backfill", "--output", filepath.Join(t.TempDir(), "x.om"), "--project", "p"}, &out, &errb); code != backfillExitUsage || !strings.Contains(errb.String(), backfillCmdName+": required flag(s) '--from'") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestBackfillSharesBudgetWithExporter: a backfill and a running exporter
+// using one key and one state file, on one simulated clock, never make
+// more than the key's budget (90) in any sliding hour together and never
+// get a 429, while both make requests in the same hours.
+func TestBackfillSharesBudgetWithExporter(t *testing.T) {
+	clock := mockapi.NewManualClock(backfillNow)
+	ts, srv, api, _, _ := testServerClock(t, func(o *mockapi.Options) {
+		// 12 pages per walk and three walks (month, 24h, 7d): the
+		// exporter alone wants more than the hour.
+		o.Projects["proj-docs"] = mockapi.Site{Seed: 1, Paths: 3000}
+		o.Projects[backfillProject] = mockapi.Site{Seed: 2, Paths: 50}
+	}, clock)
+	statePath := srv.f.storagePath
+	scrape := func() {
+		scrapeSettled(t, ts, srv, map[string]string{"X-Prometheus-Scrape-Timeout-Seconds": "5"})
+	}
+	scrape()
+	t.Setenv("MINTLIFY_API_KEY", mainTestKey)
+	t.Setenv("MINTLIFY_PROJECT_ID", "")
+	var errb bytes.Buffer
+	limit := backfillNow.Add(48 * time.Hour)
+	env := &backfillEnv{
+		stdout: &bytes.Buffer{}, stderr: &errb, getenv: os.Getenv, now: clock.Now,
+		sleep: func(ctx context.Context, d time.Duration) error {
+			// The exporter is scraped every 5 simulated minutes while the
+			// backfill waits, and refreshes whatever is due.
+			for d > 0 {
+				step := min(d, 5*time.Minute)
+				clock.Advance(step)
+				d -= step
+				scrape()
+			}
+			if clock.Now().After(limit) {
+				return fmt.Errorf("still running after 48 simulated hours")
+			}
+			return nil
+		},
+		afterPage: func(n int) {
+			clock.Advance(20 * time.Second)
+			if n%5 == 0 {
+				scrape()
+			}
+		},
+	}
+	out := filepath.Join(t.TempDir(), "shared.om")
+	start := clock.Now()
+	code := env.run(context.Background(), []string{"--mintlify.api-url", api.URL(), "--project", backfillProject,
+		"--from", "2026-07-01", "--to", "2026-09-14", "--yes", "--storage.path", statePath, "--output", out})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	end := clock.Now()
+	reqs := api.Server.Requests()
+	var backfill, exporterDuring int
+	for i, r := range reqs {
+		if r.Endpoint == mockapi.EndpointCreateJob || r.Endpoint == mockapi.EndpointGetJob || r.Endpoint == mockapi.EndpointSendMessage {
+			continue
+		}
+		if r.Status == 429 {
+			t.Errorf("request %d (%s %s at %s) got 429", i, r.Endpoint, r.ProjectID, r.Time)
+		}
+		if r.ProjectID == backfillProject {
+			backfill++
+		} else if r.Time.After(start) && !r.Time.After(end) {
+			exporterDuring++
+		}
+		n := 0
+		for _, o := range reqs[:i+1] {
+			if o.Endpoint != mockapi.EndpointCreateJob && o.Endpoint != mockapi.EndpointGetJob && o.Endpoint != mockapi.EndpointSendMessage && o.Time.After(r.Time.Add(-time.Hour)) {
+				n++
+			}
+		}
+		if n > 90 {
+			t.Fatalf("%d analytics requests in the hour up to %s, budget 90", n, r.Time)
+		}
+	}
+	if backfill != 76 || exporterDuring < 30 {
+		t.Errorf("backfill made %d requests (want 76), the exporter %d while it ran (want some hours' worth)", backfill, exporterDuring)
+	}
+	t.Logf("backfill %d requests, exporter %d during it, %s of simulated time", backfill, exporterDuring, end.Sub(start))
+}
+
+// TestBackfillAsksWhenTheHourIsSpent: the confirmation is about what is
+// left this hour: after a run of 85 requests, a run of 10 more needs
+// --yes, and with it waits for the hour to free up instead of going over.
+func TestBackfillAsksWhenTheHourIsSpent(t *testing.T) {
+	h := newBackfillHarness(t, mockapi.Site{Seed: 6, Paths: 10}, nil)
+	if code, stderr := h.run(context.Background(), nil, "--from", "2026-06-01", "--to", "2026-08-24", "--site-only", "--output", filepath.Join(h.dir, "a.om")); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, stderr)
+	}
+	h.api.Server.ResetRequests()
+	args := []string{"--from", "2026-09-01", "--to", "2026-09-10", "--site-only", "--output", filepath.Join(h.dir, "b.om")}
+	code, stderr := h.run(context.Background(), nil, args...)
+	if code != backfillExitUsage || !strings.Contains(stderr, "5 of them are left this hour") || !strings.Contains(stderr, "(10 requests, 5 left of 90 per hour); give --yes") {
+		t.Fatalf("second run without --yes: exit %d: %s", code, stderr)
+	}
+	if len(h.views()) != 0 {
+		t.Fatal("requests made before --yes")
+	}
+	if code, stderr = h.run(context.Background(), nil, append(args, "--yes")...); code != 0 {
+		t.Fatalf("second run with --yes: exit %d: %s", code, stderr)
+	}
+	if len(h.sleeps) == 0 {
+		t.Error("the second run did not wait for the hour to free up")
+	}
+}
+
+// TestBackfillProgressBar: on a terminal the progress is one line
+// redrawn in place, ended before any other message and at the end.
+func TestBackfillProgressBar(t *testing.T) {
+	var errb bytes.Buffer
+	e := &backfillEnv{stderr: &errb, tty: true}
+	task := backfillTask{"p", day("2026-09-01")}
+	e.showProgress(task, 1, 4)
+	e.showProgress(task, 2, 4)
+	e.failf(backfillExitError, "boom")
+	e.showProgress(task, 4, 4)
+	e.endBar()
+	want := "\r[#######.......................] 1/4 requests, p 2026-09-01\x1b[K" +
+		"\r[###############...............] 2/4 requests, p 2026-09-01\x1b[K\n" +
+		backfillCmdName + ": boom\n" +
+		"\r[##############################] 4/4 requests, p 2026-09-01\x1b[K\n"
+	if got := errb.String(); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	errb.Reset()
+	e.tty = false
+	e.showProgress(task, 1, 4)
+	if got := errb.String(); got != backfillCmdName+": project p 2026-09-01 done (1/4 requests)\n" {
+		t.Errorf("not a terminal: %q", got)
+	}
+}
