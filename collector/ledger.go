@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -63,12 +64,25 @@ func foreignTimes(st *stateFile, fp, writer string) []time.Time {
 }
 
 // readStateRaw reads the state file without decoding the units, which
-// are carried over as they are. A missing file is (nil, nil).
+// are carried over as they are. A missing file is (nil, nil). It reads a
+// regular file only, and no more than maxStateBytes of it.
 func readStateRaw(path string) (*stateFile, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxStateBytes+1))
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -85,34 +84,12 @@ func (e *Exporter) loadState() {
 }
 
 func readState(path string) (*stateFile, error) {
-	f, err := os.Open(path)
+	st, err := readStateRaw(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxStateBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxStateBytes {
-		return nil, fmt.Errorf("larger than %d MiB", maxStateBytes>>20)
-	}
-	var st stateFile
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("corrupt: %w", err)
-	}
-	if st.Kind != stateKind {
-		return nil, fmt.Errorf("not a state file of this exporter (kind %q)", st.Kind)
-	}
-	if st.Version != stateVersion {
-		return nil, fmt.Errorf("version %d, this exporter reads version %d", st.Version, stateVersion)
+	if st == nil {
+		return nil, fs.ErrNotExist
 	}
 	st.units = map[unitID]*unitSnapshot{}
 	for k, raw := range st.Units {
@@ -127,7 +104,7 @@ func readState(path string) (*stateFile, error) {
 		st.units[id] = &u
 	}
 	st.Units = nil
-	return &st, nil
+	return st, nil
 }
 
 // restoreOrg gives o what the state file remembered of its organization.
