@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +16,30 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	leakcheck.VerifyTestMain(toolcheck.Wrap(m, "mintlify_exporter"))
+	leakcheck.VerifyTestMain(stateGuard{toolcheck.Wrap(m, "mintlify_exporter")})
+}
+
+// stateGuard points the default --storage.path ($STATE_DIRECTORY) at a
+// temporary folder for the whole run, so no test can write a state file
+// into the source tree, and fails the run if any test did write one
+// there: a test that starts the exporter must give it its own
+// --storage.path, or tests would share a ledger and data.
+type stateGuard struct{ m interface{ Run() int } }
+
+func (g stateGuard) Run() int {
+	dir, err := os.MkdirTemp("", "mintlify-state-guard-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	os.Setenv("STATE_DIRECTORY", dir)
+	code := g.m.Run()
+	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+		fmt.Fprintln(os.Stderr, "FAIL: a test started the exporter with the default --storage.path; give it one in t.TempDir()")
+		return 1
+	}
+	return code
 }
 
 // TestFaultMatrix drives every upstream fault through the real HTTP

@@ -122,6 +122,7 @@ func TestServeErrorPathEndsItsGoroutines(t *testing.T) {
 	var out, logs lockedBuffer
 	rc := serve(context.Background(), []string{
 		"--mintlify.project-id=proj-docs", "--mintlify.api-url=" + api.URL(),
+		"--storage.path=" + filepath.Join(t.TempDir(), "state.json"),
 	}, &out, &logs, l)
 	if rc != 1 || !strings.Contains(logs.String(), "HTTP server failed") {
 		t.Fatalf("exit %d with a closed listener, want 1 and the failure logged\n%s", rc, logs.String())
