@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"io"
 	"log/slog"
 	"net/http"
@@ -78,7 +77,7 @@ func (s *server) writeText(w http.ResponseWriter, r *http.Request, format expfmt
 	if gz {
 		h.Set("Content-Encoding", "gzip")
 	}
-	out := &familyWriter{w: w, gz: gz, format: format}
+	out := newFamilyWriter(w, gz, format)
 	// Both lists are sorted by name and share no name: merge them.
 	i, j := 0, 0
 	for (i < len(live) || j < len(data)) && out.err == nil {
@@ -94,22 +93,39 @@ func (s *server) writeText(w http.ResponseWriter, r *http.Request, format expfmt
 		}
 		j++
 	}
-	out.flush()
+	out.close()
 	if out.err != nil {
 		s.log.Debug("error writing metrics", "err", out.err)
 	}
 }
 
 // familyWriter writes families one after another. Live families in a run
-// are encoded into one buffer and go out together (as one gzip member when
-// the client takes gzip, compressed fast: they are small); a rendered
-// family goes out as stored.
+// are encoded into one buffer and go out together (as one stored gzip
+// member when the client takes gzip); a rendered family goes out as
+// stored.
 type familyWriter struct {
-	w       io.Writer
-	gz      bool
-	format  expfmt.Format
-	pending bytes.Buffer
-	err     error
+	w      io.Writer
+	gz     bool
+	format expfmt.Format
+	bufs   *scrapeBuffers
+	err    error
+}
+
+// scrapeBuffers are a scrape's working buffers, kept between scrapes so
+// that a scrape does not grow new ones.
+type scrapeBuffers struct {
+	pending bytes.Buffer // live families encoded, not yet written
+	framed  []byte       // pending as a gzip member
+}
+
+var scrapeBufferPool = sync.Pool{New: func() any { return new(scrapeBuffers) }}
+
+// maxPooledBuffer bounds what a scrape gives back to the pool, so that a
+// rare large scrape (thousands of live series) does not stay resident.
+const maxPooledBuffer = 1 << 20
+
+func newFamilyWriter(w io.Writer, gz bool, format expfmt.Format) *familyWriter {
+	return &familyWriter{w: w, gz: gz, format: format, bufs: scrapeBufferPool.Get().(*scrapeBuffers)}
 }
 
 func (f *familyWriter) cached(fam collector.Family) {
@@ -126,35 +142,37 @@ func (f *familyWriter) cached(fam collector.Family) {
 
 func (f *familyWriter) live(mf *dto.MetricFamily) {
 	if f.err == nil {
-		f.err = expfmt.NewEncoder(&f.pending, f.format).Encode(mf)
+		f.err = expfmt.NewEncoder(&f.bufs.pending, f.format).Encode(mf)
 	}
 }
 
-// flush writes the live families encoded so far.
+// flush writes the live families encoded so far. They are a few dozen
+// kilobytes that change every scrape: they go out framed as a gzip member
+// but not compressed, which costs a checksum instead of a compressor
+// (BenchmarkHTTPScrape; the data members beside them were compressed once,
+// when rendered).
 func (f *familyWriter) flush() {
-	if f.err != nil || f.pending.Len() == 0 {
+	p := &f.bufs.pending
+	if f.err != nil || p.Len() == 0 {
 		return
 	}
-	defer f.pending.Reset()
+	defer p.Reset()
 	if !f.gz {
-		_, f.err = f.w.Write(f.pending.Bytes())
+		_, f.err = f.w.Write(p.Bytes())
 		return
 	}
-	zw := gzipPool.Get().(*gzip.Writer)
-	defer gzipPool.Put(zw)
-	zw.Reset(f.w)
-	if _, f.err = zw.Write(f.pending.Bytes()); f.err == nil {
-		f.err = zw.Close()
-	}
+	f.bufs.framed, f.err = writeStoredGzip(f.w, f.bufs.framed, p.Bytes())
 }
 
-// gzipPool holds writers for the live families: a few dozen kilobytes a
-// scrape, fresh each time, so Huffman coding alone — several times faster
-// than the fastest LZ77 level, and most of its gain on text like this.
-var gzipPool = sync.Pool{New: func() any {
-	zw, _ := gzip.NewWriterLevel(nil, gzip.HuffmanOnly)
-	return zw
-}}
+// close writes what is pending and gives the buffers back.
+func (f *familyWriter) close() {
+	f.flush()
+	if f.bufs.pending.Cap() <= maxPooledBuffer && cap(f.bufs.framed) <= maxPooledBuffer {
+		f.bufs.pending.Reset()
+		scrapeBufferPool.Put(f.bufs)
+	}
+	f.bufs = nil
+}
 
 // acceptsGzip tells whether an Accept-Encoding header takes gzip (with a
 // q-value above 0).
