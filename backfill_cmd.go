@@ -132,28 +132,11 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	return app, helped
 }
 
-// parse runs kingpin, turning its Terminate into a return (see jobsEnv.parse).
+// parse runs kingpin (see parseKingpin).
 func (e *backfillEnv) parse(args []string, o *backfillOptions) (code int, done bool) {
 	app, _ := newBackfillApp(o)
-	app.UsageWriter(e.stdout)
-	app.ErrorWriter(e.stderr)
-	app.Terminate(func(code int) { panic(terminated{code}) })
-	defer func() {
-		r := recover()
-		if r == nil {
-			return
-		}
-		t, ok := r.(terminated)
-		if !ok {
-			panic(r)
-		}
-		code, done = t.code, true
-	}()
-	if _, err := app.Parse(args); err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v (try --help)\n", backfillCmdName, err)
-		return backfillExitUsage, true
-	}
-	return 0, false
+	_, code, done = parseKingpin(app, args, e.stdout, e.stderr, backfillCmdName, backfillExitUsage)
+	return code, done
 }
 
 func (e *backfillEnv) failf(code int, format string, args ...any) int {
