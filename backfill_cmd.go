@@ -105,7 +105,7 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 		"For each UTC day from --from to --to it asks the API for the month-to-date views at the end of that day (the range from the 1st of the month to the next day, "+
 		"as the live exporter does) and writes mintlify_site_page_views_total and mintlify_page_views_total with the end of the day as timestamp. "+
 		"It costs one request per project and day, and ceil(N/250) with --paths N above 250. The cost is printed before anything is spent, and a run is paced to --budget requests in any hour. "+
-		"An interrupted run keeps what it fetched in FILE.partial; the same command continues it.\n\n"+
+		"An interrupted run keeps what it fetched in FILE.partial (with --output -, in a file whose path it prints); the same command continues it.\n\n"+
 		"The admin API key is read from --mintlify.api-key-file or the MINTLIFY_API_KEY environment variable, never from a flag value.\n\n"+
 		"Exit status: 0 success; 1 an API error, no answer, a file that cannot be read or written, or an interruption (run the same command again to continue); "+
 		"2 a bad command line: a malformed or future date, --from after --to, an existing --output without --force, a bad --label, a range the API refuses, "+
@@ -118,7 +118,7 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	app.Flag("paths", "Per-page counters of the N most viewed paths of each month-to-date (ceil(N/250) requests per project and day).").Default("250").IsSetByUser(&o.pathsSet).IntVar(&o.paths)
 	app.Flag("site-only", "Site totals only (mintlify_site_page_views_total): one request per project and day of a single row.").BoolVar(&o.siteOnly)
 	app.Flag("label", "Extra label name=value on every series, e.g. job=mintlify or instance=host:10491 so the history joins the scraped series; repeat for several.").PlaceHolder("NAME=VALUE").StringsVar(&o.labels)
-	app.Flag("output", "OpenMetrics file to write; FILE.partial keeps the progress of a run until it is complete.").Short('o').PlaceHolder("FILE").Required().StringVar(&o.output)
+	app.Flag("output", "OpenMetrics file to write; FILE.partial keeps the progress of a run until it is complete. '-' writes to stdout once the run is complete, keeping the progress in a file named after the arguments next to --storage.path (or in the user's cache directory when it is empty).").Short('o').PlaceHolder("FILE").Required().StringVar(&o.output)
 	app.Flag("force", "Overwrite an existing --output, and start again when FILE.partial is from a run with other arguments.").BoolVar(&o.force)
 	app.Flag("yes", "Spend more than is left of the budget this hour (the run is paced to --budget requests per hour).").BoolVar(&o.yes)
 	app.Flag("budget", "Analytics requests per hour the backfill may make: the API allows 100 per organization, and the exporter keeps 10 in reserve.").Default(strconv.Itoa(defaultBackfillBudget)).IntVar(&o.budget)
@@ -295,15 +295,24 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 	if err != nil {
 		return e.failf(backfillExitUsage, "%v", err)
 	}
-	if _, err := os.Lstat(o.output); err == nil && !o.force {
+	if o.output == "" {
+		return e.failf(backfillExitUsage, "--output is empty: give a file, or - for stdout")
+	}
+	toStdout := o.output == "-"
+	if _, err := os.Lstat(o.output); err == nil && !o.force && !toStdout {
 		return e.failf(backfillExitUsage, "--output %s exists; give --force to overwrite it", o.output)
 	}
 	key, err := readFlagKey(o.keyFile, e.getenv)
 	if err != nil {
 		return e.failf(exitCodeOf(err), "%v", err)
 	}
-	partial := o.output + ".partial"
 	args2 := plan.args(o.apiURL)
+	partial := o.output + ".partial"
+	if toStdout {
+		if partial, err = stdoutJournalPath(o.storagePath, args2); err != nil {
+			return e.failf(backfillExitError, "no place for the progress file of --output -: %v (give --storage.path, or --output FILE)", err)
+		}
+	}
 	j, err := openJournal(partial, args2)
 	if errors.Is(err, errJournalArgs) && o.force {
 		if err = os.Remove(partial); err == nil {
@@ -360,14 +369,25 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 	if code := e.fetch(ctx, client, plan, j, progress, window, ledger); code != backfillExitOK {
 		return code
 	}
-	if err := writeFileAtomic(o.output, func(w io.Writer) error { return renderBackfill(w, plan, j.pages) }); err != nil {
+	if toStdout {
+		// Only now, with every page in the journal: an interrupted run
+		// writes nothing to stdout, and the run that completes it writes
+		// the whole text, as one uninterrupted run would.
+		if err := renderBackfill(e.stdout, plan, j.pages); err != nil {
+			return e.failf(backfillExitError, "writing to stdout: %v (the progress is kept in %s; run the same command again to write it)", err, partial)
+		}
+	} else if err := writeFileAtomic(o.output, func(w io.Writer) error { return renderBackfill(w, plan, j.pages) }); err != nil {
 		return e.failf(backfillExitError, "writing %s: %v (the progress is kept in %s)", o.output, err, partial)
 	}
 	j.Close()
 	if err := os.Remove(partial); err != nil {
 		fmt.Fprintf(e.stderr, "%s: removing %s: %v\n", backfillCmdName, partial, err)
 	}
-	fmt.Fprintf(e.stderr, "%s: wrote %s; next: promtool tsdb create-blocks-from openmetrics %s DATA_DIR\n", backfillCmdName, o.output, o.output)
+	if toStdout {
+		fmt.Fprintf(e.stderr, "%s: wrote the OpenMetrics text to stdout\n", backfillCmdName)
+	} else {
+		fmt.Fprintf(e.stderr, "%s: wrote %s; next: promtool tsdb create-blocks-from openmetrics %s DATA_DIR\n", backfillCmdName, o.output, o.output)
+	}
 	return backfillExitOK
 }
 
@@ -443,7 +463,7 @@ func (e *backfillEnv) fetch(ctx context.Context, client *mintlify.Client, plan *
 					e.endBar()
 					fmt.Fprintf(e.stderr, "%s: the API answered 429 (rate limited); waiting %s\n", backfillCmdName, after.Round(time.Second))
 					if err := e.sleep(ctx, after); err != nil {
-						return e.failf(backfillExitError, "interrupted; run the same command again to continue")
+						return e.failf(backfillExitError, "interrupted; %d of %d requests are done and kept in %s: run the same command again to continue", progress.done, progress.total, j.f.Name())
 					}
 					continue
 				}

@@ -40,6 +40,10 @@ type backfillHarness struct {
 	site   mockapi.Site
 	dir    string
 	sleeps []time.Duration
+	// noStorage: run with --storage.path '' instead of statePath.
+	noStorage bool
+	// stdout is what the last run wrote there.
+	stdout string
 }
 
 func newBackfillHarness(t *testing.T, site mockapi.Site, opt func(*mockapi.Options)) *backfillHarness {
@@ -80,8 +84,13 @@ func (h *backfillHarness) run(ctx context.Context, afterPage func(int), args ...
 		},
 		afterPage: afterPage,
 	}
-	full := append([]string{"--mintlify.api-url", h.api.URL(), "--project", backfillProject, "--storage.path", h.statePath()}, args...)
+	storage := h.statePath()
+	if h.noStorage {
+		storage = ""
+	}
+	full := append([]string{"--mintlify.api-url", h.api.URL(), "--project", backfillProject, "--storage.path", storage}, args...)
 	code = env.run(ctx, full)
+	h.stdout = out.String()
 	if strings.Contains(out.String()+errb.String(), backfillTestKey) {
 		h.t.Errorf("the API key shows in the output")
 	}
@@ -319,6 +328,7 @@ func TestBackfillBadInput(t *testing.T) {
 		{[]string{"--from", "2026-09-01", "--project-name", "other=docs", "--output", out}, "other is not one of the --project ids"},
 		{[]string{"--from", "2026-09-01", "--project-name", "proj-history", "--output", out}, "want ID=NAME"},
 		{[]string{"--from", "2026-09-01"}, "required flag(s) '--output' not provided"},
+		{[]string{"--from", "2026-09-01", "--output", ""}, "--output is empty"},
 		{[]string{"--from", "2026-01-01", "--output", out}, "give --yes"},
 	} {
 		code, stderr := h.run(context.Background(), nil, c.args...)
@@ -451,6 +461,84 @@ func TestBackfillResumesByteIdentical(t *testing.T) {
 			}
 			if n := len(h.views()); n != perRun+extra {
 				t.Errorf("interrupted + resumed runs made %d requests, want %d", n, perRun+extra)
+			}
+		})
+	}
+}
+
+// TestBackfillStdoutResumes: with --output - the text goes to stdout,
+// and only once the run is complete: an interrupted run writes nothing
+// there and names its journal (next to the state file, or in the user's
+// cache directory without one); the same command then writes to stdout
+// the bytes of one uninterrupted run (and of --output FILE) without
+// fetching again what the journal holds, and removes the journal.
+func TestBackfillStdoutResumes(t *testing.T) {
+	for _, storage := range []bool{true, false} {
+		t.Run(fmt.Sprintf("storage=%v", storage), func(t *testing.T) {
+			h := newBackfillHarness(t, mockapi.Site{Seed: 12, Paths: 300, OtherTraffic: true}, nil)
+			cache := filepath.Join(h.dir, "cache")
+			t.Setenv("XDG_CACHE_HOME", cache)
+			h.noStorage = !storage
+			wantDir := filepath.Dir(h.statePath())
+			if !storage {
+				wantDir = filepath.Join(cache, exporterName)
+			}
+			args := []string{"--from", "2026-08-29", "--to", "2026-09-03", "--paths", "260", "--label", "job=mintlify"}
+
+			file := filepath.Join(h.dir, "file.om")
+			if code, stderr := h.run(context.Background(), nil, append(args, "--output", file)...); code != 0 || h.stdout != "" {
+				t.Fatalf("--output FILE: exit %d, stdout %q, stderr %s", code, h.stdout, stderr)
+			}
+			want, _ := os.ReadFile(file)
+			code, stderr := h.run(context.Background(), nil, append(args, "--output", "-")...)
+			if code != 0 {
+				t.Fatalf("uninterrupted: exit %d: %s", code, stderr)
+			}
+			parseOM(t, h.stdout) // nothing but samples, HELP, TYPE and # EOF
+			if h.stdout != string(want) {
+				t.Fatalf("stdout (%d bytes) differs from --output FILE (%d bytes)", len(h.stdout), len(want))
+			}
+			if strings.Contains(stderr, "# EOF") {
+				t.Errorf("OpenMetrics on stderr")
+			}
+
+			h.api.Server.ResetRequests()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			code, stderr = h.run(ctx, func(n int) {
+				if n == 5 {
+					cancel()
+				}
+			}, append(args, "--output", "-")...)
+			if code != backfillExitError || h.stdout != "" {
+				t.Fatalf("interrupted: exit %d, stdout %q, stderr %s", code, h.stdout, stderr)
+			}
+			m := regexp.MustCompile(`kept in (\S+): run the same command again`).FindStringSubmatch(stderr)
+			if m == nil {
+				t.Fatalf("the interrupted message names no journal:\n%s", stderr)
+			}
+			journal := m[1]
+			if filepath.Dir(journal) != wantDir {
+				t.Errorf("journal %s, want it in %s", journal, wantDir)
+			}
+			if _, err := os.Stat(journal); err != nil {
+				t.Fatalf("journal: %v", err)
+			}
+			code, stderr = h.run(context.Background(), nil, append(args, "--output", "-")...)
+			if code != 0 {
+				t.Fatalf("resumed: exit %d: %s", code, stderr)
+			}
+			if h.stdout != string(want) {
+				t.Errorf("resumed stdout (%d bytes) differs from an uninterrupted run's (%d bytes)", len(h.stdout), len(want))
+			}
+			if !strings.Contains(stderr, "left to make ("+journal+")") {
+				t.Errorf("the resumed run does not say it continues %s:\n%s", journal, stderr)
+			}
+			if n := len(h.views()); n != 12 {
+				t.Errorf("interrupted + resumed runs made %d requests, want 12 (6 days × 2 pages)", n)
+			}
+			if _, err := os.Stat(journal); !os.IsNotExist(err) {
+				t.Errorf("journal left after a complete run (%v)", err)
 			}
 		})
 	}

@@ -8,6 +8,8 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,6 +51,27 @@ type journalRow struct {
 	Path  string  `json:"path"`
 	Human float64 `json:"human"`
 	AI    float64 `json:"ai"`
+}
+
+// stdoutJournalPath is where a run with --output - keeps its journal:
+// a name made from the run's arguments, so the same command finds it
+// again, in the directory of the exporter's state file, or with no state
+// file in the user's cache directory (os.UserCacheDir, e.g.
+// ~/.cache/mintlify_exporter). The directory is created if need be.
+func stdoutJournalPath(storagePath, args string) (string, error) {
+	dir := filepath.Dir(storagePath)
+	if storagePath == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(cache, exporterName)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(args))
+	return filepath.Join(dir, "backfill-"+hex.EncodeToString(sum[:8])+".partial"), nil
 }
 
 // journal is the open FILE.partial and the pages it holds.

@@ -15,6 +15,8 @@ func TestParseKingpin(t *testing.T) {
 	newApp := func() *kingpin.Application {
 		app := kingpin.New("tool sub", "A test command.")
 		app.Flag("n", "A number.").Int()
+		app.Flag("out", "A file.").Short('o').String()
+		app.Flag("b", "A switch.").Bool()
 		return app
 	}
 	for _, c := range []struct {
@@ -36,6 +38,17 @@ func TestParseKingpin(t *testing.T) {
 		if c.stdout == "" && out.Len() > 0 {
 			t.Errorf("%v: wrote to stdout: %q", c.args, out.String())
 		}
+	}
+	// A lone "-" is the value of the flag before it, not an empty one.
+	for _, args := range [][]string{{"--out", "-"}, {"-o", "-"}, {"--out=-"}, {"-o-"}} {
+		app := newApp()
+		_, code, done := parseKingpin(app, args, &bytes.Buffer{}, &bytes.Buffer{}, "tool sub", 7)
+		if got := app.GetFlag("out").Model().Value.String(); done || code != 0 || got != "-" {
+			t.Errorf("%v: --out %q (code %d, done %v), want -", args, got, code, done)
+		}
+	}
+	if got := joinDashValues(newApp(), []string{"--b", "-", "--", "--out", "-"}); strings.Join(got, " ") != "--b - -- --out -" {
+		t.Errorf("a bool flag's or a -- argument's - was joined: %q", got)
 	}
 	// A panic that is not kingpin's Terminate is not swallowed.
 	defer func() {
