@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -873,5 +874,47 @@ func TestBackfillProgressBar(t *testing.T) {
 	e.showProgress(task, 1, 4)
 	if got := errb.String(); got != backfillCmdName+": project p 2026-09-01 done (1/4 requests)\n" {
 		t.Errorf("not a terminal: %q", got)
+	}
+}
+
+// prometheus242Accept is the Accept header of Prometheus 2.42's scrapes.
+const prometheus242Accept = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"
+
+// TestBackfillWritesNoCreated: the live exporter answers Prometheus'
+// scrape (which asks for OpenMetrics first) in text 0.0.4, which has no
+// _created lines, so Prometheus never sees the counters' creation times
+// from it; the backfill writes none either, since Prometheus 2.42 would
+// store them as ..._created series the live exporter never produces.
+func TestBackfillWritesNoCreated(t *testing.T) {
+	ts, srv, _, _, _ := testServer(t, nil)
+	scrapeSettled(t, ts, srv, nil)
+	for _, accept := range []string{prometheus242Accept, "application/openmetrics-text; version=1.0.0"} {
+		req, _ := http.NewRequest("GET", ts.URL+"/metrics", nil)
+		req.Header.Set("Accept", accept)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
+			t.Errorf("Accept %s: Content-Type %q, want text 0.0.4", accept, ct)
+		}
+		if !strings.Contains(string(body), "mintlify_site_page_views_total{") {
+			t.Fatalf("Accept %s: no site counter in the scrape:\n%s", accept, body)
+		}
+		if regexp.MustCompile(`(?m)^[a-z_]+_created[{ ]`).Match(body) {
+			t.Errorf("Accept %s: the scrape has _created lines", accept)
+		}
+	}
+
+	h := newBackfillHarness(t, mockapi.Site{Seed: 8, Paths: 10, OtherTraffic: true}, nil)
+	out := filepath.Join(h.dir, "h.om")
+	if code, stderr := h.run(context.Background(), nil, "--from", "2026-08-30", "--to", "2026-09-02", "--output", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(out)
+	if len(parseOM(t, string(b))) == 0 || strings.Contains(string(b), "_created") {
+		t.Errorf("the backfill wrote _created lines, or nothing:\n%s", tail(string(b)))
 	}
 }
