@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -632,15 +633,8 @@ func TestBackfillPrometheusIncrease(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("global: {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
-	cmd := exec.Command(prometheus, "--config.file="+cfg, "--storage.tsdb.path="+data,
-		"--storage.tsdb.retention.time=100y", "--web.listen-address="+addr)
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	addr := startPrometheus(t, prometheus, func() string { return "127.0.0.1:0" }, "--config.file="+cfg, "--storage.tsdb.path="+data,
+		"--storage.tsdb.retention.time=100y")
 
 	query := func(expr string, at time.Time) (string, error) {
 		u := "http://" + addr + "/api/v1/query?" + url.Values{"query": {expr}, "time": {strconv.FormatInt(at.Unix(), 10)}}.Encode()
@@ -666,22 +660,6 @@ func TestBackfillPrometheusIncrease(t *testing.T) {
 		s, _ := r.Data.Result[0].Value[1].(string)
 		return s, nil
 	}
-	// Wait for Prometheus to answer (its start time is the machine's
-	// business, so the bound is generous and no verdict depends on it).
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		resp, err := http.Get("http://" + addr + "/-/ready")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Prometheus not ready:\n%s", logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 	for _, d := range []string{"2026-08-25", "2026-08-31", "2026-09-01", "2026-09-02", "2026-09-10"} {
 		from := day(d)
 		end := from.AddDate(0, 0, 1)
@@ -698,15 +676,120 @@ func TestBackfillPrometheusIncrease(t *testing.T) {
 	}
 }
 
-// freeAddr is a 127.0.0.1 address with a port free a moment ago.
-func freeAddr(t *testing.T) string {
+// startPrometheus starts Prometheus with args and --web.listen-address
+// pick(), waits until it says it is ready to receive web requests, and
+// returns the address it listens on (from its log, so pick may give port
+// 0 and let the kernel choose). When the address is taken (its log says
+// so and it exits), it tries again with another pick(), a few times. It
+// is killed at the end of the test.
+func startPrometheus(t *testing.T, bin string, pick func() string, args ...string) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	const attempts = 4
+	var failures []string
+	for range attempts {
+		logs := newLogWatch("Server is ready to receive web requests.")
+		cmd := exec.Command(bin, append(args, "--web.listen-address="+pick())...)
+		cmd.Stdout, cmd.Stderr = logs, logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(exited) }()
+		stop := func() { _ = cmd.Process.Kill(); <-exited }
+		select {
+		case <-logs.found:
+			t.Cleanup(stop)
+			m := regexp.MustCompile(`msg="Listening on".*address=(\S+)`).FindStringSubmatch(logs.String())
+			if m == nil {
+				t.Fatalf("Prometheus is ready but did not log its address:\n%s", logs.String())
+			}
+			addr := strings.Trim(m[1], `"`)
+			if failures != nil {
+				t.Logf("Prometheus listens on %s after %d attempt(s) on taken addresses", addr, len(failures))
+			}
+			return addr
+		case <-exited:
+			if !strings.Contains(logs.String(), "address already in use") {
+				t.Fatalf("Prometheus exited before it was ready:\n%s", logs.String())
+			}
+			failures = append(failures, logs.String())
+		case <-time.After(2 * time.Minute):
+			// Its start time is the machine's business: the bound is
+			// generous, and no verdict depends on it.
+			stop()
+			t.Fatalf("Prometheus not ready after 2 minutes:\n%s", logs.String())
+		}
+	}
+	t.Fatalf("Prometheus found its address taken %d times; last log:\n%s", attempts, failures[len(failures)-1])
+	return ""
+}
+
+// logWatch collects a process's log and closes found when want appears.
+type logWatch struct {
+	mu    sync.Mutex
+	b     bytes.Buffer
+	want  string
+	found chan struct{}
+	seen  bool
+}
+
+func newLogWatch(want string) *logWatch {
+	return &logWatch{want: want, found: make(chan struct{})}
+}
+
+func (w *logWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.b.Write(p)
+	if !w.seen && strings.Contains(w.b.String(), w.want) {
+		w.seen = true
+		close(w.found)
+	}
+	return n, err
+}
+
+func (w *logWatch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// TestStartPrometheusRetriesTakenAddress: an address someone else took
+// between the pick and Prometheus' bind makes it exit; startPrometheus
+// then tries another address instead of failing the test.
+func TestStartPrometheusRetriesTakenAddress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Prometheus")
+	}
+	bin, ok := toolcheck.Find(t, "prometheus", "apt-get install prometheus", "Prometheus for the backfill tests")
+	if !ok {
+		return
+	}
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	defer taken.Close()
+	picks := []string{taken.Addr().String(), taken.Addr().String(), "127.0.0.1:0"}
+	n := 0
+	pick := func() string { n++; return picks[n-1] }
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(cfg, []byte("global: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := startPrometheus(t, bin, pick, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"))
+	if n != 3 || addr == taken.Addr().String() {
+		t.Fatalf("%d picks, listening on %s; want the third pick, not the taken %s", n, addr, taken.Addr())
+	}
+	resp, err := http.Get("http://" + addr + "/-/ready")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("/-/ready answered %d", resp.StatusCode)
+	}
 }
 
 // TestBackfillSitsOutRateLimit: a 429 (someone else spends the same
