@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/signal"
@@ -98,6 +99,9 @@ type backfillOptions struct {
 	keyFile        string
 	apiURL         string
 	requestTimeout time.Duration
+	configFile     string
+	// Set on the command line, not defaulted.
+	budgetSet, apiURLSet, timeoutSet bool
 }
 
 func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
@@ -113,19 +117,20 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	app.HelpFlag.Short('h')
 	app.Flag("from", "First day, YYYY-MM-DD (UTC).").PlaceHolder("YYYY-MM-DD").Required().StringVar(&o.from)
 	app.Flag("to", "Last day, YYYY-MM-DD (UTC); at most yesterday, the last complete day. Default: yesterday.").PlaceHolder("YYYY-MM-DD").StringVar(&o.to)
-	app.Flag("project", "Project id; repeat for several. It is the project label, as in the exporter without a config file.").PlaceHolder("ID").Envar("MINTLIFY_PROJECT_ID").Required().StringsVar(&o.projects)
-	app.Flag("project-name", "ID=NAME: the project label of project ID, when the exporter's configuration file gives the project a name (its `name:`); repeat for several. Default: the id.").PlaceHolder("ID=NAME").StringsVar(&o.projectNames)
+	app.Flag("project", "Project id; repeat for several. It is the project label, as in the exporter without a config file. Default: $MINTLIFY_PROJECT_ID. With --config.file: the id or name of a configured project, default all of them.").PlaceHolder("ID").StringsVar(&o.projects)
+	app.Flag("config.file", "The exporter's configuration file (its --config.file): the projects, their names (the project label), their keys and budgets, the API URL and the path filters are taken from it, as the exporter takes them.").PlaceHolder("FILE").StringVar(&o.configFile)
+	app.Flag("project-name", "ID=NAME: the project label of project ID, when the exporter's configuration file gives the project a name (its `name:`); repeat for several. Default: the id. Not with --config.file, which has the names.").PlaceHolder("ID=NAME").StringsVar(&o.projectNames)
 	app.Flag("paths", "Per-page counters of the N most viewed paths of each month-to-date (ceil(N/250) requests per project and day).").Default("250").IsSetByUser(&o.pathsSet).IntVar(&o.paths)
 	app.Flag("site-only", "Site totals only (mintlify_site_page_views_total): one request per project and day of a single row.").BoolVar(&o.siteOnly)
 	app.Flag("label", "Extra label name=value on every series, e.g. job=mintlify or instance=host:10491 so the history joins the scraped series; repeat for several.").PlaceHolder("NAME=VALUE").StringsVar(&o.labels)
 	app.Flag("output", "OpenMetrics file to write; FILE.partial keeps the progress of a run until it is complete. '-' writes to stdout once the run is complete, keeping the progress in a file named after the arguments next to --storage.path (or in the user's cache directory when it is empty).").Short('o').PlaceHolder("FILE").Required().StringVar(&o.output)
 	app.Flag("force", "Overwrite an existing --output, and start again when FILE.partial is from a run with other arguments.").BoolVar(&o.force)
 	app.Flag("yes", "Spend more than is left of the budget this hour (the run is paced to --budget requests per hour).").BoolVar(&o.yes)
-	app.Flag("budget", "Analytics requests per hour the backfill may make: the API allows 100 per organization, and the exporter keeps 10 in reserve.").Default(strconv.Itoa(defaultBackfillBudget)).IntVar(&o.budget)
+	app.Flag("budget", "Analytics requests per hour the backfill may make with a key: the API allows 100 per organization, and the exporter keeps 10 in reserve. With --config.file the default is each key's budget_per_hour less its reserve, times its share.").Default(strconv.Itoa(defaultBackfillBudget)).IsSetByUser(&o.budgetSet).IntVar(&o.budget)
 	app.Flag("storage.path", "The exporter's state file (its --storage.path): the backfill records its requests there, under a lock, and counts the exporter's, so that together they stay within --budget. Empty not to share (then lower --budget by what the exporter spends).").Default(defaultStoragePath(os.Getenv)).StringVar(&o.storagePath)
-	app.Flag("mintlify.api-key-file", "File holding the admin API key. Otherwise the key is read from the MINTLIFY_API_KEY environment variable.").PlaceHolder("FILE").StringVar(&o.keyFile)
-	app.Flag("mintlify.api-url", "Base URL of the Mintlify API.").Default(mintlify.DefaultBaseURL).StringVar(&o.apiURL)
-	app.Flag("request-timeout", "Timeout of each API request.").Default("30s").DurationVar(&o.requestTimeout)
+	app.Flag("mintlify.api-key-file", "File holding the admin API key. Otherwise the key is read from the MINTLIFY_API_KEY environment variable. Not with --config.file, which says where each key is.").PlaceHolder("FILE").StringVar(&o.keyFile)
+	app.Flag("mintlify.api-url", "Base URL of the Mintlify API. Not with --config.file, which has its api_url.").Default(mintlify.DefaultBaseURL).IsSetByUser(&o.apiURLSet).StringVar(&o.apiURL)
+	app.Flag("request-timeout", "Timeout of each API request. Default with --config.file: its request_timeout.").Default("30s").IsSetByUser(&o.timeoutSet).DurationVar(&o.requestTimeout)
 
 	helped := new(bool)
 	app.HelpFlag.PreAction(func(*kingpin.ParseContext) error { *helped = true; return nil })
@@ -152,6 +157,42 @@ type backfillPlan struct {
 	names    map[string]string // project label by id, where it is not the id
 	paths    int               // 0: site totals only
 	labels   []labelPair
+	// keys the projects use, and the index in keys of each project's.
+	keys  []keyRef
+	keyOf map[string]int
+	// configured is each project's configuration (--config.file), for
+	// its path filters; absent without one.
+	configured map[string]config.Project
+	apiURL     string
+	timeout    time.Duration
+}
+
+// keyRef is one API key of a plan: the --mintlify.api-key-file or
+// MINTLIFY_API_KEY one (index -1), or keys[index] of the configuration.
+type keyRef struct {
+	name   string // the configuration's name for it; "" for the flag's
+	index  int
+	budget int // requests per hour
+}
+
+// keep reports whether the page series of path is written for project
+// id: a path the exporter exports, and allowed by the project's
+// include_paths and exclude_paths.
+func (p *backfillPlan) keep(id, path string) bool {
+	if !usablePath(path) {
+		return false
+	}
+	pr, ok := p.configured[id]
+	return !ok || pr.PathAllowed(path)
+}
+
+// maxPaths is how many paths of a project and day are written at most:
+// --paths, or the project's max_paths when lower.
+func (p *backfillPlan) maxPaths(id string) int {
+	if pr, ok := p.configured[id]; ok && pr.MaxPaths > 0 {
+		return min(p.paths, pr.MaxPaths)
+	}
+	return p.paths
 }
 
 // days is the number of days in the plan.
@@ -172,13 +213,24 @@ func (p *backfillPlan) limit(offset int) int {
 
 // args is the canonical form of what decides the output's content: a
 // journal resumes only a run of the same.
-func (p *backfillPlan) args(apiURL string) string {
+func (p *backfillPlan) args() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "from=%s to=%s paths=%d url=%s", p.from.Format(mintlify.DayLayout), p.to.Format(mintlify.DayLayout), p.paths, apiURL)
+	fmt.Fprintf(&b, "from=%s to=%s paths=%d url=%s", p.from.Format(mintlify.DayLayout), p.to.Format(mintlify.DayLayout), p.paths, p.apiURL)
 	for _, id := range p.projects {
 		fmt.Fprintf(&b, " project=%q", id)
 		if name := p.names[id]; name != "" {
 			fmt.Fprintf(&b, " name=%q", name)
+		}
+		if pr, ok := p.configured[id]; ok {
+			for _, re := range pr.IncludePaths {
+				fmt.Fprintf(&b, " include=%q", re.String())
+			}
+			for _, re := range pr.ExcludePaths {
+				fmt.Fprintf(&b, " exclude=%q", re.String())
+			}
+			if pr.MaxPaths > 0 {
+				fmt.Fprintf(&b, " max_paths=%d", pr.MaxPaths)
+			}
 		}
 	}
 	for _, l := range p.labels {
@@ -190,8 +242,9 @@ func (p *backfillPlan) args(apiURL string) string {
 var labelName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
 
 // checkBackfillArgs turns the command line into a plan, or says what is
-// wrong with it. now is the current time.
-func checkBackfillArgs(o *backfillOptions, now time.Time) (*backfillPlan, error) {
+// wrong with it. now is the current time; cfg is the configuration of
+// --config.file, nil without one.
+func checkBackfillArgs(o *backfillOptions, now time.Time, cfg *config.Config) (*backfillPlan, error) {
 	today := now.UTC().Truncate(24 * time.Hour)
 	yesterday := today.AddDate(0, 0, -1)
 	day := func(flag, s string) (time.Time, error) {
@@ -218,16 +271,34 @@ func checkBackfillArgs(o *backfillOptions, now time.Time) (*backfillPlan, error)
 	if p.from.After(p.to) {
 		return nil, fmt.Errorf("--from %s is after --to %s", p.from.Format(mintlify.DayLayout), p.to.Format(mintlify.DayLayout))
 	}
-	for _, id := range o.projects {
-		if err := ids.Check(id); err != nil {
-			return nil, fmt.Errorf("--project: %w", err)
+	p.names = map[string]string{}
+	p.keyOf = map[string]int{}
+	if cfg != nil {
+		if err := p.fromConfig(o, cfg); err != nil {
+			return nil, err
 		}
-		if !slices.Contains(p.projects, id) {
-			p.projects = append(p.projects, id)
+	} else {
+		if len(o.projects) == 0 {
+			return nil, errors.New("no project: give --project (or set MINTLIFY_PROJECT_ID), or --config.file")
 		}
+		for _, id := range o.projects {
+			if err := ids.Check(id); err != nil {
+				return nil, fmt.Errorf("--project: %w", err)
+			}
+			if !slices.Contains(p.projects, id) {
+				p.projects = append(p.projects, id)
+			}
+		}
+		if o.budget < 1 {
+			return nil, fmt.Errorf("--budget must be at least 1, got %d", o.budget)
+		}
+		p.keys = []keyRef{{index: -1, budget: o.budget}}
+		for _, id := range p.projects {
+			p.keyOf[id] = 0
+		}
+		p.apiURL, p.timeout = o.apiURL, o.requestTimeout
 	}
 	slices.Sort(p.projects)
-	p.names = map[string]string{}
 	for _, pn := range o.projectNames {
 		id, name, ok := strings.Cut(pn, "=")
 		switch {
@@ -271,19 +342,82 @@ func checkBackfillArgs(o *backfillOptions, now time.Time) (*backfillPlan, error)
 		p.labels = append(p.labels, labelPair{name, value})
 	}
 	slices.SortFunc(p.labels, func(a, b labelPair) int { return strings.Compare(a.name, b.name) })
-	if o.budget < 1 {
-		return nil, fmt.Errorf("--budget must be at least 1, got %d", o.budget)
-	}
-	if o.requestTimeout <= 0 {
+	if p.timeout <= 0 {
 		return nil, errors.New("--request-timeout must be positive")
 	}
-	if err := config.CheckAPIURL(o.apiURL); err != nil {
-		return nil, fmt.Errorf("--mintlify.api-url %w", err)
-	}
-	if err := checkAPIURLFlag(o.apiURL); err != nil {
-		return nil, err
+	if cfg == nil {
+		if err := config.CheckAPIURL(o.apiURL); err != nil {
+			return nil, fmt.Errorf("--mintlify.api-url %w", err)
+		}
+		if err := checkAPIURLFlag(o.apiURL); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
+}
+
+// fromConfig takes the projects, their labels and keys, the API URL and
+// the request timeout from the exporter's configuration: the projects
+// --project names (by id or name), or all of them.
+func (p *backfillPlan) fromConfig(o *backfillOptions, cfg *config.Config) error {
+	switch {
+	case len(o.projectNames) > 0:
+		return errors.New("--project-name and --config.file: the project labels are the names in the configuration")
+	case o.keyFile != "":
+		return errors.New("--mintlify.api-key-file and --config.file: the keys are those of the configuration (api_key_file or api_key_env)")
+	case o.apiURLSet:
+		return errors.New("--mintlify.api-url and --config.file: the API URL is the configuration's global.api_url")
+	case o.budgetSet && o.budget < 1:
+		return fmt.Errorf("--budget must be at least 1, got %d", o.budget)
+	}
+	selected := cfg.Projects
+	if len(o.projects) > 0 {
+		selected = nil
+		for _, ref := range o.projects {
+			i := slices.IndexFunc(cfg.Projects, func(pr config.Project) bool { return pr.ID == ref || pr.Name == ref })
+			if i < 0 {
+				var known []string
+				for _, pr := range cfg.Projects {
+					known = append(known, pr.Name)
+				}
+				return fmt.Errorf("--project %q is neither the id nor the name of a project in %s (names: %s)", ref, o.configFile, strings.Join(known, ", "))
+			}
+			if !slices.ContainsFunc(selected, func(pr config.Project) bool { return pr.ID == cfg.Projects[i].ID }) {
+				selected = append(selected, cfg.Projects[i])
+			}
+		}
+	}
+	p.configured = map[string]config.Project{}
+	keyIndex := map[string]int{} // in p.keys, by the configuration's key name
+	for _, pr := range selected {
+		p.projects = append(p.projects, pr.ID)
+		p.configured[pr.ID] = pr
+		if pr.Name != "" && pr.Name != pr.ID {
+			p.names[pr.ID] = pr.Name
+		}
+		name := pr.KeyName(cfg)
+		ki, ok := keyIndex[name]
+		if !ok {
+			ci := slices.IndexFunc(cfg.Keys, func(k config.Key) bool { return k.Name == name })
+			if ci < 0 { // the configuration's validation rules this out
+				return fmt.Errorf("%s: project %s uses no known key", o.configFile, pr.Name)
+			}
+			b := cfg.Keys[ci].EffectiveBudget()
+			if o.budgetSet {
+				b = o.budget
+			}
+			ki = len(p.keys)
+			keyIndex[name] = ki
+			p.keys = append(p.keys, keyRef{name: name, index: ci, budget: b})
+		}
+		p.keyOf[pr.ID] = ki
+	}
+	p.apiURL = cfg.Global.APIURL
+	p.timeout = time.Duration(cfg.Global.RequestTimeout)
+	if o.timeoutSet {
+		p.timeout = o.requestTimeout
+	}
+	return nil
 }
 
 func (e *backfillEnv) run(ctx context.Context, args []string) int {
@@ -291,7 +425,18 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 	if code, done := e.parse(args, &o); done {
 		return code
 	}
-	plan, err := checkBackfillArgs(&o, e.now())
+	var cfg *config.Config
+	if o.configFile != "" {
+		var err error
+		if cfg, err = config.LoadFile(o.configFile); err != nil {
+			return e.failf(backfillExitUsage, "--config.file: %v", err)
+		}
+	} else if len(o.projects) == 0 {
+		if id := e.getenv("MINTLIFY_PROJECT_ID"); id != "" {
+			o.projects = []string{id}
+		}
+	}
+	plan, err := checkBackfillArgs(&o, e.now(), cfg)
 	if err != nil {
 		return e.failf(backfillExitUsage, "%v", err)
 	}
@@ -302,11 +447,28 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 	if _, err := os.Lstat(o.output); err == nil && !o.force && !toStdout {
 		return e.failf(backfillExitUsage, "--output %s exists; give --force to overwrite it", o.output)
 	}
-	key, err := readFlagKey(o.keyFile, e.getenv)
-	if err != nil {
-		return e.failf(exitCodeOf(err), "%v", err)
+	keys := make([]*backfillKey, len(plan.keys))
+	for i, ref := range plan.keys {
+		k := &backfillKey{keyRef: ref}
+		if ref.index < 0 {
+			if k.secret, err = readFlagKey(o.keyFile, e.getenv); err != nil {
+				return e.failf(exitCodeOf(err), "%v", err)
+			}
+		} else {
+			if k.secret, err = cfg.Keys[ref.index].Read(e.getenv); err == nil {
+				err = mintlify.ValidateKey(k.secret.Reveal())
+			}
+			if err != nil {
+				code := backfillExitUsage
+				if errors.As(err, new(*fs.PathError)) {
+					code = backfillExitError
+				}
+				return e.failf(code, "%v", cfg.KeyError(ref.index, err))
+			}
+		}
+		keys[i] = k
 	}
-	args2 := plan.args(o.apiURL)
+	args2 := plan.args()
 	partial := o.output + ".partial"
 	if toStdout {
 		if partial, err = stdoutJournalPath(o.storagePath, args2); err != nil {
@@ -330,7 +492,14 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 	// The cost, before anything is spent.
 	progress := newBackfillProgress(plan, j.pages)
 	total := len(plan.projects) * plan.days() * plan.pagesPerDay()
-	left := progress.requestsLeft()
+	left := 0
+	hours := 0.0
+	for i, k := range keys {
+		k.left = progress.requestsLeft(func(id string) bool { return plan.keyOf[id] == i })
+		left += k.left
+		// The keys' projects are fetched one after the other.
+		hours += float64(k.left) / float64(k.budget)
+	}
 	upTo := ""
 	if plan.paths > mintlify.MaxPageSize {
 		upTo = "at most "
@@ -340,33 +509,45 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 	if left != total {
 		fmt.Fprintf(e.stderr, ", %s%d left to make (%s)", upTo, left, partial)
 	}
-	fmt.Fprintf(e.stderr, ": %.1f hour(s) of a budget of %d requests per hour\n", float64(left)/float64(o.budget), o.budget)
-	ledger := &backfillLedger{path: o.storagePath, fp: collector.KeyFingerprint(key.Reveal())}
-	window := budget.New(o.budget, clockFunc(e.now))
-	if ledger.path != "" {
-		if err := collector.LedgerUsage(ledger.path, ledger.fp, backfillWriter, window); err != nil {
+	if len(keys) == 1 {
+		fmt.Fprintf(e.stderr, ": %.1f hour(s) of a budget of %d requests per hour\n", hours, keys[0].budget)
+	} else {
+		var per []string
+		for _, k := range keys {
+			per = append(per, fmt.Sprintf("key %s %s%d at %d per hour", k.name, upTo, k.left, k.budget))
+		}
+		fmt.Fprintf(e.stderr, ": %.1f hour(s) of the keys' budgets (%s)\n", hours, strings.Join(per, ", "))
+	}
+	for _, k := range keys {
+		k.ledger = &backfillLedger{path: o.storagePath, fp: collector.KeyFingerprint(k.secret.Reveal())}
+		k.window = budget.New(k.budget, clockFunc(e.now))
+		if k.ledger.path != "" {
+			if err := collector.LedgerUsage(k.ledger.path, k.ledger.fp, backfillWriter, k.window); err != nil {
+				j.Close()
+				return e.failf(backfillExitError, "%v (give --storage.path='' not to share the budget with the exporter)", err)
+			}
+		}
+		avail := k.window.Available()
+		if avail < k.budget {
+			fmt.Fprintf(e.stderr, "%s: %d of them are left this hour%s: the exporter and earlier runs made %d requests with the key in the last hour (%s)\n", backfillCmdName, avail, k.of(), k.window.Used(), k.ledger.path)
+		}
+		if k.left > avail && !o.yes {
 			j.Close()
-			return e.failf(backfillExitError, "%v (give --storage.path='' not to share the budget with the exporter)", err)
+			if len(j.pages) == 0 {
+				os.Remove(partial)
+			}
+			return e.failf(backfillExitUsage, "this needs more than what is left of the budget this hour%s (%d requests, %d left of %d per hour); give --yes to go ahead (the run is paced to the budget, shared with the exporter), or narrow --from/--to, --project or --paths", k.of(), k.left, avail, k.budget)
 		}
-	}
-	avail := window.Available()
-	if avail < o.budget {
-		fmt.Fprintf(e.stderr, "%s: %d of them are left this hour: the exporter and earlier runs made %d requests with the key in the last hour (%s)\n", backfillCmdName, avail, window.Used(), ledger.path)
-	}
-	if left > avail && !o.yes {
-		j.Close()
-		if len(j.pages) == 0 {
-			os.Remove(partial)
-		}
-		return e.failf(backfillExitUsage, "this needs more than what is left of the budget this hour (%d requests, %d left of %d per hour); give --yes to go ahead (the run is paced to the budget, shared with the exporter), or narrow --from/--to, --project or --paths", left, avail, o.budget)
 	}
 
-	client, closeClient, err := e.client(&o, key)
-	if err != nil {
-		return e.failf(backfillExitUsage, "%v", err)
+	for _, k := range keys {
+		var closeClient func()
+		if k.client, closeClient, err = e.client(plan, k.secret); err != nil {
+			return e.failf(backfillExitUsage, "%v", err)
+		}
+		defer closeClient()
 	}
-	defer closeClient()
-	if code := e.fetch(ctx, client, plan, j, progress, window, ledger); code != backfillExitOK {
+	if code := e.fetch(ctx, plan, keys, j, progress); code != backfillExitOK {
 		return code
 	}
 	if toStdout {
@@ -391,14 +572,33 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 	return backfillExitOK
 }
 
-func (e *backfillEnv) client(o *backfillOptions, key secret.Secret) (*mintlify.Client, func(), error) {
+// backfillKey is one API key of a run, with its budget and its share of
+// the state file.
+type backfillKey struct {
+	keyRef
+	secret secret.Secret
+	left   int // requests still to make with it
+	window *budget.Window
+	ledger *backfillLedger
+	client *mintlify.Client
+}
+
+// of names the key in a message when it comes from the configuration.
+func (k *backfillKey) of() string {
+	if k.name == "" {
+		return ""
+	}
+	return " for key " + k.name
+}
+
+func (e *backfillEnv) client(plan *backfillPlan, key secret.Secret) (*mintlify.Client, func(), error) {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	c, err := mintlify.New(mintlify.Options{
-		BaseURL:        o.apiURL,
+		BaseURL:        plan.apiURL,
 		Key:            key,
 		UserAgent:      userAgent(),
 		HTTPClient:     &http.Client{Transport: transport},
-		RequestTimeout: o.requestTimeout,
+		RequestTimeout: plan.timeout,
 		// One retry, charged like any request, as the exporter does.
 		MaxRetries: 1,
 	})
@@ -410,42 +610,46 @@ type clockFunc func() time.Time
 
 func (f clockFunc) Now() time.Time { return f() }
 
-// fetch makes the requests the journal does not hold yet, paced to budget
-// requests in any sliding hour.
-func (e *backfillEnv) fetch(ctx context.Context, client *mintlify.Client, plan *backfillPlan, j *journal, progress *backfillProgress, window *budget.Window, ledger *backfillLedger) int {
-	if ledger.path != "" {
-		fmt.Fprintf(e.stderr, "%s: sharing the budget with the exporter through %s\n", backfillCmdName, ledger.path)
+// fetch makes the requests the journal does not hold yet, paced to each
+// key's budget in any sliding hour.
+func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*backfillKey, j *journal, progress *backfillProgress) int {
+	if keys[0].ledger.path != "" {
+		fmt.Fprintf(e.stderr, "%s: sharing the budget with the exporter through %s\n", backfillCmdName, keys[0].ledger.path)
 	}
 	var ledgerErr error
-	gate := func(ctx context.Context) error {
-		for {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			took, err := ledger.take(window, e.now())
-			if err != nil {
-				ledgerErr = err
-				return err
-			}
-			if took {
-				return nil
-			}
-			wait := window.FreeAt(1).Sub(e.now())
-			e.endBar()
-			fmt.Fprintf(e.stderr, "%s: %d requests made in the last hour; waiting %s for the budget\n", backfillCmdName, window.Used(), wait.Round(time.Second))
-			if err := e.sleep(ctx, wait); err != nil {
-				return err
+	gated := make([]context.Context, len(keys))
+	for i, k := range keys {
+		gate := func(ctx context.Context) error {
+			for {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				took, err := k.ledger.take(k.window, e.now())
+				if err != nil {
+					ledgerErr = err
+					return err
+				}
+				if took {
+					return nil
+				}
+				wait := k.window.FreeAt(1).Sub(e.now())
+				e.endBar()
+				fmt.Fprintf(e.stderr, "%s: %d requests made in the last hour%s; waiting %s for the budget\n", backfillCmdName, k.window.Used(), k.of(), wait.Round(time.Second))
+				if err := e.sleep(ctx, wait); err != nil {
+					return err
+				}
 			}
 		}
+		gated[i] = mintlify.WithGate(ctx, gate)
 	}
-	gctx := mintlify.WithGate(ctx, gate)
 	made := 0
 	for _, task := range progress.tasks {
+		k, gctx := keys[plan.keyOf[task.project]], gated[plan.keyOf[task.project]]
 		offset, done := progress.next(task)
 		limited := 0
 		for !done {
 			r := mintlify.DateRange{From: monthStart(task.day), To: task.day.AddDate(0, 0, 1), Days: true}
-			page, err := client.Rows(gctx, mintlify.Views, task.project, r, plan.limit(offset), offset)
+			page, err := k.client.Rows(gctx, mintlify.Views, task.project, r, plan.limit(offset), offset)
 			if err != nil {
 				if ledgerErr != nil {
 					return e.failf(backfillExitError, "%v (give --storage.path='' not to share the budget with the exporter); what was fetched is kept in %s", ledgerErr, j.f.Name())
@@ -598,10 +802,14 @@ func (p *backfillProgress) next(t backfillTask) (offset int, done bool) {
 	return offset, !last.HasMore || p.plan.paths == 0 || offset >= p.plan.paths
 }
 
-// requestsLeft is at most how many requests the tasks still need.
-func (p *backfillProgress) requestsLeft() int {
+// requestsLeft is at most how many requests the tasks of the projects
+// of (nil: all) still need.
+func (p *backfillProgress) requestsLeft(of func(id string) bool) int {
 	n := 0
 	for _, t := range p.tasks {
+		if of != nil && !of(t.project) {
+			continue
+		}
 		offset, done := p.next(t)
 		if !done {
 			n += p.plan.pagesPerDay() - offset/mintlify.MaxPageSize
@@ -645,7 +853,7 @@ func renderBackfill(w io.Writer, plan *backfillPlan, pages []journalPage) error 
 			n := 0
 			for _, jp := range tp {
 				for _, r := range jp.Rows {
-					if n >= plan.paths || seen[r.Path] || !usablePath(r.Path) {
+					if n >= plan.maxPaths(id) || seen[r.Path] || !plan.keep(id, r.Path) {
 						continue
 					}
 					seen[r.Path] = true

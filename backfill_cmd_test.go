@@ -1001,3 +1001,140 @@ func TestBackfillWritesNoCreated(t *testing.T) {
 		t.Errorf("the backfill wrote _created lines, or nothing:\n%s", tail(string(b)))
 	}
 }
+
+// TestBackfillConfigFile: with the exporter's --config.file the projects,
+// their labels (name, or the id), their keys and budgets, the API URL and
+// the path filters come from the configuration; --project picks
+// configured projects by name or id; flags that the configuration
+// settles are refused, as is a --project it does not have.
+func TestBackfillConfigFile(t *testing.T) {
+	const otherKey = "mint_backfillother_Q8zX3vN5tLp2"
+	h := newBackfillHarness(t, mockapi.Site{Seed: 21, Paths: 30}, func(o *mockapi.Options) {
+		o.Keys = append(o.Keys, mockapi.KeySpec{Key: otherKey, Org: "other", Scope: mockapi.ReadOnly})
+		o.Projects["proj-ref"] = mockapi.Site{Seed: 22, Paths: 30}
+	})
+	t.Setenv("BF_MAIN_KEY", backfillTestKey)
+	t.Setenv("MINTLIFY_API_KEY", "") // the configuration says where keys are
+	keyFile := filepath.Join(h.dir, "other.key")
+	if err := os.WriteFile(keyFile, []byte(otherKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(h.dir, "mintlify.yml")
+	write := func(body string) {
+		if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(fmt.Sprintf(`global:
+  api_url: %s
+keys:
+  - name: main
+    api_key_env: BF_MAIN_KEY
+    budget_per_hour: 50
+    reserve: 10
+  - name: second
+    api_key_file: other.key
+projects:
+  - id: %s
+    name: docs
+    key: main
+    exclude_paths: ['-1[0-9]$']
+  - id: proj-ref
+    key: second
+    max_paths: 3
+`, h.api.URL(), backfillProject))
+	// run without the harness' --mintlify.api-url and --project.
+	run := func(args ...string) (int, string, string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		env := &backfillEnv{stdout: &out, stderr: &errb, getenv: os.Getenv, now: h.clock.Now,
+			sleep: func(ctx context.Context, d time.Duration) error { h.clock.Advance(d); return ctx.Err() }}
+		code := env.run(context.Background(), append([]string{"--config.file", cfg, "--storage.path", h.statePath(), "--from", "2026-09-01", "--to", "2026-09-03"}, args...))
+		for _, k := range []string{backfillTestKey, otherKey} {
+			if strings.Contains(out.String()+errb.String(), k) {
+				t.Errorf("an API key shows in the output")
+			}
+		}
+		return code, out.String(), errb.String()
+	}
+	projects := func() map[string]string { // project id → org of the key used
+		m := map[string]string{}
+		for _, r := range h.views() {
+			m[r.ProjectID] = r.Org
+		}
+		return m
+	}
+
+	// By name: one project, its name as label, its key's budget (50 - 10),
+	// its exclude_paths.
+	code, body, stderr := run("--project", "docs", "--output", "-")
+	if code != 0 {
+		t.Fatalf("--project docs: exit %d: %s", code, stderr)
+	}
+	if got := fmt.Sprint(projects()); got != "map[proj-history:acme]" {
+		t.Errorf("--project docs asked for %s", got)
+	}
+	if !strings.Contains(stderr, "budget of 40 requests per hour") {
+		t.Errorf("not the key's budget (budget_per_hour 50 - reserve 10):\n%s", stderr)
+	}
+	excluded := regexp.MustCompile(`path="[^"]*-1[0-9]"`)
+	if !strings.Contains(body, `mintlify_site_page_views_total{project="docs",traffic="human"}`) ||
+		!strings.Contains(body, `mintlify_page_views_total{path="`) || excluded.MatchString(body) || strings.Contains(body, backfillProject) {
+		t.Errorf("want the label docs and no excluded path:\n%s", tail(body))
+	}
+
+	// All configured projects, each with its own key; the unnamed one is
+	// labelled by its id, and keeps at most its max_paths.
+	h.api.Server.ResetRequests()
+	code, body, stderr = run("--output", "-")
+	if code != 0 {
+		t.Fatalf("all projects: exit %d: %s", code, stderr)
+	}
+	if got := fmt.Sprint(projects()); got != "map[proj-history:acme proj-ref:other]" {
+		t.Errorf("all projects asked for %s (project:org)", got)
+	}
+	if !strings.Contains(stderr, "key main 3 at 40 per hour, key second 3 at 90 per hour") {
+		t.Errorf("no cost per key:\n%s", stderr)
+	}
+	refPaths := map[string]bool{}
+	for _, l := range parseOM(t, body) {
+		if l.name == "mintlify_page_views_total" && strings.Contains(l.labels, `project="proj-ref"`) && l.ts == day("2026-09-02").Unix() {
+			refPaths[l.labels[:strings.Index(l.labels, ",")]] = true
+		}
+	}
+	if len(refPaths) != 3 {
+		t.Errorf("proj-ref has %d paths on a day, want its max_paths 3", len(refPaths))
+	}
+	// By id.
+	h.api.Server.ResetRequests()
+	if code, _, stderr = run("--project", "proj-ref", "--site-only", "--output", "-"); code != 0 || fmt.Sprint(projects()) != "map[proj-ref:other]" {
+		t.Errorf("--project proj-ref: exit %d, asked for %v: %s", code, projects(), stderr)
+	}
+
+	h.api.Server.ResetRequests()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--project", "nope"}, `--project "nope" is neither the id nor the name of a project in ` + cfg + " (names: docs, proj-ref)"},
+		{[]string{"--project-name", backfillProject + "=x"}, "--project-name and --config.file"},
+		{[]string{"--mintlify.api-url", h.api.URL()}, "--mintlify.api-url and --config.file"},
+		{[]string{"--mintlify.api-key-file", keyFile}, "--mintlify.api-key-file and --config.file"},
+	} {
+		code, body, stderr := run(append(c.args, "--output", "-")...)
+		if code != backfillExitUsage || body != "" || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	t.Setenv("BF_MAIN_KEY", "")
+	if code, _, stderr := run("--output", "-"); code != backfillExitUsage || !strings.Contains(stderr, `keys[0] "main"`) || !strings.Contains(stderr, "BF_MAIN_KEY is empty") {
+		t.Errorf("missing key: exit %d, stderr %q", code, stderr)
+	}
+	write("global:\n  api_url: " + h.api.URL() + "\n  pagesize: 3\n")
+	if code, _, stderr := run("--output", "-"); code != backfillExitUsage || !strings.Contains(stderr, "--config.file: "+cfg) || !strings.Contains(stderr, "pagesize") {
+		t.Errorf("bad configuration: exit %d, stderr %q", code, stderr)
+	}
+	if n := len(h.views()); n != 0 {
+		t.Errorf("%d requests made for bad input", n)
+	}
+}
