@@ -100,6 +100,7 @@ type backfillOptions struct {
 	apiURL         string
 	requestTimeout time.Duration
 	configFile     string
+	collectors     map[string]*bool // --collector.feedback etc.
 	// Set on the command line, not defaulted.
 	budgetSet, apiURLSet, timeoutSet bool
 }
@@ -108,7 +109,8 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	app := kingpin.New(backfillCmdName, "Write the page view counters of past days as OpenMetrics text, for 'promtool tsdb create-blocks-from openmetrics'.\n\n"+
 		"For each UTC day from --from to --to it asks the API for the month-to-date views at the end of that day (the range from the 1st of the month to the next day, "+
 		"as the live exporter does) and writes mintlify_site_page_views_total and mintlify_page_views_total with the end of the day as timestamp. "+
-		"It costs one request per project and day, and ceil(N/250) with --paths N above 250. The cost is printed before anything is spent, and a run is paced to --budget requests in any hour. "+
+		"With --collector.feedback, --collector.searches and --collector.assistant it also writes those collectors' month-to-date counters. "+
+		"It costs one request per project and day, ceil(N/250) with --paths N above 250, and one more for each other counter. The cost is printed before anything is spent, and a run is paced to --budget requests in any hour. "+
 		"An interrupted run keeps what it fetched in FILE.partial (with --output -, in a file whose path it prints); the same command continues it.\n\n"+
 		"The admin API key is read from --mintlify.api-key-file or the MINTLIFY_API_KEY environment variable, never from a flag value.\n\n"+
 		"Exit status: 0 success; 1 an API error, no answer, a file that cannot be read or written, or an interruption (run the same command again to continue); "+
@@ -122,6 +124,14 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	app.Flag("project-name", "ID=NAME: the project label of project ID, when the exporter's configuration file gives the project a name (its `name:`); repeat for several. Default: the id. Not with --config.file, which has the names.").PlaceHolder("ID=NAME").StringsVar(&o.projectNames)
 	app.Flag("paths", "Per-page counters of the N most viewed paths of each month-to-date (ceil(N/250) requests per project and day).").Default("250").IsSetByUser(&o.pathsSet).IntVar(&o.paths)
 	app.Flag("site-only", "Site totals only (mintlify_site_page_views_total): one request per project and day of a single row.").BoolVar(&o.siteOnly)
+	o.collectors = map[string]*bool{}
+	for _, c := range []struct{ name, series string }{
+		{kindFeedback, "mintlify_page_feedback_total"},
+		{kindSearches, "mintlify_searches_total"},
+		{kindAssistant, "mintlify_assistant_queries_total"},
+	} {
+		o.collectors[c.name] = app.Flag("collector."+c.name, "Also write "+c.series+", as the exporter's "+c.name+" collector: one more request per project and day. With --config.file, a project's `collectors` list decides instead, as in the exporter.").Bool()
+	}
 	app.Flag("label", "Extra label name=value on every series, e.g. job=mintlify or instance=host:10491 so the history joins the scraped series; repeat for several.").PlaceHolder("NAME=VALUE").StringsVar(&o.labels)
 	app.Flag("output", "OpenMetrics file to write; FILE.partial keeps the progress of a run until it is complete. '-' writes to stdout once the run is complete, keeping the progress in a file named after the arguments next to --storage.path (or in the user's cache directory when it is empty).").Short('o').PlaceHolder("FILE").Required().StringVar(&o.output)
 	app.Flag("force", "Overwrite an existing --output, and start again when FILE.partial is from a run with other arguments.").BoolVar(&o.force)
@@ -165,7 +175,55 @@ type backfillPlan struct {
 	configured map[string]config.Project
 	apiURL     string
 	timeout    time.Duration
+	// extra is the counters other than the views backfilled for each
+	// project, in the order of extraKinds.
+	extra map[string][]string
 }
+
+// The counters other than the page views the backfill can write, by the
+// name of the exporter's collector of each, in the order of the output.
+const (
+	kindFeedback  = "feedback"
+	kindSearches  = "searches"
+	kindAssistant = "assistant"
+)
+
+var extraKinds = []string{kindFeedback, kindSearches, kindAssistant}
+
+// perDayText says what one day of a project costs: "1 request(s) per
+// day", with the counters other than the views when there are some, and
+// per project when they differ.
+func (p *backfillPlan) perDayText() string {
+	views := fmt.Sprintf("%d for the views", p.pagesPerDay())
+	text := func(id string) string {
+		if len(p.extra[id]) == 0 {
+			return fmt.Sprintf("%d request(s) per day", p.perDay(id))
+		}
+		return fmt.Sprintf("%d request(s) per day (%s, 1 each for %s)", p.perDay(id), views, strings.Join(p.extra[id], ", "))
+	}
+	first := text(p.projects[0])
+	for _, id := range p.projects[1:] {
+		if text(id) != first {
+			var per []string
+			for _, id := range p.projects {
+				per = append(per, p.label(id)+": "+text(id))
+			}
+			return "the requests per day of each project (" + strings.Join(per, "; ") + ")"
+		}
+	}
+	return first
+}
+
+// label is the project label of project id.
+func (p *backfillPlan) label(id string) string {
+	if name := p.names[id]; name != "" {
+		return name
+	}
+	return id
+}
+
+// perDay is the requests one day of project id costs.
+func (p *backfillPlan) perDay(id string) int { return p.pagesPerDay() + len(p.extra[id]) }
 
 // keyRef is one API key of a plan: the --mintlify.api-key-file or
 // MINTLIFY_API_KEY one (index -1), or keys[index] of the configuration.
@@ -221,6 +279,9 @@ func (p *backfillPlan) args() string {
 		if name := p.names[id]; name != "" {
 			fmt.Fprintf(&b, " name=%q", name)
 		}
+		if kinds := p.extra[id]; len(kinds) > 0 {
+			fmt.Fprintf(&b, " counters=%s", strings.Join(kinds, ","))
+		}
 		if pr, ok := p.configured[id]; ok {
 			for _, re := range pr.IncludePaths {
 				fmt.Fprintf(&b, " include=%q", re.String())
@@ -273,6 +334,7 @@ func checkBackfillArgs(o *backfillOptions, now time.Time, cfg *config.Config) (*
 	}
 	p.names = map[string]string{}
 	p.keyOf = map[string]int{}
+	p.extra = map[string][]string{}
 	if cfg != nil {
 		if err := p.fromConfig(o, cfg); err != nil {
 			return nil, err
@@ -295,6 +357,7 @@ func checkBackfillArgs(o *backfillOptions, now time.Time, cfg *config.Config) (*
 		p.keys = []keyRef{{index: -1, budget: o.budget}}
 		for _, id := range p.projects {
 			p.keyOf[id] = 0
+			p.extra[id] = o.extraKinds(nil)
 		}
 		p.apiURL, p.timeout = o.apiURL, o.requestTimeout
 	}
@@ -329,7 +392,7 @@ func checkBackfillArgs(o *backfillOptions, now time.Time, cfg *config.Config) (*
 			return nil, fmt.Errorf("--label %q: want NAME=VALUE with a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)", l)
 		case strings.HasPrefix(name, "__"):
 			return nil, fmt.Errorf("--label %q: names starting with __ are reserved by Prometheus", l)
-		case name == "project" || name == "path" || name == "traffic":
+		case name == "project" || name == "path" || name == "traffic" || name == "kind" || name == "caller":
 			return nil, fmt.Errorf("--label %q: %s is a label of the counters themselves", l, name)
 		case value == "":
 			return nil, fmt.Errorf("--label %q: an empty value is no label in Prometheus", l)
@@ -354,6 +417,19 @@ func checkBackfillArgs(o *backfillOptions, now time.Time, cfg *config.Config) (*
 		}
 	}
 	return p, nil
+}
+
+// extraKinds is the counters other than the views to write for a
+// project: those of its configured collectors when it lists some (as the
+// exporter does), else those of the --collector.NAME flags.
+func (o *backfillOptions) extraKinds(configured []string) []string {
+	var kinds []string
+	for _, k := range extraKinds {
+		if len(configured) > 0 && slices.Contains(configured, k) || len(configured) == 0 && o.collectors[k] != nil && *o.collectors[k] {
+			kinds = append(kinds, k)
+		}
+	}
+	return kinds
 }
 
 // fromConfig takes the projects, their labels and keys, the API URL and
@@ -411,6 +487,7 @@ func (p *backfillPlan) fromConfig(o *backfillOptions, cfg *config.Config) error 
 			p.keys = append(p.keys, keyRef{name: name, index: ci, budget: b})
 		}
 		p.keyOf[pr.ID] = ki
+		p.extra[pr.ID] = o.extraKinds(pr.Collectors)
 	}
 	p.apiURL = cfg.Global.APIURL
 	p.timeout = time.Duration(cfg.Global.RequestTimeout)
@@ -491,7 +568,7 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 
 	// The cost, before anything is spent.
 	progress := newBackfillProgress(plan, j.pages)
-	total := len(plan.projects) * plan.days() * plan.pagesPerDay()
+	total := progress.total
 	left := 0
 	hours := 0.0
 	for i, k := range keys {
@@ -504,8 +581,8 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 	if plan.paths > mintlify.MaxPageSize {
 		upTo = "at most "
 	}
-	fmt.Fprintf(e.stderr, "%s: %d project(s) × %d day(s) (%s to %s) × %d request(s) per day = %s%d requests",
-		backfillCmdName, len(plan.projects), plan.days(), plan.from.Format(mintlify.DayLayout), plan.to.Format(mintlify.DayLayout), plan.pagesPerDay(), upTo, total)
+	fmt.Fprintf(e.stderr, "%s: %d project(s) × %d day(s) (%s to %s) × %s = %s%d requests",
+		backfillCmdName, len(plan.projects), plan.days(), plan.from.Format(mintlify.DayLayout), plan.to.Format(mintlify.DayLayout), plan.perDayText(), upTo, total)
 	if left != total {
 		fmt.Fprintf(e.stderr, ", %s%d left to make (%s)", upTo, left, partial)
 	}
@@ -645,12 +722,19 @@ func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*bac
 	made := 0
 	for _, task := range progress.tasks {
 		k, gctx := keys[plan.keyOf[task.project]], gated[plan.keyOf[task.project]]
-		offset, done := progress.next(task)
-		limited := 0
-		for !done {
-			r := mintlify.DateRange{From: monthStart(task.day), To: task.day.AddDate(0, 0, 1), Days: true}
-			page, err := k.client.Rows(gctx, mintlify.Views, task.project, r, plan.limit(offset), offset)
-			if err != nil {
+		r := mintlify.DateRange{From: monthStart(task.day), To: task.day.AddDate(0, 0, 1), Days: true}
+		for {
+			kind, offset, ok := progress.nextStep(task)
+			if !ok {
+				break
+			}
+			var jp journalPage
+			for limited := 0; ; {
+				var err error
+				jp, err = fetchStep(gctx, k.client, plan, task, r, kind, offset)
+				if err == nil {
+					break
+				}
 				if ledgerErr != nil {
 					return e.failf(backfillExitError, "%v (give --storage.path='' not to share the budget with the exporter); what was fetched is kept in %s", ledgerErr, j.f.Name())
 				}
@@ -679,13 +763,6 @@ func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*bac
 				}
 				return e.failf(code, "project %s, day %s: %s; what was fetched is kept in %s", task.project, task.day.Format(mintlify.DayLayout), what, j.f.Name())
 			}
-			limited = 0
-			jp := journalPage{Project: task.project, Day: task.day.Format(mintlify.DayLayout), Offset: offset, Totals: page.Totals, HasMore: page.HasMore}
-			if plan.paths > 0 {
-				for _, row := range page.Rows {
-					jp.Rows = append(jp.Rows, journalRow{Path: row.Path, Human: row.Human, AI: row.AI})
-				}
-			}
 			if err := j.add(jp); err != nil {
 				return e.failf(backfillExitError, "writing %s: %v", j.f.Name(), err)
 			}
@@ -694,12 +771,54 @@ func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*bac
 			if e.afterPage != nil {
 				e.afterPage(made)
 			}
-			offset, done = progress.next(task)
 		}
 		e.showProgress(task, progress.done, progress.total)
 	}
 	e.endBar()
 	return backfillExitOK
+}
+
+// fetchStep makes the request of one step of a task: a page of views at
+// offset (kind ""), or the month-to-date answer of another counter.
+func fetchStep(ctx context.Context, c *mintlify.Client, plan *backfillPlan, task backfillTask, r mintlify.DateRange, kind string, offset int) (journalPage, error) {
+	jp := journalPage{Project: task.project, Day: task.day.Format(mintlify.DayLayout), Kind: kind}
+	switch kind {
+	case kindFeedback:
+		page, err := c.FeedbackByPage(ctx, task.project, r, mintlify.MaxFeedbackLimit)
+		if err != nil {
+			return jp, err
+		}
+		jp.HasMore = page.HasMore
+		jp.Feedback = []journalFeedback{}
+		for _, row := range page.Rows {
+			jp.Feedback = append(jp.Feedback, journalFeedback{Path: row.Path, ThumbsUp: row.ThumbsUp, ThumbsDown: row.ThumbsDown, Code: row.Code})
+		}
+	case kindSearches:
+		// The total does not depend on how many terms come with it.
+		page, err := c.Searches(ctx, task.project, r, 1, "")
+		if err != nil {
+			return jp, err
+		}
+		jp.Searches = &page.TotalSearches
+	case kindAssistant:
+		st, err := c.AssistantCallerStats(ctx, task.project, r)
+		if err != nil {
+			return jp, err
+		}
+		jp.Assistant = st
+	default:
+		page, err := c.Rows(ctx, mintlify.Views, task.project, r, plan.limit(offset), offset)
+		if err != nil {
+			return jp, err
+		}
+		jp.Offset, jp.Totals, jp.HasMore = offset, page.Totals, page.HasMore
+		if plan.paths > 0 {
+			for _, row := range page.Rows {
+				jp.Rows = append(jp.Rows, journalRow{Path: row.Path, Human: row.Human, AI: row.AI})
+			}
+		}
+	}
+	return jp, nil
 }
 
 // showProgress tells that task is done and done of total requests are:
@@ -762,19 +881,27 @@ type backfillTask struct {
 type backfillProgress struct {
 	plan  *backfillPlan
 	tasks []backfillTask
-	// pages of each task in the journal, in offset order.
+	// pages of views of each task in the journal, in offset order, and
+	// the other counters' answers.
 	pages       map[backfillTask][]journalPage
+	extra       map[taskKind]bool
 	done, total int
 }
 
+// taskKind is one counter other than the views of a task.
+type taskKind struct {
+	backfillTask
+	kind string
+}
+
 func newBackfillProgress(plan *backfillPlan, journaled []journalPage) *backfillProgress {
-	p := &backfillProgress{plan: plan, pages: map[backfillTask][]journalPage{}}
+	p := &backfillProgress{plan: plan, pages: map[backfillTask][]journalPage{}, extra: map[taskKind]bool{}}
 	for _, id := range plan.projects {
 		for d := plan.from; !d.After(plan.to); d = d.AddDate(0, 0, 1) {
 			p.tasks = append(p.tasks, backfillTask{id, d})
 		}
+		p.total += plan.days() * plan.perDay(id)
 	}
-	p.total = len(p.tasks) * plan.pagesPerDay()
 	for _, jp := range journaled {
 		p.record(jp)
 	}
@@ -787,8 +914,26 @@ func (p *backfillProgress) record(jp journalPage) {
 		return
 	}
 	t := backfillTask{jp.Project, day}
-	p.pages[t] = append(p.pages[t], jp)
+	if jp.Kind != "" {
+		p.extra[taskKind{t, jp.Kind}] = true
+	} else {
+		p.pages[t] = append(p.pages[t], jp)
+	}
 	p.done++
+}
+
+// nextStep is the task's next request: a page of views at offset (kind
+// ""), or another counter; none when the task is done.
+func (p *backfillProgress) nextStep(t backfillTask) (kind string, offset int, ok bool) {
+	if offset, done := p.next(t); !done {
+		return "", offset, true
+	}
+	for _, kind := range p.plan.extra[t.project] {
+		if !p.extra[taskKind{t, kind}] {
+			return kind, 0, true
+		}
+	}
+	return "", 0, false
 }
 
 // next is the offset of the task's next page, or done.
@@ -814,6 +959,11 @@ func (p *backfillProgress) requestsLeft(of func(id string) bool) int {
 		if !done {
 			n += p.plan.pagesPerDay() - offset/mintlify.MaxPageSize
 		}
+		for _, kind := range p.plan.extra[t.project] {
+			if !p.extra[taskKind{t, kind}] {
+				n++
+			}
+		}
 	}
 	return n
 }
@@ -822,13 +972,21 @@ func (p *backfillProgress) requestsLeft(of func(id string) bool) int {
 func renderBackfill(w io.Writer, plan *backfillPlan, pages []journalPage) error {
 	site := newFamily("mintlify_site_page_views", "Views of the whole site since the start of the UTC calendar month, by traffic (human, ai, and other when the total exceeds human + ai), at the end of each day; written by mintlify_exporter backfill.")
 	page := newFamily("mintlify_page_views", "Views of one documentation page since the start of the UTC calendar month, by traffic (human or ai), at the end of each day; written by mintlify_exporter backfill.")
+	feedback := newFamily("mintlify_page_feedback", "Feedback entries on one page since the start of the UTC calendar month, by kind: thumbs_up, thumbs_down, code_snippet; only the 100 pages with the most feedback that month-to-date, at the end of each day; written by mintlify_exporter backfill.")
+	searches := newFamily("mintlify_searches", "Search events on the site since the start of the UTC calendar month (all terms), at the end of each day; written by mintlify_exporter backfill.")
+	assistant := newFamily("mintlify_assistant_queries", "Assistant queries since the start of the UTC calendar month, by caller: web, api, other, at the end of each day; written by mintlify_exporter backfill.")
 	byTask := map[backfillTask][]journalPage{}
+	extra := map[taskKind]journalPage{}
 	for _, jp := range pages {
 		day, err := time.Parse(mintlify.DayLayout, jp.Day)
 		if err != nil {
 			return fmt.Errorf("journal page of day %q", jp.Day)
 		}
 		t := backfillTask{jp.Project, day}
+		if jp.Kind != "" {
+			extra[taskKind{t, jp.Kind}] = jp
+			continue
+		}
 		byTask[t] = append(byTask[t], jp)
 	}
 	with := func(pairs ...labelPair) []labelPair { return append(pairs, plan.labels...) }
@@ -862,7 +1020,36 @@ func renderBackfill(w io.Writer, plan *backfillPlan, pages []journalPage) error 
 					page.add(with(labelPair{"path", r.Path}, labelPair{"project", label}, labelPair{"traffic", trafficAI}), end, r.AI)
 				}
 			}
+			for _, kind := range plan.extra[id] {
+				jp, ok := extra[taskKind{backfillTask{id, d}, kind}]
+				if !ok {
+					return fmt.Errorf("no %s data for project %s, day %s", kind, id, d.Format(mintlify.DayLayout))
+				}
+				switch {
+				case kind == kindFeedback:
+					seen := map[string]bool{}
+					for _, r := range jp.Feedback {
+						if seen[r.Path] || !plan.keep(id, r.Path) {
+							continue
+						}
+						seen[r.Path] = true
+						for _, kv := range []struct {
+							kind string
+							v    float64
+						}{{"thumbs_up", r.ThumbsUp}, {"thumbs_down", r.ThumbsDown}, {"code_snippet", r.Code}} {
+							feedback.add(with(labelPair{"kind", kv.kind}, labelPair{"path", r.Path}, labelPair{"project", label}), end, kv.v)
+						}
+					}
+				case kind == kindSearches && jp.Searches != nil:
+					searches.add(with(labelPair{"project", label}), end, *jp.Searches)
+				case kind == kindAssistant && jp.Assistant != nil:
+					a := jp.Assistant
+					assistant.add(with(labelPair{"caller", "web"}, labelPair{"project", label}), end, a.Web)
+					assistant.add(with(labelPair{"caller", "api"}, labelPair{"project", label}), end, a.API)
+					assistant.add(with(labelPair{"caller", "other"}, labelPair{"project", label}), end, a.Other)
+				}
+			}
 		}
 	}
-	return renderOpenMetrics(w, site, page)
+	return renderOpenMetrics(w, site, page, feedback, searches, assistant)
 }

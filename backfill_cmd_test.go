@@ -1005,7 +1005,8 @@ func TestBackfillWritesNoCreated(t *testing.T) {
 // TestBackfillConfigFile: with the exporter's --config.file the projects,
 // their labels (name, or the id), their keys and budgets, the API URL and
 // the path filters come from the configuration; --project picks
-// configured projects by name or id; flags that the configuration
+// configured projects by name or id; a project's collectors list decides
+// its other counters; flags that the configuration
 // settles are refused, as is a --project it does not have.
 func TestBackfillConfigFile(t *testing.T) {
 	const otherKey = "mint_backfillother_Q8zX3vN5tLp2"
@@ -1042,6 +1043,7 @@ projects:
   - id: proj-ref
     key: second
     max_paths: 3
+    collectors: [pageviews, searches]
 `, h.api.URL(), backfillProject))
 	// run without the harness' --mintlify.api-url and --project.
 	run := func(args ...string) (int, string, string) {
@@ -1093,8 +1095,12 @@ projects:
 	if got := fmt.Sprint(projects()); got != "map[proj-history:acme proj-ref:other]" {
 		t.Errorf("all projects asked for %s (project:org)", got)
 	}
-	if !strings.Contains(stderr, "key main 3 at 40 per hour, key second 3 at 90 per hour") {
-		t.Errorf("no cost per key:\n%s", stderr)
+	if !strings.Contains(stderr, "key main 3 at 40 per hour, key second 6 at 90 per hour") ||
+		!strings.Contains(stderr, "(docs: 1 request(s) per day; proj-ref: 2 request(s) per day (1 for the views, 1 each for searches))") {
+		t.Errorf("no cost per key and project:\n%s", stderr)
+	}
+	if !strings.Contains(body, `mintlify_searches_total{project="proj-ref"}`) || strings.Contains(body, `mintlify_searches_total{project="docs"}`) {
+		t.Errorf("searches not as the projects' collectors say:\n%s", tail(body))
 	}
 	refPaths := map[string]bool{}
 	for _, l := range parseOM(t, body) {
@@ -1136,5 +1142,119 @@ projects:
 	}
 	if n := len(h.views()); n != 0 {
 		t.Errorf("%d requests made for bad input", n)
+	}
+}
+
+// TestBackfillOtherCounters: --collector.feedback, .searches and
+// .assistant add one request per project and day each, priced in the
+// cost line, asking for the same month-to-date range as the views; the
+// values are the simulated API's, the series have the names and label
+// names of the live exporter's, and an interrupted run resumes to the
+// same bytes.
+func TestBackfillOtherCounters(t *testing.T) {
+	// The live exporter's label names of each family, from a scrape.
+	ts, srv, _, _, _ := testServerClock(t, nil, nil, "--collector.feedback", "--collector.searches", "--collector.assistant")
+	labelNames := func(body string) map[string]string {
+		names := map[string]string{}
+		for _, line := range strings.Split(body, "\n") {
+			m := regexp.MustCompile(`^(mintlify_(?:page_feedback|searches|assistant_queries)_total)\{([^}]*)\}`).FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			var ls []string
+			for _, pair := range regexp.MustCompile(`([a-z_]+)="`).FindAllStringSubmatch(m[2], -1) {
+				if pair[1] != "job" {
+					ls = append(ls, pair[1])
+				}
+			}
+			names[m[1]] = strings.Join(ls, ",")
+		}
+		return names
+	}
+	live := labelNames(scrapeSettled(t, ts, srv, nil))
+	if len(live) != 3 {
+		t.Fatalf("the live exporter exports %v, want the three families", live)
+	}
+
+	site := mockapi.Site{Seed: 14, Paths: 40}
+	h := newBackfillHarness(t, site, nil)
+	args := func(out string) []string {
+		return []string{"--from", "2026-08-30", "--to", "2026-09-02", "--collector.feedback", "--collector.searches", "--collector.assistant", "--label", "job=mintlify", "--output", out}
+	}
+	whole := filepath.Join(h.dir, "whole.om")
+	code, stderr := h.run(context.Background(), nil, args(whole)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "× 4 request(s) per day (1 for the views, 1 each for feedback, searches, assistant) = 16 requests") {
+		t.Errorf("the cost line does not price the other counters:\n%s", stderr)
+	}
+	byEndpoint := map[string]int{}
+	for _, r := range h.views() {
+		byEndpoint[r.Endpoint]++
+		q, _ := url.ParseQuery(r.Query)
+		if to := day(q.Get("dateTo")).AddDate(0, 0, -1); q.Get("dateFrom") != monthStart(to).Format(mintlify.DayLayout) || r.Status != 200 {
+			t.Errorf("%s %s: status %d, not the month to date", r.Endpoint, r.Query, r.Status)
+		}
+	}
+	if fmt.Sprint(byEndpoint) != "map[caller_stats:4 feedback_by_page:4 searches:4 views:4]" {
+		t.Errorf("requests by endpoint: %v, want 4 of each", byEndpoint)
+	}
+	b, _ := os.ReadFile(whole)
+	body := string(b)
+	if got := labelNames(body); fmt.Sprint(got) != fmt.Sprint(live) {
+		t.Errorf("label names %v, the live exporter's %v", got, live)
+	}
+	got := map[string]float64{}
+	for _, l := range parseOM(t, body) {
+		got[fmt.Sprintf("%s{%s} %d", l.name, l.labels, l.ts)] = l.value
+	}
+	for d := day("2026-08-30"); !d.After(day("2026-09-02")); d = d.AddDate(0, 0, 1) {
+		from, end := monthStart(d), d.AddDate(0, 0, 1)
+		ts := end.Unix()
+		_, total := site.Searches(from, end)
+		if v, ok := got[fmt.Sprintf(`mintlify_searches_total{job="mintlify",project="proj-history"} %d`, ts)]; !ok || v != float64(total) {
+			t.Errorf("%s searches: %v (%v), want %d", d.Format(mintlify.DayLayout), v, ok, total)
+		}
+		cs := site.CallerStats(from, end)
+		for caller, want := range map[string]int64{"web": cs.Web, "api": cs.API, "other": cs.Other} {
+			if v, ok := got[fmt.Sprintf(`mintlify_assistant_queries_total{caller=%q,job="mintlify",project="proj-history"} %d`, caller, ts)]; !ok || v != float64(want) {
+				t.Errorf("%s assistant %s: %v (%v), want %d", d.Format(mintlify.DayLayout), caller, v, ok, want)
+			}
+		}
+		rows := site.Feedback(from, end)
+		if len(rows) == 0 {
+			t.Fatalf("%s: the simulated site has no feedback", d.Format(mintlify.DayLayout))
+		}
+		for _, r := range rows {
+			for kind, want := range map[string]int64{"thumbs_up": r.ThumbsUp, "thumbs_down": r.ThumbsDown, "code_snippet": r.Code} {
+				if v, ok := got[fmt.Sprintf(`mintlify_page_feedback_total{job="mintlify",kind=%q,path=%q,project="proj-history"} %d`, kind, r.Path, ts)]; !ok || v != float64(want) {
+					t.Errorf("%s feedback %s %s: %v (%v), want %d", d.Format(mintlify.DayLayout), r.Path, kind, v, ok, want)
+				}
+			}
+		}
+	}
+	checkPromtoolBlocks(t, whole)
+
+	// Interrupted in the middle of a day's requests, then resumed.
+	h.api.Server.ResetRequests()
+	out := filepath.Join(h.dir, "resumed.om")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if code, stderr := h.run(ctx, func(n int) {
+		if n == 6 {
+			cancel()
+		}
+	}, args(out)...); code != backfillExitError {
+		t.Fatalf("interrupted: exit %d: %s", code, stderr)
+	}
+	if code, stderr := h.run(context.Background(), nil, args(out)...); code != 0 || !strings.Contains(stderr, "10 left to make") {
+		t.Fatalf("resumed: exit %d: %s", code, stderr)
+	}
+	if resumed, _ := os.ReadFile(out); !bytes.Equal(resumed, b) {
+		t.Errorf("resumed output (%d bytes) differs from an uninterrupted run's (%d bytes)", len(resumed), len(b))
+	}
+	if n := len(h.views()); n != 16 {
+		t.Errorf("interrupted + resumed runs made %d requests, want 16", n)
 	}
 }

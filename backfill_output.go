@@ -36,14 +36,28 @@ type journalHeader struct {
 	Args    string `json:"args"`
 }
 
-// journalPage is one page of the views endpoint, as fetched.
+// journalPage is one page of the views endpoint, as fetched, or with
+// Kind set the answer of another counter's endpoint.
 type journalPage struct {
 	Project string          `json:"project"`
 	Day     string          `json:"day"`
+	Kind    string          `json:"kind,omitempty"` // "": views
 	Offset  int             `json:"offset"`
 	Totals  mintlify.Counts `json:"totals"`
 	Rows    []journalRow    `json:"rows,omitempty"`
 	HasMore bool            `json:"hasMore"`
+
+	Feedback  []journalFeedback     `json:"feedback,omitempty"`
+	Searches  *float64              `json:"searches,omitempty"`
+	Assistant *mintlify.CallerStats `json:"assistant,omitempty"`
+}
+
+// journalFeedback is the feedback of one page.
+type journalFeedback struct {
+	Path       string  `json:"path"`
+	ThumbsUp   float64 `json:"up"`
+	ThumbsDown float64 `json:"down"`
+	Code       float64 `json:"code"`
 }
 
 // journalRow is a path and its human and AI views.
