@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,6 +42,10 @@ type backfillHarness struct {
 	site   mockapi.Site
 	dir    string
 	sleeps []time.Duration
+	// noStorage: run with --storage.path '' instead of statePath.
+	noStorage bool
+	// stdout is what the last run wrote there.
+	stdout string
 }
 
 func newBackfillHarness(t *testing.T, site mockapi.Site, opt func(*mockapi.Options)) *backfillHarness {
@@ -80,8 +86,13 @@ func (h *backfillHarness) run(ctx context.Context, afterPage func(int), args ...
 		},
 		afterPage: afterPage,
 	}
-	full := append([]string{"--mintlify.api-url", h.api.URL(), "--project", backfillProject, "--storage.path", h.statePath()}, args...)
+	storage := h.statePath()
+	if h.noStorage {
+		storage = ""
+	}
+	full := append([]string{"--mintlify.api-url", h.api.URL(), "--project", backfillProject, "--storage.path", storage}, args...)
 	code = env.run(ctx, full)
+	h.stdout = out.String()
 	if strings.Contains(out.String()+errb.String(), backfillTestKey) {
 		h.t.Errorf("the API key shows in the output")
 	}
@@ -319,6 +330,7 @@ func TestBackfillBadInput(t *testing.T) {
 		{[]string{"--from", "2026-09-01", "--project-name", "other=docs", "--output", out}, "other is not one of the --project ids"},
 		{[]string{"--from", "2026-09-01", "--project-name", "proj-history", "--output", out}, "want ID=NAME"},
 		{[]string{"--from", "2026-09-01"}, "required flag(s) '--output' not provided"},
+		{[]string{"--from", "2026-09-01", "--output", ""}, "--output is empty"},
 		{[]string{"--from", "2026-01-01", "--output", out}, "give --yes"},
 	} {
 		code, stderr := h.run(context.Background(), nil, c.args...)
@@ -456,6 +468,84 @@ func TestBackfillResumesByteIdentical(t *testing.T) {
 	}
 }
 
+// TestBackfillStdoutResumes: with --output - the text goes to stdout,
+// and only once the run is complete: an interrupted run writes nothing
+// there and names its journal (next to the state file, or in the user's
+// cache directory without one); the same command then writes to stdout
+// the bytes of one uninterrupted run (and of --output FILE) without
+// fetching again what the journal holds, and removes the journal.
+func TestBackfillStdoutResumes(t *testing.T) {
+	for _, storage := range []bool{true, false} {
+		t.Run(fmt.Sprintf("storage=%v", storage), func(t *testing.T) {
+			h := newBackfillHarness(t, mockapi.Site{Seed: 12, Paths: 300, OtherTraffic: true}, nil)
+			cache := filepath.Join(h.dir, "cache")
+			t.Setenv("XDG_CACHE_HOME", cache)
+			h.noStorage = !storage
+			wantDir := filepath.Dir(h.statePath())
+			if !storage {
+				wantDir = filepath.Join(cache, exporterName)
+			}
+			args := []string{"--from", "2026-08-29", "--to", "2026-09-03", "--paths", "260", "--label", "job=mintlify"}
+
+			file := filepath.Join(h.dir, "file.om")
+			if code, stderr := h.run(context.Background(), nil, append(args, "--output", file)...); code != 0 || h.stdout != "" {
+				t.Fatalf("--output FILE: exit %d, stdout %q, stderr %s", code, h.stdout, stderr)
+			}
+			want, _ := os.ReadFile(file)
+			code, stderr := h.run(context.Background(), nil, append(args, "--output", "-")...)
+			if code != 0 {
+				t.Fatalf("uninterrupted: exit %d: %s", code, stderr)
+			}
+			parseOM(t, h.stdout) // nothing but samples, HELP, TYPE and # EOF
+			if h.stdout != string(want) {
+				t.Fatalf("stdout (%d bytes) differs from --output FILE (%d bytes)", len(h.stdout), len(want))
+			}
+			if strings.Contains(stderr, "# EOF") {
+				t.Errorf("OpenMetrics on stderr")
+			}
+
+			h.api.Server.ResetRequests()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			code, stderr = h.run(ctx, func(n int) {
+				if n == 5 {
+					cancel()
+				}
+			}, append(args, "--output", "-")...)
+			if code != backfillExitError || h.stdout != "" {
+				t.Fatalf("interrupted: exit %d, stdout %q, stderr %s", code, h.stdout, stderr)
+			}
+			m := regexp.MustCompile(`kept in (\S+): run the same command again`).FindStringSubmatch(stderr)
+			if m == nil {
+				t.Fatalf("the interrupted message names no journal:\n%s", stderr)
+			}
+			journal := m[1]
+			if filepath.Dir(journal) != wantDir {
+				t.Errorf("journal %s, want it in %s", journal, wantDir)
+			}
+			if _, err := os.Stat(journal); err != nil {
+				t.Fatalf("journal: %v", err)
+			}
+			code, stderr = h.run(context.Background(), nil, append(args, "--output", "-")...)
+			if code != 0 {
+				t.Fatalf("resumed: exit %d: %s", code, stderr)
+			}
+			if h.stdout != string(want) {
+				t.Errorf("resumed stdout (%d bytes) differs from an uninterrupted run's (%d bytes)", len(h.stdout), len(want))
+			}
+			if !strings.Contains(stderr, "left to make ("+journal+")") {
+				t.Errorf("the resumed run does not say it continues %s:\n%s", journal, stderr)
+			}
+			if n := len(h.views()); n != 12 {
+				t.Errorf("interrupted + resumed runs made %d requests, want 12 (6 days × 2 pages)", n)
+			}
+			if _, err := os.Stat(journal); !os.IsNotExist(err) {
+				t.Errorf("journal left after a complete run (%v)", err)
+			}
+		})
+	}
+}
+
 // TestBackfillJournalOfOtherArguments: FILE.partial of another range is
 // not resumed into this one: exit 2, unless --force starts again.
 func TestBackfillJournalOfOtherArguments(t *testing.T) {
@@ -543,15 +633,8 @@ func TestBackfillPrometheusIncrease(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("global: {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
-	cmd := exec.Command(prometheus, "--config.file="+cfg, "--storage.tsdb.path="+data,
-		"--storage.tsdb.retention.time=100y", "--web.listen-address="+addr)
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	addr := startPrometheus(t, prometheus, func() string { return "127.0.0.1:0" }, "--config.file="+cfg, "--storage.tsdb.path="+data,
+		"--storage.tsdb.retention.time=100y")
 
 	query := func(expr string, at time.Time) (string, error) {
 		u := "http://" + addr + "/api/v1/query?" + url.Values{"query": {expr}, "time": {strconv.FormatInt(at.Unix(), 10)}}.Encode()
@@ -577,22 +660,6 @@ func TestBackfillPrometheusIncrease(t *testing.T) {
 		s, _ := r.Data.Result[0].Value[1].(string)
 		return s, nil
 	}
-	// Wait for Prometheus to answer (its start time is the machine's
-	// business, so the bound is generous and no verdict depends on it).
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		resp, err := http.Get("http://" + addr + "/-/ready")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Prometheus not ready:\n%s", logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 	for _, d := range []string{"2026-08-25", "2026-08-31", "2026-09-01", "2026-09-02", "2026-09-10"} {
 		from := day(d)
 		end := from.AddDate(0, 0, 1)
@@ -609,15 +676,120 @@ func TestBackfillPrometheusIncrease(t *testing.T) {
 	}
 }
 
-// freeAddr is a 127.0.0.1 address with a port free a moment ago.
-func freeAddr(t *testing.T) string {
+// startPrometheus starts Prometheus with args and --web.listen-address
+// pick(), waits until it says it is ready to receive web requests, and
+// returns the address it listens on (from its log, so pick may give port
+// 0 and let the kernel choose). When the address is taken (its log says
+// so and it exits), it tries again with another pick(), a few times. It
+// is killed at the end of the test.
+func startPrometheus(t *testing.T, bin string, pick func() string, args ...string) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	const attempts = 4
+	var failures []string
+	for range attempts {
+		logs := newLogWatch("Server is ready to receive web requests.")
+		cmd := exec.Command(bin, append(args, "--web.listen-address="+pick())...)
+		cmd.Stdout, cmd.Stderr = logs, logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(exited) }()
+		stop := func() { _ = cmd.Process.Kill(); <-exited }
+		select {
+		case <-logs.found:
+			t.Cleanup(stop)
+			m := regexp.MustCompile(`msg="Listening on".*address=(\S+)`).FindStringSubmatch(logs.String())
+			if m == nil {
+				t.Fatalf("Prometheus is ready but did not log its address:\n%s", logs.String())
+			}
+			addr := strings.Trim(m[1], `"`)
+			if failures != nil {
+				t.Logf("Prometheus listens on %s after %d attempt(s) on taken addresses", addr, len(failures))
+			}
+			return addr
+		case <-exited:
+			if !strings.Contains(logs.String(), "address already in use") {
+				t.Fatalf("Prometheus exited before it was ready:\n%s", logs.String())
+			}
+			failures = append(failures, logs.String())
+		case <-time.After(2 * time.Minute):
+			// Its start time is the machine's business: the bound is
+			// generous, and no verdict depends on it.
+			stop()
+			t.Fatalf("Prometheus not ready after 2 minutes:\n%s", logs.String())
+		}
+	}
+	t.Fatalf("Prometheus found its address taken %d times; last log:\n%s", attempts, failures[len(failures)-1])
+	return ""
+}
+
+// logWatch collects a process's log and closes found when want appears.
+type logWatch struct {
+	mu    sync.Mutex
+	b     bytes.Buffer
+	want  string
+	found chan struct{}
+	seen  bool
+}
+
+func newLogWatch(want string) *logWatch {
+	return &logWatch{want: want, found: make(chan struct{})}
+}
+
+func (w *logWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.b.Write(p)
+	if !w.seen && strings.Contains(w.b.String(), w.want) {
+		w.seen = true
+		close(w.found)
+	}
+	return n, err
+}
+
+func (w *logWatch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// TestStartPrometheusRetriesTakenAddress: an address someone else took
+// between the pick and Prometheus' bind makes it exit; startPrometheus
+// then tries another address instead of failing the test.
+func TestStartPrometheusRetriesTakenAddress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Prometheus")
+	}
+	bin, ok := toolcheck.Find(t, "prometheus", "apt-get install prometheus", "Prometheus for the backfill tests")
+	if !ok {
+		return
+	}
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	defer taken.Close()
+	picks := []string{taken.Addr().String(), taken.Addr().String(), "127.0.0.1:0"}
+	n := 0
+	pick := func() string { n++; return picks[n-1] }
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(cfg, []byte("global: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := startPrometheus(t, bin, pick, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"))
+	if n != 3 || addr == taken.Addr().String() {
+		t.Fatalf("%d picks, listening on %s; want the third pick, not the taken %s", n, addr, taken.Addr())
+	}
+	resp, err := http.Get("http://" + addr + "/-/ready")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("/-/ready answered %d", resp.StatusCode)
+	}
 }
 
 // TestBackfillSitsOutRateLimit: a 429 (someone else spends the same
@@ -785,5 +957,304 @@ func TestBackfillProgressBar(t *testing.T) {
 	e.showProgress(task, 1, 4)
 	if got := errb.String(); got != backfillCmdName+": project p 2026-09-01 done (1/4 requests)\n" {
 		t.Errorf("not a terminal: %q", got)
+	}
+}
+
+// prometheus242Accept is the Accept header of Prometheus 2.42's scrapes.
+const prometheus242Accept = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"
+
+// TestBackfillWritesNoCreated: the live exporter answers Prometheus'
+// scrape (which asks for OpenMetrics first) in text 0.0.4, which has no
+// _created lines, so Prometheus never sees the counters' creation times
+// from it; the backfill writes none either, since Prometheus 2.42 would
+// store them as ..._created series the live exporter never produces.
+func TestBackfillWritesNoCreated(t *testing.T) {
+	ts, srv, _, _, _ := testServer(t, nil)
+	scrapeSettled(t, ts, srv, nil)
+	for _, accept := range []string{prometheus242Accept, "application/openmetrics-text; version=1.0.0"} {
+		req, _ := http.NewRequest("GET", ts.URL+"/metrics", nil)
+		req.Header.Set("Accept", accept)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
+			t.Errorf("Accept %s: Content-Type %q, want text 0.0.4", accept, ct)
+		}
+		if !strings.Contains(string(body), "mintlify_site_page_views_total{") {
+			t.Fatalf("Accept %s: no site counter in the scrape:\n%s", accept, body)
+		}
+		if regexp.MustCompile(`(?m)^[a-z_]+_created[{ ]`).Match(body) {
+			t.Errorf("Accept %s: the scrape has _created lines", accept)
+		}
+	}
+
+	h := newBackfillHarness(t, mockapi.Site{Seed: 8, Paths: 10, OtherTraffic: true}, nil)
+	out := filepath.Join(h.dir, "h.om")
+	if code, stderr := h.run(context.Background(), nil, "--from", "2026-08-30", "--to", "2026-09-02", "--output", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(out)
+	if len(parseOM(t, string(b))) == 0 || strings.Contains(string(b), "_created") {
+		t.Errorf("the backfill wrote _created lines, or nothing:\n%s", tail(string(b)))
+	}
+}
+
+// TestBackfillConfigFile: with the exporter's --config.file the projects,
+// their labels (name, or the id), their keys and budgets, the API URL and
+// the path filters come from the configuration; --project picks
+// configured projects by name or id; a project's collectors list decides
+// its other counters; flags that the configuration
+// settles are refused, as is a --project it does not have.
+func TestBackfillConfigFile(t *testing.T) {
+	const otherKey = "mint_backfillother_Q8zX3vN5tLp2"
+	h := newBackfillHarness(t, mockapi.Site{Seed: 21, Paths: 30}, func(o *mockapi.Options) {
+		o.Keys = append(o.Keys, mockapi.KeySpec{Key: otherKey, Org: "other", Scope: mockapi.ReadOnly})
+		o.Projects["proj-ref"] = mockapi.Site{Seed: 22, Paths: 30}
+	})
+	t.Setenv("BF_MAIN_KEY", backfillTestKey)
+	t.Setenv("MINTLIFY_API_KEY", "") // the configuration says where keys are
+	keyFile := filepath.Join(h.dir, "other.key")
+	if err := os.WriteFile(keyFile, []byte(otherKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(h.dir, "mintlify.yml")
+	write := func(body string) {
+		if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(fmt.Sprintf(`global:
+  api_url: %s
+keys:
+  - name: main
+    api_key_env: BF_MAIN_KEY
+    budget_per_hour: 50
+    reserve: 10
+  - name: second
+    api_key_file: other.key
+projects:
+  - id: %s
+    name: docs
+    key: main
+    exclude_paths: ['-1[0-9]$']
+  - id: proj-ref
+    key: second
+    max_paths: 3
+    collectors: [pageviews, searches]
+`, h.api.URL(), backfillProject))
+	// run without the harness' --mintlify.api-url and --project.
+	run := func(args ...string) (int, string, string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		env := &backfillEnv{stdout: &out, stderr: &errb, getenv: os.Getenv, now: h.clock.Now,
+			sleep: func(ctx context.Context, d time.Duration) error { h.clock.Advance(d); return ctx.Err() }}
+		code := env.run(context.Background(), append([]string{"--config.file", cfg, "--storage.path", h.statePath(), "--from", "2026-09-01", "--to", "2026-09-03"}, args...))
+		for _, k := range []string{backfillTestKey, otherKey} {
+			if strings.Contains(out.String()+errb.String(), k) {
+				t.Errorf("an API key shows in the output")
+			}
+		}
+		return code, out.String(), errb.String()
+	}
+	projects := func() map[string]string { // project id → org of the key used
+		m := map[string]string{}
+		for _, r := range h.views() {
+			m[r.ProjectID] = r.Org
+		}
+		return m
+	}
+
+	// By name: one project, its name as label, its key's budget (50 - 10),
+	// its exclude_paths.
+	code, body, stderr := run("--project", "docs", "--output", "-")
+	if code != 0 {
+		t.Fatalf("--project docs: exit %d: %s", code, stderr)
+	}
+	if got := fmt.Sprint(projects()); got != "map[proj-history:acme]" {
+		t.Errorf("--project docs asked for %s", got)
+	}
+	if !strings.Contains(stderr, "budget of 40 requests per hour") {
+		t.Errorf("not the key's budget (budget_per_hour 50 - reserve 10):\n%s", stderr)
+	}
+	excluded := regexp.MustCompile(`path="[^"]*-1[0-9]"`)
+	if !strings.Contains(body, `mintlify_site_page_views_total{project="docs",traffic="human"}`) ||
+		!strings.Contains(body, `mintlify_page_views_total{path="`) || excluded.MatchString(body) || strings.Contains(body, backfillProject) {
+		t.Errorf("want the label docs and no excluded path:\n%s", tail(body))
+	}
+
+	// All configured projects, each with its own key; the unnamed one is
+	// labelled by its id, and keeps at most its max_paths.
+	h.api.Server.ResetRequests()
+	code, body, stderr = run("--output", "-")
+	if code != 0 {
+		t.Fatalf("all projects: exit %d: %s", code, stderr)
+	}
+	if got := fmt.Sprint(projects()); got != "map[proj-history:acme proj-ref:other]" {
+		t.Errorf("all projects asked for %s (project:org)", got)
+	}
+	if !strings.Contains(stderr, "key main 3 at 40 per hour, key second 6 at 90 per hour") ||
+		!strings.Contains(stderr, "(docs: 1 request(s) per day; proj-ref: 2 request(s) per day (1 for the views, 1 each for searches))") {
+		t.Errorf("no cost per key and project:\n%s", stderr)
+	}
+	if !strings.Contains(body, `mintlify_searches_total{project="proj-ref"}`) || strings.Contains(body, `mintlify_searches_total{project="docs"}`) {
+		t.Errorf("searches not as the projects' collectors say:\n%s", tail(body))
+	}
+	refPaths := map[string]bool{}
+	for _, l := range parseOM(t, body) {
+		if l.name == "mintlify_page_views_total" && strings.Contains(l.labels, `project="proj-ref"`) && l.ts == day("2026-09-02").Unix() {
+			refPaths[l.labels[:strings.Index(l.labels, ",")]] = true
+		}
+	}
+	if len(refPaths) != 3 {
+		t.Errorf("proj-ref has %d paths on a day, want its max_paths 3", len(refPaths))
+	}
+	// By id.
+	h.api.Server.ResetRequests()
+	if code, _, stderr = run("--project", "proj-ref", "--site-only", "--output", "-"); code != 0 || fmt.Sprint(projects()) != "map[proj-ref:other]" {
+		t.Errorf("--project proj-ref: exit %d, asked for %v: %s", code, projects(), stderr)
+	}
+
+	h.api.Server.ResetRequests()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--project", "nope"}, `--project "nope" is neither the id nor the name of a project in ` + cfg + " (names: docs, proj-ref)"},
+		{[]string{"--project-name", backfillProject + "=x"}, "--project-name and --config.file"},
+		{[]string{"--mintlify.api-url", h.api.URL()}, "--mintlify.api-url and --config.file"},
+		{[]string{"--mintlify.api-key-file", keyFile}, "--mintlify.api-key-file and --config.file"},
+	} {
+		code, body, stderr := run(append(c.args, "--output", "-")...)
+		if code != backfillExitUsage || body != "" || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	t.Setenv("BF_MAIN_KEY", "")
+	if code, _, stderr := run("--output", "-"); code != backfillExitUsage || !strings.Contains(stderr, `keys[0] "main"`) || !strings.Contains(stderr, "BF_MAIN_KEY is empty") {
+		t.Errorf("missing key: exit %d, stderr %q", code, stderr)
+	}
+	write("global:\n  api_url: " + h.api.URL() + "\n  pagesize: 3\n")
+	if code, _, stderr := run("--output", "-"); code != backfillExitUsage || !strings.Contains(stderr, "--config.file: "+cfg) || !strings.Contains(stderr, "pagesize") {
+		t.Errorf("bad configuration: exit %d, stderr %q", code, stderr)
+	}
+	if n := len(h.views()); n != 0 {
+		t.Errorf("%d requests made for bad input", n)
+	}
+}
+
+// TestBackfillOtherCounters: --collector.feedback, .searches and
+// .assistant add one request per project and day each, priced in the
+// cost line, asking for the same month-to-date range as the views; the
+// values are the simulated API's, the series have the names and label
+// names of the live exporter's, and an interrupted run resumes to the
+// same bytes.
+func TestBackfillOtherCounters(t *testing.T) {
+	// The live exporter's label names of each family, from a scrape.
+	ts, srv, _, _, _ := testServerClock(t, nil, nil, "--collector.feedback", "--collector.searches", "--collector.assistant")
+	labelNames := func(body string) map[string]string {
+		names := map[string]string{}
+		for _, line := range strings.Split(body, "\n") {
+			m := regexp.MustCompile(`^(mintlify_(?:page_feedback|searches|assistant_queries)_total)\{([^}]*)\}`).FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			var ls []string
+			for _, pair := range regexp.MustCompile(`([a-z_]+)="`).FindAllStringSubmatch(m[2], -1) {
+				if pair[1] != "job" {
+					ls = append(ls, pair[1])
+				}
+			}
+			names[m[1]] = strings.Join(ls, ",")
+		}
+		return names
+	}
+	live := labelNames(scrapeSettled(t, ts, srv, nil))
+	if len(live) != 3 {
+		t.Fatalf("the live exporter exports %v, want the three families", live)
+	}
+
+	site := mockapi.Site{Seed: 14, Paths: 40}
+	h := newBackfillHarness(t, site, nil)
+	args := func(out string) []string {
+		return []string{"--from", "2026-08-30", "--to", "2026-09-02", "--collector.feedback", "--collector.searches", "--collector.assistant", "--label", "job=mintlify", "--output", out}
+	}
+	whole := filepath.Join(h.dir, "whole.om")
+	code, stderr := h.run(context.Background(), nil, args(whole)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "× 4 request(s) per day (1 for the views, 1 each for feedback, searches, assistant) = 16 requests") {
+		t.Errorf("the cost line does not price the other counters:\n%s", stderr)
+	}
+	byEndpoint := map[string]int{}
+	for _, r := range h.views() {
+		byEndpoint[r.Endpoint]++
+		q, _ := url.ParseQuery(r.Query)
+		if to := day(q.Get("dateTo")).AddDate(0, 0, -1); q.Get("dateFrom") != monthStart(to).Format(mintlify.DayLayout) || r.Status != 200 {
+			t.Errorf("%s %s: status %d, not the month to date", r.Endpoint, r.Query, r.Status)
+		}
+	}
+	if fmt.Sprint(byEndpoint) != "map[caller_stats:4 feedback_by_page:4 searches:4 views:4]" {
+		t.Errorf("requests by endpoint: %v, want 4 of each", byEndpoint)
+	}
+	b, _ := os.ReadFile(whole)
+	body := string(b)
+	if got := labelNames(body); fmt.Sprint(got) != fmt.Sprint(live) {
+		t.Errorf("label names %v, the live exporter's %v", got, live)
+	}
+	got := map[string]float64{}
+	for _, l := range parseOM(t, body) {
+		got[fmt.Sprintf("%s{%s} %d", l.name, l.labels, l.ts)] = l.value
+	}
+	for d := day("2026-08-30"); !d.After(day("2026-09-02")); d = d.AddDate(0, 0, 1) {
+		from, end := monthStart(d), d.AddDate(0, 0, 1)
+		ts := end.Unix()
+		_, total := site.Searches(from, end)
+		if v, ok := got[fmt.Sprintf(`mintlify_searches_total{job="mintlify",project="proj-history"} %d`, ts)]; !ok || v != float64(total) {
+			t.Errorf("%s searches: %v (%v), want %d", d.Format(mintlify.DayLayout), v, ok, total)
+		}
+		cs := site.CallerStats(from, end)
+		for caller, want := range map[string]int64{"web": cs.Web, "api": cs.API, "other": cs.Other} {
+			if v, ok := got[fmt.Sprintf(`mintlify_assistant_queries_total{caller=%q,job="mintlify",project="proj-history"} %d`, caller, ts)]; !ok || v != float64(want) {
+				t.Errorf("%s assistant %s: %v (%v), want %d", d.Format(mintlify.DayLayout), caller, v, ok, want)
+			}
+		}
+		rows := site.Feedback(from, end)
+		if len(rows) == 0 {
+			t.Fatalf("%s: the simulated site has no feedback", d.Format(mintlify.DayLayout))
+		}
+		for _, r := range rows {
+			for kind, want := range map[string]int64{"thumbs_up": r.ThumbsUp, "thumbs_down": r.ThumbsDown, "code_snippet": r.Code} {
+				if v, ok := got[fmt.Sprintf(`mintlify_page_feedback_total{job="mintlify",kind=%q,path=%q,project="proj-history"} %d`, kind, r.Path, ts)]; !ok || v != float64(want) {
+					t.Errorf("%s feedback %s %s: %v (%v), want %d", d.Format(mintlify.DayLayout), r.Path, kind, v, ok, want)
+				}
+			}
+		}
+	}
+	checkPromtoolBlocks(t, whole)
+
+	// Interrupted in the middle of a day's requests, then resumed.
+	h.api.Server.ResetRequests()
+	out := filepath.Join(h.dir, "resumed.om")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if code, stderr := h.run(ctx, func(n int) {
+		if n == 6 {
+			cancel()
+		}
+	}, args(out)...); code != backfillExitError {
+		t.Fatalf("interrupted: exit %d: %s", code, stderr)
+	}
+	if code, stderr := h.run(context.Background(), nil, args(out)...); code != 0 || !strings.Contains(stderr, "10 left to make") {
+		t.Fatalf("resumed: exit %d: %s", code, stderr)
+	}
+	if resumed, _ := os.ReadFile(out); !bytes.Equal(resumed, b) {
+		t.Errorf("resumed output (%d bytes) differs from an uninterrupted run's (%d bytes)", len(resumed), len(b))
+	}
+	if n := len(h.views()); n != 16 {
+		t.Errorf("interrupted + resumed runs made %d requests, want 16", n)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,14 +36,28 @@ type journalHeader struct {
 	Args    string `json:"args"`
 }
 
-// journalPage is one page of the views endpoint, as fetched.
+// journalPage is one page of the views endpoint, as fetched, or with
+// Kind set the answer of another counter's endpoint.
 type journalPage struct {
 	Project string          `json:"project"`
 	Day     string          `json:"day"`
+	Kind    string          `json:"kind,omitempty"` // "": views
 	Offset  int             `json:"offset"`
 	Totals  mintlify.Counts `json:"totals"`
 	Rows    []journalRow    `json:"rows,omitempty"`
 	HasMore bool            `json:"hasMore"`
+
+	Feedback  []journalFeedback     `json:"feedback,omitempty"`
+	Searches  *float64              `json:"searches,omitempty"`
+	Assistant *mintlify.CallerStats `json:"assistant,omitempty"`
+}
+
+// journalFeedback is the feedback of one page.
+type journalFeedback struct {
+	Path       string  `json:"path"`
+	ThumbsUp   float64 `json:"up"`
+	ThumbsDown float64 `json:"down"`
+	Code       float64 `json:"code"`
 }
 
 // journalRow is a path and its human and AI views.
@@ -49,6 +65,27 @@ type journalRow struct {
 	Path  string  `json:"path"`
 	Human float64 `json:"human"`
 	AI    float64 `json:"ai"`
+}
+
+// stdoutJournalPath is where a run with --output - keeps its journal:
+// a name made from the run's arguments, so the same command finds it
+// again, in the directory of the exporter's state file, or with no state
+// file in the user's cache directory (os.UserCacheDir, e.g.
+// ~/.cache/mintlify_exporter). The directory is created if need be.
+func stdoutJournalPath(storagePath, args string) (string, error) {
+	dir := filepath.Dir(storagePath)
+	if storagePath == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(cache, exporterName)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(args))
+	return filepath.Join(dir, "backfill-"+hex.EncodeToString(sum[:8])+".partial"), nil
 }
 
 // journal is the open FILE.partial and the pages it holds.

@@ -93,9 +93,6 @@ type jobsOptions struct {
 	watchTimeout  time.Duration
 }
 
-// terminated carries kingpin's exit status out of Parse (see parse).
-type terminated struct{ code int }
-
 func newJobsApp(o *jobsOptions) (*kingpin.Application, *bool) {
 	app := kingpin.New(jobsCmdName, "Create, message, read and watch Mintlify agent jobs.\n\n"+
 		"The admin API key is read from --mintlify.api-key-file or the MINTLIFY_API_KEY environment variable, never from a flag value. "+
@@ -136,35 +133,16 @@ func addPromptFlags(cmd *kingpin.CmdClause, p *promptSource) {
 	cmd.Flag("prompt-file", "Read the prompt from this file; '-' is standard input.").PlaceHolder("FILE").StringVar(&p.file)
 }
 
-// parse runs kingpin. Its help and usage paths call Terminate, which would
-// exit the process; here it unwinds back to parse instead.
+// parse runs kingpin (see parseKingpin).
 func (e *jobsEnv) parse(args []string, o *jobsOptions) (cmd string, code int, done bool) {
 	app, helped := newJobsApp(o)
-	app.UsageWriter(e.stdout)
-	app.ErrorWriter(e.stderr)
-	app.Terminate(func(code int) { panic(terminated{code}) })
-	defer func() {
-		r := recover()
-		if r == nil {
-			return
-		}
-		t, ok := r.(terminated)
-		if !ok {
-			panic(r)
-		}
-		cmd, code, done = "", t.code, true
-		if !*helped && code == 0 {
-			// Usage shown because no command was given: not a success.
-			fmt.Fprintf(e.stderr, "%s: a command is required: create, message, get or watch\n", jobsCmdName)
-			code = jobsExitUsage
-		}
-	}()
-	cmd, err := app.Parse(args)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "%s: %v (try --help)\n", jobsCmdName, err)
-		return "", jobsExitUsage, true
+	cmd, code, done = parseKingpin(app, args, e.stdout, e.stderr, jobsCmdName, jobsExitUsage)
+	if done && code == 0 && !*helped {
+		// Usage shown because no command was given: not a success.
+		fmt.Fprintf(e.stderr, "%s: a command is required: create, message, get or watch\n", jobsCmdName)
+		code = jobsExitUsage
 	}
-	return cmd, 0, false
+	return cmd, code, done
 }
 
 func (e *jobsEnv) failf(code int, format string, args ...any) int {

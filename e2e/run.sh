@@ -22,7 +22,12 @@
 #      directory, and check that increase(...[1d]) at past days is the
 #      API's count of the day and that the history and the live scrapes
 #      are one series
-#   9. stop everything it started, by PID, and check nothing is left
+#   9. a second exporter (not --demo, so it keeps a state file) and a
+#      backfill share one --storage.path and one key of a small budget
+#      on the demo's simulated API: the backfill, needing more than the
+#      budget, waits for it and is interrupted (resumably); together they
+#      made no more than the budget, and neither got a 429
+#  10. stop everything it started, by PID, and check nothing is left
 #
 # Environment: KEEP_TMP=1 keeps the temporary directory (logs, TSDB);
 # DASHBOARD=file tests another dashboard JSON than dashboards/mintlify.json.
@@ -47,7 +52,7 @@ fail() {
 
 show_logs() {
   [ -n "$tmp" ] && [ -d "$tmp" ] || return 0
-  for f in exporter alertmanager prometheus; do
+  for f in exporter alertmanager prometheus exporter2 backfill2; do
     if [ -s "$tmp/$f.log" ]; then
       log "---- last lines of $f.log ----"
       tail -n 20 "$tmp/$f.log" >&2 || true
@@ -154,7 +159,7 @@ free_port() {
 }
 step="ports"
 ports=()
-while [ ${#ports[@]} -lt 3 ]; do
+while [ ${#ports[@]} -lt 4 ]; do
   p=$(free_port) || fail "no free port found"
   case " ${ports[*]} " in *" $p "*) continue ;; esac
   ports+=("$p")
@@ -162,6 +167,7 @@ done
 exp_port=${ports[0]}
 am_port=${ports[1]}
 prom_port=${ports[2]}
+exp2_addr="127.0.0.1:${ports[3]}"
 exp_addr="127.0.0.1:$exp_port"
 am_url="http://127.0.0.1:$am_port"
 prom_url="http://127.0.0.1:$prom_port"
@@ -373,5 +379,62 @@ samples=$(promql "count_over_time(${human}[50d])" | jq -r '.data.result[0].value
 [ "$series" = 1 ] && [ "${samples%.*}" -gt 45 ] ||
   fail "backfilled and live samples are not one series: $series series, $samples samples"
 log "backfill of 45 days loaded: increase() matches the API, one series of $samples samples"
+
+# ---------------------------------------------------------------- 9. shared budget
+# The demo keeps no state file, so a second exporter, reading the demo's
+# simulated API like any other, shares its state file with a backfill.
+# Their key's budget (17 - 2 = 15 an hour) is the binding limit: the
+# simulated API allows the organization 100 an hour, of which the demo
+# exporter and step 8 used part.
+step="shared budget"
+shared="$tmp/shared"
+mkdir -p "$shared"
+cat >"$shared/config.yml" <<EOF
+global:
+  api_url: $demo_api
+keys:
+  - name: shared
+    api_key_env: MINTLIFY_API_KEY
+    budget_per_hour: 17
+    reserve: 2
+projects:
+  - id: demo-blog
+    name: shared-blog
+EOF
+MINTLIFY_API_KEY=mint_demo_public_key "$tmp/mintlify_exporter" --config.file="$shared/config.yml" \
+  --storage.path="$shared/state.json" --web.listen-address="$exp2_addr" >"$tmp/exporter2.log" 2>&1 &
+pids+=($!)
+metrics2() { curl -fsS --max-time 10 "http://$exp2_addr/metrics"; }
+up2() { metrics2 | grep -qE '^mintlify_up\{collector="pageviews",project="shared-blog"\} 1$'; }
+wait_for "the second exporter's first refresh" 60 up2
+from2=$(date -u -d '30 days ago' +%F)
+MINTLIFY_API_KEY=mint_demo_public_key "$tmp/mintlify_exporter" backfill --config.file="$shared/config.yml" \
+  --storage.path="$shared/state.json" --from "$from2" --site-only --yes \
+  --output "$shared/history.om" 2>"$tmp/backfill2.log" &
+bf=$!
+pids+=("$bf")
+bf_waits() { grep -q "for the budget" "$tmp/backfill2.log"; }
+wait_for "the backfill to wait for the shared budget" 60 bf_waits
+kill -INT "$bf"
+rc=0
+wait "$bf" || rc=$?
+[ "$rc" = 1 ] || fail "the interrupted backfill exited $rc, want 1 (resumable)"
+done2=$(sed -nE 's/.*interrupted; ([0-9]+) of 30 requests are done.*/\1/p' "$tmp/backfill2.log")
+[ -n "$done2" ] && [ -s "$shared/history.om.partial" ] || fail "no resumable interruption in backfill2.log"
+if grep -q 429 "$tmp/backfill2.log"; then fail "the backfill got a 429: $(grep 429 "$tmp/backfill2.log" | head -1)"; fi
+m2=$(metrics2) || fail "cannot scrape the second exporter"
+if grep -qE '^mintlify_api_requests_total\{code="429"' <<<"$m2"; then
+  fail "the second exporter got a 429: $(grep -E '^mintlify_api_requests_total\{code="429"' <<<"$m2")"
+fi
+# Its analytics requests: every endpoint but the agent jobs'.
+exp_made=$(awk '/^mintlify_api_requests_total\{/ && $1 !~ /job/ {n += $2} END {print n + 0}' <<<"$m2")
+ledger=$(jq -r '[.orgs[] | (.requests | length), ((.others.backfill // []) | length)] | "\(.[0]) \(.[1])"' "$shared/state.json") ||
+  fail "cannot read the ledger of $shared/state.json"
+read -r ledger_exp ledger_bf <<<"$ledger"
+log "shared budget: the exporter made $exp_made analytics requests (ledger: $ledger_exp), the backfill $done2 (ledger: $ledger_bf) before it waited"
+[ "$ledger_bf" = "$done2" ] || fail "the ledger records $ledger_bf backfill requests, the backfill made $done2"
+[ "$done2" -ge 1 ] && [ "$exp_made" -ge 1 ] || fail "the exporter and the backfill should both have made requests"
+[ $((exp_made + done2)) -le 15 ] && [ $((ledger_exp + ledger_bf)) -le 15 ] ||
+  fail "together they made $((exp_made + done2)) requests (ledger: $((ledger_exp + ledger_bf))), over the budget of 15"
 
 step="cleanup"
