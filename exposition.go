@@ -56,7 +56,8 @@ func (s *server) writeText(w http.ResponseWriter, r *http.Request, format expfmt
 			return
 		}
 	}
-	data, release, err := s.exporter.Rendered(format)
+	gz := acceptsGzip(r.Header.Get("Accept-Encoding"))
+	data, release, err := s.exporter.Rendered(format, !gz)
 	defer release()
 	if err != nil {
 		s.log.Error("error rendering the cached series", "err", err)
@@ -73,7 +74,6 @@ func (s *server) writeText(w http.ResponseWriter, r *http.Request, format expfmt
 	h.Add("Vary", "Accept")
 	h.Add("Vary", "Accept-Encoding")
 	h.Set("Content-Type", string(format))
-	gz := acceptsGzip(r.Header.Get("Accept-Encoding"))
 	if gz {
 		h.Set("Content-Encoding", "gzip")
 	}

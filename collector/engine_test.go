@@ -2,8 +2,10 @@ package collector_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -411,7 +413,7 @@ func TestRenderOutlivesItsReaders(t *testing.T) {
 	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 600}}})
 	e.scrape()
 	format := expfmt.NewFormat(expfmt.TypeTextPlain)
-	first, release, err := e.exp.Rendered(format)
+	first, release, err := e.exp.Rendered(format, true)
 	if err != nil || len(first) == 0 {
 		t.Fatalf("no render: %v", err)
 	}
@@ -419,14 +421,14 @@ func TestRenderOutlivesItsReaders(t *testing.T) {
 	for _, f := range first {
 		copies = append(copies, bytes.Clone(f.Text), bytes.Clone(f.Gzip))
 	}
-	again, releaseAgain, _ := e.exp.Rendered(format)
+	again, releaseAgain, _ := e.exp.Rendered(format, true)
 	if &again[0].Text[0] != &first[0].Text[0] {
 		t.Fatal("rendered again although nothing changed")
 	}
 	releaseAgain()
 	e.clock.Advance(4 * time.Hour) // the data goes stale, then a refresh lands
 	e.scrape()
-	second, releaseSecond, _ := e.exp.Rendered(format)
+	second, releaseSecond, _ := e.exp.Rendered(format, true)
 	defer releaseSecond()
 	if len(second) > 0 && &second[0].Text[0] == &first[0].Text[0] {
 		t.Fatal("not rendered again after the data changed")
@@ -437,6 +439,48 @@ func TestRenderOutlivesItsReaders(t *testing.T) {
 		}
 	}
 	release()
+}
+
+// The rendered series are kept as gzip members; the plain text is made
+// from them only when a client asks for it, and is their inflated bytes.
+func TestPlainIsMadeOnlyWhenAskedFor(t *testing.T) {
+	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 600}}})
+	e.scrape()
+	format := expfmt.NewFormat(expfmt.TypeTextPlain)
+	zipped, release, err := e.exp.Rendered(format, false)
+	if err != nil || len(zipped) == 0 {
+		t.Fatalf("no render: %v", err)
+	}
+	defer release()
+	for _, f := range zipped {
+		if f.Text != nil || len(f.Gzip) == 0 {
+			t.Fatalf("family %s: %d plain bytes made for a gzip scrape, %d gzip bytes", f.Name, len(f.Text), len(f.Gzip))
+		}
+	}
+	plain, releasePlain, err := e.exp.Rendered(format, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releasePlain()
+	if len(plain) != len(zipped) {
+		t.Fatalf("%d families plain, %d gzip", len(plain), len(zipped))
+	}
+	for i, f := range plain {
+		zr, err := gzip.NewReader(bytes.NewReader(f.Gzip))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Text) == 0 || !bytes.Equal(f.Text, want) {
+			t.Fatalf("family %s: the plain text is not its gzip member inflated", f.Name)
+		}
+		if zipped[i].Text != nil {
+			t.Fatalf("family %s: the list an earlier scrape holds was changed", f.Name)
+		}
+	}
 }
 
 // A hostile upstream that sends new paths for ever, in pages of the size

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,8 +26,8 @@ import (
 // own). This is the shape of kube-state-metrics' metrics store.
 
 // Family is one metric family of the data series, encoded in one
-// exposition format, and the same bytes as a gzip member (gzip members
-// concatenate into one stream).
+// exposition format, as a gzip member (gzip members concatenate into one
+// stream) and, when asked for, as plain bytes.
 type Family struct {
 	Name string
 	Text []byte
@@ -58,27 +60,65 @@ type renderCache struct {
 }
 
 // renderSet is one render: its families' bytes live off the Go heap (see
-// internal/offheap), in one buffer for the text and one for the gzip
-// members, and are freed once a newer render replaced it and no scrape
-// still writes them.
+// internal/offheap), in one buffer for the gzip members and, once a
+// client asked for plain text, one for the text; both are freed once a
+// newer render replaced the set and no scrape still writes them.
+//
+// Prometheus always asks for gzip, so the set is kept as gzip members
+// only: the plain text, seven to ten times their size, is made from them
+// (inflated, so the bytes are the same) the first time a client that does
+// not take gzip scrapes, and kept until the data changes.
 type renderSet struct {
-	fams     []Family
+	fams     []Family // Text set once plain is made; replaced, never changed
+	spans    []textSpan
+	textLen  int
 	text, gz *offheap.Buffer
 	readers  int  // scrapes writing from it; guarded by renderCache.mu
 	replaced bool // a newer render took its place
 }
 
+// textSpan is where a family's text is in the whole plain exposition.
+type textSpan struct{ t0, t1 int }
+
 func (r *renderSet) free() {
-	r.text.Free()
+	if r.text != nil {
+		r.text.Free()
+	}
 	r.gz.Free()
 	r.fams = nil
 }
 
+// makePlain inflates the gzip members into the plain text, once per set.
+// The caller holds renderCache.mu. Scrapes that hold the set's earlier
+// family list keep it: the list with Text is a new one.
+func (r *renderSet) makePlain() error {
+	if r.text != nil {
+		return nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(r.gz.Bytes()))
+	if err != nil {
+		return fmt.Errorf("inflating the rendered series: %w", err)
+	}
+	text := offheap.Alloc(r.textLen)
+	if _, err := io.ReadFull(zr, text.Bytes()); err != nil {
+		text.Free()
+		return fmt.Errorf("inflating the rendered series: %w", err)
+	}
+	tb := text.Bytes()
+	fams := slices.Clone(r.fams)
+	for i, sp := range r.spans {
+		fams[i].Text = tb[sp.t0:sp.t1:sp.t1]
+	}
+	r.text, r.fams = text, fams
+	return nil
+}
+
 // Rendered returns the data families encoded in format, sorted by name,
 // rendering them again only if the data changed since the last call (a
-// refresh landed, data went stale, a reload) or the format differs. The
-// caller must call release once it has written them.
-func (e *Exporter) Rendered(format expfmt.Format) (fams []Family, release func(), err error) {
+// refresh landed, data went stale, a reload) or the format differs. Their
+// Gzip is always set, their Text only when plain is true. The caller must
+// call release once it has written them.
+func (e *Exporter) Rendered(format expfmt.Format, plain bool) (fams []Family, release func(), err error) {
 	key := e.renderKey(format)
 	c := &e.render
 	c.mu.Lock()
@@ -97,6 +137,11 @@ func (e *Exporter) Rendered(format expfmt.Format) (fams []Family, release func()
 		c.cur, c.key = set, key
 	}
 	set := c.cur
+	if plain {
+		if err := set.makePlain(); err != nil {
+			return nil, func() {}, err
+		}
+	}
 	set.readers++
 	return set.fams, func() {
 		c.mu.Lock()
@@ -108,8 +153,8 @@ func (e *Exporter) Rendered(format expfmt.Format) (fams []Family, release func()
 	}, nil
 }
 
-// renderData gathers the data series and encodes each family, plain and
-// as a gzip member. The caller holds c.mu.
+// renderData gathers the data series and encodes each family as a gzip
+// member of its text. The caller holds c.mu.
 func (e *Exporter) renderData(format expfmt.Format) (*renderSet, error) {
 	c := &e.render
 	if c.reg == nil {
@@ -144,10 +189,11 @@ func (e *Exporter) renderData(format expfmt.Format) (*renderSet, error) {
 		spans = append(spans, sp)
 	}
 	mfs = nil
-	set := &renderSet{text: offheap.Copy(text.Bytes()), gz: offheap.Copy(gz.Bytes())}
-	tb, gb := set.text.Bytes(), set.gz.Bytes()
+	set := &renderSet{gz: offheap.Copy(gz.Bytes()), textLen: text.Len()}
+	gb := set.gz.Bytes()
 	for _, sp := range spans {
-		set.fams = append(set.fams, Family{Name: sp.name, Text: tb[sp.t0:sp.t1:sp.t1], Gzip: gb[sp.g0:sp.g1:sp.g1]})
+		set.fams = append(set.fams, Family{Name: sp.name, Gzip: gb[sp.g0:sp.g1:sp.g1]})
+		set.spans = append(set.spans, textSpan{sp.t0, sp.t1})
 	}
 	if text.Len() > freeAfterBytes {
 		// Rendering a big site leaves garbage several times the size of

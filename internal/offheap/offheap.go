@@ -17,14 +17,20 @@ type Buffer struct {
 
 // Copy returns a Buffer holding a copy of p.
 func Copy(p []byte) *Buffer {
-	if len(p) == 0 {
+	b := Alloc(len(p))
+	copy(b.b, p)
+	return b
+}
+
+// Alloc returns a Buffer of n zero bytes, for the caller to fill.
+func Alloc(n int) *Buffer {
+	if n == 0 {
 		return &Buffer{}
 	}
-	if b, ok := alloc(len(p)); ok {
-		copy(b, p)
+	if b, ok := alloc(n); ok {
 		return &Buffer{b: b, mapped: true}
 	}
-	return &Buffer{b: append([]byte(nil), p...)}
+	return &Buffer{b: make([]byte, n)}
 }
 
 // Bytes is the buffer's content. It must not be used after Free.

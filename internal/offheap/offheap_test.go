@@ -24,3 +24,15 @@ func TestCopyAndFree(t *testing.T) {
 		t.Fatal("empty copy not empty")
 	}
 }
+
+func TestAllocIsZeroedAndWritable(t *testing.T) {
+	b := Alloc(1 << 20)
+	defer b.Free()
+	if len(b.Bytes()) != 1<<20 || bytes.IndexFunc(b.Bytes(), func(r rune) bool { return r != 0 }) >= 0 {
+		t.Fatal("not 1 MiB of zeros")
+	}
+	b.Bytes()[1<<20-1] = 'x'
+	if b.Bytes()[1<<20-1] != 'x' {
+		t.Fatal("not writable")
+	}
+}
