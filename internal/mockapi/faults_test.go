@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -54,14 +55,13 @@ func TestFaultLatency(t *testing.T) {
 	}
 	// The wait ends as soon as the client goes away.
 	s.SetFault(Fault{Endpoint: EndpointViews, Latency: time.Hour})
-	ctx, cancel := context.WithCancel(context.Background())
+	parent, cancel := context.WithCancel(context.Background())
+	ctx := &doneWatch{Context: parent, asked: make(chan struct{})}
 	r := httptest.NewRequest("GET", "/v1/analytics/p1/views", nil).WithContext(ctx)
 	r.Header.Set("Authorization", "Bearer "+keyRW)
 	done := make(chan struct{})
 	go func() { s.ServeHTTP(httptest.NewRecorder(), r); close(done) }()
-	// Usually lets the handler reach its wait first; if it has not, the
-	// cancelled context ends the wait at once all the same.
-	time.Sleep(5 * time.Millisecond)
+	<-ctx.asked // the handler is waiting on the request's context
 	cancel()
 	// A minute is far beyond any scheduling delay and far below the hour
 	// the wait would last if it ignored the context.
@@ -74,6 +74,19 @@ func TestFaultLatency(t *testing.T) {
 	if last := reqs[len(reqs)-1]; last.Status != StatusClientClosed {
 		t.Fatalf("logged %+v", last)
 	}
+}
+
+// doneWatch is a context that tells when its Done channel is first asked
+// for: a handler that waits on it has reached its wait.
+type doneWatch struct {
+	context.Context
+	once  sync.Once
+	asked chan struct{}
+}
+
+func (c *doneWatch) Done() <-chan struct{} {
+	c.once.Do(func() { close(c.asked) })
+	return c.Context.Done()
 }
 
 func TestFaultBodies(t *testing.T) {
