@@ -10,9 +10,9 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // demoServer runs the exporter in --demo mode (plus args) behind an
@@ -97,7 +97,8 @@ func TestDemoJobsCommand(t *testing.T) {
 
 	// The exporter follows the job from the tracked-jobs file, no reload.
 	series := fmt.Sprintf(`mintlify_agent_job_status{job_id=%q,project="docs",status="active"} 1`, created.ID)
-	waitForMetric(t, ts.URL+"/metrics", series)
+	// The job poll runs in the background: wait for the series to appear.
+	scrapeUntil(t, ts.URL+"/metrics", func(body string) bool { return slices.Contains(strings.Split(body, "\n"), series) })
 
 	// A seeded job that has completed: watch ends at once with its PR.
 	rc, out, errs = jobs("watch", "job_demo_completed", "--interval", "1s")
@@ -123,26 +124,6 @@ func TestDemoJobsCommand(t *testing.T) {
 	t.Setenv("MINTLIFY_API_KEY", "mint_not_the_demo_key")
 	if rc, _, errs = jobs("get", created.ID); rc != jobsExitError || !strings.Contains(errs, "refused") {
 		t.Fatalf("wrong key: exit %d: %s", rc, errs)
-	}
-}
-
-// waitForMetric scrapes until a line of /metrics is want; the exporter's
-// job poll runs in the background, so this waits for an event, with a
-// deadline only against a hang.
-func waitForMetric(t *testing.T, metricsURL, want string) {
-	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		_, body := get(t, metricsURL, nil)
-		for _, l := range strings.Split(body, "\n") {
-			if l == want {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s on /metrics:\n%s", want, grepLines(body, "agent_job_status"))
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -40,7 +40,7 @@ func TestRestartsThroughTheBinary(t *testing.T) {
 	var requestsAfterFirst int
 	for i := range 4 {
 		addr, stop := startBinary(t, bin, api.URL(), state)
-		body := scrapeUntil(t, addr, func(b string) bool {
+		body := scrapeUntil(t, "http://"+addr+"/metrics", func(b string) bool {
 			// The first run waits for its first refresh; later runs must
 			// have the data on their very first answer.
 			return i > 0 || strings.Contains(b, `mintlify_up{collector="pageviews",project="proj-docs"} 1`)
@@ -120,14 +120,15 @@ func startBinary(t *testing.T, bin, apiURL, state string) (string, func()) {
 	return addr, stop
 }
 
-// scrapeUntil scrapes until ok accepts the body (the exporter answers from
-// the moment it listens; only the first run waits for data).
-func scrapeUntil(t *testing.T, addr string, ok func(string) bool) string {
+// scrapeUntil scrapes metricsURL until ok accepts the body: the event a
+// test waits for (a refresh, a job poll) happens in the background. The
+// two minutes only turn a hang into a failure.
+func scrapeUntil(t *testing.T, metricsURL string, ok func(string) bool) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, metricsURL, nil)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatalf("scrape: %v", err)
