@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/filelock"
 )
 
 // The shared ledger: other processes using a key (the backfill command)
@@ -20,7 +21,9 @@ import (
 // the exporter's are orgSnapshot.Requests) and counts everyone else's as
 // foreign (budget.Window.SetForeign). Reads and writes of the file by
 // several processes hold an exclusive flock(2) on PATH.lock: the file
-// itself is replaced by rename, so it cannot carry the lock.
+// itself is replaced by rename, so it cannot carry the lock. Without
+// flock(2) the ledger is not locked: the exporter
+// and the backfill may then miss each other's latest requests.
 
 // ExporterWriter is the exporter's name in the ledger.
 const ExporterWriter = "exporter"
@@ -35,11 +38,11 @@ func lockState(path string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := flock(f); err != nil {
+	if err := filelock.Lock(f, true); err != nil {
 		f.Close()
 		return nil, err
 	}
-	return func() { _ = funlock(f); f.Close() }, nil
+	return func() { _ = filelock.Unlock(f); f.Close() }, nil
 }
 
 // foreignTimes is every request time of fp in st except writer's own.

@@ -11,7 +11,9 @@
 //
 // Appends take an exclusive flock(2) on the file, readers a shared one, so
 // a reader never sees half a line and two concurrent appends of the same
-// id write it once. On systems without flock the file is used unlocked.
+// id write it once. On systems without flock the file is used unlocked:
+// appends are still single writes with O_APPEND, but two writers of the
+// same id may both add it (Read de-duplicates).
 package trackfile
 
 import (
@@ -26,6 +28,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/filelock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
 )
 
@@ -140,7 +143,7 @@ func openLocked(path string) (*os.File, error) {
 			}
 			return nil, fmt.Errorf("tracked-jobs file: %w", err)
 		}
-		if err := lock(f, true); err != nil {
+		if err := filelock.Lock(f, true); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("tracked-jobs file %s: locking: %w", path, err)
 		}
@@ -161,7 +164,7 @@ func openLocked(path string) (*os.File, error) {
 }
 
 func closeUnlock(f *os.File) error {
-	uerr := unlock(f)
+	uerr := filelock.Unlock(f)
 	cerr := f.Close()
 	return errors.Join(uerr, cerr)
 }
@@ -214,7 +217,7 @@ func Read(path string) ([]string, error) {
 		}
 		return nil, fmt.Errorf("tracked-jobs file %s: not a regular file", path)
 	}
-	if err := lock(f, false); err != nil {
+	if err := filelock.Lock(f, false); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("tracked-jobs file %s: locking: %w", path, err)
 	}

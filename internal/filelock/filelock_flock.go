@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || openbsd || netbsd || dragonfly || illumos
 
-package trackfile
+package filelock
 
 import (
 	"errors"
@@ -8,8 +8,8 @@ import (
 	"syscall"
 )
 
-// lock takes flock(2) on f, exclusive or shared, waiting for it.
-func lock(f *os.File, exclusive bool) error {
+// Lock takes flock(2) on f, exclusive or shared, waiting for it.
+func Lock(f *os.File, exclusive bool) error {
 	how := syscall.LOCK_SH
 	if exclusive {
 		how = syscall.LOCK_EX
@@ -17,8 +17,8 @@ func lock(f *os.File, exclusive bool) error {
 	return retryEINTR(func() error { return syscall.Flock(int(f.Fd()), how) })
 }
 
-// unlock releases the lock; closing f would release it as well.
-func unlock(f *os.File) error {
+// Unlock releases the lock; closing f would release it as well.
+func Unlock(f *os.File) error {
 	return retryEINTR(func() error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) })
 }
 
