@@ -27,6 +27,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
@@ -634,7 +635,7 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 		if err := renderBackfill(e.stdout, plan, j.pages); err != nil {
 			return e.failf(backfillExitError, "writing to stdout: %v (the progress is kept in %s; run the same command again to write it)", err, partial)
 		}
-	} else if err := writeFileAtomic(o.output, func(w io.Writer) error { return renderBackfill(w, plan, j.pages) }); err != nil {
+	} else if err := atomicfile.Write(o.output, func(w io.Writer) error { return renderBackfill(w, plan, j.pages) }); err != nil {
 		return e.failf(backfillExitError, "writing %s: %v (the progress is kept in %s)", o.output, err, partial)
 	}
 	j.Close()

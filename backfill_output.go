@@ -278,25 +278,3 @@ const (
 func usablePath(p string) bool {
 	return p != "" && len(p) <= maxPathBytes && utf8.ValidString(p)
 }
-
-// writeFileAtomic writes the output next to its final name, syncs it and
-// renames it into place, so FILE exists only when it is whole.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}

@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
 )
 
 // The state file keeps, across restarts, what the exporter would otherwise
@@ -265,33 +268,8 @@ func (s *unitState) encode() (json.RawMessage, error) {
 }
 
 func writeState(path string, st *stateFile) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // harmless after the rename
-	enc := json.NewEncoder(tmp)
-	if err := enc.Encode(st); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync() // the rename itself survives a crash
-		d.Close()
-	}
-	return nil
+	return atomicfile.Write(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(st) })
 }
