@@ -59,11 +59,7 @@ func newBackfillHarness(t *testing.T, site mockapi.Site, opt func(*mockapi.Optio
 	if opt != nil {
 		opt(&mo)
 	}
-	api, err := mockapi.Start(mo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = api.Close() })
+	api := startAPI(t, mo)
 	t.Setenv("MINTLIFY_API_KEY", backfillTestKey)
 	t.Setenv("MINTLIFY_PROJECT_ID", "")
 	return &backfillHarness{t: t, api: api, clock: clock, site: site, dir: t.TempDir()}

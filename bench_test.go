@@ -46,15 +46,11 @@ func benchServer(b *testing.B, n int, extraFlags ...string) (*server, http.Handl
 	b.Helper()
 	b.Setenv("MAIN_TEST_KEY", mainTestKey)
 	clock := mockapi.NewManualClock(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
-	api, err := mockapi.Start(mockapi.Options{
+	api := startAPI(b, mockapi.Options{
 		Clock: clock, Keys: []mockapi.KeySpec{{Key: mainTestKey, Org: "acme"}},
 		Projects:               map[string]mockapi.Site{"proj-docs": {Seed: 11, Paths: n}},
 		AnalyticsBudgetPerHour: -1,
 	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = api.Close() })
 	cfgPath := filepath.Join(b.TempDir(), "mintlify.yml")
 	if err := os.WriteFile(cfgPath, []byte(fmt.Sprintf(benchConfig, api.URL())), 0o644); err != nil {
 		b.Fatal(err)
@@ -236,15 +232,11 @@ func BenchmarkScrapeAllocs(b *testing.B) {
 // the plain text.
 func BenchmarkProcessRSS(b *testing.B) {
 	bin := buildBinary(b)
-	api, err := mockapi.Start(mockapi.Options{
+	api := startAPI(b, mockapi.Options{
 		Keys:                   []mockapi.KeySpec{{Key: mainTestKey, Org: "acme"}},
 		Projects:               map[string]mockapi.Site{"proj-docs": {Seed: 11, Paths: 100000}},
 		AnalyticsBudgetPerHour: -1,
 	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer api.Close()
 	cfgPath := filepath.Join(b.TempDir(), "mintlify.yml")
 	if err := os.WriteFile(cfgPath, []byte(fmt.Sprintf(benchConfig, api.URL())), 0o644); err != nil {
 		b.Fatal(err)

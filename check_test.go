@@ -138,17 +138,13 @@ func checkLines(t *testing.T, text string, want []string) {
 // no analytics call is made.
 func TestConfigCheckOnline(t *testing.T) {
 	const other = "mint_checkotherorg_7Hq2"
-	api, err := mockapi.Start(mockapi.Options{
+	api := startAPI(t, mockapi.Options{
 		Keys: []mockapi.KeySpec{
 			{Key: mainTestKey, Org: "acme", Scope: mockapi.ReadOnly},
 			{Key: other, Org: "globex", Scope: mockapi.ReadOnly, ProjectIDs: []string{"proj-globex"}},
 		},
 		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 3}, "proj-globex": {Seed: 2, Paths: 3}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer api.Close()
 	cfg := filepath.Join(t.TempDir(), "mintlify.yml")
 	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(fileConfig, api.URL())), 0o644); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -31,36 +30,7 @@ const quickRefusal = config.FileReadTimeout - time.Second
 // %s: the API URL) written to a file; MAIN_TEST_KEY holds the key.
 func startWithConfig(t *testing.T, apiURL, cfg string) (*httptest.Server, *server, string, *lockedBuffer) {
 	t.Helper()
-	t.Setenv("MAIN_TEST_KEY", mainTestKey)
-	cfgPath := filepath.Join(t.TempDir(), "mintlify.yml")
-	if err := os.WriteFile(cfgPath, []byte(fmt.Sprintf(cfg, apiURL)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var f flags
-	if _, err := newApp(&f).Parse([]string{"--config.file", cfgPath, "--storage.path", filepath.Join(t.TempDir(), "state.json")}); err != nil {
-		t.Fatal(err)
-	}
-	logs := &lockedBuffer{}
-	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	src, err := newConfigSource(context.Background(), &f, logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := src.load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := newServer(&f, c, src, logger, hooks{retryBase: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(s.handler())
-	t.Cleanup(func() {
-		ts.Close()
-		s.close()
-		src.close()
-	})
-	return ts, s, cfgPath, logs
+	return startServer(t, apiURL, cfg, hooks{retryBase: time.Millisecond})
 }
 
 const hostileConfig = `
@@ -150,14 +120,10 @@ func mkfifo(t *testing.T) string {
 // /dev/zero and a FIFO as api_key_file are refused at once, at start and on
 // reload; a reload keeps the running configuration.
 func TestSpecialKeyFilesRefused(t *testing.T) {
-	api, err := mockapi.Start(mockapi.Options{
+	api := startAPI(t, mockapi.Options{
 		Keys:     []mockapi.KeySpec{{Key: mainTestKey, Org: "acme"}},
 		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer api.Close()
 	dir := t.TempDir()
 	goodKey := filepath.Join(dir, "key")
 	if err := os.WriteFile(goodKey, []byte(mainTestKey+"\n"), 0o600); err != nil {
@@ -270,14 +236,10 @@ func TestMillionTrackedJobs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 15 MB file")
 	}
-	api, err := mockapi.Start(mockapi.Options{
+	api := startAPI(t, mockapi.Options{
 		Keys:     []mockapi.KeySpec{{Key: mainTestKey, Org: "acme"}},
 		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer api.Close()
 	t.Setenv("MINTLIFY_API_KEY", mainTestKey)
 	track := filepath.Join(t.TempDir(), "jobs.txt")
 	var b bytes.Buffer

@@ -54,11 +54,7 @@ func newJobsHarness(t *testing.T, opt func(*mockapi.Options)) *jobsHarness {
 	if opt != nil {
 		opt(&mo)
 	}
-	api, err := mockapi.Start(mo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = api.Close() })
+	api := startAPI(t, mo)
 	t.Setenv("MINTLIFY_PROJECT_ID", jobsProject)
 	t.Setenv("MINTLIFY_API_KEY", jobsTestKey)
 	return &jobsHarness{t: t, api: api, clock: clock}

@@ -64,7 +64,6 @@ func testServer(t *testing.T, mock func(*mockapi.Options)) (*httptest.Server, *s
 // and the exporter (nil: the real one).
 func testServerClock(t *testing.T, mock func(*mockapi.Options), clock *mockapi.ManualClock, extraFlags ...string) (*httptest.Server, *server, *mockapi.Running, string, *lockedBuffer) {
 	t.Helper()
-	t.Setenv("MAIN_TEST_KEY", mainTestKey)
 	mo := mockapi.Options{
 		Keys:     []mockapi.KeySpec{{Key: mainTestKey, Org: "acme", Scope: mockapi.ReadOnly}},
 		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 30, OtherTraffic: true}},
@@ -75,19 +74,40 @@ func testServerClock(t *testing.T, mock func(*mockapi.Options), clock *mockapi.M
 	if mock != nil {
 		mock(&mo)
 	}
-	api, err := mockapi.Start(mo)
-	if err != nil {
-		t.Fatal(err)
+	api := startAPI(t, mo)
+	h := hooks{retryBase: time.Millisecond}
+	if clock != nil {
+		h.clock = clock
 	}
-	t.Cleanup(func() { _ = api.Close() })
+	ts, s, cfgPath, logs := startServer(t, api.URL(), fileConfig, h, extraFlags...)
+	return ts, s, api, cfgPath, logs
+}
+
+// startAPI starts the simulated API with o and closes it when the test
+// (or benchmark) ends.
+func startAPI(tb testing.TB, o mockapi.Options) *mockapi.Running {
+	tb.Helper()
+	api, err := mockapi.Start(o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = api.Close() })
+	return api
+}
+
+// startServer runs the exporter's handler with hooks h on the config text
+// cfg (one %s: the API URL) written to a file, its state file in a
+// temporary directory; MAIN_TEST_KEY holds the key.
+func startServer(t *testing.T, apiURL, cfg string, h hooks, extraFlags ...string) (*httptest.Server, *server, string, *lockedBuffer) {
+	t.Helper()
+	t.Setenv("MAIN_TEST_KEY", mainTestKey)
 	cfgPath := filepath.Join(t.TempDir(), "mintlify.yml")
-	if err := os.WriteFile(cfgPath, []byte(fmt.Sprintf(fileConfig, api.URL())), 0o644); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(fmt.Sprintf(cfg, apiURL)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var f flags
-	app := newApp(&f)
 	args := []string{"--config.file", cfgPath, "--storage.path", filepath.Join(t.TempDir(), "state.json")}
-	if _, err := app.Parse(append(args, extraFlags...)); err != nil {
+	if _, err := newApp(&f).Parse(append(args, extraFlags...)); err != nil {
 		t.Fatal(err)
 	}
 	logs := &lockedBuffer{}
@@ -96,15 +116,11 @@ func testServerClock(t *testing.T, mock func(*mockapi.Options), clock *mockapi.M
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := src.load()
+	c, err := src.load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := hooks{retryBase: time.Millisecond}
-	if clock != nil {
-		h.clock = clock
-	}
-	s, err := newServer(&f, cfg, src, logger, h)
+	s, err := newServer(&f, c, src, logger, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +130,7 @@ func testServerClock(t *testing.T, mock func(*mockapi.Options), clock *mockapi.M
 		s.close()
 		src.close()
 	})
-	return ts, s, api, cfgPath, logs
+	return ts, s, cfgPath, logs
 }
 
 func get(t *testing.T, url string, hdr map[string]string) (int, string) {

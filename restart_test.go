@@ -26,14 +26,10 @@ func TestRestartsThroughTheBinary(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	api, err := mockapi.Start(mockapi.Options{
+	api := startAPI(t, mockapi.Options{
 		Keys:     []mockapi.KeySpec{{Key: mainTestKey, Org: "acme", Scope: mockapi.ReadOnly}},
 		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 600}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer api.Close()
 	state := filepath.Join(t.TempDir(), "state.json")
 
 	var last string

@@ -22,14 +22,10 @@ import (
 // that /metrics refuses anonymous scrapes and serves authenticated ones,
 // and that cancelling the context (SIGTERM) shuts it down cleanly.
 func TestServeWithBasicAuthAndShutdown(t *testing.T) {
-	api, err := mockapi.Start(mockapi.Options{
+	api := startAPI(t, mockapi.Options{
 		Keys:     []mockapi.KeySpec{{Key: mainTestKey, Org: "acme"}},
 		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer api.Close()
 	t.Setenv("MINTLIFY_API_KEY", mainTestKey)
 	hash, err := bcrypt.GenerateFromPassword([]byte("s3cret"), bcrypt.MinCost)
 	if err != nil {
