@@ -569,34 +569,8 @@ func TestBackfillJournalOfOtherArguments(t *testing.T) {
 // TestBackfillFlagsDocumented: docs/backfill.md has a row for every flag
 // of the backfill command and none for a flag it does not have.
 func TestBackfillFlagsDocumented(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("docs", "backfill.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	row := regexp.MustCompile("(?m)^\\| `--([a-z0-9.-]+)` \\|")
-	documented := map[string]bool{}
-	for _, m := range row.FindAllStringSubmatch(string(b), -1) {
-		documented[m[1]] = true
-	}
 	app, _ := newBackfillApp(&backfillOptions{})
-	defined := map[string]bool{}
-	for _, f := range app.Model().Flags {
-		if f.Hidden || f.Name == "help" || strings.HasPrefix(f.Name, "help-") || strings.HasPrefix(f.Name, "completion-") {
-			continue
-		}
-		defined[f.Name] = true
-		if !documented[f.Name] {
-			t.Errorf("docs/backfill.md has no row for --%s", f.Name)
-		}
-	}
-	if len(defined) < 10 {
-		t.Fatalf("only %d flags found in newBackfillApp", len(defined))
-	}
-	for name := range documented {
-		if !defined[name] {
-			t.Errorf("docs/backfill.md documents --%s, which backfill does not have", name)
-		}
-	}
+	checkFlagsDocumented(t, "backfill.md", app, "backfill")
 }
 
 // TestBackfillPrometheusIncrease loads a backfill that crosses a month

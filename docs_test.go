@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/alecthomas/kingpin/v2"
 )
 
 // repoBlobURL is how the alert rules and the dashboard link to files of
@@ -242,7 +244,15 @@ func TestRepoLinksInRulesAndDashboard(t *testing.T) {
 // TestFlagsDocumented checks that docs/configuration.md has a row for
 // every flag of the exporter, and no row for a flag that does not exist.
 func TestFlagsDocumented(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("docs", "configuration.md"))
+	checkFlagsDocumented(t, "configuration.md", newApp(&flags{}), "the exporter")
+}
+
+// checkFlagsDocumented checks that docs/doc has a table row for every flag
+// of app (a cell "`--name`" or "`--[no-]name`" opening the row) and none
+// for a flag app does not have.
+func checkFlagsDocumented(t *testing.T, doc string, app *kingpin.Application, what string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("docs", doc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +261,6 @@ func TestFlagsDocumented(t *testing.T) {
 	for _, m := range row.FindAllStringSubmatch(string(b), -1) {
 		documented[m[1]] = true
 	}
-	app := newApp(&flags{})
 	defined := map[string]bool{}
 	for _, f := range app.Model().Flags {
 		if f.Hidden || f.Name == "help" || f.Name == "version" || strings.HasPrefix(f.Name, "help-") || strings.HasPrefix(f.Name, "completion-") {
@@ -259,15 +268,15 @@ func TestFlagsDocumented(t *testing.T) {
 		}
 		defined[f.Name] = true
 		if !documented[f.Name] {
-			t.Errorf("docs/configuration.md has no row for --%s", f.Name)
+			t.Errorf("docs/%s has no row for --%s", doc, f.Name)
 		}
 	}
 	if len(defined) < 10 {
-		t.Fatalf("only %d flags found in newApp", len(defined))
+		t.Fatalf("only %d flags found for %s", len(defined), what)
 	}
 	for name := range documented {
 		if !defined[name] {
-			t.Errorf("docs/configuration.md documents --%s, which the exporter does not have", name)
+			t.Errorf("docs/%s documents --%s, which %s does not have", doc, name, what)
 		}
 	}
 }
