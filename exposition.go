@@ -106,7 +106,7 @@ func (s *server) writeText(w http.ResponseWriter, r *http.Request, format expfmt
 type familyWriter struct {
 	w      io.Writer
 	gz     bool
-	format expfmt.Format
+	enc    expfmt.Encoder // into bufs.pending; made once a scrape, not once a family
 	bufs   *scrapeBuffers
 	err    error
 }
@@ -125,7 +125,8 @@ var scrapeBufferPool = sync.Pool{New: func() any { return new(scrapeBuffers) }}
 const maxPooledBuffer = 1 << 20
 
 func newFamilyWriter(w io.Writer, gz bool, format expfmt.Format) *familyWriter {
-	return &familyWriter{w: w, gz: gz, format: format, bufs: scrapeBufferPool.Get().(*scrapeBuffers)}
+	bufs := scrapeBufferPool.Get().(*scrapeBuffers)
+	return &familyWriter{w: w, gz: gz, enc: expfmt.NewEncoder(&bufs.pending, format), bufs: bufs}
 }
 
 func (f *familyWriter) cached(fam collector.Family) {
@@ -142,7 +143,7 @@ func (f *familyWriter) cached(fam collector.Family) {
 
 func (f *familyWriter) live(mf *dto.MetricFamily) {
 	if f.err == nil {
-		f.err = expfmt.NewEncoder(&f.bufs.pending, f.format).Encode(mf)
+		f.err = f.enc.Encode(mf)
 	}
 }
 

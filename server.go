@@ -26,6 +26,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/processcollector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
 )
@@ -245,7 +246,7 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 	if !f.disableSelf {
 		s.registry.MustRegister(
 			collectors.NewGoCollector(),
-			collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+			processcollector.New(),
 		)
 	}
 	if src.demo != nil {

@@ -1,0 +1,251 @@
+//go:build linux
+
+package processcollector
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/procfs"
+)
+
+// userHZ is the unit of the CPU times in /proc/<pid>/stat. Linux reports
+// them in USER_HZ, 100 on every architecture it supports for user space;
+// procfs and so client_golang use the same constant.
+const userHZ = 100
+
+// Bounds of the two files read per scrape. /proc/<pid>/stat is one line
+// of about 300 bytes (the command name is at most 16); netstat is about
+// 4 KiB on current kernels.
+// procSuperMagic is procfs's f_type in statfs(2).
+const procSuperMagic = 0x9fa0
+
+const (
+	maxStatBytes    = 4 << 10
+	maxNetstatBytes = 64 << 10
+)
+
+type collector struct {
+	descs
+	dir      string // /proc/<pid>
+	pageSize float64
+	// fdSize tells that dir is on procfs, whose fd directory's size is
+	// its number of entries (Linux 6.2 and later; 0 before).
+	fdSize bool
+	// startSeconds is read once; startOK is false if it could not be.
+	startSeconds float64
+	startOK      bool
+	// getrlimit is syscall.Getrlimit; tests replace it.
+	getrlimit func(resource int, rlim *syscall.Rlimit) error
+	bufs      sync.Pool
+}
+
+// New returns the lean collector for this process, or client_golang's if
+// this process's /proc cannot be read.
+func New() prometheus.Collector {
+	pid := os.Getpid()
+	dir := fmt.Sprintf("/proc/%d", pid)
+	if _, err := os.Stat(dir + "/stat"); err != nil {
+		return collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})
+	}
+	c := newCollector(dir)
+	var fs syscall.Statfs_t
+	c.fdSize = syscall.Statfs(dir, &fs) == nil && fs.Type == procSuperMagic
+	if p, err := procfs.NewProc(pid); err == nil {
+		if st, err := p.Stat(); err == nil {
+			c.startSeconds, err = st.StartTime()
+			c.startOK = err == nil
+		}
+	}
+	return c
+}
+
+func newCollector(dir string) *collector {
+	return &collector{
+		descs:     newDescs(),
+		dir:       dir,
+		pageSize:  float64(os.Getpagesize()),
+		getrlimit: syscall.Getrlimit,
+		bufs:      sync.Pool{New: func() any { b := make([]byte, maxNetstatBytes+1); return &b }},
+	}
+}
+
+// Describe sends the nine descriptions.
+func (c *collector) Describe(ch chan<- *prometheus.Desc) { c.describe(ch) }
+
+// Collect reads the process's figures; what cannot be read is left out.
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	bp := c.bufs.Get().(*[]byte)
+	defer c.bufs.Put(bp)
+	buf := *bp
+
+	if b, err := readBounded(c.dir+"/stat", buf[:maxStatBytes+1]); err == nil {
+		if st, err := parseStat(b); err == nil {
+			ch <- prometheus.MustNewConstMetric(c.cpuTotal, prometheus.CounterValue, float64(st.utime+st.stime)/userHZ)
+			ch <- prometheus.MustNewConstMetric(c.vsize, prometheus.GaugeValue, float64(st.vsize))
+			ch <- prometheus.MustNewConstMetric(c.rss, prometheus.GaugeValue, float64(st.rss)*c.pageSize)
+			if c.startOK {
+				ch <- prometheus.MustNewConstMetric(c.startTime, prometheus.GaugeValue, c.startSeconds)
+			}
+		}
+	}
+	if n, err := c.openFDCount(); err == nil {
+		ch <- prometheus.MustNewConstMetric(c.openFDs, prometheus.GaugeValue, float64(n))
+	}
+	var nofile, as syscall.Rlimit
+	if c.getrlimit(syscall.RLIMIT_NOFILE, &nofile) == nil && c.getrlimit(syscall.RLIMIT_AS, &as) == nil {
+		ch <- prometheus.MustNewConstMetric(c.maxFDs, prometheus.GaugeValue, float64(nofile.Cur))
+		ch <- prometheus.MustNewConstMetric(c.maxVsize, prometheus.GaugeValue, float64(as.Cur))
+	}
+	if b, err := readBounded(c.dir+"/net/netstat", buf); err == nil {
+		in, out := parseNetstat(b)
+		ch <- prometheus.MustNewConstMetric(c.inBytes, prometheus.CounterValue, in)
+		ch <- prometheus.MustNewConstMetric(c.outBytes, prometheus.CounterValue, out)
+	}
+}
+
+// openFDCount is the number of entries of <dir>/fd: on procfs the
+// directory's size where the kernel reports it (Linux 6.2 and later),
+// else a listing.
+func (c *collector) openFDCount() (int, error) {
+	if c.fdSize {
+		fi, err := os.Stat(c.dir + "/fd")
+		if err != nil {
+			return 0, err
+		}
+		if n := fi.Size(); n > 0 {
+			return int(n), nil
+		}
+	}
+	d, err := os.Open(c.dir + "/fd")
+	if err != nil {
+		return 0, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	return len(names), err
+}
+
+// errTooLarge refuses a file longer than its bound.
+var errTooLarge = errors.New("larger than its bound")
+
+// readBounded reads the file at path whole into buf, which is one byte
+// longer than the bound: a file that fills it is refused. It calls
+// open(2) and read(2) itself: os.Open would also try to add each /proc
+// file to the network poller, a wasted system call on every scrape.
+func readBounded(path string, buf []byte) ([]byte, error) {
+	var fd int
+	var err error
+	for {
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	n := 0
+	for n < len(buf) {
+		m, err := syscall.Read(fd, buf[n:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if m == 0 {
+			return buf[:n], nil
+		}
+		n += m
+	}
+	return nil, fmt.Errorf("%s: %w", path, errTooLarge)
+}
+
+// procStat holds the fields of /proc/<pid>/stat this collector serves.
+type procStat struct {
+	utime, stime, vsize, rss uint64
+}
+
+// parseStat reads /proc/<pid>/stat. The command name, in parentheses, may
+// itself hold spaces and parentheses, so the fields are counted from the
+// last ')'. After it come field 3 (state) onwards; utime and stime are
+// fields 14 and 15, vsize 23, rss 24 (proc(5)).
+func parseStat(b []byte) (procStat, error) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return procStat{}, errors.New("stat: no command name")
+	}
+	f := bytes.Fields(b[i+1:])
+	const first = 3
+	field := func(n int) (uint64, error) {
+		if n-first >= len(f) {
+			return 0, fmt.Errorf("stat: %d fields, want at least %d", len(f)+first-1, n)
+		}
+		v, err := strconv.ParseUint(string(f[n-first]), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("stat: field %d: %w", n, err)
+		}
+		return v, nil
+	}
+	var st procStat
+	var err error
+	for _, x := range []struct {
+		n int
+		v *uint64
+	}{{14, &st.utime}, {15, &st.stime}, {23, &st.vsize}, {24, &st.rss}} {
+		if *x.v, err = field(x.n); err != nil {
+			return procStat{}, err
+		}
+	}
+	return st, nil
+}
+
+// parseNetstat returns IpExt's InOctets and OutOctets from
+// /proc/<pid>/net/netstat: a header line of names and a line of values,
+// both starting "IpExt:". A counter the kernel does not report is 0, as
+// client_golang reports it.
+func parseNetstat(b []byte) (in, out float64) {
+	var names [][]byte
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		rest, ok := bytes.CutPrefix(line, []byte("IpExt:"))
+		if !ok {
+			continue
+		}
+		if names == nil {
+			names = bytes.Fields(rest)
+			continue
+		}
+		for i, v := range bytes.Fields(rest) {
+			if i >= len(names) {
+				break
+			}
+			x, err := strconv.ParseFloat(string(v), 64)
+			if err != nil {
+				continue
+			}
+			switch string(names[i]) {
+			case "InOctets":
+				in = x
+			case "OutOctets":
+				out = x
+			}
+		}
+		break
+	}
+	return in, out
+}
