@@ -104,11 +104,11 @@ func (s *server) writeText(w http.ResponseWriter, r *http.Request, format expfmt
 // member when the client takes gzip); a rendered family goes out as
 // stored.
 type familyWriter struct {
-	w      io.Writer
-	gz     bool
-	enc    expfmt.Encoder // into bufs.pending; made once a scrape, not once a family
-	bufs   *scrapeBuffers
-	err    error
+	w    io.Writer
+	gz   bool
+	enc  expfmt.Encoder // into bufs.pending; made once a scrape, not once a family
+	bufs *scrapeBuffers
+	err  error
 }
 
 // scrapeBuffers are a scrape's working buffers, kept between scrapes so

@@ -178,7 +178,7 @@ type server struct {
 	src      *configSource
 	log      *slog.Logger
 	exporter *collector.Exporter
-	registry *prometheus.Registry // every live series: the exporter's bookkeeping, Go, process, promhttp
+	registry *prometheus.Registry // every live series: the exporter's health, budget, jobs and API requests; Go, process, promhttp
 	data     *prometheus.Registry // the exporter's data series, for formats not rendered in advance
 
 	reloadMu      sync.Mutex

@@ -453,8 +453,9 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	e.collect(ch, true, true)
 }
 
-// collect emits the live series (health, bookkeeping, budget, jobs) and
-// the data series (what the analytics units fetched), as asked.
+// collect emits the live series (health, budget, jobs) and the data
+// series (what the analytics units fetched, and their walks' bookkeeping),
+// as asked.
 func (e *Exporter) collect(ch chan<- prometheus.Metric, live, data bool) {
 	p := e.current()
 	now := e.clock.Now()

@@ -18,9 +18,9 @@ import (
 )
 
 // The data series (page views, visitors, feedback, searches, assistant)
-// change only when a refresh lands, once every few minutes, while
-// Prometheus scrapes every few seconds. So they are not rebuilt per
-// scrape: the exporter encodes them once per change, for the format asked
+// and the bookkeeping of their walks change only when a refresh lands,
+// once every few minutes, while Prometheus scrapes every few seconds. So
+// they are not rebuilt per scrape: the exporter encodes them once per change, for the format asked
 // (with a gzip copy of each family), and a scrape writes those bytes and
 // encodes only the few live series (health, budget, jobs, the exporter's
 // own). This is the shape of kube-state-metrics' metrics store.

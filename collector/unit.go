@@ -356,27 +356,29 @@ func outage(reason string) bool {
 	return reason == reasonServerError || reason == reasonTimeout || reason == reasonOther
 }
 
-// collect emits the unit's health and bookkeeping (live) and, when
-// data is true, its data series instead.
+// collect emits the unit's health (live, gathered on every scrape) or,
+// when data is true, its data series and its bookkeeping. The bookkeeping
+// changes only with the state's version, as the data does, so it is
+// rendered with the data (render.go) rather than gathered per scrape.
 func (u *unit) collect(ch chan<- prometheus.Metric, now time.Time, data bool) {
+	if data {
+		if u.fresh(now) {
+			for _, m := range u.series(false) {
+				ch <- m
+			}
+		}
+		for _, m := range u.series(true) {
+			ch <- m
+		}
+		return
+	}
 	s := u.state
 	s.mu.Lock()
 	h := s.health
 	h.FailCounts = cloneCounts(s.health.FailCounts)
 	h.LastSuccess = u.shownSince()
 	s.mu.Unlock()
-	if data {
-		if h.fresh(now, u.timing.maxAge) {
-			for _, m := range u.series(false) {
-				ch <- m
-			}
-		}
-		return
-	}
 	h.emit(ch, u.src.name(), u.project, now, u.timing.maxAge, u.interval())
-	for _, m := range u.series(true) {
-		ch <- m
-	}
 }
 
 // shownSince is the age that decides whether the data is fresh: the last
@@ -413,7 +415,7 @@ func (u *unit) fresh(now time.Time) bool {
 // series builds the data series (or, with book, the bookkeeping series)
 // from the state. Data is built when asked for, not kept: the exporter
 // keeps the rendered exposition instead (see render.go). Bookkeeping is
-// small and asked for on every scrape: it is kept until the data changes.
+// small and kept until the data changes.
 func (u *unit) series(book bool) []prometheus.Metric {
 	s := u.state
 	u.mu.Lock()
