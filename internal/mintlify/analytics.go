@@ -131,31 +131,31 @@ type wireViewRow struct {
 }
 
 type wireViewsPage struct {
-	Totals  *wireCounts    `json:"totals"`
-	Views   *[]wireViewRow `json:"views"`
-	HasMore *bool          `json:"hasMore"`
+	Totals  *wireCounts            `json:"totals"`
+	Views   *rowsUpTo[wireViewRow] `json:"views"`
+	HasMore *bool                  `json:"hasMore"`
 
 	limit int           // the limit asked for; 0 skips the row bound
 	page  PageViewsPage // filled by validate
 }
 
 func (w *wireViewsPage) validate() (err error) {
-	w.page, err = rowsPage("views", w.Totals, w.Views, w.HasMore, w.limit)
+	w.page, err = rowsPage("views", w.Totals, w.Views.present(), w.HasMore, w.limit)
 	return err
 }
 
 // wireVisitorsPage is the same shape under the key "visitors".
 type wireVisitorsPage struct {
-	Totals   *wireCounts    `json:"totals"`
-	Visitors *[]wireViewRow `json:"visitors"`
-	HasMore  *bool          `json:"hasMore"`
+	Totals   *wireCounts            `json:"totals"`
+	Visitors *rowsUpTo[wireViewRow] `json:"visitors"`
+	HasMore  *bool                  `json:"hasMore"`
 
 	limit int
 	page  PageViewsPage
 }
 
 func (w *wireVisitorsPage) validate() (err error) {
-	w.page, err = rowsPage("visitors", w.Totals, w.Visitors, w.HasMore, w.limit)
+	w.page, err = rowsPage("visitors", w.Totals, w.Visitors.present(), w.HasMore, w.limit)
 	return err
 }
 
@@ -229,13 +229,13 @@ func (c *Client) Rows(ctx context.Context, kind RowsKind, projectID string, r Da
 		idempotent: true,
 	}
 	if kind == Visitors {
-		w := wireVisitorsPage{limit: limit}
+		w := wireVisitorsPage{limit: limit, Visitors: newRows[wireViewRow]("visitors", limit)}
 		if err := c.do(ctx, req, &w); err != nil {
 			return nil, err
 		}
 		return &w.page, nil
 	}
-	w := wireViewsPage{limit: limit}
+	w := wireViewsPage{limit: limit, Views: newRows[wireViewRow]("views", limit)}
 	if err := c.do(ctx, req, &w); err != nil {
 		return nil, err
 	}

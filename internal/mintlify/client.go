@@ -360,19 +360,29 @@ func scrubURLError(err error) error {
 	return err
 }
 
+// decodeJSON decodes one JSON value from body into out and validates it.
+// It decodes from body in place (json.Unmarshal): a json.Decoder would
+// first copy the body, up to the 8 MiB cap, into buffers of its own.
 func decodeJSON(body []byte, out any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return errors.New("empty body")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(out); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return errors.New("truncated JSON body")
+	if err := json.Unmarshal(body, out); err != nil {
+		var tm *tooManyRows
+		if errors.As(err, &tm) {
+			return tm
+		}
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			switch {
+			case se.Offset > 0 && json.Valid(body[:se.Offset-1]):
+				// The bytes before the bad one are a whole value.
+				return errors.New("trailing data after JSON body")
+			case se.Offset >= int64(len(body)):
+				return errors.New("truncated JSON body")
+			}
 		}
 		return fmt.Errorf("invalid JSON body: %w", err)
-	}
-	if dec.More() {
-		return errors.New("trailing data after JSON body")
 	}
 	if v, ok := out.(interface{ validate() error }); ok {
 		return v.validate()

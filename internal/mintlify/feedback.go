@@ -30,32 +30,35 @@ type FeedbackPage struct {
 	HasMore bool
 }
 
+type wireFeedbackRow struct {
+	Path       *string  `json:"path"`
+	ThumbsUp   *float64 `json:"thumbsUp"`
+	ThumbsDown *float64 `json:"thumbsDown"`
+	Code       *float64 `json:"code"`
+	Total      *float64 `json:"total"`
+}
+
 type wireFeedbackPage struct {
-	Feedback *[]struct {
-		Path       *string  `json:"path"`
-		ThumbsUp   *float64 `json:"thumbsUp"`
-		ThumbsDown *float64 `json:"thumbsDown"`
-		Code       *float64 `json:"code"`
-		Total      *float64 `json:"total"`
-	} `json:"feedback"`
-	HasMore *bool `json:"hasMore"`
+	Feedback *rowsUpTo[wireFeedbackRow] `json:"feedback"`
+	HasMore  *bool                      `json:"hasMore"`
 
 	limit int
 	page  FeedbackPage
 }
 
 func (w *wireFeedbackPage) validate() error {
-	if w.Feedback == nil {
+	feedback := w.Feedback.present()
+	if feedback == nil {
 		return errors.New(`missing required field "feedback"`)
 	}
 	if w.HasMore == nil {
 		return errors.New(`missing required field "hasMore"`)
 	}
-	if err := checkRows("feedback", len(*w.Feedback), w.limit); err != nil {
+	if err := checkRows("feedback", len(*feedback), w.limit); err != nil {
 		return err
 	}
-	rows := make([]FeedbackRow, len(*w.Feedback))
-	for i, r := range *w.Feedback {
+	rows := make([]FeedbackRow, len(*feedback))
+	for i, r := range *feedback {
 		if r.Path == nil || r.ThumbsUp == nil || r.ThumbsDown == nil || r.Code == nil || r.Total == nil {
 			return fmt.Errorf(`missing required field in "feedback[%d]"`, i)
 		}
@@ -85,7 +88,7 @@ func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRan
 		return nil, fmt.Errorf("mintlify feedback_by_page: %w", err)
 	}
 	q.Set("limit", strconv.Itoa(limit))
-	w := wireFeedbackPage{limit: limit}
+	w := wireFeedbackPage{limit: limit, Feedback: newRows[wireFeedbackRow]("feedback", limit)}
 	if err := c.do(ctx, request{endpoint: "feedback_by_page", method: "GET", path: analyticsPath(projectID, "feedback/by-page"), query: q, idempotent: true}, &w); err != nil {
 		return nil, err
 	}

@@ -132,7 +132,7 @@ func TestPageAndCountBounds(t *testing.T) {
 		ok               bool
 	}{
 		{"limit rows", `{` + totals + `,"views":[` + rows(10, "1") + `],"hasMore":true}`, "", true},
-		{"limit+1 rows", `{` + totals + `,"views":[` + rows(11, "1") + `],"hasMore":true}`, "11 views rows on a page of limit 10", false},
+		{"limit+1 rows", `{` + totals + `,"views":[` + rows(11, "1") + `],"hasMore":true}`, "more views rows than the page limit of 10", false},
 		{"2^53", `{` + totals + `,"views":[` + rows(1, "9007199254740992") + `],"hasMore":false}`, "", true},
 		{"above 2^53", `{` + totals + `,"views":[` + rows(1, "9007199254740994") + `],"hasMore":false}`, "above 2^53", false},
 		{"1e300 total", `{"totals":{"human":1,"ai":1,"total":1e300},"views":[],"hasMore":false}`, "above 2^53", false},

@@ -23,23 +23,26 @@ type SearchesPage struct {
 	NextCursor    *string
 }
 
+type wireSearchRow struct {
+	SearchQuery    *string  `json:"searchQuery"`
+	Hits           *float64 `json:"hits"`
+	CTR            *float64 `json:"ctr"`
+	TopClickedPage *string  `json:"topClickedPage"`
+	LastSearchedAt *string  `json:"lastSearchedAt"`
+}
+
 type wireSearchesPage struct {
-	Searches *[]struct {
-		SearchQuery    *string  `json:"searchQuery"`
-		Hits           *float64 `json:"hits"`
-		CTR            *float64 `json:"ctr"`
-		TopClickedPage *string  `json:"topClickedPage"`
-		LastSearchedAt *string  `json:"lastSearchedAt"`
-	} `json:"searches"`
-	TotalSearches *float64 `json:"totalSearches"`
-	NextCursor    *string  `json:"nextCursor"`
+	Searches      *rowsUpTo[wireSearchRow] `json:"searches"`
+	TotalSearches *float64                 `json:"totalSearches"`
+	NextCursor    *string                  `json:"nextCursor"`
 
 	limit int
 	page  SearchesPage
 }
 
 func (w *wireSearchesPage) validate() error {
-	if w.Searches == nil {
+	searches := w.Searches.present()
+	if searches == nil {
 		return errors.New(`missing required field "searches"`)
 	}
 	if w.TotalSearches == nil {
@@ -48,11 +51,11 @@ func (w *wireSearchesPage) validate() error {
 	if err := checkCount(*w.TotalSearches, "totalSearches"); err != nil {
 		return err
 	}
-	if err := checkRows("searches", len(*w.Searches), w.limit); err != nil {
+	if err := checkRows("searches", len(*searches), w.limit); err != nil {
 		return err
 	}
-	rows := make([]SearchRow, len(*w.Searches))
-	for i, r := range *w.Searches {
+	rows := make([]SearchRow, len(*searches))
+	for i, r := range *searches {
 		if r.SearchQuery == nil || r.Hits == nil || r.CTR == nil {
 			return fmt.Errorf(`missing required field in "searches[%d]"`, i)
 		}
@@ -89,7 +92,7 @@ func (c *Client) Searches(ctx context.Context, projectID string, r DateRange, li
 	if cursor != "" {
 		q.Set("cursor", cursor)
 	}
-	w := wireSearchesPage{limit: limit}
+	w := wireSearchesPage{limit: limit, Searches: newRows[wireSearchRow]("searches", limit)}
 	if err := c.do(ctx, request{endpoint: "searches", method: "GET", path: analyticsPath(projectID, "searches"), query: q, idempotent: true}, &w); err != nil {
 		return nil, err
 	}
