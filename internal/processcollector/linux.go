@@ -81,33 +81,44 @@ func newCollector(dir string) *collector {
 func (c *collector) Describe(ch chan<- *prometheus.Desc) { c.describe(ch) }
 
 // Collect reads the process's figures; what cannot be read is left out.
+// It reads everything first and then sends the series together, so that
+// the registry's gathering goroutine is woken once for them, not once
+// per file read.
 func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	bp := c.bufs.Get().(*[]byte)
 	defer c.bufs.Put(bp)
 	buf := *bp
 
+	var out [9]prometheus.Metric
+	ms := out[:0]
+	add := func(d *prometheus.Desc, t prometheus.ValueType, v float64) {
+		ms = append(ms, prometheus.MustNewConstMetric(d, t, v))
+	}
 	if b, err := readBounded(c.dir+"/stat", buf[:maxStatBytes+1]); err == nil {
 		if st, err := parseStat(b); err == nil {
-			ch <- prometheus.MustNewConstMetric(c.cpuTotal, prometheus.CounterValue, float64(st.utime+st.stime)/userHZ)
-			ch <- prometheus.MustNewConstMetric(c.vsize, prometheus.GaugeValue, float64(st.vsize))
-			ch <- prometheus.MustNewConstMetric(c.rss, prometheus.GaugeValue, float64(st.rss)*c.pageSize)
+			add(c.cpuTotal, prometheus.CounterValue, float64(st.utime+st.stime)/userHZ)
+			add(c.vsize, prometheus.GaugeValue, float64(st.vsize))
+			add(c.rss, prometheus.GaugeValue, float64(st.rss)*c.pageSize)
 			if c.startOK {
-				ch <- prometheus.MustNewConstMetric(c.startTime, prometheus.GaugeValue, c.startSeconds)
+				add(c.startTime, prometheus.GaugeValue, c.startSeconds)
 			}
 		}
 	}
 	if n, err := c.openFDCount(); err == nil {
-		ch <- prometheus.MustNewConstMetric(c.openFDs, prometheus.GaugeValue, float64(n))
+		add(c.openFDs, prometheus.GaugeValue, float64(n))
 	}
 	var nofile, as syscall.Rlimit
 	if c.getrlimit(syscall.RLIMIT_NOFILE, &nofile) == nil && c.getrlimit(syscall.RLIMIT_AS, &as) == nil {
-		ch <- prometheus.MustNewConstMetric(c.maxFDs, prometheus.GaugeValue, float64(nofile.Cur))
-		ch <- prometheus.MustNewConstMetric(c.maxVsize, prometheus.GaugeValue, float64(as.Cur))
+		add(c.maxFDs, prometheus.GaugeValue, float64(nofile.Cur))
+		add(c.maxVsize, prometheus.GaugeValue, float64(as.Cur))
 	}
 	if b, err := readBounded(c.dir+"/net/netstat", buf); err == nil {
 		in, out := parseNetstat(b)
-		ch <- prometheus.MustNewConstMetric(c.inBytes, prometheus.CounterValue, in)
-		ch <- prometheus.MustNewConstMetric(c.outBytes, prometheus.CounterValue, out)
+		add(c.inBytes, prometheus.CounterValue, in)
+		add(c.outBytes, prometheus.CounterValue, out)
+	}
+	for _, m := range ms {
+		ch <- m
 	}
 }
 
