@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
@@ -63,35 +64,54 @@ projects: [{id: proj-docs, name: docs, max_paths: 0}]
 // floorCollector sends prebuilt const metrics: the least any exporter of
 // the same series could do on a scrape.
 type floorCollector struct {
-	desc    *prometheus.Desc
+	descs   []*prometheus.Desc
 	metrics []prometheus.Metric
 }
 
-func (f *floorCollector) Describe(ch chan<- *prometheus.Desc) { ch <- f.desc }
+func (f *floorCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range f.descs {
+		ch <- d
+	}
+}
 func (f *floorCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, m := range f.metrics {
 		ch <- m
 	}
 }
 
-// floorFrom rebuilds the page-view series of reg as const metrics.
+// floorFrom rebuilds the page-view series of reg as const metrics: the
+// family is mintlify_page_views_total (counters, the default) or
+// mintlify_page_views (gauges, windows other than the month).
 func floorFrom(b *testing.B, reg *prometheus.Registry) *prometheus.Registry {
 	mfs, err := reg.Gather()
 	if err != nil {
 		b.Fatal(err)
 	}
-	f := &floorCollector{desc: prometheus.NewDesc("mintlify_page_views", "Views of one documentation page.", []string{"path", "project", "traffic", "window"}, nil)}
+	f := &floorCollector{}
 	for _, mf := range mfs {
-		if mf.GetName() != "mintlify_page_views" {
+		if mf.GetName() != "mintlify_page_views" && mf.GetName() != "mintlify_page_views_total" {
 			continue
 		}
+		var names []string
+		for _, lp := range mf.Metric[0].Label {
+			names = append(names, lp.GetName())
+		}
+		desc := prometheus.NewDesc(mf.GetName(), mf.GetHelp(), names, nil)
+		f.descs = append(f.descs, desc)
 		for _, m := range mf.Metric {
-			lv := make([]string, 0, 4)
+			lv := make([]string, 0, len(names))
 			for _, lp := range m.Label {
 				lv = append(lv, lp.GetValue())
 			}
-			f.metrics = append(f.metrics, prometheus.MustNewConstMetric(f.desc, prometheus.GaugeValue, m.GetGauge().GetValue(), lv...))
+			t, v := prometheus.GaugeValue, m.GetGauge().GetValue()
+			if mf.GetType() == dto.MetricType_COUNTER {
+				t, v = prometheus.CounterValue, m.GetCounter().GetValue()
+			}
+			f.metrics = append(f.metrics, prometheus.MustNewConstMetric(desc, t, v, lv...))
 		}
+	}
+	if len(f.metrics) == 0 {
+		b.Fatal("no page-view series to build the floor from")
 	}
 	floor := prometheus.NewRegistry()
 	floor.MustRegister(f)

@@ -21,12 +21,12 @@ import (
 // procfs and so client_golang use the same constant.
 const userHZ = 100
 
-// Bounds of the two files read per scrape. /proc/<pid>/stat is one line
-// of about 300 bytes (the command name is at most 16); netstat is about
-// 4 KiB on current kernels.
 // procSuperMagic is procfs's f_type in statfs(2).
 const procSuperMagic = 0x9fa0
 
+// Bounds of the two files read per scrape. /proc/<pid>/stat is one line
+// of about 300 bytes (the command name is at most 16); netstat is about
+// 4 KiB on current kernels.
 const (
 	maxStatBytes    = 4 << 10
 	maxNetstatBytes = 64 << 10
