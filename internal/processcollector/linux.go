@@ -49,19 +49,23 @@ type collector struct {
 
 // New returns the lean collector for this process, or client_golang's if
 // this process's /proc cannot be read.
-func New() prometheus.Collector {
-	pid := os.Getpid()
-	dir := fmt.Sprintf("/proc/%d", pid)
+func New() prometheus.Collector { return newFor("/proc", os.Getpid()) }
+
+// newFor is New with procfs mounted at root.
+func newFor(root string, pid int) prometheus.Collector {
+	dir := fmt.Sprintf("%s/%d", root, pid)
 	if _, err := os.Stat(dir + "/stat"); err != nil {
 		return collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})
 	}
 	c := newCollector(dir)
 	var fs syscall.Statfs_t
 	c.fdSize = syscall.Statfs(dir, &fs) == nil && fs.Type == procSuperMagic
-	if p, err := procfs.NewProc(pid); err == nil {
-		if st, err := p.Stat(); err == nil {
-			c.startSeconds, err = st.StartTime()
-			c.startOK = err == nil
+	if fs, err := procfs.NewFS(root); err == nil {
+		if p, err := fs.Proc(pid); err == nil {
+			if st, err := p.Stat(); err == nil {
+				c.startSeconds, err = st.StartTime()
+				c.startOK = err == nil
+			}
 		}
 	}
 	return c

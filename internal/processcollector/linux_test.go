@@ -330,3 +330,26 @@ func FuzzParseStat(f *testing.F) {
 		parseNetstat(b) // must not panic
 	})
 }
+
+// Without a readable /proc/<pid>, New falls back to client_golang's
+// collector; with one that is not procfs, the lean one lists fd.
+func TestNewFallsBack(t *testing.T) {
+	if _, lean := newFor(t.TempDir(), 4242).(*collector); lean {
+		t.Fatal("no stat file, yet the lean collector was chosen")
+	}
+	root := t.TempDir()
+	dir := fakeProc(t, statLine, netstatText, 2)
+	if err := os.Rename(dir, filepath.Join(root, "4242")); err != nil {
+		t.Fatal(err)
+	}
+	c, lean := newFor(root, 4242).(*collector)
+	if !lean || c.fdSize {
+		t.Fatalf("lean %v, fd size trusted %v off procfs", lean, lean && c.fdSize)
+	}
+	if c.startOK {
+		t.Fatal("a start time was made up without /proc/stat")
+	}
+	if n, err := c.openFDCount(); err != nil || n != 2 {
+		t.Fatalf("open fds %d, %v; want 2", n, err)
+	}
+}
