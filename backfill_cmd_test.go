@@ -656,6 +656,7 @@ func startPrometheus(t *testing.T, bin string, pick func() string, args ...strin
 	t.Helper()
 	const attempts = 4
 	var failures []string
+	guard := hangGuard(t)
 	for range attempts {
 		logs := newLogWatch("Server is ready to receive web requests.")
 		cmd := exec.Command(bin, append(args, "--web.listen-address="+pick())...)
@@ -683,11 +684,11 @@ func startPrometheus(t *testing.T, bin string, pick func() string, args ...strin
 				t.Fatalf("Prometheus exited before it was ready:\n%s", logs.String())
 			}
 			failures = append(failures, logs.String())
-		case <-time.After(2 * time.Minute):
-			// Its start time is the machine's business: the bound is
-			// generous, and no verdict depends on it.
+		case <-guard.Done():
+			// Its start time is the machine's business: only the test's
+			// own deadline bounds it.
 			stop()
-			t.Fatalf("Prometheus not ready after 2 minutes:\n%s", logs.String())
+			t.Fatalf("Prometheus not ready by the test's deadline:\n%s", logs.String())
 		}
 	}
 	t.Fatalf("Prometheus found its address taken %d times; last log:\n%s", attempts, failures[len(failures)-1])

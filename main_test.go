@@ -83,6 +83,21 @@ func testServerClock(t *testing.T, mock func(*mockapi.Options), clock *mockapi.M
 	return ts, s, api, cfgPath, logs
 }
 
+// hangGuard ends shortly before the test binary's own -timeout would
+// stop it. A wait for an event (a process ready, a series scraped) also
+// selects on it, so that a hang fails with the test's own message, and
+// no bound shorter than the whole run's can turn a slow machine into a
+// failure. Without a -timeout it never ends.
+func hangGuard(t *testing.T) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	if d, ok := t.Deadline(); ok {
+		margin := min(time.Until(d)/10, 10*time.Second) // room to report and clean up
+		ctx, cancel = context.WithDeadline(context.Background(), d.Add(-margin))
+	}
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // startAPI starts the simulated API with o and closes it when the test
 // (or benchmark) ends.
 func startAPI(tb testing.TB, o mockapi.Options) *mockapi.Running {

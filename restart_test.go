@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"net"
 	"net/http"
@@ -121,8 +120,7 @@ func startBinary(t *testing.T, bin, apiURL, state string) (string, func()) {
 // two minutes only turn a hang into a failure.
 func scrapeUntil(t *testing.T, metricsURL string, ok func(string) bool) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := hangGuard(t)
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, metricsURL, nil)
 		resp, err := http.DefaultClient.Do(req)
@@ -136,7 +134,7 @@ func scrapeUntil(t *testing.T, metricsURL string, ok func(string) bool) string {
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("no data after 2 minutes:\n%s", b)
+			t.Fatalf("no data by the test's deadline:\n%s", b)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
