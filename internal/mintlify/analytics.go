@@ -116,15 +116,6 @@ func checkCount(v float64, where string) error {
 	return nil
 }
 
-// checkRows refuses a page with more rows than were asked for: the API
-// never sends more than limit, and a page that does could hold any number.
-func checkRows(key string, n, limit int) error {
-	if limit > 0 && n > limit {
-		return fmt.Errorf("%d %s rows on a page of limit %d", n, key, limit)
-	}
-	return nil
-}
-
 type wireViewRow struct {
 	Path *string `json:"path"`
 	wireCounts
@@ -135,12 +126,11 @@ type wireViewsPage struct {
 	Views   *rowsUpTo[wireViewRow] `json:"views"`
 	HasMore *bool                  `json:"hasMore"`
 
-	limit int           // the limit asked for; 0 skips the row bound
-	page  PageViewsPage // filled by validate
+	page PageViewsPage // filled by validate
 }
 
 func (w *wireViewsPage) validate() (err error) {
-	w.page, err = rowsPage("views", w.Totals, w.Views.present(), w.HasMore, w.limit)
+	w.page, err = rowsPage("views", w.Totals, w.Views.present(), w.HasMore)
 	return err
 }
 
@@ -150,16 +140,15 @@ type wireVisitorsPage struct {
 	Visitors *rowsUpTo[wireViewRow] `json:"visitors"`
 	HasMore  *bool                  `json:"hasMore"`
 
-	limit int
-	page  PageViewsPage
+	page PageViewsPage
 }
 
 func (w *wireVisitorsPage) validate() (err error) {
-	w.page, err = rowsPage("visitors", w.Totals, w.Visitors.present(), w.HasMore, w.limit)
+	w.page, err = rowsPage("visitors", w.Totals, w.Visitors.present(), w.HasMore)
 	return err
 }
 
-func rowsPage(key string, totals *wireCounts, in *[]wireViewRow, hasMore *bool, limit int) (PageViewsPage, error) {
+func rowsPage(key string, totals *wireCounts, in *[]wireViewRow, hasMore *bool) (PageViewsPage, error) {
 	t, err := totals.counts("totals")
 	if err != nil {
 		return PageViewsPage{}, err
@@ -169,9 +158,6 @@ func rowsPage(key string, totals *wireCounts, in *[]wireViewRow, hasMore *bool, 
 	}
 	if hasMore == nil {
 		return PageViewsPage{}, errors.New(`missing required field "hasMore"`)
-	}
-	if err := checkRows(key, len(*in), limit); err != nil {
-		return PageViewsPage{}, err
 	}
 	rows := make([]PageViewRow, len(*in))
 	for i := range *in {
@@ -229,13 +215,13 @@ func (c *Client) Rows(ctx context.Context, kind RowsKind, projectID string, r Da
 		idempotent: true,
 	}
 	if kind == Visitors {
-		w := wireVisitorsPage{limit: limit, Visitors: newRows[wireViewRow]("visitors", limit)}
+		w := wireVisitorsPage{Visitors: newRows[wireViewRow]("visitors", limit)}
 		if err := c.do(ctx, req, &w); err != nil {
 			return nil, err
 		}
 		return &w.page, nil
 	}
-	w := wireViewsPage{limit: limit, Views: newRows[wireViewRow]("views", limit)}
+	w := wireViewsPage{Views: newRows[wireViewRow]("views", limit)}
 	if err := c.do(ctx, req, &w); err != nil {
 		return nil, err
 	}

@@ -42,8 +42,7 @@ type wireFeedbackPage struct {
 	Feedback *rowsUpTo[wireFeedbackRow] `json:"feedback"`
 	HasMore  *bool                      `json:"hasMore"`
 
-	limit int
-	page  FeedbackPage
+	page FeedbackPage
 }
 
 func (w *wireFeedbackPage) validate() error {
@@ -53,9 +52,6 @@ func (w *wireFeedbackPage) validate() error {
 	}
 	if w.HasMore == nil {
 		return errors.New(`missing required field "hasMore"`)
-	}
-	if err := checkRows("feedback", len(*feedback), w.limit); err != nil {
-		return err
 	}
 	rows := make([]FeedbackRow, len(*feedback))
 	for i, r := range *feedback {
@@ -88,7 +84,7 @@ func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRan
 		return nil, fmt.Errorf("mintlify feedback_by_page: %w", err)
 	}
 	q.Set("limit", strconv.Itoa(limit))
-	w := wireFeedbackPage{limit: limit, Feedback: newRows[wireFeedbackRow]("feedback", limit)}
+	w := wireFeedbackPage{Feedback: newRows[wireFeedbackRow]("feedback", limit)}
 	if err := c.do(ctx, request{endpoint: "feedback_by_page", method: "GET", path: analyticsPath(projectID, "feedback/by-page"), query: q, idempotent: true}, &w); err != nil {
 		return nil, err
 	}

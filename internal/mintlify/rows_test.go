@@ -29,7 +29,7 @@ func TestRowsBeyondTheLimitAreNotDecoded(t *testing.T) {
 	atLimit := []byte(viewsBody(limit))
 	hostile := []byte(viewsBody(100_000)) // about 5 MiB, under the body cap
 	decode := func(body []byte) error {
-		w := wireViewsPage{limit: limit, Views: newRows[wireViewRow]("views", limit)}
+		w := wireViewsPage{Views: newRows[wireViewRow]("views", limit)}
 		return decodeJSON(body, &w)
 	}
 	if err := decode(atLimit); err != nil {
@@ -53,7 +53,7 @@ func TestRowsBeyondTheLimitAreNotDecoded(t *testing.T) {
 // The array's absence, null, wrong type and the unbounded case.
 func TestRowsUpToShapes(t *testing.T) {
 	decode := func(body string, limit int) (*wireViewsPage, error) {
-		w := &wireViewsPage{limit: limit, Views: newRows[wireViewRow]("views", limit)}
+		w := &wireViewsPage{Views: newRows[wireViewRow]("views", limit)}
 		return w, decodeJSON([]byte(body), w)
 	}
 	const totals = `"totals":{"human":1,"ai":1,"total":2}`

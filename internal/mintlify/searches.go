@@ -36,8 +36,7 @@ type wireSearchesPage struct {
 	TotalSearches *float64                 `json:"totalSearches"`
 	NextCursor    *string                  `json:"nextCursor"`
 
-	limit int
-	page  SearchesPage
+	page SearchesPage
 }
 
 func (w *wireSearchesPage) validate() error {
@@ -49,9 +48,6 @@ func (w *wireSearchesPage) validate() error {
 		return errors.New(`missing required field "totalSearches"`)
 	}
 	if err := checkCount(*w.TotalSearches, "totalSearches"); err != nil {
-		return err
-	}
-	if err := checkRows("searches", len(*searches), w.limit); err != nil {
 		return err
 	}
 	rows := make([]SearchRow, len(*searches))
@@ -92,7 +88,7 @@ func (c *Client) Searches(ctx context.Context, projectID string, r DateRange, li
 	if cursor != "" {
 		q.Set("cursor", cursor)
 	}
-	w := wireSearchesPage{limit: limit, Searches: newRows[wireSearchRow]("searches", limit)}
+	w := wireSearchesPage{Searches: newRows[wireSearchRow]("searches", limit)}
 	if err := c.do(ctx, request{endpoint: "searches", method: "GET", path: analyticsPath(projectID, "searches"), query: q, idempotent: true}, &w); err != nil {
 		return nil, err
 	}

@@ -16,6 +16,33 @@ import (
 	"github.com/prometheus/procfs"
 )
 
+// descs are client_golang's process descriptions, named and worded as its
+// collector names them (a test compares the two).
+type descs struct {
+	cpuTotal, openFDs, maxFDs, vsize, maxVsize, rss, startTime, inBytes, outBytes *prometheus.Desc
+}
+
+func newDescs() descs {
+	d := func(name, help string) *prometheus.Desc { return prometheus.NewDesc(name, help, nil, nil) }
+	return descs{
+		cpuTotal:  d("process_cpu_seconds_total", "Total user and system CPU time spent in seconds."),
+		openFDs:   d("process_open_fds", "Number of open file descriptors."),
+		maxFDs:    d("process_max_fds", "Maximum number of open file descriptors."),
+		vsize:     d("process_virtual_memory_bytes", "Virtual memory size in bytes."),
+		maxVsize:  d("process_virtual_memory_max_bytes", "Maximum amount of virtual memory available in bytes."),
+		rss:       d("process_resident_memory_bytes", "Resident memory size in bytes."),
+		startTime: d("process_start_time_seconds", "Start time of the process since unix epoch in seconds."),
+		inBytes:   d("process_network_receive_bytes_total", "Number of bytes received by the process over the network."),
+		outBytes:  d("process_network_transmit_bytes_total", "Number of bytes sent by the process over the network."),
+	}
+}
+
+func (d descs) describe(ch chan<- *prometheus.Desc) {
+	for _, x := range []*prometheus.Desc{d.cpuTotal, d.openFDs, d.maxFDs, d.vsize, d.maxVsize, d.rss, d.startTime, d.inBytes, d.outBytes} {
+		ch <- x
+	}
+}
+
 // userHZ is the unit of the CPU times in /proc/<pid>/stat. Linux reports
 // them in USER_HZ, 100 on every architecture it supports for user space;
 // procfs and so client_golang use the same constant.
