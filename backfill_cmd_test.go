@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -658,7 +659,7 @@ func startPrometheus(t *testing.T, bin string, pick func() string, args ...strin
 	var failures []string
 	guard := hangGuard(t)
 	for range attempts {
-		logs := newLogWatch("Server is ready to receive web requests.")
+		logs := newLogWatch("Server is ready to receive web requests.", `msg="Listening on"`)
 		cmd := exec.Command(bin, append(args, "--web.listen-address="+pick())...)
 		cmd.Stdout, cmd.Stderr = logs, logs
 		if err := cmd.Start(); err != nil {
@@ -695,24 +696,26 @@ func startPrometheus(t *testing.T, bin string, pick func() string, args ...strin
 	return ""
 }
 
-// logWatch collects a process's log and closes found when want appears.
+// logWatch collects a process's log and closes found once every one of
+// wants has appeared (in any order: Prometheus logs its ready line and the
+// address it listens on from different goroutines).
 type logWatch struct {
 	mu    sync.Mutex
 	b     bytes.Buffer
-	want  string
-	found chan struct{}
+	wants []string
 	seen  bool
+	found chan struct{}
 }
 
-func newLogWatch(want string) *logWatch {
-	return &logWatch{want: want, found: make(chan struct{})}
+func newLogWatch(wants ...string) *logWatch {
+	return &logWatch{wants: wants, found: make(chan struct{})}
 }
 
 func (w *logWatch) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n, err := w.b.Write(p)
-	if !w.seen && strings.Contains(w.b.String(), w.want) {
+	if !w.seen && !slices.ContainsFunc(w.wants, func(s string) bool { return !strings.Contains(w.b.String(), s) }) {
 		w.seen = true
 		close(w.found)
 	}
@@ -1228,4 +1231,27 @@ func TestBackfillOtherCounters(t *testing.T) {
 	if n := len(h.views()); n != 16 {
 		t.Errorf("interrupted + resumed runs made %d requests, want 16", n)
 	}
+}
+
+// Under load Prometheus may log that it is ready before the address it
+// listens on: the watch waits for both, in either order.
+func TestLogWatchWaitsForEveryLine(t *testing.T) {
+	w := newLogWatch("ready", `msg="Listening on"`)
+	closed := func() bool {
+		select {
+		case <-w.found:
+			return true
+		default:
+			return false
+		}
+	}
+	fmt.Fprintln(w, `level=info msg="Server is ready"`)
+	if closed() {
+		t.Fatal("found before the address was logged")
+	}
+	fmt.Fprintln(w, `level=info msg="Listening on" address=127.0.0.1:9`)
+	if !closed() {
+		t.Fatal("not found once both lines were logged")
+	}
+	fmt.Fprintln(w, "more") // a later write does not close it again
 }
