@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/serve"
 )
 
 // TestDockerfile checks the pieces of the image that matter to operators
@@ -88,7 +90,7 @@ func checkDockerfile(df, mk, ignore string) string {
 		return "make build does not build a static, trimmed binary"
 	case !strings.Contains(mk, "-X $(PKG).Version=$(VERSION)"):
 		return "make build does not stamp the version through ldflags"
-	case !strings.Contains(df, "EXPOSE "+strings.TrimPrefix(defaultListenAddress, ":")):
+	case !strings.Contains(df, "EXPOSE "+strings.TrimPrefix(serve.DefaultListenAddress, ":")):
 		return "EXPOSE does not match the default listen port"
 	case !strings.Contains(df, `ENTRYPOINT ["/bin/mintlify_exporter"]`):
 		return "ENTRYPOINT is not the binary"

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"unicode"
-
-	"github.com/alecthomas/kingpin/v2"
 )
 
 // repoBlobURL is how the alert rules and the dashboard link to files of
@@ -238,45 +236,5 @@ func TestRepoLinksInRulesAndDashboard(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Error("no link into the repository found in the rules and the dashboard")
-	}
-}
-
-// TestFlagsDocumented checks that docs/configuration.md has a row for
-// every flag of the exporter, and no row for a flag that does not exist.
-func TestFlagsDocumented(t *testing.T) {
-	checkFlagsDocumented(t, "configuration.md", newApp(&flags{}), "the exporter")
-}
-
-// checkFlagsDocumented checks that docs/doc has a table row for every flag
-// of app (a cell "`--name`" or "`--[no-]name`" opening the row) and none
-// for a flag app does not have.
-func checkFlagsDocumented(t *testing.T, doc string, app *kingpin.Application, what string) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("docs", doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	row := regexp.MustCompile("(?m)^\\| `--(?:\\[no-\\])?([a-z0-9.-]+)` \\|")
-	documented := map[string]bool{}
-	for _, m := range row.FindAllStringSubmatch(string(b), -1) {
-		documented[m[1]] = true
-	}
-	defined := map[string]bool{}
-	for _, f := range app.Model().Flags {
-		if f.Hidden || f.Name == "help" || f.Name == "version" || strings.HasPrefix(f.Name, "help-") || strings.HasPrefix(f.Name, "completion-") {
-			continue
-		}
-		defined[f.Name] = true
-		if !documented[f.Name] {
-			t.Errorf("docs/%s has no row for --%s", doc, f.Name)
-		}
-	}
-	if len(defined) < 10 {
-		t.Fatalf("only %d flags found for %s", len(defined), what)
-	}
-	for name := range documented {
-		if !defined[name] {
-			t.Errorf("docs/%s documents --%s, which %s does not have", doc, name, what)
-		}
 	}
 }

@@ -2,8 +2,6 @@ package collector
 
 import (
 	"context"
-	"slices"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -238,21 +236,7 @@ func (p *pageViews) exported(data *mintlify.Walk) []mintlify.PageViewRow {
 			keep = append(keep, r)
 		}
 	}
-	if m := p.filter.maxPaths; m > 0 && len(keep) > m {
-		// Keep the most viewed pages; ties by path, so the choice is stable.
-		slices.SortFunc(keep, func(a, b mintlify.PageViewRow) int {
-			if a.Total != b.Total {
-				if a.Total > b.Total {
-					return -1
-				}
-				return 1
-			}
-			return strings.Compare(a.Path, b.Path)
-		})
-		keep = keep[:m]
-		slices.SortFunc(keep, func(a, b mintlify.PageViewRow) int { return strings.Compare(a.Path, b.Path) })
-	}
-	return keep
+	return mintlify.MostViewed(keep, p.filter.maxPaths)
 }
 
 // bookkeeping are the walk's figures (page views only). They are shown

@@ -231,20 +231,52 @@ func (w *Walk) apply(idx int, p *PageViewsPage, keep func(string) bool) {
 	}
 }
 
-// trim keeps the max most viewed rows (ties by path, so the choice is
-// stable) and sorts the rows by path.
+// trim keeps the maxRows most viewed rows (see MostViewed).
 func (w *Walk) trim(maxRows int) {
-	if maxRows > 0 && len(w.Rows) > maxRows {
-		slices.SortFunc(w.Rows, func(a, b PageViewRow) int {
+	n := len(w.Rows)
+	w.Rows = MostViewed(w.Rows, maxRows)
+	w.Dropped += n - len(w.Rows)
+}
+
+// MostViewed is the selection of the paths a walk exports, wherever it
+// is made: the max most viewed of rows by total (ties by path, so the
+// choice is stable; max 0 keeps all), sorted by path. It reorders rows
+// and returns a prefix of it.
+func MostViewed(rows []PageViewRow, max int) []PageViewRow {
+	if max > 0 && len(rows) > max {
+		slices.SortFunc(rows, func(a, b PageViewRow) int {
 			if c := cmp.Compare(b.Total, a.Total); c != 0 {
 				return c
 			}
 			return strings.Compare(a.Path, b.Path)
 		})
-		w.Dropped += len(w.Rows) - maxRows
-		w.Rows = slices.Clip(w.Rows[:maxRows])
+		rows = slices.Clip(rows[:max])
 	}
-	slices.SortFunc(w.Rows, func(a, b PageViewRow) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(rows, func(a, b PageViewRow) int { return strings.Compare(a.Path, b.Path) })
+	return rows
+}
+
+// Add applies p, the walk's next page (index w.Next), as Continue does
+// with the pages it reads, for a caller that makes the requests itself
+// (the backfill, one page at a time under its own pacing). o.Keep,
+// o.MaxPages and o.MaxRows mean what they mean to Continue; once the walk
+// is done its rows are the o.MaxRows most viewed.
+func (w *Walk) Add(p *PageViewsPage, o WalkOptions) {
+	if w.Done() {
+		return
+	}
+	if o.MaxPages <= 0 {
+		o.MaxPages = DefaultWalkMaxPages
+	}
+	w.index()
+	w.apply(w.Next, p, o.Keep)
+	if !w.Done() && w.Next >= o.MaxPages {
+		w.Truncated = true
+	}
+	if w.Done() {
+		w.trim(o.MaxRows)
+		w.Seen, w.seen = nil, nil
+	}
 }
 
 type walkRun struct {

@@ -19,7 +19,24 @@ type Site struct {
 	// totals.total is not documented to be the sum. Per-path rows always have
 	// total = human+ai.
 	OtherTraffic bool
+	// Order is the order views and visitors rows are served in; the API
+	// documents none, so clients must not rely on it.
+	Order RowOrder
 }
+
+// RowOrder is the order per-path rows are served in.
+type RowOrder int
+
+const (
+	// BusiestFirst serves the most viewed rows first, ties by path.
+	BusiestFirst RowOrder = iota
+	// QuietestFirst serves the least viewed rows first: the busiest are
+	// on the last page.
+	QuietestFirst
+	// Shuffled serves the rows in an order drawn from the site's seed and
+	// the range, different for every range.
+	Shuffled
+)
 
 // Counts are site-wide totals (the "totals" object).
 type Counts struct {
@@ -222,6 +239,21 @@ func byTotalThenPath(a, b Row) int {
 	return cmp.Compare(a.Path, b.Path)
 }
 
+// reorder puts rows, busiest first, in the site's served order.
+func (s Site) reorder(rows []Row, first int64) {
+	switch s.Order {
+	case QuietestFirst:
+		slices.Reverse(rows)
+	case Shuffled:
+		// Fisher-Yates with the site's own hash, so a range is always
+		// served the same way, pages included.
+		for i := len(rows) - 1; i > 0; i-- {
+			j := int(hash3(uint64(s.Seed), uint64(first), uint64(i)) % uint64(i+1))
+			rows[i], rows[j] = rows[j], rows[i]
+		}
+	}
+}
+
 func (s Site) build(first, end int64) *computed {
 	n := max(s.Paths, 0)
 	c := &computed{views: make([]Row, n), visitors: make([]Row, n)}
@@ -259,6 +291,8 @@ func (s Site) build(first, end int64) *computed {
 	c.visitorTotals.Total = c.visitorTotals.Human + c.visitorTotals.AI - min(c.visitorTotals.Human, c.visitorTotals.AI)/3
 	slices.SortFunc(c.views, byTotalThenPath)
 	slices.SortFunc(c.visitors, byTotalThenPath)
+	s.reorder(c.views, first)
+	s.reorder(c.visitors, first)
 	slices.SortFunc(c.feedback, func(a, b FeedbackRow) int {
 		if x := cmp.Compare(b.Total, a.Total); x != 0 {
 			return x

@@ -1,6 +1,7 @@
 package mockapi
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -242,5 +243,42 @@ func BenchmarkViewsPage(b *testing.B) {
 		if w.Code != 200 {
 			b.Fatal(w.Code)
 		}
+	}
+}
+
+// TestRowOrder: every order serves the same rows; BusiestFirst by total
+// descending, QuietestFirst ascending (the busiest on the last page),
+// Shuffled neither, and the same way on every call.
+func TestRowOrder(t *testing.T) {
+	from := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	to := from.AddDate(0, 0, 3)
+	served := map[RowOrder][]Row{}
+	for _, o := range []RowOrder{BusiestFirst, QuietestFirst, Shuffled} {
+		_, rows := Site{Seed: 5, Paths: 400, Order: o}.Views(from, to)
+		_, again := Site{Seed: 5, Paths: 400, Order: o}.Views(from, to)
+		if !slices.Equal(rows, again) {
+			t.Errorf("order %d: two calls served different orders", o)
+		}
+		served[o] = rows
+	}
+	sorted := func(rows []Row) []Row {
+		s := slices.Clone(rows)
+		slices.SortFunc(s, byTotalThenPath)
+		return s
+	}
+	busiest := served[BusiestFirst]
+	if !slices.Equal(busiest, sorted(busiest)) {
+		t.Error("BusiestFirst is not busiest first")
+	}
+	for _, o := range []RowOrder{QuietestFirst, Shuffled} {
+		if !slices.Equal(sorted(served[o]), busiest) {
+			t.Errorf("order %d serves other rows", o)
+		}
+	}
+	if q := served[QuietestFirst]; q[len(q)-1] != busiest[0] || q[0] != busiest[len(busiest)-1] {
+		t.Error("QuietestFirst does not end with the busiest row")
+	}
+	if s := served[Shuffled]; slices.Equal(s, busiest) || slices.Equal(s, served[QuietestFirst]) {
+		t.Error("Shuffled is one of the sorted orders")
 	}
 }

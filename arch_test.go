@@ -1,0 +1,154 @@
+package main
+
+import (
+	"go/build"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const modulePath = "github.com/mintlify-exporter/mintlify_exporter"
+
+// allowedImports is which of the project's packages each package may
+// import, in its non-test files (paths relative to the modulePath). A new
+// edge must be added here on purpose; docs/development.md has the map.
+var allowedImports = map[string][]string{
+	".":                            {"internal/cmd/backfill", "internal/cmd/jobs", "internal/cmd/serve"},
+	"internal/cmd/serve":           {"collector", "config", "internal/cli", "internal/mintlify", "internal/mockapi", "internal/secret", "internal/trackfile"},
+	"internal/cmd/jobs":            {"config", "internal/cli", "internal/ids", "internal/mintlify", "internal/trackfile"},
+	"internal/cmd/backfill":        {"collector", "config", "internal/atomicfile", "internal/budget", "internal/cli", "internal/ids", "internal/mintlify", "internal/secret"},
+	"internal/cmd/serve/servetest": {"internal/cmd/serve"},
+	"internal/cli":                 {"config", "internal/mintlify", "internal/secret"},
+	"collector":                    {"config", "internal/atomicfile", "internal/budget", "internal/filelock", "internal/mintlify", "internal/offheap", "internal/secret"},
+	"config":                       {"internal/ids", "internal/secret"},
+	"internal/mintlify":            {"internal/secret"},
+	"internal/trackfile":           {"internal/filelock", "internal/ids"},
+	"internal/testkit":             {"internal/mockapi"},
+	"deploy/kubernetes/gen":        {"deploy"},
+	// Packages of their own, importing nothing of the project.
+	"internal/mockapi": nil, "internal/atomicfile": nil, "internal/budget": nil, "internal/filelock": nil,
+	"internal/ids": nil, "internal/leakcheck": nil, "internal/offheap": nil, "internal/secret": nil,
+	"internal/toolcheck": nil, "dashboards": nil, "deploy": nil,
+}
+
+// testOnly are packages only tests may import.
+var testOnly = []string{"internal/testkit", "internal/cmd/serve/servetest", "internal/toolcheck", "internal/leakcheck"}
+
+type pkgImports struct {
+	code, tests []string // project packages, relative
+	external    []string // everything else the non-test files import
+}
+
+// projectPackages reads the imports of every package of the modulePath
+// (nested modules, such as tools with heavy dependencies, excluded).
+func projectPackages(t *testing.T) map[string]pkgImports {
+	t.Helper()
+	pkgs := map[string]pkgImports{}
+	rel := func(paths []string) (own, other []string) {
+		for _, p := range paths {
+			switch {
+			case p == modulePath:
+				own = append(own, ".")
+			case strings.HasPrefix(p, modulePath+"/"):
+				own = append(own, strings.TrimPrefix(p, modulePath+"/"))
+			default:
+				other = append(other, p)
+			}
+		}
+		return own, other
+	}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+			return filepath.SkipDir
+		}
+		if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && path != "." {
+			return filepath.SkipDir // another modulePath
+		}
+		bp, err := build.ImportDir(path, 0)
+		if err != nil {
+			if _, ok := err.(*build.NoGoError); ok {
+				return nil
+			}
+			return err
+		}
+		var pi pkgImports
+		pi.code, pi.external = rel(bp.Imports)
+		pi.tests, _ = rel(append(slices.Clone(bp.TestImports), bp.XTestImports...))
+		pkgs[filepath.ToSlash(path)] = pi
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pkgs) < 20 {
+		t.Fatalf("only %d packages found", len(pkgs))
+	}
+	return pkgs
+}
+
+// closure is pkg and every project package it imports, directly or not.
+func closure(pkgs map[string]pkgImports, pkg string) map[string]bool {
+	seen := map[string]bool{}
+	var visit func(string)
+	visit = func(p string) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		for _, q := range pkgs[p].code {
+			visit(q)
+		}
+	}
+	visit(pkg)
+	return seen
+}
+
+// TestArchitecture: every import between the project's packages is one
+// allowedImports lists; the API client imports nothing of Prometheus; the
+// simulated API and the client share no code; no package but main imports
+// a command package, and only tests import the test helpers.
+func TestArchitecture(t *testing.T) {
+	pkgs := projectPackages(t)
+	for _, p := range slices.Sorted(maps.Keys(pkgs)) {
+		allowed, listed := allowedImports[p]
+		if !listed {
+			t.Errorf("package %s is not in allowedImports: add it with the imports it may have", p)
+			continue
+		}
+		for _, q := range pkgs[p].code {
+			if !slices.Contains(allowed, q) {
+				t.Errorf("%s imports %s, which allowedImports does not allow", p, q)
+			}
+			if strings.HasPrefix(q, "internal/cmd/") && p != "." && !strings.HasPrefix(p, q+"/") {
+				t.Errorf("%s imports the command package %s: only main may", p, q)
+			}
+			if slices.Contains(testOnly, q) && !slices.Contains(testOnly, p) {
+				t.Errorf("%s imports %s, which only tests may import", p, q)
+			}
+		}
+	}
+	client := closure(pkgs, "internal/mintlify")
+	for p := range client {
+		for _, ext := range pkgs[p].external {
+			if strings.HasPrefix(ext, "github.com/prometheus/") {
+				t.Errorf("the API client imports %s (through %s): it must know nothing of Prometheus", ext, p)
+			}
+		}
+	}
+	for p := range closure(pkgs, "internal/mockapi") {
+		if client[p] {
+			t.Errorf("the simulated API and the client share %s: the simulation must share no code with the client", p)
+		}
+	}
+}

@@ -1,0 +1,171 @@
+// Package cli is the command-line layer the exporter's three commands
+// (serve, jobs, backfill) share: the flags that mean the same thing in
+// each (--mintlify.*, --config.file, --storage.path), reading the API key
+// the way those flags name it, building the API client, exit codes and
+// kingpin parsing that never exits the process.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/prometheus/common/version"
+
+	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
+)
+
+// Name is the program's name: the binary, the User-Agent, log and error
+// prefixes.
+const Name = "mintlify_exporter"
+
+// Exit codes every command shares; jobs adds ExitTimeout.
+const (
+	ExitOK    = 0
+	ExitError = 1 // API error, no answer, a file not readable or writable
+	ExitUsage = 2 // bad command line or input; nothing was sent
+)
+
+// KeyEnv is the environment variable that holds the key when no key file
+// is given.
+const KeyEnv = "MINTLIFY_API_KEY"
+
+// DefaultRequestTimeout is the timeout of one API request unless
+// --mintlify.request-timeout or the configuration's request_timeout says
+// otherwise.
+const DefaultRequestTimeout = 30 * time.Second
+
+// DefaultStoragePath is where the state file goes unless --storage.path
+// says otherwise: under systemd's StateDirectory= when the unit sets one,
+// else in data/ below the working directory.
+func DefaultStoragePath(getenv func(string) string) string {
+	if dirs := getenv("STATE_DIRECTORY"); dirs != "" {
+		dir, _, _ := strings.Cut(dirs, ":")
+		return filepath.Join(dir, "state.json")
+	}
+	return filepath.Join("data", "state.json")
+}
+
+// UserAgent is what every command sends upstream:
+// mintlify_exporter/<version>, "dev" for a build without a stamped version.
+func UserAgent() string {
+	v := version.Version
+	if v == "" {
+		v = "dev"
+	}
+	return Name + "/" + v
+}
+
+// SleepContext waits d or until ctx ends, whichever is first.
+func SleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// CheckProjectID checks --mintlify.project-id as the configuration would,
+// in the words of the flag.
+func CheckProjectID(projectID string) error {
+	if strings.ContainsAny(projectID, "/?#") || strings.ContainsFunc(projectID, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		return fmt.Errorf("--mintlify.project-id (or MINTLIFY_PROJECT_ID) %q must not contain whitespace, '/', '?' or '#'", projectID)
+	}
+	return nil
+}
+
+// CheckAPIURL checks --mintlify.api-url.
+func CheckAPIURL(apiURL string) error {
+	u, err := url.Parse(apiURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--mintlify.api-url must be an absolute http or https URL, got %q", apiURL)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("--mintlify.api-url must not contain a query, fragment or user info, got %q", apiURL)
+	}
+	return nil
+}
+
+// KeyFileError is a key file that could not be read: an I/O error, where
+// every other key problem is one of the command line or environment.
+type KeyFileError struct{ err error }
+
+func (e *KeyFileError) Error() string { return e.err.Error() }
+func (e *KeyFileError) Unwrap() error { return e.err }
+
+// ReadKey reads and checks the admin key the way the flags name it: from
+// the file of --mintlify.api-key-file if given, else from
+// MINTLIFY_API_KEY. Errors name the source, never the value; a file that
+// cannot be read is a *KeyFileError.
+func ReadKey(file string, getenv func(string) string) (secret.Secret, error) {
+	k := config.Key{APIKeyEnv: KeyEnv, APIKeyFile: file}
+	source := "the " + KeyEnv + " environment variable"
+	if file != "" {
+		k.APIKeyEnv = ""
+		source = "--mintlify.api-key-file " + file
+	}
+	v, err := k.Read(getenv)
+	var pe *fs.PathError
+	switch {
+	case err != nil && errors.As(err, &pe):
+		return secret.Secret{}, &KeyFileError{fmt.Errorf("reading --mintlify.api-key-file: %w", pe)}
+	case err != nil && file != "":
+		return secret.Secret{}, fmt.Errorf("no usable API key in --mintlify.api-key-file: %w", err)
+	case err != nil:
+		return secret.Secret{}, fmt.Errorf("no API key: %w; set it to an admin key, or give --mintlify.api-key-file", err)
+	}
+	if err := mintlify.ValidateKey(v.Reveal()); err != nil {
+		return secret.Secret{}, fmt.Errorf("the key in %s: %w", source, err)
+	}
+	return v, nil
+}
+
+// NewClient is the API client a command uses for one key, on a transport
+// of its own; release closes its idle connections.
+func NewClient(apiURL string, key secret.Secret, timeout time.Duration) (c *mintlify.Client, release func(), err error) {
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	c, err = mintlify.New(mintlify.Options{
+		BaseURL:        apiURL,
+		Key:            key,
+		UserAgent:      UserAgent(),
+		HTTPClient:     &http.Client{Transport: transport},
+		RequestTimeout: timeout,
+	})
+	if err != nil {
+		transport.CloseIdleConnections()
+		return nil, nil, err
+	}
+	return c, transport.CloseIdleConnections, nil
+}
+
+// IOError is a file that could not be read or written: exit status 1,
+// where every other problem found before a request is one of the command
+// line (2).
+type IOError struct{ Err error }
+
+func (e *IOError) Error() string { return e.Err.Error() }
+func (e *IOError) Unwrap() error { return e.Err }
+
+// ExitCodeOf is the exit status for an error found before any request:
+// ExitError for a file that cannot be read or written (an *IOError or a
+// *KeyFileError), else ExitUsage.
+func ExitCodeOf(err error) int {
+	var ie *IOError
+	var ke *KeyFileError
+	if errors.As(err, &ie) || errors.As(err, &ke) {
+		return ExitError
+	}
+	return ExitUsage
+}

@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+)
+
+// Flags holds the flags that mean the same thing in every command that
+// has them. A command registers the ones it needs with the Add methods;
+// the name, environment variable, default and the first sentence of the
+// help are the same everywhere, and a command may add a sentence of its
+// own (note).
+type Flags struct {
+	ProjectID      string   // --mintlify.project-id, where a command takes one project
+	ProjectIDs     []string // --mintlify.project-id, where a command takes several
+	KeyFile        string   // --mintlify.api-key-file
+	APIURL         string   // --mintlify.api-url
+	RequestTimeout time.Duration
+	ConfigFile     string // --config.file
+	StoragePath    string // --storage.path
+
+	// Set on the command line (or its environment variable), not
+	// defaulted.
+	APIURLSet, TimeoutSet bool
+
+	deprecated []*deprecatedFlag
+}
+
+type deprecatedFlag struct {
+	old, replacement string
+	used             bool
+}
+
+func help(first, note string) string {
+	if note == "" {
+		return first
+	}
+	return first + " " + note
+}
+
+// AddProjectID adds --mintlify.project-id for one project.
+func (f *Flags) AddProjectID(app *kingpin.Application, note string) *kingpin.FlagClause {
+	c := app.Flag("mintlify.project-id", help("Project id.", note)).PlaceHolder("ID").Envar("MINTLIFY_PROJECT_ID")
+	c.StringVar(&f.ProjectID)
+	return c
+}
+
+// AddProjectIDs adds --mintlify.project-id, repeatable. The environment
+// variable MINTLIFY_PROJECT_ID is the default the command applies itself
+// when no flag is given (kingpin would split it at newlines).
+func (f *Flags) AddProjectIDs(app *kingpin.Application, note string) *kingpin.FlagClause {
+	c := app.Flag("mintlify.project-id", help("Project id; repeat for several.", note)).PlaceHolder("ID")
+	c.StringsVar(&f.ProjectIDs)
+	return c
+}
+
+// AddKeyFile adds --mintlify.api-key-file.
+func (f *Flags) AddKeyFile(app *kingpin.Application, note string) {
+	app.Flag("mintlify.api-key-file", help("File holding the admin API key. Otherwise the key is read from the "+KeyEnv+" environment variable; it is never a flag value.", note)).
+		PlaceHolder("FILE").StringVar(&f.KeyFile)
+}
+
+// AddAPIURL adds --mintlify.api-url.
+func (f *Flags) AddAPIURL(app *kingpin.Application, note string) {
+	app.Flag("mintlify.api-url", help("Base URL of the Mintlify API.", note)).
+		Default(mintlify.DefaultBaseURL).IsSetByUser(&f.APIURLSet).StringVar(&f.APIURL)
+}
+
+// AddRequestTimeout adds --mintlify.request-timeout.
+func (f *Flags) AddRequestTimeout(app *kingpin.Application, note string) {
+	app.Flag("mintlify.request-timeout", help("Timeout of each API request.", note)).
+		Default(DefaultRequestTimeout.String()).IsSetByUser(&f.TimeoutSet).DurationVar(&f.RequestTimeout)
+}
+
+// AddConfigFile adds --config.file.
+func (f *Flags) AddConfigFile(app *kingpin.Application, helpText string) {
+	app.Flag("config.file", helpText).PlaceHolder("FILE").StringVar(&f.ConfigFile)
+}
+
+// AddStoragePath adds --storage.path, whose default follows systemd's
+// STATE_DIRECTORY.
+func (f *Flags) AddStoragePath(app *kingpin.Application, helpText string) {
+	app.Flag("storage.path", helpText).Default(DefaultStoragePath(os.Getenv)).StringVar(&f.StoragePath)
+}
+
+// Deprecated adds a hidden flag old that still works as the flag
+// replacement does: register wires the hidden clause to the
+// replacement's variable. Warn prints a warning for each one used.
+func (f *Flags) Deprecated(app *kingpin.Application, old, replacement string, register func(*kingpin.FlagClause)) {
+	d := &deprecatedFlag{old: old, replacement: replacement}
+	c := app.Flag(old, "Deprecated: use --"+replacement+".").Hidden()
+	c.PreAction(func(*kingpin.ParseContext) error { d.used = true; return nil })
+	register(c)
+	f.deprecated = append(f.deprecated, d)
+}
+
+// Warn prints, for each deprecated flag on the command line, which flag
+// replaces it.
+func (f *Flags) Warn(w io.Writer, name string) {
+	for _, d := range f.deprecated {
+		if d.used {
+			fmt.Fprintf(w, "%s: --%s is deprecated and will be removed; use --%s instead\n", name, d.old, d.replacement)
+		}
+	}
+}

@@ -1,0 +1,374 @@
+package backfill
+
+// The `mintlify_exporter backfill` command: fetch the month-to-date page
+// view counters the live exporter exports, as they stood at the end of
+// each past UTC day, and write them as OpenMetrics text with timestamps
+// for `promtool tsdb create-blocks-from openmetrics`. The journal and the
+// output format live in backfill_output.go.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+)
+
+// Exit codes of the backfill command.
+const (
+	backfillExitOK    = cli.ExitOK
+	backfillExitError = cli.ExitError // API error, no answer, a file not readable or writable, interrupted (all resumable)
+	backfillExitUsage = cli.ExitUsage // bad command line, a range the API refuses, a cost not confirmed with --yes
+)
+
+const (
+	backfillCmdName = cli.Name + " backfill"
+	// defaultBackfillBudget is the exporter's default per key: the API's
+	// 100 analytics requests per organization and hour, less its reserve
+	// of 10.
+	defaultBackfillBudget = 90
+	// maxRateLimitWaits is how many 429 answers in a row the backfill
+	// sits out before it gives up (resumably).
+	maxRateLimitWaits = 5
+	// defaultRateLimitWait is the wait after a 429 without Retry-After.
+	defaultRateLimitWait = time.Minute
+)
+
+// backfillEnv is everything the backfill touches outside itself. Tests
+// replace the clock and sleep, so pacing needs no real waiting.
+type backfillEnv struct {
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+	now    func() time.Time
+	// sleep waits d or until ctx ends, whichever is first.
+	sleep func(ctx context.Context, d time.Duration) error
+	// afterPage, if set, runs after the n-th page of this run (from 1)
+	// is in the journal.
+	afterPage func(n int)
+	// tty: stderr is a terminal, where progress is one line redrawn (a
+	// bar) rather than a line per day; barShown: that line is on screen.
+	tty, barShown bool
+}
+
+// Run runs the backfill command with args (after "backfill") and returns
+// its exit status.
+func Run(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	env := &backfillEnv{stdout: stdout, stderr: stderr, getenv: os.Getenv, now: time.Now, sleep: cli.SleepContext}
+	if f, ok := stderr.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			env.tty = true
+		}
+	}
+	return env.run(ctx, args)
+}
+
+// backfillOptions is the parsed command line.
+type backfillOptions struct {
+	cli.Flags
+	from, to     string
+	projectNames []string
+	paths        int
+	pathsSet     bool
+	siteOnly     bool
+	labels       []string
+	output       string
+	force        bool
+	yes          bool
+	budget       int
+	collectors   map[string]*bool // --collector.feedback etc.
+	// Set on the command line, not defaulted.
+	budgetSet bool
+}
+
+func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
+	app := kingpin.New(backfillCmdName, "Write the page view counters of past days as OpenMetrics text, for 'promtool tsdb create-blocks-from openmetrics'.\n\n"+
+		"For each UTC day from --from to --to it asks the API for the month-to-date views at the end of that day (the range from the 1st of the month to the next day, "+
+		"as the live exporter does) and writes mintlify_site_page_views_total and mintlify_page_views_total with the end of the day as timestamp. "+
+		"With --collector.feedback, --collector.searches and --collector.assistant it also writes those collectors' month-to-date counters. "+
+		"It costs one request per project and day for a site of up to 250 paths (ceil(P/250) for P paths: each day's walk reads every page, so that the --paths most viewed are kept whatever the API's row order), and one more for each other counter. The cost is printed before anything is spent, and a run is paced to --budget requests in any hour. "+
+		"An interrupted run keeps what it fetched in FILE.partial (with --output -, in a file whose path it prints); the same command continues it.\n\n"+
+		"The admin API key is read from --mintlify.api-key-file or the MINTLIFY_API_KEY environment variable, never from a flag value.\n\n"+
+		"Exit status: 0 success; 1 an API error, no answer, a file that cannot be read or written, or an interruption (run the same command again to continue); "+
+		"2 a bad command line: a malformed or future date, --from after --to, an existing --output without --force, a bad --label, a range the API refuses, "+
+		"or a cost above what is left of the budget this hour without --yes.")
+	app.HelpFlag.Short('h')
+	app.Flag("from", "First day, YYYY-MM-DD (UTC).").PlaceHolder("YYYY-MM-DD").Required().StringVar(&o.from)
+	app.Flag("to", "Last day, YYYY-MM-DD (UTC); at most yesterday, the last complete day. Default: yesterday.").PlaceHolder("YYYY-MM-DD").StringVar(&o.to)
+	o.AddProjectIDs(app, "It is the project label, as in the exporter without a config file. Default: $MINTLIFY_PROJECT_ID. With --config.file: the id or name of a configured project, default all of them.")
+	o.Deprecated(app, "project", "mintlify.project-id", func(c *kingpin.FlagClause) { c.StringsVar(&o.ProjectIDs) })
+	o.AddConfigFile(app, "The exporter's configuration file (its --config.file): the projects, their names (the project label), their keys and budgets, the API URL and the path filters are taken from it, as the exporter takes them.")
+	app.Flag("project-name", "ID=NAME: the project label of project ID, when the exporter's configuration file gives the project a name (its `name:`); repeat for several. Default: the id. Not with --config.file, which has the names.").PlaceHolder("ID=NAME").StringsVar(&o.projectNames)
+	app.Flag("paths", "Per-page counters of the N most viewed paths of each day's month to date, out of its whole walk.").Default("250").IsSetByUser(&o.pathsSet).IntVar(&o.paths)
+	app.Flag("site-only", "Site totals only (mintlify_site_page_views_total): one request per project and day of a single row.").BoolVar(&o.siteOnly)
+	o.collectors = map[string]*bool{}
+	for _, c := range []struct{ name, series string }{
+		{kindFeedback, "mintlify_page_feedback_total"},
+		{kindSearches, "mintlify_searches_total"},
+		{kindAssistant, "mintlify_assistant_queries_total"},
+	} {
+		o.collectors[c.name] = app.Flag("collector."+c.name, "Also write "+c.series+", as the exporter's "+c.name+" collector: one more request per project and day. With --config.file, a project's `collectors` list decides instead, as in the exporter.").Bool()
+	}
+	app.Flag("label", "Extra label name=value on every series, e.g. job=mintlify or instance=host:10491 so the history joins the scraped series; repeat for several.").PlaceHolder("NAME=VALUE").StringsVar(&o.labels)
+	app.Flag("output", "OpenMetrics file to write; FILE.partial keeps the progress of a run until it is complete. '-' writes to stdout once the run is complete, keeping the progress in a file named after the arguments next to --storage.path (or in the user's cache directory when it is empty).").Short('o').PlaceHolder("FILE").Required().StringVar(&o.output)
+	app.Flag("force", "Overwrite an existing --output, and start again when FILE.partial is from a run with other arguments.").BoolVar(&o.force)
+	app.Flag("yes", "Spend more than is left of the budget this hour (the run is paced to --budget requests per hour).").BoolVar(&o.yes)
+	app.Flag("budget", "Analytics requests per hour the backfill may make with a key: the API allows 100 per organization, and the exporter keeps 10 in reserve. With --config.file the default is each key's budget_per_hour less its reserve, times its share.").Default(strconv.Itoa(defaultBackfillBudget)).IsSetByUser(&o.budgetSet).IntVar(&o.budget)
+	o.AddStoragePath(app, "The exporter's state file (its --storage.path): the backfill records its requests there, under a lock, and counts the exporter's, so that together they stay within --budget. Empty not to share (then lower --budget by what the exporter spends).")
+	o.AddKeyFile(app, "Not with --config.file, which says where each key is.")
+	o.AddAPIURL(app, "Not with --config.file, which has its api_url.")
+	o.AddRequestTimeout(app, "Default with --config.file: its request_timeout.")
+	o.Deprecated(app, "request-timeout", "mintlify.request-timeout", func(c *kingpin.FlagClause) {
+		c.IsSetByUser(&o.TimeoutSet).DurationVar(&o.RequestTimeout)
+	})
+
+	helped := new(bool)
+	app.HelpFlag.PreAction(func(*kingpin.ParseContext) error { *helped = true; return nil })
+	return app, helped
+}
+
+// parse runs kingpin (see cli.Parse).
+func (e *backfillEnv) parse(args []string, o *backfillOptions) (code int, done bool) {
+	app, _ := newBackfillApp(o)
+	_, code, done = cli.Parse(app, args, e.stdout, e.stderr, backfillCmdName, backfillExitUsage)
+	if !done {
+		o.Warn(e.stderr, backfillCmdName)
+	}
+	return code, done
+}
+
+func (e *backfillEnv) failf(code int, format string, args ...any) int {
+	e.endBar()
+	fmt.Fprintf(e.stderr, backfillCmdName+": "+format+"\n", args...)
+	return code
+}
+
+func (e *backfillEnv) run(ctx context.Context, args []string) int {
+	var o backfillOptions
+	if code, done := e.parse(args, &o); done {
+		return code
+	}
+	plan, cfg, code := e.plan(&o)
+	if code != backfillExitOK {
+		return code
+	}
+	keys, code := e.readKeys(&o, plan, cfg)
+	if code != backfillExitOK {
+		return code
+	}
+	toStdout := o.output == "-"
+	j, partial, code := e.openJournal(&o, plan, toStdout)
+	if code != backfillExitOK {
+		return code
+	}
+	defer j.Close()
+
+	progress := newBackfillProgress(plan, j.pages)
+	e.printCost(plan, keys, progress, partial)
+	if code := e.checkBudgets(&o, keys, j, partial); code != backfillExitOK {
+		return code
+	}
+	for _, k := range keys {
+		var closeClient func()
+		var err error
+		if k.client, closeClient, err = e.client(plan, k.secret); err != nil {
+			return e.failf(backfillExitUsage, "%v", err)
+		}
+		defer closeClient()
+	}
+	if code := e.fetch(ctx, plan, keys, j, progress); code != backfillExitOK {
+		return code
+	}
+	return e.write(&o, plan, progress, j, partial, toStdout)
+}
+
+// plan reads --config.file, if given, and checks the command line.
+func (e *backfillEnv) plan(o *backfillOptions) (*backfillPlan, *config.Config, int) {
+	var cfg *config.Config
+	if o.ConfigFile != "" {
+		var err error
+		if cfg, err = config.LoadFile(o.ConfigFile); err != nil {
+			return nil, nil, e.failf(backfillExitUsage, "--config.file: %v", err)
+		}
+	} else if len(o.ProjectIDs) == 0 {
+		if id := e.getenv("MINTLIFY_PROJECT_ID"); id != "" {
+			o.ProjectIDs = []string{id}
+		}
+	}
+	plan, err := checkBackfillArgs(o, e.now(), cfg)
+	if err != nil {
+		return nil, nil, e.failf(backfillExitUsage, "%v", err)
+	}
+	if o.output == "" {
+		return nil, nil, e.failf(backfillExitUsage, "--output is empty: give a file, or - for stdout")
+	}
+	if _, err := os.Lstat(o.output); err == nil && !o.force && o.output != "-" {
+		return nil, nil, e.failf(backfillExitUsage, "--output %s exists; give --force to overwrite it", o.output)
+	}
+	return plan, cfg, backfillExitOK
+}
+
+// readKeys reads and checks the key of each of the plan's keys.
+func (e *backfillEnv) readKeys(o *backfillOptions, plan *backfillPlan, cfg *config.Config) ([]*backfillKey, int) {
+	keys := make([]*backfillKey, len(plan.keys))
+	for i, ref := range plan.keys {
+		k := &backfillKey{keyRef: ref}
+		var err error
+		if ref.index < 0 {
+			if k.secret, err = cli.ReadKey(o.KeyFile, e.getenv); err != nil {
+				return nil, e.failf(cli.ExitCodeOf(err), "%v", err)
+			}
+		} else {
+			if k.secret, err = cfg.Keys[ref.index].Read(e.getenv); err == nil {
+				err = mintlify.ValidateKey(k.secret.Reveal())
+			}
+			if err != nil {
+				code := backfillExitUsage
+				if errors.As(err, new(*fs.PathError)) {
+					code = backfillExitError
+				}
+				return nil, e.failf(code, "%v", cfg.KeyError(ref.index, err))
+			}
+		}
+		keys[i] = k
+	}
+	return keys, backfillExitOK
+}
+
+// openJournal opens the run's progress file: FILE.partial, or for
+// stdout one named after the arguments. One of a run with other arguments
+// is replaced only with --force.
+func (e *backfillEnv) openJournal(o *backfillOptions, plan *backfillPlan, toStdout bool) (*journal, string, int) {
+	args := plan.args()
+	partial := o.output + ".partial"
+	var err error
+	if toStdout {
+		if partial, err = stdoutJournalPath(o.StoragePath, args); err != nil {
+			return nil, "", e.failf(backfillExitError, "no place for the progress file of --output -: %v (give --storage.path, or --output FILE)", err)
+		}
+	}
+	j, err := openJournal(partial, args)
+	if errors.Is(err, errJournalArgs) && o.force {
+		if err = os.Remove(partial); err == nil {
+			j, err = openJournal(partial, args)
+		}
+	}
+	switch {
+	case errors.Is(err, errJournalArgs):
+		return nil, "", e.failf(backfillExitUsage, "%s is the progress of a backfill with other arguments; run that command again to finish it, or give --force to start this one", partial)
+	case err != nil:
+		return nil, "", e.failf(backfillExitError, "progress file %s: %v", partial, err)
+	}
+	return j, partial, backfillExitOK
+}
+
+// printCost says what the run costs, before anything is spent, and sets
+// each key's share of it.
+func (e *backfillEnv) printCost(plan *backfillPlan, keys []*backfillKey, progress *backfillProgress, partial string) {
+	total := progress.total
+	left := 0
+	hours := 0.0
+	for i, k := range keys {
+		k.left = progress.requestsLeft(func(id string) bool { return plan.keyOf[id] == i })
+		left += k.left
+		// The keys' projects are fetched one after the other.
+		hours += float64(k.left) / float64(k.budget)
+	}
+	upTo := ""
+	if !plan.sized() {
+		// Each day's walk reads every page of its month to date; until
+		// one walk of a project is in the journal, its site is taken to
+		// have no more than --paths paths.
+		upTo = "at least "
+	}
+	fmt.Fprintf(e.stderr, "%s: %d project(s) × %d day(s) (%s to %s) × %s = %s%d requests",
+		backfillCmdName, len(plan.projects), plan.days(), plan.from.Format(mintlify.DayLayout), plan.to.Format(mintlify.DayLayout), plan.perDayText(), upTo, total)
+	if left != total {
+		fmt.Fprintf(e.stderr, ", %s%d left to make (%s)", upTo, left, partial)
+	}
+	if len(keys) == 1 {
+		fmt.Fprintf(e.stderr, ": %.1f hour(s) of a budget of %d requests per hour\n", hours, keys[0].budget)
+		return
+	}
+	var per []string
+	for _, k := range keys {
+		per = append(per, fmt.Sprintf("key %s %s%d at %d per hour", k.name, upTo, k.left, k.budget))
+	}
+	fmt.Fprintf(e.stderr, ": %.1f hour(s) of the keys' budgets (%s)\n", hours, strings.Join(per, ", "))
+}
+
+// checkBudgets counts what the exporter and earlier runs spent with each
+// key in the last hour (through --storage.path) and refuses a run that
+// needs more than is left this hour, unless --yes.
+func (e *backfillEnv) checkBudgets(o *backfillOptions, keys []*backfillKey, j *journal, partial string) int {
+	for _, k := range keys {
+		k.ledger = &backfillLedger{path: o.StoragePath, fp: collector.KeyFingerprint(k.secret.Reveal())}
+		k.window = budget.New(k.budget, clockFunc(e.now))
+		if k.ledger.path != "" {
+			if err := collector.LedgerUsage(k.ledger.path, k.ledger.fp, backfillWriter, k.window); err != nil {
+				return e.failf(backfillExitError, "%v (give --storage.path='' not to share the budget with the exporter)", err)
+			}
+		}
+		avail := k.window.Available()
+		if avail < k.budget {
+			fmt.Fprintf(e.stderr, "%s: %d of them are left this hour%s: the exporter and earlier runs made %d requests with the key in the last hour (%s)\n", backfillCmdName, avail, k.of(), k.window.Used(), k.ledger.path)
+		}
+		if k.left > avail && !o.yes {
+			j.Close()
+			if len(j.pages) == 0 {
+				os.Remove(partial)
+			}
+			return e.failf(backfillExitUsage, "this needs more than what is left of the budget this hour%s (%d requests, %d left of %d per hour); give --yes to go ahead (the run is paced to the budget, shared with the exporter), or narrow --from/--to, --mintlify.project-id or --paths", k.of(), k.left, avail, k.budget)
+		}
+	}
+	return backfillExitOK
+}
+
+// write writes the complete run to --output (whole or not at all) or to
+// stdout, and removes the progress file.
+func (e *backfillEnv) write(o *backfillOptions, plan *backfillPlan, progress *backfillProgress, j *journal, partial string, toStdout bool) int {
+	if toStdout {
+		// Only now, with every page in the journal: an interrupted run
+		// writes nothing to stdout, and the run that completes it writes
+		// the whole text, as one uninterrupted run would.
+		if err := renderBackfill(e.stdout, plan, progress); err != nil {
+			return e.failf(backfillExitError, "writing to stdout: %v (the progress is kept in %s; run the same command again to write it)", err, partial)
+		}
+	} else if err := atomicfile.Write(o.output, func(w io.Writer) error { return renderBackfill(w, plan, progress) }); err != nil {
+		return e.failf(backfillExitError, "writing %s: %v (the progress is kept in %s)", o.output, err, partial)
+	}
+	j.Close()
+	if err := os.Remove(partial); err != nil {
+		fmt.Fprintf(e.stderr, "%s: removing %s: %v\n", backfillCmdName, partial, err)
+	}
+	if toStdout {
+		fmt.Fprintf(e.stderr, "%s: wrote the OpenMetrics text to stdout\n", backfillCmdName)
+	} else {
+		fmt.Fprintf(e.stderr, "%s: wrote %s; next: promtool tsdb create-blocks-from openmetrics %s DATA_DIR\n", backfillCmdName, o.output, o.output)
+	}
+	return backfillExitOK
+}
+
+// App is the backfill command's command line, for documentation and
+// tests.
+func App() *kingpin.Application {
+	app, _ := newBackfillApp(&backfillOptions{})
+	return app
+}

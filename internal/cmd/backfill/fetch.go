@@ -1,0 +1,241 @@
+package backfill
+
+// Fetching: the requests a run makes, paced to each key's budget and
+// shared with the exporter through its state file.
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
+)
+
+// backfillKey is one API key of a run, with its budget and its share of
+// the state file.
+type backfillKey struct {
+	keyRef
+	secret secret.Secret
+	left   int // requests still to make with it
+	window *budget.Window
+	ledger *backfillLedger
+	client *mintlify.Client
+}
+
+// of names the key in a message when it comes from the configuration.
+func (k *backfillKey) of() string {
+	if k.name == "" {
+		return ""
+	}
+	return " for key " + k.name
+}
+
+func (e *backfillEnv) client(plan *backfillPlan, key secret.Secret) (*mintlify.Client, func(), error) {
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	c, err := mintlify.New(mintlify.Options{
+		BaseURL:        plan.apiURL,
+		Key:            key,
+		UserAgent:      cli.UserAgent(),
+		HTTPClient:     &http.Client{Transport: transport},
+		RequestTimeout: plan.timeout,
+		// One retry, charged like any request, as the exporter does.
+		MaxRetries: 1,
+	})
+	return c, transport.CloseIdleConnections, err
+}
+
+// clockFunc adapts a now function to budget.Clock.
+type clockFunc func() time.Time
+
+func (f clockFunc) Now() time.Time { return f() }
+
+// fetch makes the requests the journal does not hold yet, paced to each
+// key's budget in any sliding hour.
+func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*backfillKey, j *journal, progress *backfillProgress) int {
+	if keys[0].ledger.path != "" {
+		fmt.Fprintf(e.stderr, "%s: sharing the budget with the exporter through %s\n", backfillCmdName, keys[0].ledger.path)
+	}
+	var ledgerErr error
+	gated := make([]context.Context, len(keys))
+	for i, k := range keys {
+		gate := func(ctx context.Context) error {
+			for {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				took, err := k.ledger.take(k.window, e.now())
+				if err != nil {
+					ledgerErr = err
+					return err
+				}
+				if took {
+					return nil
+				}
+				wait := k.window.FreeAt(1).Sub(e.now())
+				e.endBar()
+				fmt.Fprintf(e.stderr, "%s: %d requests made in the last hour%s; waiting %s for the budget\n", backfillCmdName, k.window.Used(), k.of(), wait.Round(time.Second))
+				if err := e.sleep(ctx, wait); err != nil {
+					return err
+				}
+			}
+		}
+		gated[i] = mintlify.WithGate(ctx, gate)
+	}
+	made := 0
+	for _, task := range progress.tasks {
+		k, gctx := keys[plan.keyOf[task.project]], gated[plan.keyOf[task.project]]
+		r := task.viewsRange()
+		for {
+			kind, offset, ok := progress.nextStep(task)
+			if !ok {
+				break
+			}
+			var jp journalPage
+			for limited := 0; ; {
+				var err error
+				jp, err = fetchStep(gctx, k.client, plan, task, r, kind, offset)
+				if err == nil {
+					break
+				}
+				if ledgerErr != nil {
+					return e.failf(backfillExitError, "%v (give --storage.path='' not to share the budget with the exporter); what was fetched is kept in %s", ledgerErr, j.f.Name())
+				}
+				if ctx.Err() != nil {
+					return e.failf(backfillExitError, "interrupted; %d of %d requests are done and kept in %s: run the same command again to continue", progress.done, progress.total, j.f.Name())
+				}
+				if isLimited, after, ok := mintlify.IsRateLimited(err); isLimited && limited < maxRateLimitWaits {
+					// Someone else (the exporter, another tool) spends the
+					// same organization's budget: sit it out.
+					limited++
+					if !ok {
+						after = defaultRateLimitWait
+					}
+					e.endBar()
+					fmt.Fprintf(e.stderr, "%s: the API answered 429 (rate limited); waiting %s\n", backfillCmdName, after.Round(time.Second))
+					if err := e.sleep(ctx, after); err != nil {
+						return e.failf(backfillExitError, "interrupted; %d of %d requests are done and kept in %s: run the same command again to continue", progress.done, progress.total, j.f.Name())
+					}
+					continue
+				}
+				code := backfillExitError
+				what := err.Error()
+				if mintlify.IsBadRequest(err) {
+					code = backfillExitUsage
+					what = "the API refused the range " + r.From.Format(mintlify.DayLayout) + " to " + r.To.Format(mintlify.DayLayout) + " (it may not keep history that old): " + what
+				}
+				return e.failf(code, "project %s, day %s: %s; what was fetched is kept in %s", task.project, task.day.Format(mintlify.DayLayout), what, j.f.Name())
+			}
+			if err := j.add(jp); err != nil {
+				return e.failf(backfillExitError, "writing %s: %v", j.f.Name(), err)
+			}
+			made++
+			progress.record(jp)
+			progress.total = progress.done + progress.requestsLeft(nil)
+			if e.afterPage != nil {
+				e.afterPage(made)
+			}
+		}
+		e.showProgress(task, progress.done, progress.total)
+	}
+	e.endBar()
+	return backfillExitOK
+}
+
+// fetchStep makes the request of one step of a task: a page of views at
+// offset (kind ""), or the month-to-date answer of another counter.
+func fetchStep(ctx context.Context, c *mintlify.Client, plan *backfillPlan, task backfillTask, r mintlify.DateRange, kind string, offset int) (journalPage, error) {
+	jp := journalPage{Project: task.project, Day: task.day.Format(mintlify.DayLayout), Kind: kind}
+	switch kind {
+	case kindFeedback:
+		page, err := c.FeedbackByPage(ctx, task.project, r, mintlify.MaxFeedbackLimit)
+		if err != nil {
+			return jp, err
+		}
+		jp.HasMore = page.HasMore
+		jp.Feedback = []journalFeedback{}
+		for _, row := range page.Rows {
+			jp.Feedback = append(jp.Feedback, journalFeedback{Path: row.Path, ThumbsUp: row.ThumbsUp, ThumbsDown: row.ThumbsDown, Code: row.Code})
+		}
+	case kindSearches:
+		// The total does not depend on how many terms come with it.
+		page, err := c.Searches(ctx, task.project, r, 1, "")
+		if err != nil {
+			return jp, err
+		}
+		jp.Searches = &page.TotalSearches
+	case kindAssistant:
+		st, err := c.AssistantCallerStats(ctx, task.project, r)
+		if err != nil {
+			return jp, err
+		}
+		jp.Assistant = st
+	default:
+		page, err := c.Rows(ctx, mintlify.Views, task.project, r, plan.limit(), offset)
+		if err != nil {
+			return jp, err
+		}
+		jp.Offset, jp.Totals, jp.HasMore = offset, page.Totals, page.HasMore
+		if plan.paths > 0 {
+			for _, row := range page.Rows {
+				jp.Rows = append(jp.Rows, journalRow{Path: row.Path, Human: row.Human, AI: row.AI, Total: row.Total})
+			}
+		}
+	}
+	return jp, nil
+}
+
+// showProgress tells that task is done and done of total requests are:
+// a line each time, or on a terminal a bar redrawn in place.
+func (e *backfillEnv) showProgress(task backfillTask, done, total int) {
+	day := task.day.Format(mintlify.DayLayout)
+	if !e.tty {
+		fmt.Fprintf(e.stderr, "%s: project %s %s done (%d/%d requests)\n", backfillCmdName, task.project, day, done, total)
+		return
+	}
+	const width = 30
+	filled := width * done / max(total, 1)
+	fmt.Fprintf(e.stderr, "\r[%s%s] %d/%d requests, %s %s\x1b[K", strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, total, task.project, day)
+	e.barShown = true
+}
+
+// endBar ends the progress bar's line, if one is shown, so that the next
+// message starts on a line of its own.
+func (e *backfillEnv) endBar() {
+	if e.barShown {
+		fmt.Fprintln(e.stderr)
+		e.barShown = false
+	}
+}
+
+// backfillWriter is the backfill's name in the shared ledger.
+const backfillWriter = "backfill"
+
+// backfillLedger is the exporter's state file the backfill shares the
+// key's budget through; path "" shares nothing.
+type backfillLedger struct {
+	path, fp string
+}
+
+// take makes one request from window if it has room, counting the
+// requests the state file records for the key by others (the exporter)
+// and recording this one there, under the file's lock.
+func (l *backfillLedger) take(window *budget.Window, now time.Time) (bool, error) {
+	if l.path == "" {
+		return window.TryTake(), nil
+	}
+	var took bool
+	err := collector.ShareLedger(l.path, l.fp, backfillWriter, window, now, func() { took = window.TryTake() })
+	return took, err
+}
+
+// monthStart is the 1st of day's month.
+func monthStart(day time.Time) time.Time {
+	y, m, _ := day.Date()
+	return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+}

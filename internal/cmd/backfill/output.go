@@ -1,0 +1,291 @@
+package backfill
+
+// The backfill's journal (FILE.partial: every page fetched so far, so an
+// interrupted run resumes where it stopped) and its output (OpenMetrics
+// text that promtool turns into TSDB blocks).
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+)
+
+// journalVersion is the format of FILE.partial; a journal of another
+// version is refused like one of other arguments.
+const journalVersion = 1
+
+// journalHeader is the first line of a journal: the arguments that decide
+// what the output holds. A second run resumes only under the same ones.
+type journalHeader struct {
+	Version int    `json:"version"`
+	Args    string `json:"args"`
+}
+
+// journalPage is one page of the views endpoint, as fetched, or with
+// Kind set the answer of another counter's endpoint.
+type journalPage struct {
+	Project string          `json:"project"`
+	Day     string          `json:"day"`
+	Kind    string          `json:"kind,omitempty"` // "": views
+	Offset  int             `json:"offset"`
+	Totals  mintlify.Counts `json:"totals"`
+	Rows    []journalRow    `json:"rows,omitempty"`
+	HasMore bool            `json:"hasMore"`
+
+	Feedback  []journalFeedback     `json:"feedback,omitempty"`
+	Searches  *float64              `json:"searches,omitempty"`
+	Assistant *mintlify.CallerStats `json:"assistant,omitempty"`
+}
+
+// journalFeedback is the feedback of one page.
+type journalFeedback struct {
+	Path       string  `json:"path"`
+	ThumbsUp   float64 `json:"up"`
+	ThumbsDown float64 `json:"down"`
+	Code       float64 `json:"code"`
+}
+
+// journalRow is a path and its human, AI and total views.
+type journalRow struct {
+	Path  string  `json:"path"`
+	Human float64 `json:"human"`
+	AI    float64 `json:"ai"`
+	Total float64 `json:"total"`
+}
+
+// page is jp as the API answered it, for the walk.
+func (jp journalPage) page() *mintlify.PageViewsPage {
+	p := &mintlify.PageViewsPage{Totals: jp.Totals, HasMore: jp.HasMore, Rows: make([]mintlify.PageViewRow, len(jp.Rows))}
+	for i, r := range jp.Rows {
+		p.Rows[i] = mintlify.PageViewRow{Path: r.Path, Counts: mintlify.Counts{Human: r.Human, AI: r.AI, Total: r.Total}}
+	}
+	return p
+}
+
+// stdoutJournalPath is where a run with --output - keeps its journal:
+// a name made from the run's arguments, so the same command finds it
+// again, in the directory of the exporter's state file, or with no state
+// file in the user's cache directory (os.UserCacheDir, e.g.
+// ~/.cache/mintlify_exporter). The directory is created if need be.
+func stdoutJournalPath(storagePath, args string) (string, error) {
+	dir := filepath.Dir(storagePath)
+	if storagePath == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(cache, cli.Name)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(args))
+	return filepath.Join(dir, "backfill-"+hex.EncodeToString(sum[:8])+".partial"), nil
+}
+
+// journal is the open FILE.partial and the pages it holds.
+type journal struct {
+	f     *os.File
+	pages []journalPage
+}
+
+// errJournalArgs is a journal written under other arguments.
+var errJournalArgs = errors.New("journal of other arguments")
+
+// openJournal opens (or creates) the journal at path for args. An
+// existing journal of other arguments is errJournalArgs. A last line cut
+// short (the process died while writing it) is dropped; any other
+// unreadable line is an error.
+func openJournal(path, args string) (*journal, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	j := &journal{f: f}
+	if err := j.load(args); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return j, nil
+}
+
+func (j *journal) load(args string) error {
+	b, err := io.ReadAll(j.f)
+	if err != nil {
+		return err
+	}
+	good := 0 // bytes of whole, readable lines
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	for i, line := range lines {
+		if len(line) == 0 {
+			continue
+		}
+		complete := line[len(line)-1] == '\n'
+		if i == 0 {
+			var h journalHeader
+			if !complete || json.Unmarshal(line, &h) != nil {
+				break // a header cut short: start again
+			}
+			if h.Version != journalVersion || h.Args != args {
+				return errJournalArgs
+			}
+		} else {
+			if !complete {
+				break // the last line, cut short by a crash while writing it
+			}
+			var p journalPage
+			if err := json.Unmarshal(line, &p); err != nil {
+				return fmt.Errorf("line %d is not a page: %v", i+1, err)
+			}
+			j.pages = append(j.pages, p)
+		}
+		good += len(line)
+	}
+	if err := j.f.Truncate(int64(good)); err != nil {
+		return err
+	}
+	if _, err := j.f.Seek(int64(good), io.SeekStart); err != nil {
+		return err
+	}
+	if good == 0 {
+		return j.write(journalHeader{Version: journalVersion, Args: args})
+	}
+	return nil
+}
+
+// write appends one JSON line and syncs it to disk: a page in the journal
+// is a request never made again.
+func (j *journal) write(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if _, err := j.f.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	return j.f.Sync()
+}
+
+func (j *journal) add(p journalPage) error {
+	if err := j.write(p); err != nil {
+		return err
+	}
+	j.pages = append(j.pages, p)
+	return nil
+}
+
+func (j *journal) Close() error { return j.f.Close() }
+
+// labelPair is one label of an output series.
+type labelPair struct{ name, value string }
+
+// omSeries is one series of the output: its labels sorted by name and
+// one value per day.
+type omSeries struct {
+	labels []labelPair
+	values []omSample
+}
+
+type omSample struct {
+	at    time.Time
+	value float64
+}
+
+// omFamily is a counter family: name without _total.
+type omFamily struct {
+	name, help string
+	series     map[string]*omSeries
+}
+
+func newFamily(name, help string) *omFamily {
+	return &omFamily{name: name, help: help, series: map[string]*omSeries{}}
+}
+
+// add appends the value at the end of day to the series with labels
+// (sorted here). Days must come in increasing order per series.
+func (f *omFamily) add(labels []labelPair, end time.Time, v float64) {
+	slices.SortFunc(labels, func(a, b labelPair) int { return strings.Compare(a.name, b.name) })
+	var key strings.Builder
+	for _, l := range labels {
+		key.WriteString(l.name + "\x00" + l.value + "\x00")
+	}
+	s := f.series[key.String()]
+	if s == nil {
+		s = &omSeries{labels: labels}
+		f.series[key.String()] = s
+	}
+	s.values = append(s.values, omSample{at: end, value: v})
+}
+
+// render writes the families as OpenMetrics text: each family's series
+// sorted by label values, each series' samples in time order, and # EOF.
+func renderOpenMetrics(w io.Writer, families ...*omFamily) error {
+	bw := bufio.NewWriter(w)
+	for _, f := range families {
+		if len(f.series) == 0 {
+			continue
+		}
+		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s counter\n", f.name, escapeOM(f.help), f.name)
+		all := make([]*omSeries, 0, len(f.series))
+		for _, s := range f.series {
+			all = append(all, s)
+		}
+		slices.SortFunc(all, func(a, b *omSeries) int {
+			for i := range min(len(a.labels), len(b.labels)) {
+				if c := cmp.Or(strings.Compare(a.labels[i].name, b.labels[i].name), strings.Compare(a.labels[i].value, b.labels[i].value)); c != 0 {
+					return c
+				}
+			}
+			return cmp.Compare(len(a.labels), len(b.labels))
+		})
+		for _, s := range all {
+			var ls strings.Builder
+			for i, l := range s.labels {
+				if i > 0 {
+					ls.WriteByte(',')
+				}
+				ls.WriteString(l.name + `="` + escapeOM(l.value) + `"`)
+			}
+			for _, v := range s.values {
+				fmt.Fprintf(bw, "%s_total{%s} %s %d\n", f.name, ls.String(), strconv.FormatFloat(v.value, 'f', -1, 64), v.at.Unix())
+			}
+		}
+	}
+	bw.WriteString("# EOF\n")
+	return bw.Flush()
+}
+
+// escapeOM escapes a label value or HELP text for OpenMetrics.
+func escapeOM(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+}
+
+// The label values of the live exporter (collector/pageviews.go).
+const (
+	trafficHuman = "human"
+	trafficAI    = "ai"
+	trafficOther = "other"
+	// maxPathBytes: the exporter drops longer paths.
+	maxPathBytes = 1024
+)
+
+// usablePath is a path the live exporter would export as a label.
+func usablePath(p string) bool {
+	return p != "" && len(p) <= maxPathBytes && utf8.ValidString(p)
+}

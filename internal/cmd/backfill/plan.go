@@ -1,0 +1,435 @@
+package backfill
+
+// The plan of a run: the days, projects, keys, paths and labels the
+// command line (and --config.file) ask for, and what they cost.
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+)
+
+// backfillPlan is what a run fetches.
+type backfillPlan struct {
+	from, to time.Time         // first and last day, midnight UTC
+	projects []string          // sorted, without duplicates
+	names    map[string]string // project label by id, where it is not the id
+	paths    int               // 0: site totals only
+	labels   []labelPair
+	// keys the projects use, and the index in keys of each project's.
+	keys  []keyRef
+	keyOf map[string]int
+	// configured is each project's configuration (--config.file), for
+	// its path filters; absent without one.
+	configured map[string]config.Project
+	apiURL     string
+	timeout    time.Duration
+	// extra is the counters other than the views backfilled for each
+	// project, in the order of extraKinds.
+	extra map[string][]string
+	// maxPages bounds each walk (the configuration's max_pages);
+	// walkPages is the pages of each project's longest walk in the
+	// journal, the best guess of what the next ones cost.
+	maxPages  int
+	walkPages map[string]int
+}
+
+// The counters other than the page views the backfill can write, by the
+// name of the exporter's collector of each, in the order of the output.
+const (
+	kindFeedback  = "feedback"
+	kindSearches  = "searches"
+	kindAssistant = "assistant"
+)
+
+var extraKinds = []string{kindFeedback, kindSearches, kindAssistant}
+
+// perDayText says what one day of a project costs: "1 request(s) per
+// day", with the counters other than the views when there are some, and
+// per project when they differ.
+func (p *backfillPlan) perDayText() string {
+	text := func(id string) string {
+		views := fmt.Sprintf("%d for the views", p.pagesPerDay(id))
+		if len(p.extra[id]) == 0 {
+			return fmt.Sprintf("%d request(s) per day", p.perDay(id))
+		}
+		return fmt.Sprintf("%d request(s) per day (%s, 1 each for %s)", p.perDay(id), views, strings.Join(p.extra[id], ", "))
+	}
+	first := text(p.projects[0])
+	for _, id := range p.projects[1:] {
+		if text(id) != first {
+			var per []string
+			for _, id := range p.projects {
+				per = append(per, p.label(id)+": "+text(id))
+			}
+			return "the requests per day of each project (" + strings.Join(per, "; ") + ")"
+		}
+	}
+	return first
+}
+
+// label is the project label of project id.
+func (p *backfillPlan) label(id string) string {
+	if name := p.names[id]; name != "" {
+		return name
+	}
+	return id
+}
+
+// perDay is the requests one day of project id costs.
+func (p *backfillPlan) perDay(id string) int { return p.pagesPerDay(id) + len(p.extra[id]) }
+
+// keyRef is one API key of a plan: the --mintlify.api-key-file or
+// MINTLIFY_API_KEY one (index -1), or keys[index] of the configuration.
+type keyRef struct {
+	name   string // the configuration's name for it; "" for the flag's
+	index  int
+	budget int // requests per hour
+}
+
+// keep reports whether the page series of path is written for project
+// id: a path the exporter exports, and allowed by the project's
+// include_paths and exclude_paths.
+func (p *backfillPlan) keep(id, path string) bool {
+	if !usablePath(path) {
+		return false
+	}
+	pr, ok := p.configured[id]
+	return !ok || pr.PathAllowed(path)
+}
+
+// maxPaths is how many paths of a project and day are written at most:
+// --paths, or the project's max_paths when lower.
+func (p *backfillPlan) maxPaths(id string) int {
+	if pr, ok := p.configured[id]; ok && pr.MaxPaths > 0 {
+		return min(p.paths, pr.MaxPaths)
+	}
+	return p.paths
+}
+
+// days is the number of days in the plan.
+func (p *backfillPlan) days() int { return int(p.to.Sub(p.from)/(24*time.Hour)) + 1 }
+
+// pagesPerDay is what the views of one day of project id are expected
+// to cost: the whole walk of its month to date, one request per 250 paths,
+// so that the most viewed paths are kept whatever order the API serves
+// them in. A walk in the journal tells the site's size; before any, it
+// is taken to have --paths paths (the cost message says "at least").
+func (p *backfillPlan) pagesPerDay(id string) int {
+	if p.paths == 0 {
+		return 1
+	}
+	if n := p.walkPages[id]; n > 0 {
+		return n
+	}
+	return max(1, (p.paths+mintlify.MaxPageSize-1)/mintlify.MaxPageSize)
+}
+
+// sized reports whether the walks' lengths are known for every project
+// (from the journal), or do not matter (site totals only).
+func (p *backfillPlan) sized() bool {
+	for _, id := range p.projects {
+		if p.paths > 0 && p.walkPages[id] == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// limit is the page size of the views requests: one row for the site
+// totals alone, else full pages (the walk pages by offset).
+func (p *backfillPlan) limit() int {
+	if p.paths == 0 {
+		return 1
+	}
+	return mintlify.MaxPageSize
+}
+
+// walkOptions are the exporter's rules for the walk of project id: its
+// path filters, and the --paths (or max_paths, if lower) most viewed
+// paths kept, out of the walk's max_pages pages at most.
+func (p *backfillPlan) walkOptions(id string) mintlify.WalkOptions {
+	return mintlify.WalkOptions{
+		Keep:     func(path string) bool { return p.keep(id, path) },
+		MaxRows:  p.maxPaths(id),
+		MaxPages: p.maxPages,
+	}
+}
+
+// args is the canonical form of what decides the output's content: a
+// journal resumes only a run of the same.
+func (p *backfillPlan) args() string {
+	var b strings.Builder
+	// walk=full: the journal holds whole walks (each row with its
+	// total), not the first --paths rows of older releases.
+	fmt.Fprintf(&b, "walk=full from=%s to=%s paths=%d url=%s", p.from.Format(mintlify.DayLayout), p.to.Format(mintlify.DayLayout), p.paths, p.apiURL)
+	for _, id := range p.projects {
+		fmt.Fprintf(&b, " project=%q", id)
+		if name := p.names[id]; name != "" {
+			fmt.Fprintf(&b, " name=%q", name)
+		}
+		if kinds := p.extra[id]; len(kinds) > 0 {
+			fmt.Fprintf(&b, " counters=%s", strings.Join(kinds, ","))
+		}
+		if pr, ok := p.configured[id]; ok {
+			for _, re := range pr.IncludePaths {
+				fmt.Fprintf(&b, " include=%q", re.String())
+			}
+			for _, re := range pr.ExcludePaths {
+				fmt.Fprintf(&b, " exclude=%q", re.String())
+			}
+			if pr.MaxPaths > 0 {
+				fmt.Fprintf(&b, " max_paths=%d", pr.MaxPaths)
+			}
+		}
+	}
+	for _, l := range p.labels {
+		fmt.Fprintf(&b, " label=%q", l.name+"="+l.value)
+	}
+	return b.String()
+}
+
+var labelName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
+
+// checkBackfillArgs turns the command line into a plan, or says what is
+// wrong with it. now is the current time; cfg is the configuration of
+// --config.file, nil without one.
+func checkBackfillArgs(o *backfillOptions, now time.Time, cfg *config.Config) (*backfillPlan, error) {
+	p := &backfillPlan{names: map[string]string{}, keyOf: map[string]int{}, extra: map[string][]string{}}
+	steps := []func() error{
+		func() error { return p.setDays(o, now) },
+		func() error {
+			if cfg != nil {
+				return p.fromConfig(o, cfg)
+			}
+			return p.fromFlags(o)
+		},
+		func() error { return p.setNames(o) },
+		func() error { return p.setPaths(o) },
+		func() error { return p.setLabels(o) },
+		func() error {
+			if p.timeout <= 0 {
+				return errors.New("--mintlify.request-timeout must be positive")
+			}
+			if cfg != nil {
+				return nil
+			}
+			if err := config.CheckAPIURL(o.APIURL); err != nil {
+				return fmt.Errorf("--mintlify.api-url %w", err)
+			}
+			return cli.CheckAPIURL(o.APIURL)
+		},
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// setDays checks --from and --to: whole UTC days, at most yesterday, in
+// order.
+func (p *backfillPlan) setDays(o *backfillOptions, now time.Time) error {
+	yesterday := now.UTC().Truncate(24*time.Hour).AddDate(0, 0, -1)
+	day := func(flag, s string) (time.Time, error) {
+		t, err := time.Parse(mintlify.DayLayout, s)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("%s %q is not a date of the form YYYY-MM-DD", flag, s)
+		}
+		if t.After(yesterday) {
+			return time.Time{}, fmt.Errorf("%s %s is today or in the future: the last complete UTC day is %s", flag, s, yesterday.Format(mintlify.DayLayout))
+		}
+		return t, nil
+	}
+	var err error
+	if p.from, err = day("--from", o.from); err != nil {
+		return err
+	}
+	p.to = yesterday
+	if o.to != "" {
+		if p.to, err = day("--to", o.to); err != nil {
+			return err
+		}
+	}
+	if p.from.After(p.to) {
+		return fmt.Errorf("--from %s is after --to %s", p.from.Format(mintlify.DayLayout), p.to.Format(mintlify.DayLayout))
+	}
+	return nil
+}
+
+// fromFlags takes the projects, the key and the API from the flags
+// (without --config.file).
+func (p *backfillPlan) fromFlags(o *backfillOptions) error {
+	if len(o.ProjectIDs) == 0 {
+		return errors.New("no project: give --mintlify.project-id (or set MINTLIFY_PROJECT_ID), or --config.file")
+	}
+	for _, id := range o.ProjectIDs {
+		if err := ids.Check(id); err != nil {
+			return fmt.Errorf("--mintlify.project-id: %w", err)
+		}
+		if !slices.Contains(p.projects, id) {
+			p.projects = append(p.projects, id)
+		}
+	}
+	if o.budget < 1 {
+		return fmt.Errorf("--budget must be at least 1, got %d", o.budget)
+	}
+	p.keys = []keyRef{{index: -1, budget: o.budget}}
+	for _, id := range p.projects {
+		p.keyOf[id] = 0
+		p.extra[id] = o.extraKinds(nil)
+	}
+	p.apiURL, p.timeout = o.APIURL, o.RequestTimeout
+	return nil
+}
+
+// setNames takes the project labels of --project-name.
+func (p *backfillPlan) setNames(o *backfillOptions) error {
+	slices.Sort(p.projects)
+	for _, pn := range o.projectNames {
+		id, name, ok := strings.Cut(pn, "=")
+		switch {
+		case !ok || name == "" || !utf8.ValidString(name):
+			return fmt.Errorf("--project-name %q: want ID=NAME, NAME the project's name in the exporter's configuration", pn)
+		case !slices.Contains(p.projects, id):
+			return fmt.Errorf("--project-name %q: %s is not one of the --mintlify.project-id ids", pn, id)
+		case p.names[id] != "":
+			return fmt.Errorf("--project-name given twice for %s", id)
+		}
+		p.names[id] = name
+	}
+	return nil
+}
+
+// setPaths checks --paths and --site-only.
+func (p *backfillPlan) setPaths(o *backfillOptions) error {
+	switch {
+	case o.siteOnly && o.pathsSet:
+		return errors.New("give either --paths or --site-only, not both")
+	case o.siteOnly:
+		p.paths = 0
+	case o.paths < 1:
+		return fmt.Errorf("--paths must be at least 1 (or use --site-only), got %d", o.paths)
+	default:
+		p.paths = o.paths
+	}
+	return nil
+}
+
+// setLabels checks the --label pairs and sorts them by name.
+func (p *backfillPlan) setLabels(o *backfillOptions) error {
+	seen := map[string]bool{}
+	for _, l := range o.labels {
+		name, value, ok := strings.Cut(l, "=")
+		switch {
+		case !ok || !labelName.MatchString(name):
+			return fmt.Errorf("--label %q: want NAME=VALUE with a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)", l)
+		case strings.HasPrefix(name, "__"):
+			return fmt.Errorf("--label %q: names starting with __ are reserved by Prometheus", l)
+		case slices.Contains(seriesLabels, name):
+			return fmt.Errorf("--label %q: %s is a label of the counters themselves", l, name)
+		case value == "":
+			return fmt.Errorf("--label %q: an empty value is no label in Prometheus", l)
+		case !utf8.ValidString(value):
+			return fmt.Errorf("--label %q: the value is not valid UTF-8", l)
+		case seen[name]:
+			return fmt.Errorf("--label %s given twice", name)
+		}
+		seen[name] = true
+		p.labels = append(p.labels, labelPair{name, value})
+	}
+	slices.SortFunc(p.labels, func(a, b labelPair) int { return strings.Compare(a.name, b.name) })
+	return nil
+}
+
+// seriesLabels are the labels of the counters themselves, which --label
+// cannot add.
+var seriesLabels = []string{"project", "path", "traffic", "kind", "caller"}
+
+// extraKinds is the counters other than the views to write for a
+// project: those of its configured collectors when it lists some (as the
+// exporter does), else those of the --collector.NAME flags.
+func (o *backfillOptions) extraKinds(configured []string) []string {
+	var kinds []string
+	for _, k := range extraKinds {
+		if len(configured) > 0 && slices.Contains(configured, k) || len(configured) == 0 && o.collectors[k] != nil && *o.collectors[k] {
+			kinds = append(kinds, k)
+		}
+	}
+	return kinds
+}
+
+// fromConfig takes the projects, their labels and keys, the API URL and
+// the request timeout from the exporter's configuration: the projects
+// --mintlify.project-id names (by id or name), or all of them.
+func (p *backfillPlan) fromConfig(o *backfillOptions, cfg *config.Config) error {
+	switch {
+	case len(o.projectNames) > 0:
+		return errors.New("--project-name and --config.file: the project labels are the names in the configuration")
+	case o.KeyFile != "":
+		return errors.New("--mintlify.api-key-file and --config.file: the keys are those of the configuration (api_key_file or api_key_env)")
+	case o.APIURLSet:
+		return errors.New("--mintlify.api-url and --config.file: the API URL is the configuration's global.api_url")
+	case o.budgetSet && o.budget < 1:
+		return fmt.Errorf("--budget must be at least 1, got %d", o.budget)
+	}
+	selected := cfg.Projects
+	if len(o.ProjectIDs) > 0 {
+		selected = nil
+		for _, ref := range o.ProjectIDs {
+			i := slices.IndexFunc(cfg.Projects, func(pr config.Project) bool { return pr.ID == ref || pr.Name == ref })
+			if i < 0 {
+				var known []string
+				for _, pr := range cfg.Projects {
+					known = append(known, pr.Name)
+				}
+				return fmt.Errorf("--mintlify.project-id %q is neither the id nor the name of a project in %s (names: %s)", ref, o.ConfigFile, strings.Join(known, ", "))
+			}
+			if !slices.ContainsFunc(selected, func(pr config.Project) bool { return pr.ID == cfg.Projects[i].ID }) {
+				selected = append(selected, cfg.Projects[i])
+			}
+		}
+	}
+	p.configured = map[string]config.Project{}
+	keyIndex := map[string]int{} // in p.keys, by the configuration's key name
+	for _, pr := range selected {
+		p.projects = append(p.projects, pr.ID)
+		p.configured[pr.ID] = pr
+		if pr.Name != "" && pr.Name != pr.ID {
+			p.names[pr.ID] = pr.Name
+		}
+		name := pr.KeyName(cfg)
+		ki, ok := keyIndex[name]
+		if !ok {
+			ci := slices.IndexFunc(cfg.Keys, func(k config.Key) bool { return k.Name == name })
+			if ci < 0 { // the configuration's validation rules this out
+				return fmt.Errorf("%s: project %s uses no known key", o.ConfigFile, pr.Name)
+			}
+			b := cfg.Keys[ci].EffectiveBudget()
+			if o.budgetSet {
+				b = o.budget
+			}
+			ki = len(p.keys)
+			keyIndex[name] = ki
+			p.keys = append(p.keys, keyRef{name: name, index: ci, budget: b})
+		}
+		p.keyOf[pr.ID] = ki
+		p.extra[pr.ID] = o.extraKinds(pr.Collectors)
+	}
+	p.apiURL, p.maxPages = cfg.Global.APIURL, cfg.Global.MaxPages
+	p.timeout = time.Duration(cfg.Global.RequestTimeout)
+	if o.TimeoutSet {
+		p.timeout = o.RequestTimeout
+	}
+	return nil
+}

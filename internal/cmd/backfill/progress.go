@@ -1,0 +1,136 @@
+package backfill
+
+import (
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+)
+
+// backfillTask is one project and day.
+type backfillTask struct {
+	project string
+	day     time.Time
+}
+
+// viewsRange is the month to date at the end of the task's day, the
+// range the exporter's month walk covers then.
+func (t backfillTask) viewsRange() mintlify.DateRange {
+	return mintlify.DateRange{From: monthStart(t.day), To: t.day.AddDate(0, 0, 1), Days: true}
+}
+
+// backfillProgress is how far each task is, from the journal: the walk of
+// its views, rebuilt page by page with the walk code the exporter uses
+// (so the same rows end it, and the same paths are kept), and the answers
+// of the other counters.
+type backfillProgress struct {
+	plan  *backfillPlan
+	tasks []backfillTask
+	walks map[backfillTask]*mintlify.Walk
+	extra map[taskKind]journalPage
+	// done counts the requests in the journal; total is done plus the
+	// requests expected still.
+	done, total int
+}
+
+// taskKind is one counter other than the views of a task.
+type taskKind struct {
+	backfillTask
+	kind string
+}
+
+func newBackfillProgress(plan *backfillPlan, journaled []journalPage) *backfillProgress {
+	p := &backfillProgress{plan: plan, walks: map[backfillTask]*mintlify.Walk{}, extra: map[taskKind]journalPage{}}
+	for _, id := range plan.projects {
+		for d := plan.from; !d.After(plan.to); d = d.AddDate(0, 0, 1) {
+			p.tasks = append(p.tasks, backfillTask{id, d})
+		}
+	}
+	for _, jp := range journaled {
+		p.record(jp)
+	}
+	p.total = p.done + p.requestsLeft(nil)
+	return p
+}
+
+// record adds a journaled answer to its task.
+func (p *backfillProgress) record(jp journalPage) {
+	day, err := time.Parse(mintlify.DayLayout, jp.Day)
+	if err != nil {
+		return
+	}
+	t := backfillTask{jp.Project, day}
+	p.done++
+	if jp.Kind != "" {
+		p.extra[taskKind{t, jp.Kind}] = jp
+		return
+	}
+	w := p.walks[t]
+	if w == nil {
+		w = mintlify.NewWalk(mintlify.Views, t.viewsRange(), p.plan.limit())
+		p.walks[t] = w
+	}
+	if jp.Offset != w.Next*w.PageSize {
+		return // not the page the walk needs next: never written so
+	}
+	w.Add(jp.page(), p.plan.walkOptions(t.project))
+	if p.viewsDone(t) {
+		if n := w.Pages(); n > p.plan.walkPages[t.project] {
+			if p.plan.walkPages == nil {
+				p.plan.walkPages = map[string]int{}
+			}
+			p.plan.walkPages[t.project] = n
+		}
+	}
+}
+
+// viewsDone reports whether the task's views are complete: the walk is
+// done, or for the site totals alone one row was read.
+func (p *backfillProgress) viewsDone(t backfillTask) bool {
+	w := p.walks[t]
+	if w == nil {
+		return false
+	}
+	return w.Done() || (p.plan.paths == 0 && w.Requests > 0)
+}
+
+// nextStep is the task's next request: a page of views at offset (kind
+// ""), or another counter; none when the task is done.
+func (p *backfillProgress) nextStep(t backfillTask) (kind string, offset int, ok bool) {
+	if !p.viewsDone(t) {
+		if w := p.walks[t]; w != nil {
+			offset = w.Next * w.PageSize
+		}
+		return "", offset, true
+	}
+	for _, kind := range p.plan.extra[t.project] {
+		if _, ok := p.extra[taskKind{t, kind}]; !ok {
+			return kind, 0, true
+		}
+	}
+	return "", 0, false
+}
+
+// requestsLeft is how many requests the tasks of the projects of (nil:
+// all) are expected still to need: a walk not done as long as the
+// project's longest walk so far, at least one more page.
+func (p *backfillProgress) requestsLeft(of func(id string) bool) int {
+	n := 0
+	for _, t := range p.tasks {
+		if of != nil && !of(t.project) {
+			continue
+		}
+		if !p.viewsDone(t) {
+			read := 0
+			if w := p.walks[t]; w != nil {
+				read = w.Next
+			}
+			n += max(p.plan.pagesPerDay(t.project)-read, 1)
+		}
+		for _, kind := range p.plan.extra[t.project] {
+			if _, ok := p.extra[taskKind{t, kind}]; !ok {
+				n++
+			}
+		}
+	}
+	return n
+}

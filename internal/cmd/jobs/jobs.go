@@ -1,0 +1,369 @@
+package jobs
+
+// The `mintlify_exporter jobs` command: create, message, read and watch
+// Mintlify agent jobs from the command line, and record created jobs in the
+// tracked-jobs file the exporter follows. Output formatting and the error
+// texts live in jobs_output.go.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
+)
+
+// Exit codes of the jobs command.
+const (
+	jobsExitOK      = cli.ExitOK
+	jobsExitError   = cli.ExitError // API error, no answer, a file not readable or writable; for watch, the job failed
+	jobsExitUsage   = cli.ExitUsage // bad command line or input (key, URL, prompt), nothing was sent
+	jobsExitTimeout = 3             // watch gave up before the job finished
+)
+
+const (
+	jobsCmdName = cli.Name + " jobs"
+	// maxPromptBytes bounds a prompt read from a file or stdin; the API
+	// takes a JSON body of at most about 1 MiB.
+	maxPromptBytes = 512 << 10
+)
+
+// jobsEnv is everything the jobs command touches outside itself. Tests
+// replace stdin, the clock and sleep, so watching needs no real waiting.
+type jobsEnv struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+	now    func() time.Time
+	// sleep waits d or until ctx ends, whichever is first.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Run runs the jobs command with args (after "jobs") and returns its exit
+// status.
+func Run(args []string, stdout, stderr io.Writer) int {
+	env := &jobsEnv{
+		stdin: os.Stdin, stdout: stdout, stderr: stderr,
+		getenv: os.Getenv, now: time.Now, sleep: cli.SleepContext,
+	}
+	return env.run(args)
+}
+
+// promptSource is where a create or message command takes its prompt.
+type promptSource struct {
+	text    string
+	textSet bool
+	file    string
+}
+
+// jobsOptions is the parsed command line.
+type jobsOptions struct {
+	cli.Flags
+	output string
+
+	createPrompt  promptSource
+	messagePrompt promptSource
+	track         string
+	jobID         string
+	interval      time.Duration
+	watchTimeout  time.Duration
+}
+
+func newJobsApp(o *jobsOptions) (*kingpin.Application, *bool) {
+	app := kingpin.New(jobsCmdName, "Create, message, read and watch Mintlify agent jobs.\n\n"+
+		"The admin API key is read from --mintlify.api-key-file or the MINTLIFY_API_KEY environment variable, never from a flag value. "+
+		"Creating jobs and sending messages need a write-scoped key; both count against the API's limit of 100 per project per hour.\n\n"+
+		"Exit status: 0 success; 1 an API error, no answer, a file that cannot be read or written (--prompt-file, --mintlify.api-key-file, --track), or (watch) the job failed; "+
+		"2 a bad command line or input: unknown flag or command, no project id, no key or a key of the wrong type, a malformed --mintlify.api-url, an empty prompt (nothing sent); 3 watch timed out.")
+	app.HelpFlag.Short('h')
+	o.AddProjectID(app, "The project the jobs belong to.").Required()
+	o.AddKeyFile(app, "")
+	o.AddAPIURL(app, "")
+	o.AddRequestTimeout(app, "")
+	o.Deprecated(app, "request-timeout", "mintlify.request-timeout", func(c *kingpin.FlagClause) { c.DurationVar(&o.RequestTimeout) })
+	app.Flag("output", "Output format: table or json (one JSON object per line).").Short('o').Default("table").EnumVar(&o.output, "table", "json")
+
+	create := app.Command("create", "Start an agent job and print it. The prompt comes from --prompt, --prompt-file, or standard input.")
+	addPromptFlags(create, &o.createPrompt)
+	create.Flag("track", "After creating the job, append its id to this tracked-jobs file (the exporter's --mintlify.tracked-jobs-file). The directory must exist.").PlaceHolder("FILE").StringVar(&o.track)
+
+	message := app.Command("message", "Send a follow-up prompt to a job and print it. The prompt comes from --prompt, --prompt-file, or standard input.")
+	message.Arg("id", "Job id.").Required().StringVar(&o.jobID)
+	addPromptFlags(message, &o.messagePrompt)
+
+	get := app.Command("get", "Print a job.")
+	get.Arg("id", "Job id.").Required().StringVar(&o.jobID)
+
+	watch := app.Command("watch", "Poll a job until it is completed, archived or failed, printing a line at each change of status or pull-request link. "+
+		"Exit status 0 when it completed or was archived, 1 when it failed, 3 when --timeout passed first.")
+	watch.Arg("id", "Job id.").Required().StringVar(&o.jobID)
+	watch.Flag("interval", "Time between polls.").Default("10s").DurationVar(&o.interval)
+	watch.Flag("timeout", "Give up (exit status 3) when the job has not finished after this long.").Default("30m").DurationVar(&o.watchTimeout)
+
+	helped := new(bool)
+	app.HelpFlag.PreAction(func(*kingpin.ParseContext) error { *helped = true; return nil })
+	return app, helped
+}
+
+func addPromptFlags(cmd *kingpin.CmdClause, p *promptSource) {
+	cmd.Flag("prompt", "The prompt text.").PlaceHolder("TEXT").IsSetByUser(&p.textSet).StringVar(&p.text)
+	cmd.Flag("prompt-file", "Read the prompt from this file; '-' is standard input.").PlaceHolder("FILE").StringVar(&p.file)
+}
+
+// parse runs kingpin (see parseKingpin).
+func (e *jobsEnv) parse(args []string, o *jobsOptions) (cmd string, code int, done bool) {
+	app, helped := newJobsApp(o)
+	cmd, code, done = cli.Parse(app, args, e.stdout, e.stderr, jobsCmdName, jobsExitUsage)
+	if !done {
+		o.Warn(e.stderr, jobsCmdName)
+	}
+	if done && code == 0 && !*helped {
+		// Usage shown because no command was given: not a success.
+		fmt.Fprintf(e.stderr, "%s: a command is required: create, message, get or watch\n", jobsCmdName)
+		code = jobsExitUsage
+	}
+	return cmd, code, done
+}
+
+func (e *jobsEnv) failf(code int, format string, args ...any) int {
+	fmt.Fprintf(e.stderr, jobsCmdName+": "+format+"\n", args...)
+	return code
+}
+
+func (e *jobsEnv) run(args []string) int {
+	var o jobsOptions
+	cmd, code, done := e.parse(args, &o)
+	if done {
+		return code
+	}
+
+	// Everything that can be checked locally is, before any request.
+	if err := checkJobsArgs(cmd, &o); err != nil {
+		return e.failf(jobsExitUsage, "%v", err)
+	}
+	var prompt string
+	var err error
+	switch cmd {
+	case "create":
+		prompt, err = e.readPrompt(o.createPrompt)
+		if err == nil && o.track != "" {
+			err = checkTrackDir(o.track)
+		}
+	case "message":
+		prompt, err = e.readPrompt(o.messagePrompt)
+	case "watch":
+		if o.interval <= 0 || o.watchTimeout <= 0 {
+			err = errors.New("--interval and --timeout must be positive")
+		}
+	}
+	if err != nil {
+		return e.failf(cli.ExitCodeOf(err), "%v", err)
+	}
+	if o.RequestTimeout <= 0 {
+		return e.failf(jobsExitUsage, "--mintlify.request-timeout must be positive")
+	}
+	if err := cli.CheckAPIURL(o.APIURL); err != nil {
+		return e.failf(jobsExitUsage, "%v", err)
+	}
+	key, err := cli.ReadKey(o.KeyFile, e.getenv)
+	if err != nil {
+		return e.failf(cli.ExitCodeOf(err), "%v", err)
+	}
+	client, release, err := cli.NewClient(o.APIURL, key, o.RequestTimeout)
+	if err != nil {
+		// Only the key and the URL, both checked above, can be refused
+		// here; ValidateKey's messages describe the key without quoting it.
+		return e.failf(jobsExitUsage, "%v", err)
+	}
+	defer release()
+
+	ctx := context.Background()
+	switch cmd {
+	case "create":
+		return e.create(ctx, client, &o, prompt)
+	case "message":
+		job, err := client.SendMessage(ctx, o.ProjectID, o.jobID, prompt)
+		if err != nil {
+			return e.apiFail(err, opMessage, o.ProjectID, o.jobID)
+		}
+		return e.printJob(o.output, job)
+	case "get":
+		job, err := client.GetJob(ctx, o.ProjectID, o.jobID)
+		if err != nil {
+			return e.apiFail(err, opGet, o.ProjectID, o.jobID)
+		}
+		return e.printJob(o.output, job)
+	case "watch":
+		return e.watch(ctx, client, &o)
+	}
+	return e.failf(jobsExitUsage, "unknown command %q", cmd)
+}
+
+func (e *jobsEnv) create(ctx context.Context, client *mintlify.Client, o *jobsOptions, prompt string) int {
+	job, err := client.CreateJob(ctx, o.ProjectID, prompt)
+	if err != nil {
+		return e.apiFail(err, opCreate, o.ProjectID, "")
+	}
+	code := e.printJob(o.output, job)
+	if o.track != "" {
+		// project_id/job_id: the exporter may follow several projects, and
+		// job ids are only unique within one.
+		line := o.ProjectID + "/" + job.ID
+		if err := trackfile.Append(o.track, line); err != nil {
+			return e.failf(jobsExitError, "job %s was created but is NOT tracked: %v; add it by hand: echo %s >> %s",
+				job.ID, err, line, o.track)
+		}
+	}
+	return code
+}
+
+// watch polls the job until it finishes or --timeout passes.
+func (e *jobsEnv) watch(ctx context.Context, client *mintlify.Client, o *jobsOptions) int {
+	deadline := e.now().Add(o.watchTimeout)
+	var last *mintlify.Job
+	for {
+		wait := o.interval
+		job, err := client.GetJob(ctx, o.ProjectID, o.jobID)
+		switch {
+		case err != nil && !transientError(err):
+			return e.apiFail(err, opGet, o.ProjectID, o.jobID)
+		case err != nil:
+			// The job is still there; a hiccup must not end a long watch.
+			if limited, after, ok := mintlify.IsRateLimited(err); limited && ok {
+				wait = max(wait, after)
+			}
+			fmt.Fprintf(e.stderr, "%s: polling job %s: %s; trying again\n", jobsCmdName, o.jobID, describeAPIError(err, opGet, o.ProjectID, o.jobID))
+		default:
+			if last == nil || job.Status != last.Status || prLink(job) != prLink(last) {
+				if code := e.printWatchLine(o.output, job); code != jobsExitOK {
+					return code
+				}
+			}
+			last = job
+			switch job.Status {
+			case mintlify.JobCompleted, mintlify.JobArchived:
+				return jobsExitOK
+			case mintlify.JobFailed:
+				return e.failf(jobsExitError, "job %s failed", job.ID)
+			}
+		}
+		now := e.now()
+		if !now.Before(deadline) {
+			state := "could not be read"
+			if last != nil {
+				state = "is still " + string(last.Status)
+			}
+			return e.failf(jobsExitTimeout, "timed out after %s: job %s %s", o.watchTimeout, o.jobID, state)
+		}
+		if err := e.sleep(ctx, min(wait, deadline.Sub(now))); err != nil {
+			return e.failf(jobsExitError, "watching job %s: %v", o.jobID, err)
+		}
+	}
+}
+
+// transientError is an error worth polling through: rate limit, 5xx, or
+// no answer at all. 4xx answers are not.
+func transientError(err error) bool {
+	if limited, _, _ := mintlify.IsRateLimited(err); limited {
+		return true
+	}
+	var ae *mintlify.APIError
+	var re *mintlify.ResponseError
+	if errors.As(err, &ae) {
+		return ae.StatusCode >= 500
+	}
+	if errors.As(err, &re) {
+		return re.StatusCode >= 500
+	}
+	return true // transport error or timeout
+}
+
+// readPrompt takes the prompt from --prompt, --prompt-file or stdin and
+// refuses an empty one.
+func (e *jobsEnv) readPrompt(p promptSource) (string, error) {
+	if p.textSet && p.file != "" {
+		return "", errors.New("give either --prompt or --prompt-file, not both")
+	}
+	text := p.text
+	if !p.textSet {
+		var r io.Reader
+		name := "standard input"
+		if p.file == "" || p.file == "-" {
+			if f, ok := e.stdin.(*os.File); ok {
+				if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+					fmt.Fprintf(e.stderr, "%s: reading the prompt from standard input (end it with Ctrl-D)\n", jobsCmdName)
+				}
+			}
+			r = e.stdin
+		} else {
+			f, err := os.Open(p.file)
+			if err != nil {
+				return "", &cli.IOError{Err: fmt.Errorf("reading the prompt: %w", err)}
+			}
+			defer f.Close()
+			r, name = f, p.file
+		}
+		if r == nil {
+			return "", errors.New("no prompt: give --prompt TEXT, --prompt-file FILE, or the text on standard input")
+		}
+		b, err := io.ReadAll(io.LimitReader(r, maxPromptBytes+1))
+		if err != nil {
+			return "", &cli.IOError{Err: fmt.Errorf("reading the prompt from %s: %w", name, err)}
+		}
+		if len(b) > maxPromptBytes {
+			return "", fmt.Errorf("the prompt in %s is longer than %d bytes", name, maxPromptBytes)
+		}
+		text = strings.TrimRight(string(b), "\r\n")
+	}
+	if strings.TrimSpace(text) == "" {
+		return "", errors.New("the prompt is empty: the API needs at least one character (give --prompt TEXT, --prompt-file FILE, or the text on standard input); nothing was sent")
+	}
+	return text, nil
+}
+
+// checkTrackDir fails early, before a job is created, when --track names
+// a file whose directory does not exist.
+func checkTrackDir(path string) error {
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return &cli.IOError{Err: fmt.Errorf("--track %s: directory %s does not exist; no job was created", path, dir)}
+	}
+	return nil
+}
+
+// checkJobsArgs refuses ids that could not be one segment of an API path
+// (dot segments, slashes, control characters...) and an API URL the config
+// file would refuse (user info, query), naming the flag or argument.
+func checkJobsArgs(cmd string, o *jobsOptions) error {
+	if err := ids.Check(o.ProjectID); err != nil {
+		return fmt.Errorf("--mintlify.project-id: %w", err)
+	}
+	if cmd == "message" || cmd == "get" || cmd == "watch" {
+		if err := ids.Check(o.jobID); err != nil {
+			return fmt.Errorf("job id argument: %w", err)
+		}
+	}
+	if err := config.CheckAPIURL(o.APIURL); err != nil {
+		return fmt.Errorf("--mintlify.api-url %w", err)
+	}
+	return nil
+}
+
+// App is the jobs command's command line, for documentation and tests.
+func App() *kingpin.Application {
+	app, _ := newJobsApp(&jobsOptions{})
+	return app
+}

@@ -1,0 +1,119 @@
+package jobs
+
+// Output of the jobs command: the job table, JSON lines, watch lines, and
+// the error texts for each class of API answer.
+
+import (
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+)
+
+// jobsOp names the operation an error came from, to word its message.
+type jobsOp int
+
+const (
+	opCreate jobsOp = iota
+	opMessage
+	opGet
+)
+
+// printJob writes job as a table with a header, or as one JSON line.
+func (e *jobsEnv) printJob(output string, job *mintlify.Job) int {
+	var err error
+	if output == "json" {
+		err = json.NewEncoder(e.stdout).Encode(job)
+	} else {
+		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tSTATUS\tMODEL\tREPOSITORY\tREF\tCREATED\tPR\tARCHIVED")
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			orDash(job.ID), orDash(string(job.Status)), orDash(job.Model), orDash(job.Repository),
+			orDash(deref(job.Ref)), formatTime(&job.CreatedAt), orDash(prLink(job)), formatTime(job.ArchivedAt))
+		err = tw.Flush()
+	}
+	if err != nil {
+		return e.failf(jobsExitError, "writing output: %v", err)
+	}
+	return jobsExitOK
+}
+
+// printWatchLine writes one status change: "TIME  ID  STATUS[  PR]", or
+// the job as one JSON line.
+func (e *jobsEnv) printWatchLine(output string, job *mintlify.Job) int {
+	var err error
+	if output == "json" {
+		err = json.NewEncoder(e.stdout).Encode(job)
+	} else {
+		line := e.now().Format(time.RFC3339) + "  " + job.ID + "  " + string(job.Status)
+		if pr := prLink(job); pr != "" {
+			line += "  " + pr
+		}
+		_, err = fmt.Fprintln(e.stdout, line)
+	}
+	if err != nil {
+		return e.failf(jobsExitError, "writing output: %v", err)
+	}
+	return jobsExitOK
+}
+
+func prLink(job *mintlify.Job) string { return deref(job.PRLink) }
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func formatTime(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return "-"
+	}
+	return t.Format(time.RFC3339)
+}
+
+// apiFail prints what went wrong with an API call and returns exit status 1.
+func (e *jobsEnv) apiFail(err error, op jobsOp, project, id string) int {
+	return e.failf(jobsExitError, "%s", describeAPIError(err, op, project, id))
+}
+
+// describeAPIError turns an API error into advice. The client's errors
+// never carry the key, and neither do these texts.
+func describeAPIError(err error, op jobsOp, project, id string) string {
+	if limited, after, ok := mintlify.IsRateLimited(err); limited {
+		when := "a few minutes"
+		if ok {
+			when = after.Round(time.Second).String()
+		}
+		if op == opGet {
+			return "rate limit hit reading job " + id + "; retry after " + when
+		}
+		return "rate limit hit: the agent API allows 100 job creations and messages per project per hour; retry after " + when
+	}
+	switch {
+	case mintlify.IsUnauthorized(err):
+		return "the API key was refused: unknown, revoked or expired"
+	case mintlify.IsForbidden(err) && op == opGet:
+		return "the API key is not allowed to read this job: the project " + project +
+			" belongs to another organization, or this host is outside the key's IP allowlist"
+	case mintlify.IsForbidden(err):
+		return "the API key is not allowed to do this: creating jobs and sending messages need a write-scoped admin key (or this host is outside the key's IP allowlist)"
+	case mintlify.IsNotFound(err) && op == opCreate:
+		return "project " + project + " not found (or not visible to this API key)"
+	case mintlify.IsNotFound(err):
+		return "job " + id + " not found in project " + project
+	case mintlify.IsBadRequest(err):
+		return "the API refused the request: " + err.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,218 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+)
+
+// Demo projects: a docs site with a few hundred pages and a small blog,
+// under one organization key, so the shared budget is visible.
+const (
+	demoDocsID = "demo-docs"
+	demoBlogID = "demo-blog"
+	demoKeyEnv = "MINTLIFY_DEMO_API_KEY"
+
+	// demoAPIPath is where the exporter's own port serves the simulated
+	// API, so that `mintlify_exporter jobs` can be tried against the demo:
+	// --mintlify.api-url=http://localhost:10491/-/demo/api
+	demoAPIPath = "/-/demo/api"
+	// demoAPIKey is the simulated API's only key, fixed and public so the
+	// documented commands (docs/jobs.md) work as written. It is worth nothing anywhere else.
+	demoAPIKey = "mint_demo_public_key"
+	// demoPagePath explains the demo: the simulated API and fail-job.
+	demoPagePath = "/-/demo/"
+)
+
+// demoProjectNames maps the demo's project ids to the names its metrics
+// use (the project label); fail-job takes either.
+var demoProjectNames = map[string]string{demoDocsID: "docs", demoBlogID: "blog"}
+
+// demoJobs are seeded so that every status shows up within minutes:
+// ages are relative to the start, with jobs active for two minutes and
+// archived an hour after they end.
+var demoJobs = []struct {
+	id      string
+	age     time.Duration
+	prompt  string
+	fail    bool
+	project string
+}{
+	{"job_demo_archived", 3 * time.Hour, "Document the rate limits page", false, demoDocsID},
+	{"job_demo_completed", 10 * time.Minute, "Fix broken links in the quickstart", false, demoDocsID},
+	{"job_demo_failed", 5 * time.Minute, "Rewrite the API reference", true, demoDocsID},
+	{"job_demo_active", 30 * time.Second, "Add a changelog entry for v2", false, demoDocsID},
+	{"job_demo_new", 0, "Translate the landing page", false, demoBlogID},
+	{"job_demo_late_failure", 0, "Restructure the navigation", true, demoBlogID},
+}
+
+const demoConfig = `
+global:
+  api_url: %q
+  min_refresh_interval: 30s
+  job_poll_interval: 15s%s
+keys:
+  - name: demo
+    api_key_env: ` + demoKeyEnv + `
+projects:
+  - id: ` + demoDocsID + `
+    name: docs
+    windows: [24h, 7d]
+    collectors: [pageviews, visitors, feedback, searches, assistant]
+    jobs: [job_demo_archived, job_demo_completed, job_demo_failed, job_demo_active]
+  - id: ` + demoBlogID + `
+    name: blog
+    jobs: [job_demo_new, job_demo_late_failure]
+`
+
+// demoAPI is the simulated Mintlify API that --demo runs in-process. The
+// exporter reaches it on a loopback port of its own; users reach the same
+// server under demoAPIPath on the exporter's port.
+type demoAPI struct {
+	running *mockapi.Running
+	key     string
+	// trackedJobsFile is --mintlify.tracked-jobs-file, honoured in demo
+	// mode so that `jobs create --track` can be tried.
+	trackedJobsFile string
+}
+
+func startDemo(_ context.Context, logger *slog.Logger, trackedJobsFile string) (*demoAPI, error) {
+	running, err := mockapi.Start(mockapi.Options{
+		Keys: []mockapi.KeySpec{{Key: demoAPIKey, Org: "demo-org", Scope: mockapi.ReadWrite}},
+		Projects: map[string]mockapi.Site{
+			demoDocsID: {Seed: 1, Paths: 320, OtherTraffic: true},
+			demoBlogID: {Seed: 2, Paths: 60},
+		},
+		RetryAfter: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	for _, j := range demoJobs {
+		running.Server.SeedJob(j.project, mockapi.JobSeed{
+			ID: j.id, Prompt: j.prompt, CreatedAt: now.Add(-j.age), Fail: j.fail,
+		})
+	}
+	logger.Debug("Demo: simulated Mintlify API started", "loopback_url", running.URL())
+	return &demoAPI{running: running, key: demoAPIKey, trackedJobsFile: trackedJobsFile}, nil
+}
+
+// apiHandler serves the simulated API under demoAPIPath.
+func (d *demoAPI) apiHandler() http.Handler {
+	return http.StripPrefix(demoAPIPath, d.running.Server)
+}
+
+func (d *demoAPI) getenv(name string) string {
+	if name == demoKeyEnv {
+		return d.key
+	}
+	return ""
+}
+
+func (d *demoAPI) config() (*config.Config, error) {
+	tracked := ""
+	if d.trackedJobsFile != "" {
+		tracked = fmt.Sprintf("\n  tracked_jobs_file: %q", d.trackedJobsFile)
+	}
+	return config.Parse([]byte(fmt.Sprintf(demoConfig, d.running.URL(), tracked)))
+}
+
+func (d *demoAPI) close() { _ = d.running.Close() }
+
+// failJob makes an active demo job fail now, so the alerting path can be
+// shown (and tested end to end) without waiting:
+// POST /-/demo/fail-job?project=blog&job=job_demo_new
+// project is the metrics' project label (docs, blog) or the project id.
+func (d *demoAPI) failJob(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "This endpoint requires a POST request.", http.StatusMethodNotAllowed)
+		return
+	}
+	project, job := r.FormValue("project"), r.FormValue("job")
+	id := project
+	for pid, name := range demoProjectNames {
+		if project == name {
+			id = pid
+		}
+	}
+	if _, ok := demoProjectNames[id]; !ok {
+		http.Error(w, fmt.Sprintf("unknown demo project %q: use docs or blog", project), http.StatusBadRequest)
+		return
+	}
+	if err := d.running.Server.FailJob(id, job); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	fmt.Fprintf(w, "job %s of %s (%s) failed\n", job, demoProjectNames[id], id)
+}
+
+// demoPage explains how to use the demo's simulated API and fail-job.
+var demoPage = template.Must(template.New("demo").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="UTF-8"><title>mintlify_exporter demo</title></head>
+<body>
+<h1>mintlify_exporter demo</h1>
+<p>Every number on <a href="{{.Metrics}}">{{.Metrics}}</a> comes from a simulated Mintlify API
+built into the exporter. Its agent jobs stay active for 2 minutes, then complete (or fail).</p>
+<h2>Simulated API</h2>
+<p>Base URL: <code>{{.APIURL}}</code><br>
+API key (fixed, public, demo only): <code>{{.Key}}</code><br>
+Projects: <code>demo-docs</code> (metrics: <code>project="docs"</code>) and <code>demo-blog</code> (<code>project="blog"</code>).</p>
+<pre>export MINTLIFY_API_KEY={{.Key}} MINTLIFY_PROJECT_ID=demo-docs
+mintlify_exporter jobs --mintlify.api-url={{.APIURL}} create --prompt "Document the rate limits"
+mintlify_exporter jobs --mintlify.api-url={{.APIURL}} watch JOB_ID --interval 15s</pre>
+<h2>Make a job fail</h2>
+<p>For the alerting path (<code>MintlifyAgentJobFailed</code>): an active job fails at once.</p>
+<form method="post" action="fail-job">
+<label>project <input name="project" value="blog"></label>
+<label>job <input name="job" value="job_demo_new"></label>
+<input type="submit" value="Fail the job">
+</form>
+<pre>curl -X POST '{{.FailJob}}?project=blog&amp;job=job_demo_new'</pre>
+</body></html>
+`))
+
+// page serves demoPage; base is the exporter's URL as the browser sees it.
+func (d *demoAPI) page(metricsPath string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != demoPagePath {
+			http.NotFound(w, r)
+			return
+		}
+		base := "http://" + r.Host
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_ = demoPage.Execute(w, map[string]string{
+			"Metrics": metricsPath,
+			"APIURL":  base + demoAPIPath,
+			"Key":     d.key,
+			"FailJob": base + demoPagePath + "fail-job",
+		})
+	}
+}
+
+// demoAPIURL is the simulated API's URL on the exporter's port, for the
+// start-up log: the first listen address, with localhost for an empty or
+// wildcard host.
+func demoAPIURL(listen string) string {
+	i := strings.LastIndex(listen, ":")
+	if i < 0 {
+		return demoAPIPath
+	}
+	host, port := strings.Trim(listen[:i], "[]"), listen[i+1:]
+	switch host {
+	case "", "0.0.0.0", "::":
+		host = "localhost"
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	return "http://" + host + ":" + port + demoAPIPath
+}

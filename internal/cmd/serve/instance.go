@@ -1,0 +1,73 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+)
+
+// Options change what an exporter built by New uses; the zero value is
+// what the command itself uses.
+type Options struct {
+	Clock     collector.Clock // nil: the real clock
+	RetryBase time.Duration   // the client's first retry delay; 0: its default
+	Logger    *slog.Logger    // nil: discard
+}
+
+// Instance is an exporter built from a command line, with its refreshes
+// and state file but no listener: Handler serves it. Other commands' tests
+// run one beside themselves this way.
+type Instance struct {
+	s   *server
+	src *configSource
+}
+
+// New builds the exporter that the command line args describe, as the
+// command would before it listens.
+func New(ctx context.Context, args []string, o Options) (*Instance, error) {
+	var f flags
+	app := newApp(&f)
+	app.UsageWriter(io.Discard)
+	app.ErrorWriter(io.Discard)
+	if _, err := app.Parse(args); err != nil {
+		return nil, err
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = quiet
+	}
+	src, err := newConfigSource(ctx, &f, logger)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := src.load()
+	if err == nil {
+		var s *server
+		if s, err = newServer(&f, cfg, src, logger, hooks{clock: o.Clock, retryBase: o.RetryBase}); err == nil {
+			return &Instance{s: s, src: src}, nil
+		}
+	}
+	src.close()
+	return nil, fmt.Errorf("starting the exporter: %w", err)
+}
+
+// Handler serves /metrics, the health and reload endpoints and the
+// landing page.
+func (i *Instance) Handler() http.Handler { return i.s.handler() }
+
+// Wait returns once no refresh is running.
+func (i *Instance) Wait() { i.s.exporter.Wait() }
+
+// StoragePath is the state file in use ("" for none).
+func (i *Instance) StoragePath() string { return i.s.f.common.StoragePath }
+
+// Close stops the refreshes and the demo API, if any.
+func (i *Instance) Close() {
+	i.s.close()
+	i.src.close()
+}

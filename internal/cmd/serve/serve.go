@@ -1,0 +1,200 @@
+// Package serve is the exporter itself, the command that runs when no
+// other is named: its flags, the configuration source (file, flags or the
+// demo), the HTTP server (/metrics, reload, health, landing page) and
+// --config.check.
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/common/promslog"
+	"github.com/prometheus/common/promslog/flag"
+	"github.com/prometheus/common/version"
+	"github.com/prometheus/exporter-toolkit/web"
+	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
+)
+
+const exporterName = cli.Name
+
+// DefaultListenAddress is where the exporter listens by default. The
+// exporter port range 9100-9999 of the Prometheus default port allocations
+// is used up, so this port sits just past it.
+const DefaultListenAddress = ":10491"
+
+// flags is everything the command line sets for the exporter.
+type flags struct {
+	web             *web.FlagConfig
+	metricsPath     string
+	disableSelf     bool
+	enablePprof     bool
+	maxRequests     int
+	timeoutOffset   time.Duration
+	defaultTimeout  time.Duration
+	common          cli.Flags
+	configCheck     bool
+	checkOnline     bool
+	windows         []string
+	demo            bool
+	logConfig       *promslog.Config
+	trackedJobsFile string
+	collectors      map[string]*bool // --[no-]collector.NAME
+}
+
+func newApp(f *flags) *kingpin.Application {
+	app := kingpin.New(exporterName, "Prometheus exporter for Mintlify documentation analytics (page views, human vs AI) and agent jobs.\n\nRun 'mintlify_exporter jobs --help' for the command that creates, messages and watches agent jobs, and 'mintlify_exporter backfill --help' for the one that loads past days into Prometheus.")
+	app.Version(version.Print(exporterName))
+	app.HelpFlag.Short('h')
+	f.web = kingpinflag.AddFlags(app, DefaultListenAddress)
+	app.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&f.metricsPath)
+	app.Flag("web.disable-exporter-metrics", "Exclude the exporter's own Go, process and promhttp metrics from /metrics.").BoolVar(&f.disableSelf)
+	app.Flag("web.enable-pprof", "Serve Go runtime profiles under /debug/pprof/ (and link them from the landing page).").BoolVar(&f.enablePprof)
+	app.Flag("web.max-requests", "Maximum number of parallel scrapes; 0 means no limit.").Default("40").IntVar(&f.maxRequests)
+	app.Flag("web.scrape-timeout-offset", "Subtracted from Prometheus' X-Prometheus-Scrape-Timeout-Seconds to get the time a scrape may wait for a refresh.").Default("500ms").DurationVar(&f.timeoutOffset)
+	app.Flag("web.default-scrape-timeout", "Scrape timeout assumed when the request does not carry X-Prometheus-Scrape-Timeout-Seconds.").Default("10s").DurationVar(&f.defaultTimeout)
+	f.common.AddConfigFile(app, "YAML configuration file (several projects, keys, budgets). Without it, the --mintlify.* flags describe one project.")
+	app.Flag("config.check", "Check the configuration (and that the API keys can be read and are admin keys), print the problems or that it is valid, and exit (status 0 if valid, 1 if not). The API is not contacted.").BoolVar(&f.configCheck)
+	app.Flag("config.check-online", "Like --config.check, and also ask the API whether each project's key is accepted: one agent-job read per project (a job id that does not exist), nothing from the hourly analytics budget.").BoolVar(&f.checkOnline)
+	f.common.AddProjectID(app, "Without --config.file.")
+	f.common.AddKeyFile(app, "Without --config.file.")
+	f.common.AddAPIURL(app, "Without --config.file.")
+	f.common.AddRequestTimeout(app, "Without --config.file; the file's global request_timeout otherwise.")
+	app.Flag("mintlify.window", "Rolling window exported as gauges on top of the month-to-date counters, e.g. 24h or 7d; repeat for several (without --config.file). None by default.").PlaceHolder("WINDOW").StringsVar(&f.windows)
+	app.Flag("mintlify.tracked-jobs-file", "File of agent job ids to follow, one per line, as 'mintlify_exporter jobs create --track' writes it (without --config.file).").PlaceHolder("FILE").StringVar(&f.trackedJobsFile)
+	// node_exporter style: --collector.NAME / --no-collector.NAME.
+	f.collectors = map[string]*bool{}
+	for _, c := range []struct{ name, help, def string }{
+		{"pageviews", "page views per path and site totals (human, ai)", "true"},
+		{"visitors", "unique visitors per path and site", "false"},
+		{"feedback", "thumbs up/down and code-snippet feedback per page", "false"},
+		{"searches", "top search terms and their click-through ratio", "false"},
+		{"assistant", "assistant queries by caller (web, api, other)", "false"},
+	} {
+		onOff := map[string]string{"true": "on", "false": "off"}[c.def]
+		f.collectors[c.name] = app.Flag("collector."+c.name, "Enable the "+c.name+" collector (default: "+onOff+"): "+c.help+". Every analytics collector shares the hourly budget; a project's `collectors` list in the config file overrides these flags.").Default(c.def).Bool()
+	}
+	f.common.AddStoragePath(app, "State file: the analytics budget spent in the last hour (per key fingerprint, never the key), each collector's schedule and its last good data, so that a restart serves data at once and spends nothing extra. Empty to keep no state.")
+	app.Flag("demo", "Serve data from a built-in simulated Mintlify API with a synthetic site and agent jobs; no account needed.").BoolVar(&f.demo)
+	f.logConfig = &promslog.Config{}
+	flag.AddFlags(app, f.logConfig)
+	return app
+}
+
+// Run runs the exporter until SIGINT or SIGTERM and returns its exit
+// status.
+func Run(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serve(ctx, args, stdout, stderr, nil)
+}
+
+// serve runs the exporter until ctx ends (SIGINT or SIGTERM in
+// production), then shuts the HTTP server down and stops the refreshes.
+// With l nil it listens where --web.listen-address (or systemd socket
+// activation) says; otherwise it serves on l, which tests open on
+// 127.0.0.1:0 so that no other process can take the port in between. serve
+// closes l.
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.Listener) int {
+	if l != nil {
+		defer l.Close()
+	}
+	var f flags
+	app := newApp(&f)
+	app.UsageWriter(stdout)
+	app.ErrorWriter(stderr)
+	if _, err := app.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", exporterName, err)
+		return 2
+	}
+	if f.configCheck || f.checkOnline {
+		return checkConfig(ctx, &f, stdout, stderr)
+	}
+	f.logConfig.Writer = stderr
+	logger := promslog.New(f.logConfig)
+	logger.Info("Starting "+exporterName, "version", version.Info())
+	logger.Info("Build context", "build_context", version.BuildContext())
+
+	src, err := newConfigSource(ctx, &f, logger)
+	if err != nil {
+		logger.Error("Invalid configuration", "err", err)
+		return 1
+	}
+	defer src.close()
+	cfg, err := src.load()
+	if err != nil {
+		logger.Error("Invalid configuration", "err", err)
+		return 1
+	}
+	srv, err := newServer(&f, cfg, src, logger, hooks{})
+	if err != nil {
+		logger.Error("Cannot start", "err", err)
+		return 1
+	}
+	defer srv.close()
+	// On every return, the error paths included, the goroutines below end
+	// (cancel) and serve waits for them (wg) before the exporter closes.
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	wg.Go(func() {
+		for {
+			select {
+			case <-hup:
+				_ = srv.reload()
+			case <-ctx.Done():
+				return
+			}
+		}
+	})
+	// A first refresh right away, so the first scrape finds data.
+	wg.Go(func() { srv.exporter.Refresh(ctx) })
+
+	httpSrv := &http.Server{Handler: srv.handler(), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() {
+		if l != nil {
+			errc <- web.Serve(l, httpSrv, f.web, logger)
+			return
+		}
+		errc <- web.ListenAndServe(httpSrv, f.web, logger)
+	}()
+	select {
+	case err := <-errc:
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Error("HTTP server failed", "err", err)
+			return 1
+		}
+	case <-ctx.Done():
+		logger.Info("Shutting down")
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := httpSrv.Shutdown(sctx); err != nil {
+			logger.Error("HTTP server shutdown failed", "err", err)
+		}
+	}
+	return 0
+}
+
+// quiet is a logger for code paths that must not log.
+var quiet = slog.New(slog.DiscardHandler)
+
+// App is the exporter's command line, for documentation and tests.
+func App() *kingpin.Application { return newApp(&flags{}) }

@@ -1,0 +1,346 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"log/slog"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
+	"github.com/prometheus/common/version"
+	"github.com/prometheus/exporter-toolkit/web"
+
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
+)
+
+// configSource knows where the configuration comes from: a file, the
+// --mintlify.* flags, or the demo. load is called at start and on reload.
+type configSource struct {
+	f      *flags
+	getenv func(string) string
+	demo   *demoAPI
+	// loadHook replaces load's reading in tests (a load that hangs).
+	loadHook func() (*config.Config, error)
+}
+
+func newConfigSource(ctx context.Context, f *flags, logger *slog.Logger) (*configSource, error) {
+	s := &configSource{f: f, getenv: os.Getenv}
+	if f.demo {
+		if f.common.ConfigFile != "" {
+			return nil, errors.New("--demo and --config.file cannot be used together")
+		}
+		d, err := startDemo(ctx, logger, f.trackedJobsFile)
+		if err != nil {
+			return nil, fmt.Errorf("starting the demo API: %w", err)
+		}
+		s.demo = d
+		s.getenv = d.getenv
+	}
+	return s, nil
+}
+
+func (s *configSource) close() {
+	if s.demo != nil {
+		s.demo.close()
+	}
+}
+
+func (s *configSource) load() (*config.Config, error) {
+	switch {
+	case s.loadHook != nil:
+		return s.loadHook()
+	case s.demo != nil:
+		return s.demo.config()
+	case s.f.common.ConfigFile != "":
+		return config.LoadFile(s.f.common.ConfigFile)
+	}
+	if s.f.common.ProjectID == "" {
+		return nil, errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID), or use --config.file, or try --demo")
+	}
+	// The flags are checked here, so that their errors name the flags and
+	// environment variables the user set, not the config file's settings.
+	if err := cli.CheckProjectID(s.f.common.ProjectID); err != nil {
+		return nil, err
+	}
+	if err := cli.CheckAPIURL(s.f.common.APIURL); err != nil {
+		return nil, err
+	}
+	keyEnv := ""
+	if s.f.common.KeyFile == "" {
+		keyEnv = cli.KeyEnv
+	}
+	if _, err := cli.ReadKey(s.f.common.KeyFile, s.getenv); err != nil {
+		return nil, err
+	}
+	cfg, err := config.Single(s.f.common.ProjectID, s.f.common.APIURL, keyEnv, s.f.common.KeyFile)
+	if err != nil {
+		return nil, err
+	}
+	windows := make([]config.Window, 0, len(s.f.windows))
+	for _, w := range s.f.windows {
+		pw, err := config.ParseWindow(w)
+		if err != nil {
+			return nil, fmt.Errorf("--mintlify.window %q: %w", w, err)
+		}
+		windows = append(windows, pw)
+	}
+	cfg.Projects[0].Windows = windows
+	cfg.Global.RequestTimeout = config.Duration(s.f.common.RequestTimeout)
+	cfg.Global.TrackedJobsFile = s.f.trackedJobsFile
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// server is the running exporter: registries, collector, reload state.
+type server struct {
+	f        *flags
+	src      *configSource
+	log      *slog.Logger
+	exporter *collector.Exporter
+	registry *prometheus.Registry // every live series: the exporter's health, budget, jobs and API requests; Go, process, promhttp
+	data     *prometheus.Registry // the exporter's data series, for formats not rendered in advance
+
+	reloadMu      sync.Mutex
+	reloadTimeout time.Duration // 0: defaultReloadTimeout
+	reloadOK      prometheus.Gauge
+	reloadSuccess prometheus.Gauge
+}
+
+// hooks let tests swap the clock and shorten the client's retry delays;
+// the zero value is what production uses.
+type hooks struct {
+	clock     collector.Clock
+	retryBase time.Duration
+}
+
+// newServer wires the exporter.
+func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Logger, h hooks) (*server, error) {
+	s := &server{
+		f: f, src: src, log: logger,
+		registry: prometheus.NewRegistry(),
+		data:     prometheus.NewRegistry(),
+		reloadOK: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mintlify_exporter_config_last_reload_successful",
+			Help: "1 if the last configuration load or reload succeeded, else 0.",
+		}),
+		reloadSuccess: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mintlify_exporter_config_last_reload_success_timestamp_seconds",
+			Help: "Unix time of the last successful configuration load or reload.",
+		}),
+	}
+	var enabled []string
+	for _, name := range config.AnalyticsCollectors {
+		if on := f.collectors[name]; on != nil && *on {
+			enabled = append(enabled, name)
+		}
+	}
+	if len(enabled) == 0 {
+		return nil, errors.New("every analytics collector is disabled: enable at least one --collector.NAME")
+	}
+	statePath := f.common.StoragePath
+	if src.demo != nil {
+		// The simulated API starts empty each time: a ledger or data kept
+		// from an earlier demo would describe nothing it knows.
+		statePath = ""
+	}
+	exp, err := collector.New(cfg, collector.Options{
+		DefaultCollectors: enabled,
+		ReadTrackedJobs:   trackfile.Read,
+		Logger:            logger,
+		Getenv:            src.getenv,
+		UserAgent:         cli.UserAgent(),
+		Registerer:        s.registry,
+		Clock:             h.clock,
+		RetryBase:         h.retryBase,
+		StatePath:         statePath,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.exporter = exp
+	s.registry.MustRegister(exp.Live(), versioncollector.NewCollector(exporterName), s.reloadOK, s.reloadSuccess)
+	s.data.MustRegister(exp.Data())
+	s.reloadOK.Set(1)
+	s.reloadSuccess.SetToCurrentTime()
+	if !f.disableSelf {
+		s.registry.MustRegister(
+			collectors.NewGoCollector(),
+			collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		)
+	}
+	if src.demo != nil {
+		listen := DefaultListenAddress
+		if a := f.web.WebListenAddresses; a != nil && len(*a) > 0 {
+			listen = (*a)[0]
+		}
+		logger.Warn("DEMO MODE: serving synthetic data from the built-in simulated Mintlify API",
+			"simulated_api_url", demoAPIURL(listen), "simulated_api_key", demoAPIKey)
+	}
+	return s, nil
+}
+
+func (s *server) close() { s.exporter.Close() }
+
+// defaultReloadTimeout bounds the reading part of a reload (the config
+// file and every key file). Each file read is bounded already (regular
+// files only, config.FileReadTimeout); this bounds the whole, so that
+// neither SIGHUP nor /-/reload can hang, however many keys there are.
+const defaultReloadTimeout = 15 * time.Second
+
+// loadWithin loads the configuration and reads its keys, giving up after
+// d. A load that is given up on is left to end on its own (every read in
+// it is bounded) and its result is dropped, so it can never be applied.
+func (s *server) loadWithin(d time.Duration) (*config.Config, error) {
+	type result struct {
+		cfg *config.Config
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		cfg, err := s.src.load()
+		if err == nil {
+			// Read the keys now, under the deadline, so a key file that
+			// cannot be read refuses the reload here.
+			_, err = cfg.ResolveKeys(s.src.getenv)
+		}
+		ch <- result{cfg, err}
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case r := <-ch:
+		return r.cfg, r.err
+	case <-t.C:
+		return nil, fmt.Errorf("reading the configuration and key files did not finish within %s; reload refused", d)
+	}
+}
+
+// reload re-reads the configuration and applies it; on any error, a
+// deadline passed among them, the running configuration stays.
+func (s *server) reload() error {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	d := s.reloadTimeout
+	if d <= 0 {
+		d = defaultReloadTimeout
+	}
+	cfg, err := s.loadWithin(d)
+	if err == nil {
+		err = s.exporter.Apply(cfg)
+	}
+	if err != nil {
+		s.reloadOK.Set(0)
+		s.log.Error("Reload failed; keeping the running configuration", "err", err)
+		return err
+	}
+	s.reloadOK.Set(1)
+	s.reloadSuccess.SetToCurrentTime()
+	s.log.Info("Configuration reloaded", "projects", len(cfg.Projects))
+	return nil
+}
+
+func (s *server) handler() http.Handler {
+	mux := http.NewServeMux()
+	metrics := s.metricsHandler()
+	mux.Handle(s.f.metricsPath, s.scrape(metrics))
+	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "Healthy")
+	})
+	mux.HandleFunc("/-/reload", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost && r.Method != http.MethodPut {
+			w.Header().Set("Allow", "POST, PUT")
+			http.Error(w, "This endpoint requires a POST request.", http.StatusMethodNotAllowed)
+			return
+		}
+		if err := s.reload(); err != nil {
+			http.Error(w, "reload failed: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		fmt.Fprintln(w, "OK")
+	})
+	if s.src.demo != nil {
+		mux.HandleFunc(demoPagePath+"fail-job", s.src.demo.failJob)
+		mux.Handle(demoAPIPath+"/", s.src.demo.apiHandler())
+		mux.HandleFunc(demoPagePath, s.src.demo.page(s.f.metricsPath))
+	}
+	if s.f.enablePprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
+	if s.f.metricsPath != "/" {
+		mux.Handle("/", s.landing())
+	}
+	return mux
+}
+
+// scrape waits for due refreshes as long as the scrape's own deadline
+// allows, then serves whatever the cache holds.
+func (s *server) scrape(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		timeout := s.f.defaultTimeout
+		if v := r.Header.Get("X-Prometheus-Scrape-Timeout-Seconds"); v != "" {
+			if secs, err := strconv.ParseFloat(v, 64); err == nil && secs > 0 {
+				timeout = time.Duration(secs * float64(time.Second))
+			}
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), max(timeout-s.f.timeoutOffset, 0))
+		s.exporter.Refresh(ctx)
+		cancel()
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *server) landing() http.Handler {
+	desc := "Prometheus exporter for Mintlify documentation analytics and agent jobs."
+	extra := ""
+	links := []web.LandingLinks{
+		{Address: s.f.metricsPath, Text: "Metrics"},
+		{Address: "/-/healthy", Text: "Health"},
+	}
+	if s.src.demo != nil {
+		desc = "DEMO MODE: the data below comes from a built-in simulated Mintlify API, not from a real account."
+		extra = `<p><strong>Demo data.</strong> Every number is synthetic. Run without <code>--demo</code> and with a project id and API key for real data.</p>` +
+			`<p>Simulated API: <code>` + demoAPIPath + `</code> on this port, API key <code>` + demoAPIKey + `</code>.</p>`
+		links = append(links, web.LandingLinks{Address: demoPagePath, Text: "Demo",
+			Description: "the simulated API (URL, key, jobs commands) and a form to make a job fail"})
+	}
+	if s.f.enablePprof {
+		// Our own links: the toolkit's profile link takes 60 seconds.
+		links = append(links,
+			web.LandingLinks{Address: "/debug/pprof/", Text: "Profiling", Description: "Go runtime profiles (pprof)"},
+			web.LandingLinks{Address: "/debug/pprof/heap", Text: "Heap profile"})
+	}
+	lp, err := web.NewLandingPage(web.LandingConfig{
+		Name:        exporterName,
+		Description: html.EscapeString(desc),
+		Version:     version.Info(),
+		ExtraHTML:   extra,
+		Links:       links,
+		Profiling:   "false",
+	})
+	if err != nil {
+		// Only a broken template can get here; serve a plain page instead.
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, "%s: %s\n", exporterName, desc)
+		})
+	}
+	return lp
+}
