@@ -61,75 +61,22 @@ func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*bac
 	if keys[0].ledger.path != "" {
 		fmt.Fprintf(e.stderr, "%s: sharing the budget with the exporter through %s\n", backfillCmdName, keys[0].ledger.path)
 	}
-	var ledgerErr error
+	f := &fetcher{e: e, ctx: ctx, plan: plan, j: j, progress: progress}
 	gated := make([]context.Context, len(keys))
 	for i, k := range keys {
-		gate := func(ctx context.Context) error {
-			for {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				took, err := k.ledger.take(k.window, e.now())
-				if err != nil {
-					ledgerErr = err
-					return err
-				}
-				if took {
-					return nil
-				}
-				wait := k.window.FreeAt(1).Sub(e.now())
-				e.endBar()
-				fmt.Fprintf(e.stderr, "%s: %d requests made in the last hour%s; waiting %s for the budget\n", backfillCmdName, k.window.Used(), k.of(), wait.Round(time.Second))
-				if err := e.sleep(ctx, wait); err != nil {
-					return err
-				}
-			}
-		}
-		gated[i] = mintlify.WithGate(ctx, gate)
+		gated[i] = mintlify.WithGate(ctx, f.gate(k))
 	}
 	made := 0
 	for _, task := range progress.tasks {
 		k, gctx := keys[plan.keyOf[task.project]], gated[plan.keyOf[task.project]]
-		r := task.viewsRange()
 		for {
 			kind, offset, ok := progress.nextStep(task)
 			if !ok {
 				break
 			}
-			var jp journalPage
-			for limited := 0; ; {
-				var err error
-				jp, err = fetchStep(gctx, k.client, plan, task, r, kind, offset)
-				if err == nil {
-					break
-				}
-				if ledgerErr != nil {
-					return e.failf(backfillExitError, "%v (give --storage.path='' not to share the budget with the exporter); what was fetched is kept in %s", ledgerErr, j.f.Name())
-				}
-				if ctx.Err() != nil {
-					return e.failf(backfillExitError, "interrupted; %d of %d requests are done and kept in %s: run the same command again to continue", progress.done, progress.total, j.f.Name())
-				}
-				if isLimited, after, ok := mintlify.IsRateLimited(err); isLimited && limited < maxRateLimitWaits {
-					// Someone else (the exporter, another tool) spends the
-					// same organization's budget: sit it out.
-					limited++
-					if !ok {
-						after = defaultRateLimitWait
-					}
-					e.endBar()
-					fmt.Fprintf(e.stderr, "%s: the API answered 429 (rate limited); waiting %s\n", backfillCmdName, after.Round(time.Second))
-					if err := e.sleep(ctx, after); err != nil {
-						return e.failf(backfillExitError, "interrupted; %d of %d requests are done and kept in %s: run the same command again to continue", progress.done, progress.total, j.f.Name())
-					}
-					continue
-				}
-				code := backfillExitError
-				what := err.Error()
-				if mintlify.IsBadRequest(err) {
-					code = backfillExitUsage
-					what = "the API refused the range " + r.From.Format(mintlify.DayLayout) + " to " + r.To.Format(mintlify.DayLayout) + " (it may not keep history that old): " + what
-				}
-				return e.failf(code, "project %s, day %s: %s; what was fetched is kept in %s", task.project, task.day.Format(mintlify.DayLayout), what, j.f.Name())
+			jp, code := f.request(gctx, k, task, kind, offset)
+			if code != backfillExitOK {
+				return code
 			}
 			if err := j.add(jp); err != nil {
 				return e.failf(backfillExitError, "writing %s: %v", j.f.Name(), err)
@@ -147,9 +94,94 @@ func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*bac
 	return backfillExitOK
 }
 
+// fetcher is one run's fetching: what a request needs besides its task.
+type fetcher struct {
+	e         *backfillEnv
+	ctx       context.Context // the run's, without the gate
+	plan      *backfillPlan
+	j         *journal
+	progress  *backfillProgress
+	ledgerErr error // the state file could not be used
+}
+
+// gate lets a request of key k through once the key's budget (with what
+// the exporter recorded in the state file) has room, waiting until then.
+func (f *fetcher) gate(k *backfillKey) func(context.Context) error {
+	e := f.e
+	return func(ctx context.Context) error {
+		for {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			took, err := k.ledger.take(k.window, e.now())
+			if err != nil {
+				f.ledgerErr = err
+				return err
+			}
+			if took {
+				return nil
+			}
+			wait := k.window.FreeAt(1).Sub(e.now())
+			e.endBar()
+			fmt.Fprintf(e.stderr, "%s: %d requests made in the last hour%s; waiting %s for the budget\n", backfillCmdName, k.window.Used(), k.of(), wait.Round(time.Second))
+			if err := e.sleep(ctx, wait); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// request makes one step of task, sitting out up to maxRateLimitWaits 429
+// answers in a row; any other failure ends the run (resumably).
+func (f *fetcher) request(gctx context.Context, k *backfillKey, task backfillTask, kind string, offset int) (journalPage, int) {
+	e := f.e
+	interrupted := func() int {
+		return e.failf(backfillExitError, "interrupted; %d of %d requests are done and kept in %s: run the same command again to continue", f.progress.done, f.progress.total, f.j.f.Name())
+	}
+	for limited := 0; ; limited++ {
+		jp, err := fetchStep(gctx, k.client, f.plan, task, kind, offset)
+		switch {
+		case err == nil:
+			return jp, backfillExitOK
+		case f.ledgerErr != nil:
+			return jp, e.failf(backfillExitError, "%v (give --storage.path='' not to share the budget with the exporter); what was fetched is kept in %s", f.ledgerErr, f.j.f.Name())
+		case f.ctx.Err() != nil:
+			return jp, interrupted()
+		}
+		isLimited, after, ok := mintlify.IsRateLimited(err)
+		if !isLimited || limited >= maxRateLimitWaits {
+			return jp, f.failed(task, err)
+		}
+		// Someone else (the exporter, another tool) spends the same
+		// organization's budget: sit it out.
+		if !ok {
+			after = defaultRateLimitWait
+		}
+		e.endBar()
+		fmt.Fprintf(e.stderr, "%s: the API answered 429 (rate limited); waiting %s\n", backfillCmdName, after.Round(time.Second))
+		if err := e.sleep(f.ctx, after); err != nil {
+			return jp, interrupted()
+		}
+	}
+}
+
+// failed ends the run on a request that failed: exit status 2 for a range
+// the API refuses, else 1.
+func (f *fetcher) failed(task backfillTask, err error) int {
+	code := backfillExitError
+	what := err.Error()
+	if mintlify.IsBadRequest(err) {
+		r := task.viewsRange()
+		code = backfillExitUsage
+		what = "the API refused the range " + r.From.Format(mintlify.DayLayout) + " to " + r.To.Format(mintlify.DayLayout) + " (it may not keep history that old): " + what
+	}
+	return f.e.failf(code, "project %s, day %s: %s; what was fetched is kept in %s", task.project, task.day.Format(mintlify.DayLayout), what, f.j.f.Name())
+}
+
 // fetchStep makes the request of one step of a task: a page of views at
 // offset (kind ""), or the month-to-date answer of another counter.
-func fetchStep(ctx context.Context, c *mintlify.Client, plan *backfillPlan, task backfillTask, r mintlify.DateRange, kind string, offset int) (journalPage, error) {
+func fetchStep(ctx context.Context, c *mintlify.Client, plan *backfillPlan, task backfillTask, kind string, offset int) (journalPage, error) {
+	r := task.viewsRange()
 	jp := journalPage{Project: task.project, Day: task.day.Format(mintlify.DayLayout), Kind: kind}
 	switch kind {
 	case kindFeedback:

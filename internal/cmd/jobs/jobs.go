@@ -150,32 +150,9 @@ func (e *jobsEnv) run(args []string) int {
 	}
 
 	// Everything that can be checked locally is, before any request.
-	if err := checkJobsArgs(cmd, &o); err != nil {
-		return e.failf(jobsExitUsage, "%v", err)
-	}
-	var prompt string
-	var err error
-	switch cmd {
-	case "create":
-		prompt, err = e.readPrompt(o.createPrompt)
-		if err == nil && o.track != "" {
-			err = checkTrackDir(o.track)
-		}
-	case "message":
-		prompt, err = e.readPrompt(o.messagePrompt)
-	case "watch":
-		if o.interval <= 0 || o.watchTimeout <= 0 {
-			err = errors.New("--interval and --timeout must be positive")
-		}
-	}
-	if err != nil {
-		return e.failf(cli.ExitCodeOf(err), "%v", err)
-	}
-	if o.RequestTimeout <= 0 {
-		return e.failf(jobsExitUsage, "--mintlify.request-timeout must be positive")
-	}
-	if err := cli.CheckAPIURL(o.APIURL); err != nil {
-		return e.failf(jobsExitUsage, "%v", err)
+	prompt, code := e.checkLocally(cmd, &o)
+	if code != jobsExitOK {
+		return code
 	}
 	key, err := cli.ReadKey(o.KeyFile, e.getenv)
 	if err != nil {
@@ -209,6 +186,38 @@ func (e *jobsEnv) run(args []string) int {
 		return e.watch(ctx, client, &o)
 	}
 	return e.failf(jobsExitUsage, "unknown command %q", cmd)
+}
+
+// checkLocally checks what needs no request, and reads the prompt of
+// create and message.
+func (e *jobsEnv) checkLocally(cmd string, o *jobsOptions) (prompt string, code int) {
+	if err := checkJobsArgs(cmd, o); err != nil {
+		return "", e.failf(jobsExitUsage, "%v", err)
+	}
+	var err error
+	switch cmd {
+	case "create":
+		prompt, err = e.readPrompt(o.createPrompt)
+		if err == nil && o.track != "" {
+			err = checkTrackDir(o.track)
+		}
+	case "message":
+		prompt, err = e.readPrompt(o.messagePrompt)
+	case "watch":
+		if o.interval <= 0 || o.watchTimeout <= 0 {
+			err = errors.New("--interval and --timeout must be positive")
+		}
+	}
+	if err != nil {
+		return "", e.failf(cli.ExitCodeOf(err), "%v", err)
+	}
+	if o.RequestTimeout <= 0 {
+		return "", e.failf(jobsExitUsage, "--mintlify.request-timeout must be positive")
+	}
+	if err := cli.CheckAPIURL(o.APIURL); err != nil {
+		return "", e.failf(jobsExitUsage, "%v", err)
+	}
+	return prompt, jobsExitOK
 }
 
 func (e *jobsEnv) create(ctx context.Context, client *mintlify.Client, o *jobsOptions, prompt string) int {
