@@ -18,9 +18,9 @@ const modulePath = "github.com/mintlify-exporter/mintlify_exporter"
 // edge must be added here on purpose; docs/development.md has the map.
 var allowedImports = map[string][]string{
 	".":                            {"internal/cmd/backfill", "internal/cmd/jobs", "internal/cmd/serve"},
-	"internal/cmd/serve":           {"collector", "config", "internal/cli", "internal/mintlify", "internal/mockapi", "internal/secret", "internal/trackfile"},
+	"internal/cmd/serve":           {"collector", "config", "internal/cli", "internal/kind", "internal/mintlify", "internal/mockapi", "internal/secret", "internal/trackfile"},
 	"internal/cmd/jobs":            {"config", "internal/cli", "internal/ids", "internal/mintlify", "internal/trackfile"},
-	"internal/cmd/backfill":        {"collector", "config", "internal/atomicfile", "internal/budget", "internal/cli", "internal/ids", "internal/mintlify", "internal/secret"},
+	"internal/cmd/backfill":        {"collector", "config", "internal/atomicfile", "internal/budget", "internal/cli", "internal/ids", "internal/kind", "internal/mintlify", "internal/secret"},
 	"internal/cmd/serve/servetest": {"internal/cmd/serve"},
 	"internal/cli":                 {"config", "internal/mintlify", "internal/secret"},
 	"collector":                    {"config", "internal/atomicfile", "internal/budget", "internal/filelock", "internal/mintlify", "internal/offheap", "internal/secret"},
@@ -30,7 +30,7 @@ var allowedImports = map[string][]string{
 	"internal/testkit":             {"internal/mockapi"},
 	"deploy/kubernetes/gen":        {"deploy"},
 	// Packages of their own, importing nothing of the project.
-	"internal/mockapi": nil, "internal/atomicfile": nil, "internal/budget": nil, "internal/filelock": nil,
+	"internal/kind": nil, "internal/mockapi": nil, "internal/atomicfile": nil, "internal/budget": nil, "internal/filelock": nil,
 	"internal/ids": nil, "internal/leakcheck": nil, "internal/offheap": nil, "internal/secret": nil,
 	"internal/toolcheck": nil, "dashboards": nil, "deploy": nil,
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
@@ -119,12 +120,9 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	app.Flag("paths", "Per-page counters of the N most viewed paths of each day's month to date, out of its whole walk.").Default("250").IsSetByUser(&o.pathsSet).IntVar(&o.paths)
 	app.Flag("site-only", "Site totals only (mintlify_site_page_views_total): one request per project and day of a single row.").BoolVar(&o.siteOnly)
 	o.collectors = map[string]*bool{}
-	for _, c := range []struct{ name, series string }{
-		{kindFeedback, "mintlify_page_feedback_total"},
-		{kindSearches, "mintlify_searches_total"},
-		{kindAssistant, "mintlify_assistant_queries_total"},
-	} {
-		o.collectors[c.name] = app.Flag("collector."+c.name, "Also write "+c.series+", as the exporter's "+c.name+" collector: one more request per project and day. With --config.file, a project's `collectors` list decides instead, as in the exporter.").Bool()
+	for _, name := range extraKinds {
+		k, _ := kind.Lookup(name)
+		o.collectors[name] = app.Flag("collector."+name, "Also write "+k.Counters()[0].Name+", as the exporter's "+name+" collector: one more request per project and day. With --config.file, a project's `collectors` list decides instead, as in the exporter.").Bool()
 	}
 	app.Flag("label", "Extra label name=value on every series, e.g. job=mintlify or instance=host:10491 so the history joins the scraped series; repeat for several.").PlaceHolder("NAME=VALUE").StringsVar(&o.labels)
 	app.Flag("output", "OpenMetrics file to write; FILE.partial keeps the progress of a run until it is complete. '-' writes to stdout once the run is complete, keeping the progress in a file named after the arguments next to --storage.path (or in the user's cache directory when it is empty).").Short('o').PlaceHolder("FILE").Required().StringVar(&o.output)

@@ -13,6 +13,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 )
@@ -70,11 +71,11 @@ func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*bac
 	for _, task := range progress.tasks {
 		k, gctx := keys[plan.keyOf[task.project]], gated[plan.keyOf[task.project]]
 		for {
-			kind, offset, ok := progress.nextStep(task)
+			step, offset, ok := progress.nextStep(task)
 			if !ok {
 				break
 			}
-			jp, code := f.request(gctx, k, task, kind, offset)
+			jp, code := f.request(gctx, k, task, step, offset)
 			if code != backfillExitOK {
 				return code
 			}
@@ -133,13 +134,13 @@ func (f *fetcher) gate(k *backfillKey) func(context.Context) error {
 
 // request makes one step of task, sitting out up to maxRateLimitWaits 429
 // answers in a row; any other failure ends the run (resumably).
-func (f *fetcher) request(gctx context.Context, k *backfillKey, task backfillTask, kind string, offset int) (journalPage, int) {
+func (f *fetcher) request(gctx context.Context, k *backfillKey, task backfillTask, step string, offset int) (journalPage, int) {
 	e := f.e
 	interrupted := func() int {
 		return e.failf(backfillExitError, "interrupted; %d of %d requests are done and kept in %s: run the same command again to continue", f.progress.done, f.progress.total, f.j.f.Name())
 	}
 	for limited := 0; ; limited++ {
-		jp, err := fetchStep(gctx, k.client, f.plan, task, kind, offset)
+		jp, err := fetchStep(gctx, k.client, f.plan, task, step, offset)
 		switch {
 		case err == nil:
 			return jp, backfillExitOK
@@ -180,11 +181,11 @@ func (f *fetcher) failed(task backfillTask, err error) int {
 
 // fetchStep makes the request of one step of a task: a page of views at
 // offset (kind ""), or the month-to-date answer of another counter.
-func fetchStep(ctx context.Context, c *mintlify.Client, plan *backfillPlan, task backfillTask, kind string, offset int) (journalPage, error) {
+func fetchStep(ctx context.Context, c *mintlify.Client, plan *backfillPlan, task backfillTask, step string, offset int) (journalPage, error) {
 	r := task.viewsRange()
-	jp := journalPage{Project: task.project, Day: task.day.Format(mintlify.DayLayout), Kind: kind}
-	switch kind {
-	case kindFeedback:
+	jp := journalPage{Project: task.project, Day: task.day.Format(mintlify.DayLayout), Kind: step}
+	switch step {
+	case kind.Feedback:
 		page, err := c.FeedbackByPage(ctx, task.project, r, mintlify.MaxFeedbackLimit)
 		if err != nil {
 			return jp, err
@@ -194,14 +195,14 @@ func fetchStep(ctx context.Context, c *mintlify.Client, plan *backfillPlan, task
 		for _, row := range page.Rows {
 			jp.Feedback = append(jp.Feedback, journalFeedback{Path: row.Path, ThumbsUp: row.ThumbsUp, ThumbsDown: row.ThumbsDown, Code: row.Code})
 		}
-	case kindSearches:
+	case kind.Searches:
 		// The total does not depend on how many terms come with it.
 		page, err := c.Searches(ctx, task.project, r, 1, "")
 		if err != nil {
 			return jp, err
 		}
 		jp.Searches = &page.TotalSearches
-	case kindAssistant:
+	case kind.Assistant:
 		st, err := c.AssistantCallerStats(ctx, task.project, r)
 		if err != nil {
 			return jp, err

@@ -15,6 +15,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
@@ -43,15 +44,18 @@ type backfillPlan struct {
 	walkPages map[string]int
 }
 
-// The counters other than the page views the backfill can write, by the
-// name of the exporter's collector of each, in the order of the output.
-const (
-	kindFeedback  = "feedback"
-	kindSearches  = "searches"
-	kindAssistant = "assistant"
-)
-
-var extraKinds = []string{kindFeedback, kindSearches, kindAssistant}
+// extraKinds are the counters other than the page views the backfill can
+// write, by the name of the exporter's collector of each, in the order of
+// the output: every kind with month-to-date counters but the page views.
+var extraKinds = func() []string {
+	var names []string
+	for _, k := range kind.All {
+		if k.Windows == kind.MonthAndWindows && k.Name != kind.PageViews {
+			names = append(names, k.Name)
+		}
+	}
+	return names
+}()
 
 // perDayText says what one day of a project costs: "1 request(s) per
 // day", with the counters other than the views when there are some, and

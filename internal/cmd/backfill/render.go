@@ -5,7 +5,9 @@ package backfill
 import (
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
@@ -13,11 +15,15 @@ import (
 // together, as the counter series: the site totals and the paths each
 // day's walk kept, and the other counters.
 func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress) error {
-	site := newFamily("mintlify_site_page_views", "Views of the whole site since the start of the UTC calendar month, by traffic (human, ai, and other when the total exceeds human + ai), at the end of each day; written by mintlify_exporter backfill.")
-	page := newFamily("mintlify_page_views", "Views of one documentation page since the start of the UTC calendar month, by traffic (human or ai), at the end of each day; written by mintlify_exporter backfill.")
-	feedback := newFamily("mintlify_page_feedback", "Feedback entries on one page since the start of the UTC calendar month, by kind: thumbs_up, thumbs_down, code_snippet; only the 100 pages with the most feedback that month-to-date, at the end of each day; written by mintlify_exporter backfill.")
-	searches := newFamily("mintlify_searches", "Search events on the site since the start of the UTC calendar month (all terms), at the end of each day; written by mintlify_exporter backfill.")
-	assistant := newFamily("mintlify_assistant_queries", "Assistant queries since the start of the UTC calendar month, by caller: web, api, other, at the end of each day; written by mintlify_exporter backfill.")
+	pv, _ := kind.Lookup(kind.PageViews)
+	fb, _ := kind.Lookup(kind.Feedback)
+	se, _ := kind.Lookup(kind.Searches)
+	as, _ := kind.Lookup(kind.Assistant)
+	site := counterFamily(pv.Family("mintlify_site_page_views_total"))
+	page := counterFamily(pv.Family("mintlify_page_views_total"))
+	feedback := counterFamily(fb.Family("mintlify_page_feedback_total"))
+	searches := counterFamily(se.Family("mintlify_searches_total"))
+	assistant := counterFamily(as.Family("mintlify_assistant_queries_total"))
 	with := func(pairs ...labelPair) []labelPair { return append(pairs, plan.labels...) }
 	for _, t := range progress.tasks {
 		id, d := t.project, t.day
@@ -39,13 +45,13 @@ func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress)
 				page.add(with(labelPair{"path", r.Path}, labelPair{"project", label}, labelPair{"traffic", trafficAI}), end, r.AI)
 			}
 		}
-		for _, kind := range plan.extra[id] {
-			jp, ok := progress.extra[taskKind{t, kind}]
+		for _, k := range plan.extra[id] {
+			jp, ok := progress.extra[taskKind{t, k}]
 			if !ok {
-				return fmt.Errorf("no %s data for project %s, day %s", kind, id, d.Format(mintlify.DayLayout))
+				return fmt.Errorf("no %s data for project %s, day %s", k, id, d.Format(mintlify.DayLayout))
 			}
 			switch {
-			case kind == kindFeedback:
+			case k == kind.Feedback:
 				seen := map[string]bool{}
 				for _, r := range jp.Feedback {
 					if seen[r.Path] || !plan.keep(id, r.Path) {
@@ -59,9 +65,9 @@ func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress)
 						feedback.add(with(labelPair{"kind", kv.kind}, labelPair{"path", r.Path}, labelPair{"project", label}), end, kv.v)
 					}
 				}
-			case kind == kindSearches && jp.Searches != nil:
+			case k == kind.Searches && jp.Searches != nil:
 				searches.add(with(labelPair{"project", label}), end, *jp.Searches)
-			case kind == kindAssistant && jp.Assistant != nil:
+			case k == kind.Assistant && jp.Assistant != nil:
 				a := jp.Assistant
 				assistant.add(with(labelPair{"caller", "web"}, labelPair{"project", label}), end, a.Web)
 				assistant.add(with(labelPair{"caller", "api"}, labelPair{"project", label}), end, a.API)
@@ -70,4 +76,10 @@ func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress)
 		}
 	}
 	return renderOpenMetrics(w, site, page, feedback, searches, assistant)
+}
+
+// counterFamily is the backfill's family of the exporter's counter f:
+// the same name and HELP, saying where the values come from.
+func counterFamily(f kind.Family) *omFamily {
+	return newFamily(strings.TrimSuffix(f.Name, "_total"), f.Help+" Written by mintlify_exporter backfill: the value at the end of each day.")
 }

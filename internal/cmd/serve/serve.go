@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 )
 
 const exporterName = cli.Name
@@ -76,15 +77,12 @@ func newApp(f *flags) *kingpin.Application {
 	app.Flag("mintlify.tracked-jobs-file", "File of agent job ids to follow, one per line, as 'mintlify_exporter jobs create --track' writes it (without --config.file).").PlaceHolder("FILE").StringVar(&f.trackedJobsFile)
 	// node_exporter style: --collector.NAME / --no-collector.NAME.
 	f.collectors = map[string]*bool{}
-	for _, c := range []struct{ name, help, def string }{
-		{"pageviews", "page views per path and site totals (human, ai)", "true"},
-		{"visitors", "unique visitors per path and site", "false"},
-		{"feedback", "thumbs up/down and code-snippet feedback per page", "false"},
-		{"searches", "top search terms and their click-through ratio", "false"},
-		{"assistant", "assistant queries by caller (web, api, other)", "false"},
-	} {
-		onOff := map[string]string{"true": "on", "false": "off"}[c.def]
-		f.collectors[c.name] = app.Flag("collector."+c.name, "Enable the "+c.name+" collector (default: "+onOff+"): "+c.help+". Every analytics collector shares the hourly budget; a project's `collectors` list in the config file overrides these flags.").Default(c.def).Bool()
+	for _, k := range kind.All {
+		def, onOff := "false", "off"
+		if k.Default {
+			def, onOff = "true", "on"
+		}
+		f.collectors[k.Name] = app.Flag("collector."+k.Name, "Enable the "+k.Name+" collector (default: "+onOff+"): "+k.Summary+". Every analytics collector shares the hourly budget; a project's `collectors` list in the config file overrides these flags.").Default(def).Bool()
 	}
 	f.common.AddStoragePath(app, "State file: the analytics budget spent in the last hour (per key fingerprint, never the key), each collector's schedule and its last good data, so that a restart serves data at once and spends nothing extra. Empty to keep no state.")
 	app.Flag("demo", "Serve data from a built-in simulated Mintlify API with a synthetic site and agent jobs; no account needed.").BoolVar(&f.demo)

@@ -22,6 +22,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
 )
 
@@ -143,7 +144,7 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 		}),
 	}
 	var enabled []string
-	for _, name := range config.AnalyticsCollectors {
+	for _, name := range kind.Names() {
 		if on := f.collectors[name]; on != nil && *on {
 			enabled = append(enabled, name)
 		}

@@ -1,0 +1,195 @@
+// Package kind is the one table of the exporter's analytics collector
+// kinds: for each, its name (the --collector.NAME flag, the configuration's
+// `collectors` entry, the `collector` label), whether it is on by default,
+// the API endpoint it reads, which windows it counts, how it chooses what
+// to export, and the metric families it exports with their HELP.
+//
+// Config validation, the --collector.* flags, the refresh engine, the
+// backfill, the docs checks and the simulated API all read this table.
+// Adding a kind is one row here and its fetch code in collector/. The
+// package imports nothing: the API client does not use it (it knows the
+// endpoints itself) and the simulated API shares no code with the client.
+package kind
+
+// The kinds' names.
+const (
+	PageViews = "pageviews"
+	Visitors  = "visitors"
+	Feedback  = "feedback"
+	Searches  = "searches"
+	Assistant = "assistant"
+)
+
+// Windows is what a kind counts over.
+type Windows int
+
+const (
+	// MonthAndWindows: month-to-date counters (which backfill can write
+	// for past days), plus a gauge for each configured rolling window.
+	MonthAndWindows Windows = iota
+	// WindowsOnly: gauges of the rolling windows alone (24h when none is
+	// configured). Unique visitors do not add up over days, so they have
+	// no counter.
+	WindowsOnly
+)
+
+// Selection is how a kind chooses the rows it exports.
+type Selection int
+
+const (
+	// AllRows: the answer has no rows to choose from (totals only).
+	AllRows Selection = iota
+	// MostViewedPaths: every page of the walk is read and the max_paths
+	// most viewed paths are kept (mintlify.MostViewed), after the
+	// include/exclude filters.
+	MostViewedPaths
+	// TopPagesOfAnswer: the endpoint answers its top pages in one page
+	// (100 for feedback), which are kept after the path filters.
+	TopPagesOfAnswer
+	// TopSearchTerms: the search_top_n terms with the most hits.
+	TopSearchTerms
+)
+
+// Family is a metric family a kind exports: its name as /metrics shows it
+// (a counter's ends in _total), its HELP without the exporter's note on
+// its cache, and its labels.
+type Family struct {
+	Name    string
+	Help    string
+	Labels  []string
+	Counter bool // a month-to-date counter; else a gauge
+}
+
+// Kind is one row of the table.
+type Kind struct {
+	Name      string
+	Summary   string // what it exports, for --collector.NAME and the docs
+	Default   bool   // on when neither the flags nor the configuration say
+	Endpoint  string // the API path under /v1/analytics/{projectId}/
+	Windows   Windows
+	Selection Selection
+	Families  []Family
+}
+
+// Help texts the families share.
+const (
+	monthCounter = " Starts again from 0 on the 1st."
+)
+
+// All is the table, in the order the kinds are documented.
+var All = []Kind{
+	{
+		Name: PageViews, Summary: "page views per path and site totals (human, ai)", Default: true,
+		Endpoint: "views", Windows: MonthAndWindows, Selection: MostViewedPaths,
+		Families: []Family{
+			{Name: "mintlify_page_views_total", Counter: true, Labels: []string{"path", "project", "traffic"},
+				Help: "Views of one documentation page since the start of the current UTC calendar month (the created timestamp), by traffic (human or ai). Starts again from 0 on the 1st; use increase() or rate()."},
+			{Name: "mintlify_site_page_views_total", Counter: true, Labels: []string{"project", "traffic"},
+				Help: "Views of the whole site since the start of the current UTC calendar month, from the upstream site totals, by traffic (human, ai, and other when the total exceeds human + ai)." + monthCounter},
+			{Name: "mintlify_page_views", Labels: []string{"path", "project", "traffic", "window"},
+				Help: "Views of one documentation page in the rolling window, by traffic (human or ai)."},
+			{Name: "mintlify_site_page_views", Labels: []string{"project", "traffic", "window"},
+				Help: "Views of the whole site in the rolling window, from the upstream site totals, by traffic (human, ai, and other when the total exceeds human + ai)."},
+		},
+	},
+	{
+		Name: Visitors, Summary: "unique visitors per path and site",
+		Endpoint: "visitors", Windows: WindowsOnly, Selection: MostViewedPaths,
+		Families: []Family{
+			{Name: "mintlify_page_visitors", Labels: []string{"path", "project", "traffic", "window"},
+				Help: "Unique visitors of one documentation page in the rolling window, by traffic (human or ai)."},
+			{Name: "mintlify_site_visitors", Labels: []string{"project", "traffic", "window"},
+				Help: "Unique visitors of the whole site in the rolling window, by traffic (human or ai). Visitors seen as both count in each, so the two do not add up to mintlify_site_unique_visitors."},
+			{Name: "mintlify_site_unique_visitors", Labels: []string{"project", "window"},
+				Help: "Unique visitors of the whole site in the rolling window, de-duplicated across traffic types by the upstream (approximate)."},
+		},
+	},
+	{
+		Name: Feedback, Summary: "thumbs up/down and code-snippet feedback per page",
+		Endpoint: "feedback/by-page", Windows: MonthAndWindows, Selection: TopPagesOfAnswer,
+		Families: []Family{
+			{Name: "mintlify_page_feedback_total", Counter: true, Labels: []string{"kind", "path", "project"},
+				Help: "Feedback entries on one page since the start of the current UTC calendar month, by kind: thumbs_up, thumbs_down, code_snippet. Only the 100 pages with the most feedback this month are listed (see mintlify_page_feedback_truncated{window=\"month\"})." + monthCounter},
+			{Name: "mintlify_page_feedback", Labels: []string{"kind", "path", "project", "window"},
+				Help: "Feedback entries on one page in the rolling window, by kind: thumbs_up, thumbs_down (contextual feedback) and code_snippet (feedback on a code block)."},
+			{Name: "mintlify_page_feedback_truncated", Labels: []string{"project", "window"},
+				Help: "1 if the upstream had feedback on more pages than the 100 one request returns (the endpoint documents no paging)."},
+		},
+	},
+	{
+		Name: Searches, Summary: "top search terms and their click-through ratio",
+		Endpoint: "searches", Windows: MonthAndWindows, Selection: TopSearchTerms,
+		Families: []Family{
+			{Name: "mintlify_searches_total", Counter: true, Labels: []string{"project"},
+				Help: "Search events on the site since the start of the current UTC calendar month (all terms)." + monthCounter},
+			{Name: "mintlify_searches", Labels: []string{"project", "window"},
+				Help: "Search events on the site in the rolling window (all terms, not only the exported ones)."},
+			{Name: "mintlify_search_hits", Labels: []string{"project", "query", "window"},
+				Help: "Times a search term was searched in the rolling window; only the top search_top_n terms by hits are exported, sanitised and cut to 64 characters."},
+			{Name: "mintlify_search_click_through_ratio", Labels: []string{"project", "query", "window"},
+				Help: "Share of a search term's searches that led to a click on a result (0 to 1), for the exported top terms."},
+		},
+	},
+	{
+		Name: Assistant, Summary: "assistant queries by caller (web, api, other)",
+		Endpoint: "assistant/caller-stats", Windows: MonthAndWindows, Selection: AllRows,
+		Families: []Family{
+			{Name: "mintlify_assistant_queries_total", Counter: true, Labels: []string{"caller", "project"},
+				Help: "Assistant queries since the start of the current UTC calendar month, by caller: web, api, other." + monthCounter},
+			{Name: "mintlify_assistant_queries", Labels: []string{"caller", "project", "window"},
+				Help: "Assistant queries in the rolling window by caller: web (the docs site), api, other (integrations, SDKs)."},
+		},
+	},
+}
+
+// Names are the kinds' names, in the table's order.
+func Names() []string {
+	names := make([]string, len(All))
+	for i, k := range All {
+		names[i] = k.Name
+	}
+	return names
+}
+
+// Lookup returns the kind named name.
+func Lookup(name string) (Kind, bool) {
+	for _, k := range All {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Kind{}, false
+}
+
+// Defaults are the names of the kinds on by default.
+func Defaults() []string {
+	var names []string
+	for _, k := range All {
+		if k.Default {
+			names = append(names, k.Name)
+		}
+	}
+	return names
+}
+
+// Family returns the family of kind named name; it panics when the table
+// has none, which only a mistake in the code that asks can cause.
+func (k Kind) Family(name string) Family {
+	for _, f := range k.Families {
+		if f.Name == name {
+			return f
+		}
+	}
+	panic("kind " + k.Name + " has no family " + name)
+}
+
+// Counters are the kind's month-to-date counter families.
+func (k Kind) Counters() []Family {
+	var fs []Family
+	for _, f := range k.Families {
+		if f.Counter {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
