@@ -7,9 +7,12 @@
 // Config validation, the --collector.* flags, the refresh engine, the
 // backfill, the docs checks and the simulated API all read this table.
 // Adding a kind is one row here and its fetch code in collector/. The
-// package imports nothing: the API client does not use it (it knows the
-// endpoints itself) and the simulated API shares no code with the client.
+// package imports nothing of the project. The API client does not use it
+// (it knows the endpoints itself), so the simulated API, which does, still
+// shares no code with the client.
 package kind
+
+import "slices"
 
 // The kinds' names.
 const (
@@ -164,12 +167,21 @@ func Lookup(name string) (Kind, bool) {
 // Defaults are the names of the kinds on by default.
 func Defaults() []string {
 	var names []string
-	for _, k := range All {
-		if k.Default {
-			names = append(names, k.Name)
-		}
+	for _, k := range where(func(k Kind) bool { return k.Default }) {
+		names = append(names, k.Name)
 	}
 	return names
+}
+
+// where is the kinds for which keep is true, in the table's order.
+func where(keep func(Kind) bool) []Kind {
+	var ks []Kind
+	for _, k := range All {
+		if keep(k) {
+			ks = append(ks, k)
+		}
+	}
+	return ks
 }
 
 // Family returns the family of kind named name; it panics when the table
@@ -185,11 +197,5 @@ func (k Kind) Family(name string) Family {
 
 // Counters are the kind's month-to-date counter families.
 func (k Kind) Counters() []Family {
-	var fs []Family
-	for _, f := range k.Families {
-		if f.Counter {
-			fs = append(fs, f)
-		}
-	}
-	return fs
+	return slices.DeleteFunc(slices.Clone(k.Families), func(f Family) bool { return !f.Counter })
 }
