@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
@@ -98,7 +99,7 @@ func (p *perWindow) bookkeeping(ws *windowState, w windowSpec) []prometheus.Metr
 }
 
 func newFeedback(project, id string, c *mintlify.Client, filter pathFilter) *perWindow {
-	return &perWindow{collector: "feedback", project: project,
+	return &perWindow{collector: kind.Feedback, project: project,
 		fetch: func(ctx context.Context, ws *windowState, r mintlify.DateRange) error {
 			page, err := c.FeedbackByPage(ctx, id, r, mintlify.MaxFeedbackLimit)
 			if err == nil {
@@ -148,7 +149,7 @@ func newFeedback(project, id string, c *mintlify.Client, filter pathFilter) *per
 }
 
 func newSearches(project, id string, c *mintlify.Client, topN int) *perWindow {
-	return &perWindow{collector: "searches", project: project,
+	return &perWindow{collector: kind.Searches, project: project,
 		fetch: func(ctx context.Context, ws *windowState, r mintlify.DateRange) error {
 			// Terms come by hits, descending: the first page is the top N.
 			page, err := c.Searches(ctx, id, r, topN, "")
@@ -187,7 +188,7 @@ func newSearches(project, id string, c *mintlify.Client, topN int) *perWindow {
 }
 
 func newAssistant(project, id string, c *mintlify.Client) *perWindow {
-	return &perWindow{collector: "assistant", project: project,
+	return &perWindow{collector: kind.Assistant, project: project,
 		fetch: func(ctx context.Context, ws *windowState, r mintlify.DateRange) error {
 			s, err := c.AssistantCallerStats(ctx, id, r)
 			if err == nil {

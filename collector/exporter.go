@@ -18,6 +18,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 )
@@ -267,21 +268,21 @@ func (b *builder) project(pr config.Project) error {
 	for _, name := range enabled {
 		var src source
 		switch name {
-		case "pageviews", "visitors":
+		case kind.PageViews, kind.Visitors:
 			pv := &pageViews{
 				kind: mintlify.Views, project: label, id: pr.ID, client: ks.client,
 				opts:   walkSettings{pageSize: g.PageSize, concurrency: g.PageConcurrency, maxPages: g.MaxPages},
 				filter: filter,
 			}
-			if name == "visitors" {
+			if name == kind.Visitors {
 				pv.kind = mintlify.Visitors
 			}
 			src = pv
-		case "feedback":
+		case kind.Feedback:
 			src = newFeedback(label, pr.ID, ks.client, filter)
-		case "searches":
+		case kind.Searches:
 			src = newSearches(label, pr.ID, ks.client, g.SearchTopN)
-		case "assistant":
+		case kind.Assistant:
 			src = newAssistant(label, pr.ID, ks.client)
 		default:
 			return fmt.Errorf("project %q: unknown collector %q", label, name)
@@ -291,7 +292,7 @@ func (b *builder) project(pr config.Project) error {
 		// do not add up over days, so they have no counter: windows only,
 		// 24h when the config lists none.
 		unitWindows := append([]windowSpec{monthWindow}, windows...)
-		if name == "visitors" {
+		if name == kind.Visitors {
 			unitWindows = windows
 			if len(unitWindows) == 0 {
 				unitWindows = []windowSpec{visitorsDefaultWindow}
@@ -386,7 +387,7 @@ func refreshTimeout(maxInterval time.Duration) time.Duration {
 
 func (e *Exporter) defaultCollectors() []string {
 	if len(e.opts.DefaultCollectors) == 0 {
-		return []string{"pageviews"}
+		return kind.Defaults()
 	}
 	return e.opts.DefaultCollectors
 }

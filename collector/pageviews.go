@@ -9,6 +9,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
@@ -75,9 +76,9 @@ func (w windowSpec) key() string {
 
 func (p *pageViews) name() string {
 	if p.kind == mintlify.Visitors {
-		return "visitors"
+		return kind.Visitors
 	}
-	return "pageviews"
+	return kind.PageViews
 }
 
 // descs returns the page and site descriptors of the collector's kind.
