@@ -152,3 +152,39 @@ func TestArchitecture(t *testing.T) {
 		}
 	}
 }
+
+// TestFileSizes: main.go only dispatches (at most 150 lines), and no
+// non-test Go file is over 600 lines: a file that long holds more than
+// one job.
+func TestFileSizes(t *testing.T) {
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		lines := strings.Count(string(b), "\n")
+		limit := 600
+		if path == "main.go" {
+			limit = 150
+		}
+		if lines > limit {
+			t.Errorf("%s has %d lines, more than %d", path, lines, limit)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
