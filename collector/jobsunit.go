@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
 // jobsUnit polls the tracked agent jobs of one project. Job reads are not
@@ -102,7 +103,7 @@ func (j *jobsUnit) finish(now time.Time, err error) {
 		j.h.succeed(now, j.timing.fixedInterval)
 		return
 	}
-	reason := classify(err)
+	reason := mintlify.Classify(err).Reason()
 	first := j.h.fail(reason)
 	logf := j.log.Warn
 	if !first {
