@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
@@ -48,20 +49,12 @@ func (e *Exporter) newJobsUnit(cfg *config.Config, pr config.Project, label stri
 				aj.adopt(old.src)
 				old.mu.Lock()
 				j.h = old.h
-				j.h.FailCounts = cloneCounts(old.h.FailCounts)
+				j.h.FailCounts = maps.Clone(old.h.FailCounts)
 				old.mu.Unlock()
 			}
 		}
 	}
 	return j
-}
-
-func cloneCounts(m map[string]float64) map[string]float64 {
-	out := make(map[string]float64, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 func (j *jobsUnit) due(now time.Time) bool {
@@ -81,7 +74,7 @@ func (e *Exporter) startJobs(j *jobsUnit) <-chan struct{} {
 		}
 		ctx, cancel := context.WithTimeout(e.ctx, j.timing.refreshTimeout)
 		defer cancel()
-		j.finish(now, j.src.refresh(ctx, now, nil))
+		j.finish(now, j.src.refresh(ctx, now))
 		return nil, nil
 	})
 	done := make(chan struct{})
@@ -117,7 +110,7 @@ func (j *jobsUnit) finish(now time.Time, err error) {
 func (j *jobsUnit) collect(ch chan<- prometheus.Metric, now time.Time) {
 	j.mu.Lock()
 	h := j.h
-	h.FailCounts = cloneCounts(j.h.FailCounts)
+	h.FailCounts = maps.Clone(j.h.FailCounts)
 	j.mu.Unlock()
 	fresh := h.emit(ch, "agent_jobs", j.project, now, j.timing.maxAge, j.timing.fixedInterval)
 	j.src.collect(ch, now, fresh)

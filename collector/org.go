@@ -80,7 +80,7 @@ func (o *org) rateLimited(now time.Time, retryAfter time.Duration, hasRetryAfter
 	return o.pause(now.Add(min(max(d, time.Second), backoffMax)))
 }
 
-// failed records a refresh's outcome for the breaker.
+// outcome records a refresh's outcome for the breaker.
 func (o *org) outcome(now time.Time, c mintlify.Class) {
 	o.mu.Lock()
 	defer o.mu.Unlock()

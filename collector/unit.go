@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
@@ -291,7 +292,7 @@ func (u *unit) finish(now time.Time, complete bool, err error) {
 	switch {
 	case class.Kind == mintlify.KindRateLimited:
 		// The analytics budget is the organization's: the key backs off
-		// (see org.backoff) and every unit under it waits. Keep serving.
+		// (see org.rateLimited) and every unit under it waits. Keep serving.
 		h.Failed = false
 		logf("upstream rate limit hit (429); backing off, "+cached, "err", err)
 	case class.Auth():
@@ -335,7 +336,7 @@ func (u *unit) collect(ch chan<- prometheus.Metric, now time.Time, data bool) {
 	s := u.state
 	s.mu.Lock()
 	h := s.health
-	h.FailCounts = cloneCounts(s.health.FailCounts)
+	h.FailCounts = maps.Clone(s.health.FailCounts)
 	h.LastSuccess = u.shownSince()
 	s.mu.Unlock()
 	h.emit(ch, u.src.name(), u.project, now, u.timing.maxAge, u.interval())

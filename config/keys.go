@@ -16,8 +16,6 @@ import (
 // tell) is ever read.
 const MaxKeyFileSize = 4096
 
-const maxKeyFileSize = MaxKeyFileSize
-
 // ResolveKeys reads every key from its environment variable or file. It is
 // separate from Parse so the file can be checked (and printed) without the
 // secrets, and so tests can pass their own getenv; nil means os.Getenv.
@@ -71,9 +69,9 @@ func (k Key) Read(getenv func(string) string) (secret.Secret, error) {
 	var raw, from string
 	if k.APIKeyFile != "" {
 		from = "file " + k.APIKeyFile
-		// At most maxKeyFileSize+1 bytes, regular files only, within
+		// At most MaxKeyFileSize+1 bytes, regular files only, within
 		// FileReadTimeout. Errors name the file, never its content.
-		b, err := readBounded(k.APIKeyFile, "api_key_file", maxKeyFileSize)
+		b, err := readBounded(k.APIKeyFile, "api_key_file", MaxKeyFileSize)
 		if tl := (*boundedfile.TooLargeError)(nil); errors.As(err, &tl) {
 			return secret.Secret{}, fmt.Errorf("%w, too large to be an API key", err)
 		}
