@@ -326,7 +326,7 @@ func (e *Exporter) adopt(b *builder) {
 	for _, u := range p.units {
 		live[u.id] = true
 		u.state.mu.Lock()
-		if u.state.health.LastReason == reasonUnauthorized || u.state.health.LastReason == reasonForbidden {
+		if r := u.state.health.LastReason; r == mintlify.ReasonUnauthorized || r == mintlify.ReasonForbidden {
 			// The usual fix for a refused key is a new key and a reload:
 			// try at once rather than wait out the long auth back-off.
 			u.state.health.NextRefresh = time.Time{}

@@ -147,7 +147,7 @@ func (a *agentJobs) noteIgnored(n int) {
 	}
 }
 
-func (a *agentJobs) refresh(ctx context.Context, now time.Time, _ func(context.Context) error) error {
+func (a *agentJobs) refresh(ctx context.Context, now time.Time) error {
 	ids, ignored, readErr := a.ids()
 	if readErr != nil {
 		// The config's ids are still polled; the file's jobs keep their

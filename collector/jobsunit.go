@@ -3,12 +3,14 @@ package collector
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
 // jobsUnit polls the tracked agent jobs of one project. Job reads are not
@@ -47,20 +49,12 @@ func (e *Exporter) newJobsUnit(cfg *config.Config, pr config.Project, label stri
 				aj.adopt(old.src)
 				old.mu.Lock()
 				j.h = old.h
-				j.h.FailCounts = cloneCounts(old.h.FailCounts)
+				j.h.FailCounts = maps.Clone(old.h.FailCounts)
 				old.mu.Unlock()
 			}
 		}
 	}
 	return j
-}
-
-func cloneCounts(m map[string]float64) map[string]float64 {
-	out := make(map[string]float64, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 func (j *jobsUnit) due(now time.Time) bool {
@@ -80,7 +74,7 @@ func (e *Exporter) startJobs(j *jobsUnit) <-chan struct{} {
 		}
 		ctx, cancel := context.WithTimeout(e.ctx, j.timing.refreshTimeout)
 		defer cancel()
-		j.finish(now, j.src.refresh(ctx, now, nil))
+		j.finish(now, j.src.refresh(ctx, now))
 		return nil, nil
 	})
 	done := make(chan struct{})
@@ -102,7 +96,7 @@ func (j *jobsUnit) finish(now time.Time, err error) {
 		j.h.succeed(now, j.timing.fixedInterval)
 		return
 	}
-	reason := classify(err)
+	reason := mintlify.Classify(err).Reason()
 	first := j.h.fail(reason)
 	logf := j.log.Warn
 	if !first {
@@ -116,7 +110,7 @@ func (j *jobsUnit) finish(now time.Time, err error) {
 func (j *jobsUnit) collect(ch chan<- prometheus.Metric, now time.Time) {
 	j.mu.Lock()
 	h := j.h
-	h.FailCounts = cloneCounts(j.h.FailCounts)
+	h.FailCounts = maps.Clone(j.h.FailCounts)
 	j.mu.Unlock()
 	fresh := h.emit(ch, "agent_jobs", j.project, now, j.timing.maxAge, j.timing.fixedInterval)
 	j.src.collect(ch, now, fresh)

@@ -80,14 +80,14 @@ func (o *org) rateLimited(now time.Time, retryAfter time.Duration, hasRetryAfter
 	return o.pause(now.Add(min(max(d, time.Second), backoffMax)))
 }
 
-// failed records a refresh's outcome for the breaker.
-func (o *org) outcome(now time.Time, reason string) {
+// outcome records a refresh's outcome for the breaker.
+func (o *org) outcome(now time.Time, c mintlify.Class) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	switch {
-	case reason == "":
+	case c.Kind == mintlify.KindNone:
 		o.outages, o.throttled = 0, 0
-	case outage(reason):
+	case c.Outage():
 		o.outages++
 		o.pause(now.Add(min(breakerStart<<min(o.outages-1, 10), breakerMax)))
 	}
@@ -218,15 +218,11 @@ func (e *Exporter) drain(o *org) {
 		}
 		err := u.run(e.ctx, now, res)
 		res.Release()
-		reason := ""
-		if err != nil {
-			reason = classify(err)
-		}
-		if reason == reasonRateLimited {
+		if class := mintlify.Classify(err); class.Kind == mintlify.KindRateLimited {
 			_, ra, ok := mintlify.IsRateLimited(err)
 			o.rateLimited(e.clock.Now(), ra, ok)
 		} else {
-			o.outcome(e.clock.Now(), reason)
+			o.outcome(e.clock.Now(), class)
 		}
 		e.save()
 	}

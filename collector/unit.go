@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
+	"maps"
 	"sync"
 	"time"
 
@@ -13,19 +13,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
-
-// Failure reasons, the values of mintlify_refresh_failures_total{reason}.
-const (
-	reasonRateLimited  = "rate_limited"
-	reasonUnauthorized = "unauthorized"
-	reasonForbidden    = "forbidden"
-	reasonServerError  = "server_error"
-	reasonBadResponse  = "bad_response"
-	reasonTimeout      = "timeout"
-	reasonOther        = "other"
-)
-
-var allReasons = []string{reasonRateLimited, reasonUnauthorized, reasonForbidden, reasonServerError, reasonBadResponse, reasonTimeout, reasonOther}
 
 // timing is what the config says about refresh timing.
 type timing struct {
@@ -76,7 +63,7 @@ func (h *health) emit(ch chan<- prometheus.Metric, collector, project string, no
 		ch <- prometheus.MustNewConstMetric(descLastSuccess, prometheus.GaugeValue, float64(h.LastSuccess.UnixNano())/1e9, lv...)
 	}
 	ch <- prometheus.MustNewConstMetric(descInterval, prometheus.GaugeValue, interval.Seconds(), lv...)
-	for _, r := range allReasons {
+	for _, r := range mintlify.Reasons {
 		ch <- prometheus.MustNewConstMetric(descRefreshFailures, prometheus.CounterValue, h.FailCounts[r], collector, project, r)
 	}
 	return fresh
@@ -291,7 +278,8 @@ func (u *unit) finish(now time.Time, complete bool, err error) {
 		s.round = time.Time{}
 		return
 	}
-	reason := classify(err)
+	class := mintlify.Classify(err)
+	reason := class.Reason()
 	first := h.fail(reason)
 	logf := u.log.Warn
 	if !first {
@@ -301,17 +289,17 @@ func (u *unit) finish(now time.Time, complete bool, err error) {
 	if !h.LastSuccess.IsZero() {
 		cached = "serving cached data"
 	}
-	switch reason {
-	case reasonRateLimited:
+	switch {
+	case class.Kind == mintlify.KindRateLimited:
 		// The analytics budget is the organization's: the key backs off
-		// (see org.backoff) and every unit under it waits. Keep serving.
+		// (see org.rateLimited) and every unit under it waits. Keep serving.
 		h.Failed = false
 		logf("upstream rate limit hit (429); backing off, "+cached, "err", err)
-	case reasonUnauthorized, reasonForbidden:
+	case class.Auth():
 		// Retrying soon cannot help; someone has to fix the key.
 		h.NextRefresh = now.Add(u.timing.maxInterval)
 		if first {
-			u.log.Error(authHint(reason), "err", err, "retry_at", h.NextRefresh)
+			u.log.Error(authHint(class), "err", err, "retry_at", h.NextRefresh)
 		}
 	default:
 		// Exponential back-off per unit; outages of the whole upstream
@@ -322,38 +310,11 @@ func (u *unit) finish(now time.Time, complete bool, err error) {
 	}
 }
 
-func authHint(reason string) string {
-	if reason == reasonUnauthorized {
+func authHint(c mintlify.Class) string {
+	if c.Kind == mintlify.KindUnauthorized {
 		return "API key refused (401): it is unknown, revoked or expired. Create an admin key (prefix mint_) in the Mintlify dashboard and update the key's env variable or file, then reload"
 	}
 	return "API key not allowed (403): the key may lack the needed scope, this host may be outside the key's IP allowlist, or the project may belong to another organization"
-}
-
-func classify(err error) string {
-	if limited, _, _ := mintlify.IsRateLimited(err); limited {
-		return reasonRateLimited
-	}
-	var re *mintlify.ResponseError
-	var ne net.Error
-	switch {
-	case mintlify.IsUnauthorized(err):
-		return reasonUnauthorized
-	case mintlify.IsForbidden(err):
-		return reasonForbidden
-	case mintlify.IsServerError(err):
-		return reasonServerError
-	case errors.As(err, &re):
-		return reasonBadResponse
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return reasonTimeout
-	}
-	return reasonOther
-}
-
-// outage tells failures that say the upstream as a whole is unwell, which
-// open the key's circuit breaker.
-func outage(reason string) bool {
-	return reason == reasonServerError || reason == reasonTimeout || reason == reasonOther
 }
 
 // collect emits the unit's health (live, gathered on every scrape) or,
@@ -375,7 +336,7 @@ func (u *unit) collect(ch chan<- prometheus.Metric, now time.Time, data bool) {
 	s := u.state
 	s.mu.Lock()
 	h := s.health
-	h.FailCounts = cloneCounts(s.health.FailCounts)
+	h.FailCounts = maps.Clone(s.health.FailCounts)
 	h.LastSuccess = u.shownSince()
 	s.mu.Unlock()
 	h.emit(ch, u.src.name(), u.project, now, u.timing.maxAge, u.interval())

@@ -5,9 +5,10 @@
 // operator did not ask for and burn the shared API budget. Every error names
 // the field and, when it comes from a file, the line.
 //
-// A *Config is never modified after Parse returns; reloads build a new one
-// and swap it in a Store, so readers may keep the pointer for one scrape or
-// one sweep without locking.
+// A *Config is not modified once Parse, LoadFile or Single has returned
+// it: a reload builds a new one and hands it to the exporter
+// (collector.Exporter.Apply), so readers may keep the pointer for one
+// scrape or one sweep without locking.
 package config
 
 import (
@@ -282,7 +283,7 @@ func Parse(data []byte) (*Config, error) {
 // Prometheus does, so the exporter behaves the same whatever its working
 // directory.
 //
-// The file is read as readBounded does: regular files only, at most
+// The file is read by readBounded: regular files only, at most
 // MaxConfigFileSize bytes, within FileReadTimeout.
 func LoadFile(path string) (*Config, error) {
 	data, err := readBounded(path, "config file", MaxConfigFileSize)

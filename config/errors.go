@@ -226,53 +226,75 @@ func (x *nodeIndex) describeTypeError(msg string) error {
 		return x.describe(&nodeError{line: line, column: column, msg: m[3]})
 	}
 	if m := reUnknownField.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		section := "the top level"
-		if k, ok := x.find(func(l located) bool { return l.isKey && l.line == line && l.value == m[2] }); ok && k.parent != "" {
-			section = k.parent
-		}
-		text := fmt.Sprintf("unknown field %q in %s", m[2], section)
-		if s := suggest(m[2], fieldsOf[m[3]]); s != "" {
-			text += fmt.Sprintf(" (did you mean %q?)", s)
-		}
-		return &fieldError{line: line, msg: text}
+		return x.unknownField(atoi(m[1]), m[2], m[3])
 	}
 	if m := reDuplicateKey.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		subject := ""
-		if k, ok := x.find(func(l located) bool { return l.isKey && l.line == line && l.value == m[2] }); ok {
-			subject = k.parent
-		}
-		return &fieldError{line: line, subject: subject, msg: fmt.Sprintf("field %q is set twice (first at line %s)", m[2], m[3])}
+		return x.duplicateKey(atoi(m[1]), m[2], m[3])
 	}
 	if m := reCannot.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		subject := ""
-		if n, ok := x.find(func(l located) bool {
-			if l.isKey || l.line != line {
-				return false
-			}
-			switch m[2] {
-			case "!!seq":
-				return l.kind == yaml.SequenceNode
-			case "!!map":
-				return l.kind == yaml.MappingNode
-			}
-			return l.kind == yaml.ScalarNode && strings.HasPrefix(l.value, strings.TrimSuffix(m[3], "..."))
-		}); ok {
-			subject = n.path
-		}
-		want := strings.NewReplacer("config.plain", "", "config.", "").Replace(m[4])
-		got := map[string]string{"!!seq": "a list", "!!map": "a mapping"}[m[2]]
-		if got == "" {
-			got = m[2]
-		}
-		if m[3] != "" {
-			got = strconv.Quote(m[3])
-		}
-		return &fieldError{line: line, subject: subject, msg: fmt.Sprintf("expected %s, got %s", typeWord(want), got)}
+		return x.cannotUnmarshal(atoi(m[1]), m[2], m[3], m[4])
 	}
 	return errors.New(msg)
+}
+
+// atoi is the number of a regular expression's digits group.
+func atoi(digits string) int {
+	n, _ := strconv.Atoi(digits)
+	return n
+}
+
+// unknownField is yaml's "field NAME not found in type TYPE" at line:
+// which section, and the field the name is probably a misspelling of.
+func (x *nodeIndex) unknownField(line int, name, goType string) error {
+	section := "the top level"
+	if k, ok := x.find(func(l located) bool { return l.isKey && l.line == line && l.value == name }); ok && k.parent != "" {
+		section = k.parent
+	}
+	text := fmt.Sprintf("unknown field %q in %s", name, section)
+	if s := suggest(name, fieldsOf[goType]); s != "" {
+		text += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return &fieldError{line: line, msg: text}
+}
+
+// duplicateKey is yaml's "mapping key NAME already defined at line FIRST".
+func (x *nodeIndex) duplicateKey(line int, name, first string) error {
+	subject := ""
+	if k, ok := x.find(func(l located) bool { return l.isKey && l.line == line && l.value == name }); ok {
+		subject = k.parent
+	}
+	return &fieldError{line: line, subject: subject, msg: fmt.Sprintf("field %q is set twice (first at line %s)", name, first)}
+}
+
+// cannotUnmarshal is yaml's "cannot unmarshal TAG `VALUE` into TYPE": the
+// value's setting, and what was expected instead, in the file's words.
+func (x *nodeIndex) cannotUnmarshal(line int, tag, value, goType string) error {
+	subject := ""
+	if n, ok := x.find(func(l located) bool { return !l.isKey && l.line == line && nodeMatches(l, tag, value) }); ok {
+		subject = n.path
+	}
+	want := strings.NewReplacer("config.plain", "", "config.", "").Replace(goType)
+	got := map[string]string{"!!seq": "a list", "!!map": "a mapping"}[tag]
+	if got == "" {
+		got = tag
+	}
+	if value != "" {
+		got = strconv.Quote(value)
+	}
+	return &fieldError{line: line, subject: subject, msg: fmt.Sprintf("expected %s, got %s", typeWord(want), got)}
+}
+
+// nodeMatches tells whether l may be the node of yaml's message: a list
+// or mapping for those tags, else a scalar starting with value (which
+// yaml may have cut short with "...").
+func nodeMatches(l located, tag, value string) bool {
+	switch tag {
+	case "!!seq":
+		return l.kind == yaml.SequenceNode
+	case "!!map":
+		return l.kind == yaml.MappingNode
+	}
+	return l.kind == yaml.ScalarNode && strings.HasPrefix(l.value, strings.TrimSuffix(value, "..."))
 }
 
 // typeWord names a Go type in the words of the file format.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 )
 
@@ -14,8 +15,6 @@ import (
 // an API key is a few dozen bytes. No more than this (plus one byte, to
 // tell) is ever read.
 const MaxKeyFileSize = 4096
-
-const maxKeyFileSize = MaxKeyFileSize
 
 // ResolveKeys reads every key from its environment variable or file. It is
 // separate from Parse so the file can be checked (and printed) without the
@@ -70,10 +69,10 @@ func (k Key) Read(getenv func(string) string) (secret.Secret, error) {
 	var raw, from string
 	if k.APIKeyFile != "" {
 		from = "file " + k.APIKeyFile
-		// At most maxKeyFileSize+1 bytes, regular files only, within
+		// At most MaxKeyFileSize+1 bytes, regular files only, within
 		// FileReadTimeout. Errors name the file, never its content.
-		b, err := readBounded(k.APIKeyFile, "api_key_file", maxKeyFileSize)
-		if tl := (*tooLargeError)(nil); errors.As(err, &tl) {
+		b, err := readBounded(k.APIKeyFile, "api_key_file", MaxKeyFileSize)
+		if tl := (*boundedfile.TooLargeError)(nil); errors.As(err, &tl) {
 			return secret.Secret{}, fmt.Errorf("%w, too large to be an API key", err)
 		}
 		if err != nil {

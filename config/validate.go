@@ -57,47 +57,89 @@ func (c *Config) Validate() error { return c.validate() }
 
 // validate checks the values and fills in the defaults that depend on
 // other fields (a project's name). It also trims a trailing slash from
-// api_url so clients can append paths.
+// api_url so clients can append paths. The errors come in the file's
+// order: global, then each key, then each project.
 func (c *Config) validate() error {
 	v := &validator{}
 	c.validateGlobal(v)
+	keyIndex := c.validateKeys(v)
+	c.validateProjects(v, keyIndex)
+	return errors.Join(v.errs...)
+}
 
+// place is where the checks of one list element report: at is its path
+// ("keys[0]"), subj how messages name it (subject).
+type place struct {
+	v        *validator
+	at, subj string
+}
+
+// add reports a problem of the element itself (field "") or of one of
+// its fields.
+func (pl place) add(field, format string, args ...any) {
+	at := pl.at
+	if field != "" {
+		at += "." + field
+	}
+	pl.v.add(at, pl.subj, format, args...)
+}
+
+// validateKeys checks every key and returns the index of each valid,
+// distinct key name.
+func (c *Config) validateKeys(v *validator) map[string]int {
 	if len(c.Keys) == 0 {
 		v.add("keys", "", "at least one entry in keys is required")
 	}
 	keyIndex := map[string]int{}
 	for i := range c.Keys {
 		k := &c.Keys[i]
-		at, subj := fmt.Sprintf("keys[%d]", i), subject("keys", i, k.Name)
-		switch {
-		case k.Name == "":
-			v.add(at, subj, "name is required")
-		case !keyNameRE.MatchString(k.Name):
-			v.add(at+".name", subj, "name must match %s", keyNameRE)
-		default:
-			if j, dup := keyIndex[k.Name]; dup {
-				v.add(at+".name", subj, "name is already used by keys[%d]", j)
-			} else {
-				keyIndex[k.Name] = i
-			}
-		}
-		switch {
-		case k.APIKeyEnv == "" && k.APIKeyFile == "":
-			v.add(at, subj, "one of api_key_env or api_key_file is required")
-		case k.APIKeyEnv != "" && k.APIKeyFile != "":
-			v.add(at+".api_key_file", subj, "api_key_env and api_key_file are mutually exclusive; set only one")
-		}
-		if k.BudgetPerHour < 1 {
-			v.add(at+".budget_per_hour", subj, "budget_per_hour must be at least 1, got %d", k.BudgetPerHour)
-		}
-		if k.Reserve < 0 || k.Reserve >= k.BudgetPerHour {
-			v.add(at+".reserve", subj, "reserve must be at least 0 and less than budget_per_hour (%d), got %d", k.BudgetPerHour, k.Reserve)
-		}
-		if !(k.Share > 0 && k.Share <= 1) { // also catches NaN
-			v.add(at+".share", subj, "share must be greater than 0 and at most 1, got %g", k.Share)
+		pl := place{v, fmt.Sprintf("keys[%d]", i), subject("keys", i, k.Name)}
+		k.validateName(pl, i, keyIndex)
+		k.validateSource(pl)
+		k.validateBudget(pl)
+	}
+	return keyIndex
+}
+
+func (k *Key) validateName(pl place, i int, keyIndex map[string]int) {
+	switch {
+	case k.Name == "":
+		pl.add("", "name is required")
+	case !keyNameRE.MatchString(k.Name):
+		pl.add("name", "name must match %s", keyNameRE)
+	default:
+		if j, dup := keyIndex[k.Name]; dup {
+			pl.add("name", "name is already used by keys[%d]", j)
+		} else {
+			keyIndex[k.Name] = i
 		}
 	}
+}
 
+func (k *Key) validateSource(pl place) {
+	switch {
+	case k.APIKeyEnv == "" && k.APIKeyFile == "":
+		pl.add("", "one of api_key_env or api_key_file is required")
+	case k.APIKeyEnv != "" && k.APIKeyFile != "":
+		pl.add("api_key_file", "api_key_env and api_key_file are mutually exclusive; set only one")
+	}
+}
+
+func (k *Key) validateBudget(pl place) {
+	if k.BudgetPerHour < 1 {
+		pl.add("budget_per_hour", "budget_per_hour must be at least 1, got %d", k.BudgetPerHour)
+	}
+	if k.Reserve < 0 || k.Reserve >= k.BudgetPerHour {
+		pl.add("reserve", "reserve must be at least 0 and less than budget_per_hour (%d), got %d", k.BudgetPerHour, k.Reserve)
+	}
+	if !(k.Share > 0 && k.Share <= 1) { // also catches NaN
+		pl.add("share", "share must be greater than 0 and at most 1, got %g", k.Share)
+	}
+}
+
+// validateProjects checks every project; keyIndex holds the valid key
+// names. A project without a name takes its id as name.
+func (c *Config) validateProjects(v *validator, keyIndex map[string]int) {
 	if len(c.Projects) == 0 {
 		v.add("projects", "", "at least one entry in projects is required")
 	}
@@ -108,88 +150,113 @@ func (c *Config) validate() error {
 		if defaulted {
 			p.Name = p.ID
 		}
-		at, subj := fmt.Sprintf("projects[%d]", i), subject("projects", i, p.Name)
-		switch {
-		case p.ID == "":
-			v.add(at, subj, "id is required")
-		case idcheck.Check(p.ID) != nil:
-			// The id is one segment of every API path: no dot segment,
-			// slash, query or fragment marker, control character.
-			v.add(at+".id", subj, "%v", idcheck.Check(p.ID))
-			if defaulted { // one error about the id is enough
-				p.Name = ""
-			}
-		default:
-			if j, dup := ids[p.ID]; dup {
-				v.add(at+".id", subj, "id %q is already used by projects[%d]", p.ID, j)
-			} else {
-				ids[p.ID] = i
-			}
-		}
-		if p.Name != "" {
-			if !projectNameRE.MatchString(p.Name) {
-				if defaulted {
-					v.add(at, subj, "the id is not a valid project label; set name to a value matching %s", projectNameRE)
-				} else {
-					v.add(at+".name", subj, "name must match %s", projectNameRE)
-				}
-			} else if j, dup := names[p.Name]; dup {
-				v.add(at+".name", subj, "name is already used by projects[%d]; names are the project label and must differ", j)
-			} else {
-				names[p.Name] = i
-			}
-		}
+		pl := place{v, fmt.Sprintf("projects[%d]", i), subject("projects", i, p.Name)}
+		p.validateID(pl, i, ids, defaulted)
+		p.validateName(pl, i, names, defaulted)
 		switch {
 		case p.Key != "":
 			if _, ok := keyIndex[p.Key]; !ok {
-				v.add(at+".key", subj, "key %q is not defined in keys", p.Key)
+				pl.add("key", "key %q is not defined in keys", p.Key)
 			}
 		case len(c.Keys) > 1:
-			v.add(at, subj, "key is required when more than one key is defined")
+			pl.add("", "key is required when more than one key is defined")
 		}
 		c.validateWindows(v, i)
-		for j, re := range p.IncludePaths {
-			if re.Regexp == nil {
-				v.add(fmt.Sprintf("%s.include_paths[%d]", at, j), subj, "include_paths[%d] is not compiled; build it with NewRegexp", j)
-			}
+		p.validatePaths(pl)
+		p.validateCollectors(pl)
+		p.validateJobs(pl)
+	}
+}
+
+// validateID checks the project's id, unique among ids. An invalid id
+// that stood in for the name also clears the name: one error about the
+// id is enough.
+func (p *Project) validateID(pl place, i int, ids map[string]int, defaulted bool) {
+	switch {
+	case p.ID == "":
+		pl.add("", "id is required")
+	case idcheck.Check(p.ID) != nil:
+		// The id is one segment of every API path: no dot segment,
+		// slash, query or fragment marker, control character.
+		pl.add("id", "%v", idcheck.Check(p.ID))
+		if defaulted {
+			p.Name = ""
 		}
-		for j, re := range p.ExcludePaths {
-			if re.Regexp == nil {
-				v.add(fmt.Sprintf("%s.exclude_paths[%d]", at, j), subj, "exclude_paths[%d] is not compiled; build it with NewRegexp", j)
-			}
-		}
-		if p.MaxPaths < 0 {
-			v.add(at+".max_paths", subj, "max_paths must be 0 (unlimited) or more, got %d", p.MaxPaths)
-		}
-		seenC := map[string]bool{}
-		for j, name := range p.Collectors {
-			cat := fmt.Sprintf("%s.collectors[%d]", at, j)
-			switch {
-			case !slices.Contains(AnalyticsCollectors, name):
-				v.add(cat, subj, "collectors[%d] %q is not one of %s", j, name, strings.Join(AnalyticsCollectors, ", "))
-			case seenC[name]:
-				v.add(cat, subj, "collectors[%d] %q is listed twice", j, name)
-			}
-			seenC[name] = true
-		}
-		seen := map[string]int{}
-		for j, id := range p.Jobs {
-			jat := fmt.Sprintf("%s.jobs[%d]", at, j)
-			switch k, dup := seen[id]; {
-			case id == "":
-				v.add(jat, subj, "jobs[%d] is empty", j)
-			case hasSpace(id):
-				v.add(jat, subj, "jobs[%d] %q contains whitespace", j, id)
-			case idcheck.Check(id) != nil:
-				v.add(jat, subj, "jobs[%d]: %v", j, idcheck.Check(id))
-			case dup:
-				v.add(jat, subj, "jobs[%d] %q repeats jobs[%d]", j, id, k)
-			default:
-				seen[id] = j
-			}
+	default:
+		if j, dup := ids[p.ID]; dup {
+			pl.add("id", "id %q is already used by projects[%d]", p.ID, j)
+		} else {
+			ids[p.ID] = i
 		}
 	}
-	return errors.Join(v.errs...)
+}
+
+// validateName checks the project's name (its label), unique among names.
+func (p *Project) validateName(pl place, i int, names map[string]int, defaulted bool) {
+	switch j, dup := names[p.Name]; {
+	case p.Name == "":
+	case !projectNameRE.MatchString(p.Name) && defaulted:
+		pl.add("", "the id is not a valid project label; set name to a value matching %s", projectNameRE)
+	case !projectNameRE.MatchString(p.Name):
+		pl.add("name", "name must match %s", projectNameRE)
+	case dup:
+		pl.add("name", "name is already used by projects[%d]; names are the project label and must differ", j)
+	default:
+		names[p.Name] = i
+	}
+}
+
+// validatePaths checks the path filters (compiled: one built in Go may
+// not be) and max_paths.
+func (p *Project) validatePaths(pl place) {
+	for j, re := range p.IncludePaths {
+		if re.Regexp == nil {
+			pl.add(fmt.Sprintf("include_paths[%d]", j), "include_paths[%d] is not compiled; build it with NewRegexp", j)
+		}
+	}
+	for j, re := range p.ExcludePaths {
+		if re.Regexp == nil {
+			pl.add(fmt.Sprintf("exclude_paths[%d]", j), "exclude_paths[%d] is not compiled; build it with NewRegexp", j)
+		}
+	}
+	if p.MaxPaths < 0 {
+		pl.add("max_paths", "max_paths must be 0 (unlimited) or more, got %d", p.MaxPaths)
+	}
+}
+
+// validateCollectors checks that each collector is known and listed once.
+func (p *Project) validateCollectors(pl place) {
+	seen := map[string]bool{}
+	for j, name := range p.Collectors {
+		field := fmt.Sprintf("collectors[%d]", j)
+		switch {
+		case !slices.Contains(AnalyticsCollectors, name):
+			pl.add(field, "collectors[%d] %q is not one of %s", j, name, strings.Join(AnalyticsCollectors, ", "))
+		case seen[name]:
+			pl.add(field, "collectors[%d] %q is listed twice", j, name)
+		}
+		seen[name] = true
+	}
+}
+
+// validateJobs checks the project's job ids: each a valid id, listed once.
+func (p *Project) validateJobs(pl place) {
+	seen := map[string]int{}
+	for j, id := range p.Jobs {
+		field := fmt.Sprintf("jobs[%d]", j)
+		switch k, dup := seen[id]; {
+		case id == "":
+			pl.add(field, "jobs[%d] is empty", j)
+		case hasSpace(id):
+			pl.add(field, "jobs[%d] %q contains whitespace", j, id)
+		case idcheck.Check(id) != nil:
+			pl.add(field, "jobs[%d]: %v", j, idcheck.Check(id))
+		case dup:
+			pl.add(field, "jobs[%d] %q repeats jobs[%d]", j, id, k)
+		default:
+			seen[id] = j
+		}
+	}
 }
 
 // CheckAPIURL reports why raw cannot be the API's base URL: it must be an

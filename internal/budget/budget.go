@@ -58,13 +58,6 @@ func (w *Window) SetLimit(limit int) {
 	w.limit = min(max(limit, 0), MaxRecorded)
 }
 
-// Limit is the allowance per Period.
-func (w *Window) Limit() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.limit
-}
-
 func (w *Window) expire(now time.Time) {
 	w.times = expireBefore(w.times, now.Add(-w.period))
 	w.foreign = expireBefore(w.foreign, now.Add(-w.period))

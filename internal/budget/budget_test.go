@@ -102,8 +102,16 @@ func TestSetLimitAndConcurrency(t *testing.T) {
 		t.Fatalf("took %d, used %d; want 50", got, w.Used())
 	}
 	w.SetLimit(60)
-	if w.Limit() != 60 || w.Available() != 10 {
-		t.Fatalf("limit %d available %d", w.Limit(), w.Available())
+	if w.Available() != 10 {
+		t.Fatalf("available %d after raising the limit to 60 with 50 used", w.Available())
+	}
+	for i := range 10 {
+		if !w.TryTake() {
+			t.Fatalf("take %d of the 10 the raised limit allows refused", i+1)
+		}
+	}
+	if w.TryTake() || w.Used() != 60 {
+		t.Fatalf("a take past the raised limit of 60 was granted (used %d)", w.Used())
 	}
 }
 

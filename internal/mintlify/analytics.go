@@ -10,11 +10,8 @@ import (
 	"time"
 )
 
-// Page-size bounds the analytics API documents for "limit".
-const (
-	MaxPageSize     = 250
-	DefaultPageSize = 50
-)
+// MaxPageSize is the largest "limit" the analytics API documents.
+const MaxPageSize = 250
 
 // Counts are view counts split by traffic. Total may exceed Human+AI on
 // site totals (traffic the API classes as neither).

@@ -210,25 +210,10 @@ type request struct {
 
 // do performs r and decodes a 2xx JSON body into out.
 func (c *Client) do(ctx context.Context, r request, out any) error {
-	var payload []byte
-	if r.body != nil {
-		var err error
-		if payload, err = json.Marshal(r.body); err != nil {
-			return fmt.Errorf("mintlify %s: encoding request: %w", r.endpoint, err)
-		}
+	target, payload, err := c.prepare(r)
+	if err != nil {
+		return err
 	}
-	// r.path is already escaped (ids are path-escaped segments); keep both
-	// forms so a project id with "/" or a space stays one segment.
-	if err := checkSegments(r.path); err != nil {
-		return fmt.Errorf("mintlify %s: %w", r.endpoint, err)
-	}
-	u := *c.base
-	u.RawPath = c.base.EscapedPath() + r.path
-	if p, err := url.PathUnescape(u.RawPath); err == nil {
-		u.Path = p
-	}
-	u.RawQuery = r.query.Encode()
-
 	var lastErr error
 	gate := gateOf(ctx)
 	paid, _ := ctx.Value(prepaidKey{}).(bool)
@@ -242,24 +227,12 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 			// Every attempt, retries included, is a request the upstream
 			// counts against the caller's budget.
 			if err := gate(ctx); err != nil {
-				if lastErr != nil {
-					return lastErr // the failure, not the refused retry, is what happened
-				}
-				return fmt.Errorf("%w: %w", ErrSweepStopped, err)
+				return gateRefused(lastErr, err)
 			}
 		}
-		status, body, hdr, err := c.attempt(ctx, r, u.String(), payload)
-		if err == nil && status >= 200 && status < 300 {
-			if err := decodeJSON(body, out); err != nil {
-				// Validation messages may quote upstream values.
-				return &ResponseError{Endpoint: r.endpoint, StatusCode: status, Reason: ScrubText(err.Error(), c.key.Reveal())}
-			}
-			return nil
-		}
-		if err == nil && status >= 300 && status < 400 {
-			// Not followed (see refuseRedirect), and not retried: the
-			// next answer would be the same.
-			return c.redirectError(r.endpoint, status, hdr)
+		status, body, hdr, err := c.attempt(ctx, r, target, payload)
+		if err == nil && status >= 200 && status < 400 {
+			return c.final(r.endpoint, status, body, hdr, out)
 		}
 		if err == nil {
 			err = c.apiError(r.endpoint, status, body, hdr)
@@ -269,6 +242,52 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 			return err
 		}
 	}
+}
+
+// prepare returns r's URL and its encoded body (nil for none).
+func (c *Client) prepare(r request) (target string, payload []byte, err error) {
+	if r.body != nil {
+		if payload, err = json.Marshal(r.body); err != nil {
+			return "", nil, fmt.Errorf("mintlify %s: encoding request: %w", r.endpoint, err)
+		}
+	}
+	// r.path is already escaped (ids are path-escaped segments); keep both
+	// forms so a project id with "/" or a space stays one segment.
+	if err := checkSegments(r.path); err != nil {
+		return "", nil, fmt.Errorf("mintlify %s: %w", r.endpoint, err)
+	}
+	u := *c.base
+	u.RawPath = c.base.EscapedPath() + r.path
+	if p, err := url.PathUnescape(u.RawPath); err == nil {
+		u.Path = p
+	}
+	u.RawQuery = r.query.Encode()
+	return u.String(), payload, nil
+}
+
+// gateRefused is the error of a call whose gate refused an attempt: the
+// failure of the attempt before, if any, is what happened; else the
+// call was stopped before its first request.
+func gateRefused(lastErr, err error) error {
+	if lastErr != nil {
+		return lastErr
+	}
+	return fmt.Errorf("%w: %w", ErrSweepStopped, err)
+}
+
+// final is the outcome of a 2xx answer, its body decoded into out, or of
+// a 3xx one: neither is retried.
+func (c *Client) final(endpoint string, status int, body []byte, hdr http.Header, out any) error {
+	if status >= 300 {
+		// Not followed (see refuseRedirect), and not retried: the next
+		// answer would be the same.
+		return c.redirectError(endpoint, status, hdr)
+	}
+	if err := decodeJSON(body, out); err != nil {
+		// Validation messages may quote upstream values.
+		return &ResponseError{Endpoint: endpoint, StatusCode: status, Reason: ScrubText(err.Error(), c.key.Reveal())}
+	}
+	return nil
 }
 
 func (c *Client) retryable(r request, status int, err error) bool {

@@ -104,26 +104,7 @@ func (s *Server) analyticsEndpoint(c *call) *response {
 	if refuseFuture && len(v.problems) == 0 && to.After(c.now) {
 		v.failf("dateTo: must not be in the future")
 	}
-	var limit, offset, cursor int
-	switch c.rt.endpoint {
-	case EndpointViews, EndpointVisitors:
-		limit = v.integer("limit", min(50, s.maxPage), 1, s.maxPage, false)
-		offset = v.integer("offset", 0, 0, maxInt, false)
-	case EndpointFeedback:
-		limit = v.integer("limit", 10, 1, 100, true)
-		offset = v.integer("offset", 0, 0, maxInt, false) // undocumented; hasMore implies it
-		if src, ok := v.q["source"]; ok && !slices.Contains([]string{"code_snippet", "contextual", "agent", "thumbs_only"}, src[0]) {
-			v.failf("source: invalid value %q", src[0])
-		}
-	case EndpointSearches:
-		limit = v.integer("limit", 50, 1, 100, true)
-		if cs, ok := v.q["cursor"]; ok {
-			var good bool
-			if cursor, good = decodeCursor(cs[0]); !good {
-				v.failf("cursor: invalid pagination cursor")
-			}
-		}
-	}
+	pq := s.pageQuery(c.rt.endpoint, v)
 	if len(v.problems) > 0 {
 		return errorResponse(http.StatusBadRequest, true, "Invalid query parameters", v.problems...)
 	}
@@ -138,37 +119,72 @@ func (s *Server) analyticsEndpoint(c *call) *response {
 	if to.After(c.now) {
 		to = c.now
 	}
-	d := c.site.compute(from, to)
 	f := c.fault
 	if f == nil {
 		f = &Fault{}
 	}
-	switch c.rt.endpoint {
+	return analyticsAnswer(c.rt.endpoint, c.site.compute(from, to), pq, f)
+}
+
+// pageQuery is the part of an analytics query that picks the page.
+type pageQuery struct{ limit, offset, cursor int }
+
+// pageQuery reads and checks the endpoint's paging parameters (and
+// feedback's source filter), each with the API's documented default and
+// bounds; problems go to v.
+func (s *Server) pageQuery(endpoint string, v *validator) pageQuery {
+	var pq pageQuery
+	switch endpoint {
+	case EndpointViews, EndpointVisitors:
+		pq.limit = v.integer("limit", min(50, s.maxPage), 1, s.maxPage, false)
+		pq.offset = v.integer("offset", 0, 0, maxInt, false)
+	case EndpointFeedback:
+		pq.limit = v.integer("limit", 10, 1, 100, true)
+		pq.offset = v.integer("offset", 0, 0, maxInt, false) // undocumented; hasMore implies it
+		if src, ok := v.q["source"]; ok && !slices.Contains([]string{"code_snippet", "contextual", "agent", "thumbs_only"}, src[0]) {
+			v.failf("source: invalid value %q", src[0])
+		}
+	case EndpointSearches:
+		pq.limit = v.integer("limit", 50, 1, 100, true)
+		if cs, ok := v.q["cursor"]; ok {
+			var good bool
+			if pq.cursor, good = decodeCursor(cs[0]); !good {
+				v.failf("cursor: invalid pagination cursor")
+			}
+		}
+	}
+	return pq
+}
+
+// analyticsAnswer is the endpoint's answer: the page pq of the site's
+// data d, with the paging faults of f.
+func analyticsAnswer(endpoint string, d *computed, pq pageQuery, f *Fault) *response {
+	switch endpoint {
 	case EndpointViews:
-		rows, more := pageOf(d.views, offset, limit, f)
+		rows, more := pageOf(d.views, pq.offset, pq.limit, f)
 		if f.EndlessRows > 0 {
 			// A hostile upstream: past the real rows, f.EndlessRows new
 			// paths a page, for ever.
-			if offset >= len(d.views) {
-				rows = endlessRows(nil, offset, f.EndlessRows)
+			if pq.offset >= len(d.views) {
+				rows = endlessRows(nil, pq.offset, f.EndlessRows)
 			}
 			more = true
 		}
 		return newResponse(http.StatusOK, "application/json; charset=utf-8", rowsBody("views", d.viewTotals, rows, more))
 	case EndpointVisitors:
-		rows, more := pageOf(d.visitors, offset, limit, f)
+		rows, more := pageOf(d.visitors, pq.offset, pq.limit, f)
 		return newResponse(http.StatusOK, "application/json; charset=utf-8", rowsBody("visitors", d.visitorTotals, rows, more))
 	case EndpointFeedback:
-		rows, more := pageOf(d.feedback, offset, limit, &Fault{DuplicateAcrossPages: f.DuplicateAcrossPages, EndlessHasMore: f.EndlessHasMore})
+		rows, more := pageOf(d.feedback, pq.offset, pq.limit, &Fault{DuplicateAcrossPages: f.DuplicateAcrossPages, EndlessHasMore: f.EndlessHasMore})
 		return jsonResponse(http.StatusOK, struct {
 			Feedback []FeedbackRow `json:"feedback"`
 			HasMore  bool          `json:"hasMore"`
 		}{nonNil(rows), more})
 	case EndpointSearches:
-		rows, more := pageOf(d.searches, cursor, limit, &Fault{})
+		rows, more := pageOf(d.searches, pq.cursor, pq.limit, &Fault{})
 		var next *string
 		if more {
-			n := encodeCursor(cursor + limit)
+			n := encodeCursor(pq.cursor + pq.limit)
 			next = &n
 		}
 		return jsonResponse(http.StatusOK, struct {

@@ -31,9 +31,6 @@ func (s Secret) Reveal() string {
 	return *s.value
 }
 
-// IsEmpty reports whether no value is set.
-func (s Secret) IsEmpty() bool { return s.Reveal() == "" }
-
 // String implements fmt.Stringer.
 func (s Secret) String() string { return Redacted }
 

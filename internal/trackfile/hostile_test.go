@@ -1,6 +1,7 @@
 package trackfile
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,5 +47,28 @@ func TestDotSegmentLines(t *testing.T) {
 		if err := Append(path, bad); err == nil {
 			t.Errorf("Append(%q) accepted", bad)
 		}
+	}
+}
+
+// A file over MaxFileSize is refused by Read and Append from its size,
+// before it is read, with a message naming the file and the cap; Append
+// leaves it as it was.
+func TestOversizeFileRefused(t *testing.T) {
+	path := tempFile(t)
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, MaxFileSize+1); err != nil { // sparse
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("tracked-jobs file %s is %d bytes, more than the %d allowed", path, MaxFileSize+1, MaxFileSize)
+	if _, err := Read(path); err == nil || err.Error() != want {
+		t.Errorf("Read = %v\nwant %s", err, want)
+	}
+	if err := Append(path, "job_1"); err == nil || err.Error() != want {
+		t.Errorf("Append = %v\nwant %s", err, want)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() != MaxFileSize+1 {
+		t.Errorf("Append changed the file: %v, %v", fi.Size(), err)
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/filelock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
 )
@@ -39,6 +40,9 @@ const MaxIDLen = 200
 // the maximum length. A larger file is refused rather than read into
 // memory on every refresh.
 const MaxFileSize = 16 << 20
+
+// role names the file in the messages of boundedfile.
+const role = "tracked-jobs file"
 
 // ValidateID reports why id cannot be stored in the file, or nil. An id
 // (a line: "project_id/job_id" or a bare job id) must be 1..MaxIDLen bytes
@@ -96,9 +100,9 @@ func Append(path, id string) (err error) {
 		}
 	}()
 
-	data, err := readAllAt(f)
+	data, err := boundedfile.ReadAll(f, role, MaxFileSize)
 	if err != nil {
-		return fmt.Errorf("tracked-jobs file %s: %w", path, err)
+		return err // names the file
 	}
 	for _, have := range parse(data) {
 		if have == id {
@@ -178,53 +182,29 @@ func syncDir(dir string) {
 	d.Close()
 }
 
-// readAllAt reads the whole file from offset 0, whatever the fd's offset.
-func readAllAt(f *os.File) ([]byte, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > MaxFileSize {
-		return nil, fmt.Errorf("file is %d bytes, more than the %d bytes allowed", fi.Size(), MaxFileSize)
-	}
-	data, err := io.ReadAll(io.NewSectionReader(f, 0, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("file is more than the %d bytes allowed", MaxFileSize)
-	}
-	return data, nil
-}
-
 // Read returns the ids in the file at path, in file order, each once. A
 // missing file is an empty list, not an error: the exporter may start
 // before the first job is created. Anything but a regular file (a FIFO
 // would block the refresh until a writer came, a device would never end)
-// is refused before it is read or locked.
+// is refused before it is read or locked, and so is a file over
+// MaxFileSize.
 func Read(path string) ([]string, error) {
-	f, err := openNoBlock(path)
+	f, err := boundedfile.Open(path, role, MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("tracked-jobs file: %w", err)
+		return nil, err // names the file
 	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("tracked-jobs file %s: %w", path, err)
-		}
-		return nil, fmt.Errorf("tracked-jobs file %s: not a regular file", path)
-	}
-	if err := filelock.Lock(f, false); err != nil {
+	if err := filelock.Lock(f.OS(), false); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("tracked-jobs file %s: locking: %w", path, err)
 	}
-	data, rerr := readAllAt(f)
-	cerr := closeUnlock(f)
+	// Under the lock, from the start, its size checked again.
+	data, rerr := f.ReadAll()
+	cerr := closeUnlock(f.OS())
 	if rerr != nil {
-		return nil, fmt.Errorf("tracked-jobs file %s: %w", path, rerr)
+		return nil, rerr
 	}
 	if cerr != nil {
 		return nil, fmt.Errorf("tracked-jobs file %s: %w", path, cerr)

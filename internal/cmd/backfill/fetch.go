@@ -166,14 +166,13 @@ func (f *fetcher) request(gctx context.Context, k *backfillKey, task backfillTas
 	}
 }
 
-// failed ends the run on a request that failed: exit status 2 for a range
-// the API refuses, else 1.
+// failed ends the run on a request that failed, with the exit status
+// mintlify.Classify gives it: 2 for a range the API refuses, else 1.
 func (f *fetcher) failed(task backfillTask, err error) int {
-	code := backfillExitError
+	code := mintlify.Classify(err).ExitCode() // 2 for a range the API refuses (400)
 	what := err.Error()
-	if mintlify.IsBadRequest(err) {
+	if code == mintlify.ExitBadRequest {
 		r := task.viewsRange()
-		code = backfillExitUsage
 		what = "the API refused the range " + r.From.Format(mintlify.DayLayout) + " to " + r.To.Format(mintlify.DayLayout) + " (it may not keep history that old): " + what
 	}
 	return f.e.failf(code, "project %s, day %s: %s; what was fetched is kept in %s", task.project, task.day.Format(mintlify.DayLayout), what, f.j.f.Name())

@@ -2,7 +2,10 @@ package jobs
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -34,6 +37,39 @@ func TestJobsRefusesHostileArgs(t *testing.T) {
 	if code := env.run([]string{"--mintlify.api-url=http://user:pw@" + strings.TrimPrefix(h.api.URL(), "http://"), "get", "job_1"}); code != jobsExitUsage ||
 		!strings.Contains(errb.String(), "--mintlify.api-url must not contain") {
 		t.Fatalf("user info in --mintlify.api-url: exit %d, %s", code, errb.String())
+	}
+	if n := h.requests(); n != 0 {
+		t.Fatalf("%d requests sent", n)
+	}
+}
+
+// TestJobsPromptFileBounded: --prompt-file reads a regular file within
+// the prompt's cap: a FIFO is refused at once (exit 1; a pipe's text goes
+// on standard input), and a file over the cap is refused from its size
+// (exit 2), before a byte of it is read, even a sparse one of 1 GiB.
+func TestJobsPromptFileBounded(t *testing.T) {
+	h := newJobsHarness(t, nil)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "prompt.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := h.run("create", "--prompt-file", fifo)
+	if code != jobsExitError || !strings.Contains(stderr, "not a regular file (a FIFO)") {
+		t.Errorf("FIFO: exit %d, %s", code, stderr)
+	}
+	huge := filepath.Join(dir, "huge.txt")
+	f, err := os.Create(huge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(1 << 30); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	code, _, stderr = h.run("create", "--prompt-file", huge)
+	if code != jobsExitUsage || !strings.Contains(stderr, "is longer than") {
+		t.Errorf("1 GiB file: exit %d, %s", code, stderr)
 	}
 	if n := h.requests(); n != 0 {
 		t.Fatalf("%d requests sent", n)

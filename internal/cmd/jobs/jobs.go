@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
@@ -246,7 +248,7 @@ func (e *jobsEnv) watch(ctx context.Context, client *mintlify.Client, o *jobsOpt
 		wait := o.interval
 		job, err := client.GetJob(ctx, o.ProjectID, o.jobID)
 		switch {
-		case err != nil && !transientError(err):
+		case err != nil && !mintlify.Classify(err).Transient():
 			return e.apiFail(err, opGet, o.ProjectID, o.jobID)
 		case err != nil:
 			// The job is still there; a hiccup must not end a long watch.
@@ -282,23 +284,6 @@ func (e *jobsEnv) watch(ctx context.Context, client *mintlify.Client, o *jobsOpt
 	}
 }
 
-// transientError is an error worth polling through: rate limit, 5xx, or
-// no answer at all. 4xx answers are not.
-func transientError(err error) bool {
-	if limited, _, _ := mintlify.IsRateLimited(err); limited {
-		return true
-	}
-	var ae *mintlify.APIError
-	var re *mintlify.ResponseError
-	if errors.As(err, &ae) {
-		return ae.StatusCode >= 500
-	}
-	if errors.As(err, &re) {
-		return re.StatusCode >= 500
-	}
-	return true // transport error or timeout
-}
-
 // readPrompt takes the prompt from --prompt, --prompt-file or stdin and
 // refuses an empty one.
 func (e *jobsEnv) readPrompt(p promptSource) (string, error) {
@@ -317,12 +302,21 @@ func (e *jobsEnv) readPrompt(p promptSource) (string, error) {
 			}
 			r = e.stdin
 		} else {
-			f, err := os.Open(p.file)
-			if err != nil {
+			// A regular file of at most maxPromptBytes, opened without
+			// waiting on a FIFO (give a pipe's text on standard input).
+			f, err := boundedfile.Open(p.file, "--prompt-file", maxPromptBytes)
+			var tooLarge *boundedfile.TooLargeError
+			var pathErr *fs.PathError
+			switch {
+			case errors.As(err, &tooLarge):
+				return "", fmt.Errorf("the prompt in %s is longer than %d bytes", p.file, maxPromptBytes)
+			case errors.As(err, &pathErr):
+				return "", &cli.IOError{Err: fmt.Errorf("reading the prompt: %w", pathErr)}
+			case err != nil:
 				return "", &cli.IOError{Err: fmt.Errorf("reading the prompt: %w", err)}
 			}
 			defer f.Close()
-			r, name = f, p.file
+			r, name = f.Reader(), p.file
 		}
 		if r == nil {
 			return "", errors.New("no prompt: give --prompt TEXT, --prompt-file FILE, or the text on standard input")

@@ -82,7 +82,8 @@ func formatTime(t *time.Time) string {
 	return t.Format(time.RFC3339)
 }
 
-// apiFail prints what went wrong with an API call and returns exit status 1.
+// apiFail prints what went wrong with an API call and returns exit status
+// 1, whatever the failure (mintlify.Classify): the request was sent.
 func (e *jobsEnv) apiFail(err error, op jobsOp, project, id string) int {
 	return e.failf(jobsExitError, "%s", describeAPIError(err, op, project, id))
 }
