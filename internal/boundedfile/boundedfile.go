@@ -189,10 +189,10 @@ func readAll(f *os.File, path, role string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// Reader reads the file from where its offset is (its start, after Open)
-// for callers that take it line by line: it yields at most the cap, and
-// fails with a *TooLargeError, and a read error with one naming the file,
-// should the file have grown past the cap since Open.
+// Reader reads the file from its current offset (its start, after Open),
+// for callers that take it line by line. It yields at most the cap: should
+// the file have grown past it since Open, the read fails with a
+// *TooLargeError. Read errors name the role and the file.
 func (f *File) Reader() io.Reader {
 	return &capped{f: f, r: io.LimitReader(f.f, f.limit+1)}
 }
