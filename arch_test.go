@@ -19,7 +19,7 @@ const modulePath = "github.com/mintlify-exporter/mintlify_exporter"
 var allowedImports = map[string][]string{
 	".":                            {"internal/cmd/backfill", "internal/cmd/jobs", "internal/cmd/serve"},
 	"internal/cmd/serve":           {"collector", "config", "internal/cli", "internal/kind", "internal/mintlify", "internal/mockapi", "internal/secret", "internal/trackfile"},
-	"internal/cmd/jobs":            {"config", "internal/cli", "internal/ids", "internal/mintlify", "internal/trackfile"},
+	"internal/cmd/jobs":            {"config", "internal/boundedfile", "internal/cli", "internal/ids", "internal/mintlify", "internal/trackfile"},
 	"internal/cmd/backfill":        {"collector", "config", "internal/atomicfile", "internal/budget", "internal/cli", "internal/ids", "internal/kind", "internal/mintlify", "internal/secret"},
 	"internal/cmd/serve/servetest": {"internal/cmd/serve"},
 	"internal/cli":                 {"config", "internal/mintlify", "internal/secret"},
