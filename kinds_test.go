@@ -2,9 +2,15 @@ package main
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -92,5 +98,71 @@ func TestEveryKindIsKnown(t *testing.T) {
 				t.Errorf("the simulated API answers %d to %s", resp.StatusCode, k.Endpoint)
 			}
 		})
+	}
+}
+
+// kindLiteralsAllowed are the non-test files that may spell a kind's
+// name as a string literal: the table itself, and each kind's own fetch
+// and serving code, where the name is the endpoint's or the wire format's.
+var kindLiteralsAllowed = map[string]string{
+	"internal/kind/kind.go": "the table",
+	// The API's wire format of each kind's endpoint (paths, JSON keys),
+	// in the client and in the simulated API, which share no code.
+	"internal/mintlify/analytics.go": "wire format",
+	"internal/mintlify/feedback.go":  "wire format",
+	"internal/mintlify/searches.go":  "wire format",
+	"internal/mockapi/analytics.go":  "wire format",
+	// The simulated API's words for its synthetic page paths, of which
+	// two happen to be kind names: page names, not kinds.
+	"internal/mockapi/data.go": "page-name words",
+}
+
+// TestKindNamesOnlyInTheTable: outside the table and the files above, no
+// non-test Go file has a string literal that is a kind's name (struct
+// tags included), so a kind is defined in one place.
+func TestKindNamesOnlyInTheTable(t *testing.T) {
+	names := map[string]bool{}
+	for _, k := range kind.All {
+		names[k.Name] = true
+	}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || kindLiteralsAllowed[filepath.ToSlash(path)] != "" {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			v, err := strconv.Unquote(lit.Value)
+			if err != nil {
+				return true
+			}
+			// A struct tag: `yaml:"pageviews"`.
+			for name := range names {
+				if v == name || strings.Contains(v, `:"`+name+`"`) {
+					t.Errorf("%s: the kind name %q as a literal; use internal/kind", fset.Position(lit.Pos()), name)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -15,24 +15,12 @@ import (
 )
 
 var (
-	descPageFeedback = prometheus.NewDesc("mintlify_page_feedback",
-		"Feedback entries on one page in the rolling window, by kind: thumbs_up, thumbs_down (contextual feedback) and code_snippet (feedback on a code block)."+cacheNote,
-		[]string{"kind", "path", "project", "window"}, nil)
-	descFeedbackTruncated = prometheus.NewDesc("mintlify_page_feedback_truncated",
-		"1 if the upstream had feedback on more pages than the 100 one request returns (the endpoint documents no paging)."+cacheNote,
-		[]string{"project", "window"}, nil)
-	descSearchHits = prometheus.NewDesc("mintlify_search_hits",
-		"Times a search term was searched in the rolling window; only the top search_top_n terms by hits are exported, sanitised and cut to 64 characters."+cacheNote,
-		[]string{"project", "query", "window"}, nil)
-	descSearchCTR = prometheus.NewDesc("mintlify_search_click_through_ratio",
-		"Share of a search term's searches that led to a click on a result (0 to 1), for the exported top terms."+cacheNote,
-		[]string{"project", "query", "window"}, nil)
-	descSearches = prometheus.NewDesc("mintlify_searches",
-		"Search events on the site in the rolling window (all terms, not only the exported ones)."+cacheNote,
-		[]string{"project", "window"}, nil)
-	descAssistantQueries = prometheus.NewDesc("mintlify_assistant_queries",
-		"Assistant queries in the rolling window by caller: web (the docs site), api, other (integrations, SDKs)."+cacheNote,
-		[]string{"caller", "project", "window"}, nil)
+	descPageFeedback      = kindDesc(kind.Feedback, "mintlify_page_feedback")
+	descFeedbackTruncated = kindDesc(kind.Feedback, "mintlify_page_feedback_truncated")
+	descSearchHits        = kindDesc(kind.Searches, "mintlify_search_hits")
+	descSearchCTR         = kindDesc(kind.Searches, "mintlify_search_click_through_ratio")
+	descSearches          = kindDesc(kind.Searches, "mintlify_searches")
+	descAssistantQueries  = kindDesc(kind.Assistant, "mintlify_assistant_queries")
 )
 
 // perWindow is a collector that makes one request per window and turns

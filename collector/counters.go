@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
@@ -77,22 +78,12 @@ func refusedFuture(ws *windowState, r mintlify.DateRange, err error) bool {
 }
 
 var (
-	descPageViewsTotal = prometheus.NewDesc("mintlify_page_views_total",
-		"Views of one documentation page since the start of the current UTC calendar month (the created timestamp), by traffic (human or ai). Starts again from 0 on the 1st; use increase() or rate()."+cacheNote,
-		[]string{"path", "project", "traffic"}, nil)
-	descSitePageViewsTotal = prometheus.NewDesc("mintlify_site_page_views_total",
-		"Views of the whole site since the start of the current UTC calendar month, from the upstream site totals, by traffic (human, ai, and other when the total exceeds human + ai). Starts again from 0 on the 1st."+cacheNote,
-		[]string{"project", "traffic"}, nil)
-	descPageFeedbackTotal = prometheus.NewDesc("mintlify_page_feedback_total",
-		"Feedback entries on one page since the start of the current UTC calendar month, by kind: thumbs_up, thumbs_down, code_snippet. Only the 100 pages with the most feedback this month are listed (see mintlify_page_feedback_truncated{window=\"month\"}). Starts again from 0 on the 1st."+cacheNote,
-		[]string{"kind", "path", "project"}, nil)
-	descSearchesTotal = prometheus.NewDesc("mintlify_searches_total",
-		"Search events on the site since the start of the current UTC calendar month (all terms). Starts again from 0 on the 1st."+cacheNote,
-		[]string{"project"}, nil)
-	descAssistantQueriesTotal = prometheus.NewDesc("mintlify_assistant_queries_total",
-		"Assistant queries since the start of the current UTC calendar month, by caller: web, api, other. Starts again from 0 on the 1st."+cacheNote,
-		[]string{"caller", "project"}, nil)
-	descDateFallback = prometheus.NewDesc("mintlify_analytics_date_fallback",
+	descPageViewsTotal        = kindDesc(kind.PageViews, "mintlify_page_views_total")
+	descSitePageViewsTotal    = kindDesc(kind.PageViews, "mintlify_site_page_views_total")
+	descPageFeedbackTotal     = kindDesc(kind.Feedback, "mintlify_page_feedback_total")
+	descSearchesTotal         = kindDesc(kind.Searches, "mintlify_searches_total")
+	descAssistantQueriesTotal = kindDesc(kind.Assistant, "mintlify_assistant_queries_total")
+	descDateFallback          = prometheus.NewDesc("mintlify_analytics_date_fallback",
 		"1 if the exported month-to-date counters of this collector were fetched with dateTo = now (RFC 3339) because the upstream answered the day range ending tomorrow with 400, else 0. The counters are then only as exact as the upstream's time resolution.",
 		[]string{"collector", "project"}, nil)
 )

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -13,25 +14,27 @@ import (
 // /metrics knows the number is not fetched on the scrape.
 const cacheNote = " Served from the exporter's cache; see mintlify_last_refresh_success_timestamp_seconds for its age."
 
+// kindDesc is the descriptor of family name of a collector kind, with
+// the HELP and labels of the table in internal/kind and the note on the
+// cache.
+func kindDesc(kindName, name string) *prometheus.Desc {
+	k, ok := kind.Lookup(kindName)
+	if !ok {
+		panic("no collector kind " + kindName)
+	}
+	f := k.Family(name)
+	return prometheus.NewDesc(f.Name, f.Help+cacheNote, f.Labels, nil)
+}
+
 // Descriptors are built once, when the package is loaded, and shared by every
 // Exporter: they hold no state.
 var (
-	descPageViews = prometheus.NewDesc("mintlify_page_views",
-		"Views of one documentation page in the rolling window, by traffic (human or ai)."+cacheNote,
-		[]string{"path", "project", "traffic", "window"}, nil)
-	descSitePageViews = prometheus.NewDesc("mintlify_site_page_views",
-		"Views of the whole site in the rolling window, from the upstream site totals, by traffic (human, ai, and other when the total exceeds human + ai)."+cacheNote,
-		[]string{"project", "traffic", "window"}, nil)
-	descPageVisitors = prometheus.NewDesc("mintlify_page_visitors",
-		"Unique visitors of one documentation page in the rolling window, by traffic (human or ai)."+cacheNote,
-		[]string{"path", "project", "traffic", "window"}, nil)
-	descSiteVisitors = prometheus.NewDesc("mintlify_site_visitors",
-		"Unique visitors of the whole site in the rolling window, by traffic (human or ai). Visitors seen as both count in each, so the two do not add up to mintlify_site_unique_visitors."+cacheNote,
-		[]string{"project", "traffic", "window"}, nil)
-	descSiteUniqueVisitors = prometheus.NewDesc("mintlify_site_unique_visitors",
-		"Unique visitors of the whole site in the rolling window, de-duplicated across traffic types by the upstream (approximate)."+cacheNote,
-		[]string{"project", "window"}, nil)
-	descPathsExported = prometheus.NewDesc("mintlify_page_views_paths",
+	descPageViews          = kindDesc(kind.PageViews, "mintlify_page_views")
+	descSitePageViews      = kindDesc(kind.PageViews, "mintlify_site_page_views")
+	descPageVisitors       = kindDesc(kind.Visitors, "mintlify_page_visitors")
+	descSiteVisitors       = kindDesc(kind.Visitors, "mintlify_site_visitors")
+	descSiteUniqueVisitors = kindDesc(kind.Visitors, "mintlify_site_unique_visitors")
+	descPathsExported      = prometheus.NewDesc("mintlify_page_views_paths",
 		"Paths exported as mintlify_page_views series after filters and max_paths."+cacheNote,
 		[]string{"project", "window"}, nil)
 	descPathsDropped = prometheus.NewDesc("mintlify_page_views_paths_dropped",

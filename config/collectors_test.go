@@ -1,15 +1,18 @@
 package config
 
-import "testing"
+import (
+	"maps"
+	"testing"
+)
 
 func TestPartialWeightsKeepDefaults(t *testing.T) {
 	c, err := Parse([]byte("global:\n  collector_weights: {visitors: 9}\nkeys: [{name: a, api_key_env: K}]\nprojects: [{id: p, collectors: [visitors, pageviews]}]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := DefaultGlobal.CollectorWeights
-	want.Visitors = 9
-	if c.Global.CollectorWeights != want {
+	want := maps.Clone(DefaultGlobal.CollectorWeights)
+	want["visitors"] = 9
+	if !maps.Equal(c.Global.CollectorWeights, want) {
 		t.Fatalf("weights %+v, want %+v", c.Global.CollectorWeights, want)
 	}
 	for _, bad := range []string{
@@ -22,5 +25,8 @@ func TestPartialWeightsKeepDefaults(t *testing.T) {
 		if _, err := Parse([]byte(bad)); err == nil {
 			t.Errorf("accepted:\n%s", bad)
 		}
+	}
+	if DefaultGlobal.CollectorWeights["visitors"] != 2 {
+		t.Errorf("parsing changed the default weights: %v", DefaultGlobal.CollectorWeights)
 	}
 }

@@ -16,9 +16,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -69,35 +72,50 @@ type Global struct {
 }
 
 // AnalyticsCollectors are the collectors that draw on the analytics
-// budget, in the order they are documented.
-var AnalyticsCollectors = []string{"pageviews", "visitors", "feedback", "searches", "assistant"}
+// budget, in the order they are documented: the kinds of internal/kind.
+var AnalyticsCollectors = kind.Names()
 
 // CollectorWeights is the relative share of a key's budget each analytics
-// collector gets when several are enabled. A struct, not a map, so that a
-// misspelt collector is an unknown field.
-type CollectorWeights struct {
-	PageViews float64 `yaml:"pageviews"`
-	Visitors  float64 `yaml:"visitors"`
-	Feedback  float64 `yaml:"feedback"`
-	Searches  float64 `yaml:"searches"`
-	Assistant float64 `yaml:"assistant"`
+// collector gets when several are enabled, by the collector's name. A
+// file sets the weights it wants (the others keep their defaults), and a
+// name that is not a collector is refused like an unknown field.
+type CollectorWeights map[string]float64
+
+// defaultWeights are the kinds' own default weights.
+func defaultWeights() CollectorWeights {
+	w := CollectorWeights{}
+	for _, k := range kind.All {
+		w[k.Name] = k.Weight
+	}
+	return w
 }
 
 // Of returns the weight of the named collector, 0 for an unknown name.
-func (w CollectorWeights) Of(name string) float64 {
-	switch name {
-	case "pageviews":
-		return w.PageViews
-	case "visitors":
-		return w.Visitors
-	case "feedback":
-		return w.Feedback
-	case "searches":
-		return w.Searches
-	case "assistant":
-		return w.Assistant
+func (w CollectorWeights) Of(name string) float64 { return w[name] }
+
+// UnmarshalYAML sets the weights the file gives on top of the current
+// ones (the defaults), into a new map: the defaults are never changed.
+func (w *CollectorWeights) UnmarshalYAML(node *yaml.Node) error {
+	if node.Kind != yaml.MappingNode {
+		return nodeErrorf(node, "expected a mapping of collector names to weights")
 	}
-	return 0
+	out := maps.Clone(*w)
+	if out == nil {
+		out = CollectorWeights{}
+	}
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		name, value := node.Content[i], node.Content[i+1]
+		if _, ok := kind.Lookup(name.Value); !ok {
+			return nodeErrorf(node, "unknown field %q (the collectors are %s)", name.Value, strings.Join(kind.Names(), ", "))
+		}
+		var f float64
+		if err := value.Decode(&f); err != nil || value.Kind != yaml.ScalarNode {
+			return nodeErrorf(value, "expected a number, got %q", value.Value)
+		}
+		out[name.Value] = f
+	}
+	*w = out
+	return nil
 }
 
 // Key is one API key, which is one organization and so one hourly budget.
@@ -152,7 +170,7 @@ var (
 		JobPollInterval:    Duration(time.Minute),
 		JobRetention:       Duration(24 * time.Hour),
 		JobConcurrency:     4,
-		CollectorWeights:   CollectorWeights{PageViews: 4, Visitors: 2, Feedback: 1, Searches: 1, Assistant: 1},
+		CollectorWeights:   defaultWeights(),
 		SearchTopN:         10,
 	}
 	DefaultKey = Key{
@@ -195,6 +213,7 @@ func (c *Config) UnmarshalYAML(unmarshal func(any) error) error {
 // UnmarshalYAML applies DefaultGlobal to the fields the file leaves out.
 func (g *Global) UnmarshalYAML(unmarshal func(any) error) error {
 	*g = DefaultGlobal
+	g.CollectorWeights = maps.Clone(DefaultGlobal.CollectorWeights)
 	return unmarshal((*plainGlobal)(g))
 }
 

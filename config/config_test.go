@@ -47,10 +47,10 @@ func TestGoodFile(t *testing.T) {
 		JobRetention:       Duration(24 * time.Hour),
 		JobConcurrency:     4,
 		TrackedJobsFile:    "/var/lib/mintlify_exporter/jobs.txt",
-		CollectorWeights:   CollectorWeights{PageViews: 4, Visitors: 2, Feedback: 1, Searches: 1, Assistant: 3},
+		CollectorWeights:   CollectorWeights{"pageviews": 4, "visitors": 2, "feedback": 1, "searches": 1, "assistant": 3},
 		SearchTopN:         10,
 	}
-	if c.Global != wantGlobal {
+	if !reflect.DeepEqual(c.Global, wantGlobal) {
 		t.Errorf("global = %+v\nwant     %+v", c.Global, wantGlobal)
 	}
 	wantKeys := []Key{
@@ -104,7 +104,7 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Global != DefaultGlobal {
+	if !reflect.DeepEqual(c.Global, DefaultGlobal) {
 		t.Errorf("global = %+v, want defaults", c.Global)
 	}
 	want := DefaultKey
@@ -123,7 +123,7 @@ func TestDefaults(t *testing.T) {
 	// An empty global section means all defaults too, and a partial one
 	// only overrides what it names.
 	for in, check := range map[string]func(Global) bool{
-		"global:\n":                           func(g Global) bool { return g == DefaultGlobal },
+		"global:\n":                           func(g Global) bool { return reflect.DeepEqual(g, DefaultGlobal) },
 		"global: {page_size: 10}\n":           func(g Global) bool { return g.PageSize == 10 && g.MaxPages == DefaultGlobal.MaxPages },
 		"global: {api_url: 'http://x/v1/'}\n": func(g Global) bool { return g.APIURL == "http://x/v1" },
 	} {
@@ -160,7 +160,7 @@ func TestSingle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Global != DefaultGlobal || len(c.Keys) != 1 || len(c.Projects) != 1 {
+	if !reflect.DeepEqual(c.Global, DefaultGlobal) || len(c.Keys) != 1 || len(c.Projects) != 1 {
 		t.Fatalf("config = %+v", c)
 	}
 	k, p := c.Keys[0], c.Projects[0]

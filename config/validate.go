@@ -3,7 +3,9 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -276,10 +278,11 @@ func CheckAPIURL(raw string) error {
 
 func (c *Config) validateGlobal(v *validator) {
 	g := &c.Global
-	if *g == (Global{}) {
+	if reflect.ValueOf(*g).IsZero() {
 		// "global:" with nothing under it decodes to a zero value, not to
 		// the defaults; it plainly means "all defaults".
 		*g = DefaultGlobal
+		g.CollectorWeights = maps.Clone(DefaultGlobal.CollectorWeights)
 	}
 	const s = "global"
 	if err := CheckAPIURL(g.APIURL); err != nil {

@@ -65,9 +65,12 @@ type Family struct {
 
 // Kind is one row of the table.
 type Kind struct {
-	Name      string
-	Summary   string // what it exports, for --collector.NAME and the docs
-	Default   bool   // on when neither the flags nor the configuration say
+	Name    string
+	Summary string // what it exports, for --collector.NAME and the docs
+	Default bool   // on when neither the flags nor the configuration say
+	// Weight is its default share of a key's budget against the other
+	// kinds enabled under the key (the configuration's collector_weights).
+	Weight    float64
 	Endpoint  string // the API path under /v1/analytics/{projectId}/
 	Windows   Windows
 	Selection Selection
@@ -82,7 +85,7 @@ const (
 // All is the table, in the order the kinds are documented.
 var All = []Kind{
 	{
-		Name: PageViews, Summary: "page views per path and site totals (human, ai)", Default: true,
+		Name: PageViews, Weight: 4, Summary: "page views per path and site totals (human, ai)", Default: true,
 		Endpoint: "views", Windows: MonthAndWindows, Selection: MostViewedPaths,
 		Families: []Family{
 			{Name: "mintlify_page_views_total", Counter: true, Labels: []string{"path", "project", "traffic"},
@@ -96,7 +99,7 @@ var All = []Kind{
 		},
 	},
 	{
-		Name: Visitors, Summary: "unique visitors per path and site",
+		Name: Visitors, Weight: 2, Summary: "unique visitors per path and site",
 		Endpoint: "visitors", Windows: WindowsOnly, Selection: MostViewedPaths,
 		Families: []Family{
 			{Name: "mintlify_page_visitors", Labels: []string{"path", "project", "traffic", "window"},
@@ -108,7 +111,7 @@ var All = []Kind{
 		},
 	},
 	{
-		Name: Feedback, Summary: "thumbs up/down and code-snippet feedback per page",
+		Name: Feedback, Weight: 1, Summary: "thumbs up/down and code-snippet feedback per page",
 		Endpoint: "feedback/by-page", Windows: MonthAndWindows, Selection: TopPagesOfAnswer,
 		Families: []Family{
 			{Name: "mintlify_page_feedback_total", Counter: true, Labels: []string{"kind", "path", "project"},
@@ -120,7 +123,7 @@ var All = []Kind{
 		},
 	},
 	{
-		Name: Searches, Summary: "top search terms and their click-through ratio",
+		Name: Searches, Weight: 1, Summary: "top search terms and their click-through ratio",
 		Endpoint: "searches", Windows: MonthAndWindows, Selection: TopSearchTerms,
 		Families: []Family{
 			{Name: "mintlify_searches_total", Counter: true, Labels: []string{"project"},
@@ -134,7 +137,7 @@ var All = []Kind{
 		},
 	},
 	{
-		Name: Assistant, Summary: "assistant queries by caller (web, api, other)",
+		Name: Assistant, Weight: 1, Summary: "assistant queries by caller (web, api, other)",
 		Endpoint: "assistant/caller-stats", Windows: MonthAndWindows, Selection: AllRows,
 		Families: []Family{
 			{Name: "mintlify_assistant_queries_total", Counter: true, Labels: []string{"caller", "project"},

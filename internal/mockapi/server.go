@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 )
 
 // Scope is what an admin key may do. The vendor issues read- and
@@ -73,9 +75,9 @@ type Options struct {
 // Endpoint names recorded in Request.Endpoint and matched by Fault.Endpoint.
 const (
 	EndpointViews       = "views"
-	EndpointVisitors    = "visitors"
+	EndpointVisitors    = kind.Visitors
 	EndpointFeedback    = "feedback_by_page"
-	EndpointSearches    = "searches"
+	EndpointSearches    = kind.Searches
 	EndpointCallerStats = "caller_stats"
 	EndpointCreateJob   = "create_job"
 	EndpointGetJob      = "get_job"
@@ -285,13 +287,24 @@ type route struct {
 	jobID     string
 }
 
-var analyticsRoutes = map[string]string{
-	"views":                  EndpointViews,
-	"visitors":               EndpointVisitors,
-	"feedback/by-page":       EndpointFeedback,
-	"searches":               EndpointSearches,
-	"assistant/caller-stats": EndpointCallerStats,
-}
+// analyticsRoutes maps the endpoint path of each collector kind (the
+// table of internal/kind) to the name its requests are recorded under.
+var analyticsRoutes = func() map[string]string {
+	names := map[string]string{
+		kind.PageViews: EndpointViews,
+		kind.Visitors:  EndpointVisitors,
+		kind.Feedback:  EndpointFeedback,
+		kind.Searches:  EndpointSearches,
+		kind.Assistant: EndpointCallerStats,
+	}
+	routes := map[string]string{}
+	for _, k := range kind.All {
+		if name, ok := names[k.Name]; ok {
+			routes[k.Endpoint] = name
+		}
+	}
+	return routes
+}()
 
 func matchRoute(path string) (route, bool) {
 	seg := strings.Split(strings.TrimPrefix(path, "/"), "/")
