@@ -27,9 +27,11 @@ IMAGE_ARGS   = --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) \
 
 # Pinned tool versions, so lint results do not change under us.
 STATICCHECK_VERSION     ?= v0.7.0
+GOCYCLO_VERSION         ?= v0.6.0
 DOCKERFILELINT_VERSION  ?= 1.8.0
 GOBIN       ?= $(shell $(GO) env GOPATH)/bin
 STATICCHECK := $(GOBIN)/staticcheck
+GOCYCLO     := $(GOBIN)/gocyclo
 
 # `make demo`: the address it listens on (loopback only by default; e.g.
 # DEMO_LISTEN=:10491 for every interface) and extra flags, e.g.
@@ -97,14 +99,19 @@ test-race-under-load: ## `go test -race -count=3 ./...` RUNS times (default 1 he
 	@$(MAKE) --no-print-directory test-under-load RUNS=$(or $(RACE_RUNS),1) LOAD_CMD='$(GO) test -race -count=3 ./...'
 
 .PHONY: lint
-lint: $(STATICCHECK) ## gofmt check, go vet and staticcheck.
+lint: $(STATICCHECK) $(GOCYCLO) ## gofmt check, go vet, staticcheck, and no non-test function over cyclomatic complexity 20.
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
+	@out=$$($(GOCYCLO) -over 20 $$(git ls-files '*.go' 2>/dev/null | grep -v '_test\.go$$' || find . -name '*.go' ! -name '*_test.go')); \
+	if [ -n "$$out" ]; then echo "gocyclo: functions over complexity 20 (split them into named steps):"; echo "$$out"; exit 1; fi
 
 $(STATICCHECK):
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+$(GOCYCLO):
+	$(GO) install github.com/fzipp/gocyclo/cmd/gocyclo@$(GOCYCLO_VERSION)
 
 .PHONY: lint-docker
 lint-docker: ## Lint the Dockerfile with dockerfilelint (from npm, pinned).
