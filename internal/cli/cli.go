@@ -6,7 +6,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -65,17 +64,9 @@ func UserAgent() string {
 	return Name + "/" + v
 }
 
-// SleepContext waits d or until ctx ends, whichever is first.
-func SleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+// SleepContext waits d or until ctx ends, whichever is first: the
+// commands' production sleep (tests replace it with a fake clock's).
+var SleepContext = mintlify.Sleep
 
 // CheckProjectID checks --mintlify.project-id as the configuration would,
 // in the words of the flag.

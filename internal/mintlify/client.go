@@ -308,7 +308,12 @@ func (c *Client) backoff(ctx context.Context, attempt int) error {
 	if d > c.retryMax || d <= 0 {
 		d = c.retryMax
 	}
-	d = d/2 + rand.N(d/2+1)
+	return Sleep(ctx, d/2+rand.N(d/2+1))
+}
+
+// Sleep waits d, or until ctx ends, whichever is first, and returns ctx's
+// error in the second case.
+func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
