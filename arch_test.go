@@ -23,7 +23,7 @@ var allowedImports = map[string][]string{
 	"internal/cmd/backfill":        {"collector", "config", "internal/atomicfile", "internal/budget", "internal/cli", "internal/ids", "internal/kind", "internal/mintlify", "internal/secret"},
 	"internal/cmd/serve/servetest": {"internal/cmd/serve"},
 	"internal/cli":                 {"config", "internal/mintlify", "internal/secret"},
-	"collector":                    {"config", "internal/atomicfile", "internal/budget", "internal/filelock", "internal/kind", "internal/mintlify", "internal/offheap", "internal/secret"},
+	"collector":                    {"config", "internal/atomicfile", "internal/budget", "internal/filelock", "internal/kind", "internal/mintlify", "internal/secret"},
 	"config":                       {"internal/boundedfile", "internal/ids", "internal/kind", "internal/secret"},
 	"internal/mintlify":            {"internal/secret"},
 	"internal/trackfile":           {"internal/boundedfile", "internal/filelock", "internal/ids"},
@@ -31,7 +31,7 @@ var allowedImports = map[string][]string{
 	"deploy/kubernetes/gen":        {"deploy"},
 	// Packages of their own, importing nothing of the project.
 	"internal/boundedfile": nil, "internal/kind": nil, "internal/mockapi": {"internal/kind"}, "internal/atomicfile": nil, "internal/budget": nil, "internal/filelock": nil,
-	"internal/ids": nil, "internal/leakcheck": nil, "internal/offheap": nil, "internal/secret": nil,
+	"internal/ids": nil, "internal/leakcheck": nil, "internal/secret": nil,
 	"internal/toolcheck": nil, "dashboards": nil, "deploy": nil,
 }
 

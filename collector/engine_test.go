@@ -406,14 +406,13 @@ func TestStateFileHoldsNoKey(t *testing.T) {
 	}
 }
 
-// A render replaced while a scrape still writes it stays intact until
-// that scrape releases it (its bytes live off the heap and are freed by
-// hand: freed too early, reading them would crash the process).
+// A render replaced while a scrape still writes it stays intact: renders
+// are never changed, only replaced.
 func TestRenderOutlivesItsReaders(t *testing.T) {
 	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 600}}})
 	e.scrape()
 	format := expfmt.NewFormat(expfmt.TypeTextPlain)
-	first, release, err := e.exp.Rendered(format, true)
+	first, err := e.exp.Rendered(format, true)
 	if err != nil || len(first) == 0 {
 		t.Fatalf("no render: %v", err)
 	}
@@ -421,15 +420,13 @@ func TestRenderOutlivesItsReaders(t *testing.T) {
 	for _, f := range first {
 		copies = append(copies, bytes.Clone(f.Text), bytes.Clone(f.Gzip))
 	}
-	again, releaseAgain, _ := e.exp.Rendered(format, true)
+	again, _ := e.exp.Rendered(format, true)
 	if &again[0].Text[0] != &first[0].Text[0] {
 		t.Fatal("rendered again although nothing changed")
 	}
-	releaseAgain()
 	e.clock.Advance(4 * time.Hour) // the data goes stale, then a refresh lands
 	e.scrape()
-	second, releaseSecond, _ := e.exp.Rendered(format, true)
-	defer releaseSecond()
+	second, _ := e.exp.Rendered(format, true)
 	if len(second) > 0 && &second[0].Text[0] == &first[0].Text[0] {
 		t.Fatal("not rendered again after the data changed")
 	}
@@ -438,7 +435,6 @@ func TestRenderOutlivesItsReaders(t *testing.T) {
 			t.Fatalf("family %s changed under its reader", f.Name)
 		}
 	}
-	release()
 }
 
 // The rendered series are kept as gzip members; the plain text is made
@@ -447,21 +443,19 @@ func TestPlainIsMadeOnlyWhenAskedFor(t *testing.T) {
 	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 600}}})
 	e.scrape()
 	format := expfmt.NewFormat(expfmt.TypeTextPlain)
-	zipped, release, err := e.exp.Rendered(format, false)
+	zipped, err := e.exp.Rendered(format, false)
 	if err != nil || len(zipped) == 0 {
 		t.Fatalf("no render: %v", err)
 	}
-	defer release()
 	for _, f := range zipped {
 		if f.Text != nil || len(f.Gzip) == 0 {
 			t.Fatalf("family %s: %d plain bytes made for a gzip scrape, %d gzip bytes", f.Name, len(f.Text), len(f.Gzip))
 		}
 	}
-	plain, releasePlain, err := e.exp.Rendered(format, true)
+	plain, err := e.exp.Rendered(format, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer releasePlain()
 	if len(plain) != len(zipped) {
 		t.Fatalf("%d families plain, %d gzip", len(plain), len(zipped))
 	}
@@ -548,5 +542,23 @@ func TestFirstFailureSaysNothingIsCached(t *testing.T) {
 	e.scrape()
 	if !strings.Contains(e.logs.String(), "serving cached data") {
 		t.Fatal("a failure after a success does not say cached data is served")
+	}
+}
+
+// A plain (non-gzip) scrape before any data is cached gets an empty
+// rendering, not an error: there is no gzip member to inflate.
+func TestPlainRenderOfAnEmptyCache(t *testing.T) {
+	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10}}})
+	format := expfmt.NewFormat(expfmt.TypeTextPlain)
+	for _, plain := range []bool{true, false} {
+		fams, err := e.exp.Rendered(format, plain)
+		if err != nil {
+			t.Fatalf("plain %v: %v", plain, err)
+		}
+		for _, f := range fams {
+			if len(f.Text) != 0 {
+				t.Errorf("plain %v: family %s has %d bytes before any refresh", plain, f.Name, len(f.Text))
+			}
+		}
 	}
 }

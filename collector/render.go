@@ -13,8 +13,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
-
-	"github.com/mintlify-exporter/mintlify_exporter/internal/offheap"
 )
 
 // The data series (page views, visitors, feedback, searches, assistant)
@@ -59,34 +57,22 @@ type renderCache struct {
 	reg *prometheus.Registry // holds dataCollector
 }
 
-// renderSet is one render: its families' bytes live off the Go heap (see
-// internal/offheap), in one buffer for the gzip members and, once a
-// client asked for plain text, one for the text; both are freed once a
-// newer render replaced the set and no scrape still writes them.
-//
-// Prometheus always asks for gzip, so the set is kept as gzip members
-// only: the plain text, seven to ten times their size, is made from them
-// (inflated, so the bytes are the same) the first time a client that does
-// not take gzip scrapes, and kept until the data changes.
+// renderSet is one render. Prometheus always asks for gzip, so the set is
+// kept as gzip members only: the plain text, seven to ten times their
+// size, is made from them (inflated, so the bytes are the same) the first
+// time a client that does not take gzip scrapes, and kept until the data
+// changes. A set is never changed once a scrape may hold it: making the
+// plain text gives a new family list.
 type renderSet struct {
-	fams     []Family // Text set once plain is made; replaced, never changed
-	spans    []textSpan
-	textLen  int
-	text, gz *offheap.Buffer
-	readers  int  // scrapes writing from it; guarded by renderCache.mu
-	replaced bool // a newer render took its place
+	fams    []Family // Text set once plain is made
+	spans   []textSpan
+	textLen int
+	text    []byte // nil until a plain scrape asked
+	gz      []byte
 }
 
 // textSpan is where a family's text is in the whole plain exposition.
 type textSpan struct{ t0, t1 int }
-
-func (r *renderSet) free() {
-	if r.text != nil {
-		r.text.Free()
-	}
-	r.gz.Free()
-	r.fams = nil
-}
 
 // makePlain inflates the gzip members into the plain text, once per set.
 // The caller holds renderCache.mu. Scrapes that hold the set's earlier
@@ -95,19 +81,20 @@ func (r *renderSet) makePlain() error {
 	if r.text != nil {
 		return nil
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(r.gz.Bytes()))
-	if err != nil {
-		return fmt.Errorf("inflating the rendered series: %w", err)
+	text := make([]byte, r.textLen)
+	if r.textLen > 0 {
+		// An empty cache has no gzip member to inflate: its text is empty.
+		zr, err := gzip.NewReader(bytes.NewReader(r.gz))
+		if err != nil {
+			return fmt.Errorf("inflating the rendered series: %w", err)
+		}
+		if _, err := io.ReadFull(zr, text); err != nil {
+			return fmt.Errorf("inflating the rendered series: %w", err)
+		}
 	}
-	text := offheap.Alloc(r.textLen)
-	if _, err := io.ReadFull(zr, text.Bytes()); err != nil {
-		text.Free()
-		return fmt.Errorf("inflating the rendered series: %w", err)
-	}
-	tb := text.Bytes()
 	fams := slices.Clone(r.fams)
 	for i, sp := range r.spans {
-		fams[i].Text = tb[sp.t0:sp.t1:sp.t1]
+		fams[i].Text = text[sp.t0:sp.t1:sp.t1]
 	}
 	r.text, r.fams = text, fams
 	return nil
@@ -116,9 +103,10 @@ func (r *renderSet) makePlain() error {
 // Rendered returns the data families encoded in format, sorted by name,
 // rendering them again only if the data changed since the last call (a
 // refresh landed, data went stale, a reload) or the format differs. Their
-// Gzip is always set, their Text only when plain is true. The caller must
-// call release once it has written them.
-func (e *Exporter) Rendered(format expfmt.Format, plain bool) (fams []Family, release func(), err error) {
+// Gzip is always set, their Text only when plain is true. The bytes are
+// never changed: a newer render replaces them, and the garbage collector
+// frees them once no scrape holds them.
+func (e *Exporter) Rendered(format expfmt.Format, plain bool) ([]Family, error) {
 	key := e.renderKey(format)
 	c := &e.render
 	c.mu.Lock()
@@ -126,31 +114,17 @@ func (e *Exporter) Rendered(format expfmt.Format, plain bool) (fams []Family, re
 	if c.cur == nil || c.key != key {
 		set, err := e.renderData(format)
 		if err != nil {
-			return nil, func() {}, err
-		}
-		if old := c.cur; old != nil {
-			old.replaced = true
-			if old.readers == 0 {
-				old.free()
-			}
+			return nil, err
 		}
 		c.cur, c.key = set, key
 	}
 	set := c.cur
 	if plain {
 		if err := set.makePlain(); err != nil {
-			return nil, func() {}, err
+			return nil, err
 		}
 	}
-	set.readers++
-	return set.fams, func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		set.readers--
-		if set.replaced && set.readers == 0 {
-			set.free()
-		}
-	}, nil
+	return set.fams, nil
 }
 
 // renderData gathers the data series and encodes each family as a gzip
@@ -189,8 +163,8 @@ func (e *Exporter) renderData(format expfmt.Format) (*renderSet, error) {
 		spans = append(spans, sp)
 	}
 	mfs = nil
-	set := &renderSet{gz: offheap.Copy(gz.Bytes()), textLen: text.Len()}
-	gb := set.gz.Bytes()
+	set := &renderSet{gz: bytes.Clone(gz.Bytes()), textLen: text.Len()}
+	gb := set.gz
 	for _, sp := range spans {
 		set.fams = append(set.fams, Family{Name: sp.name, Gzip: gb[sp.g0:sp.g1:sp.g1]})
 		set.spans = append(set.spans, textSpan{sp.t0, sp.t1})

@@ -57,8 +57,7 @@ func (s *server) writeText(w http.ResponseWriter, r *http.Request, format expfmt
 		}
 	}
 	gz := acceptsGzip(r.Header.Get("Accept-Encoding"))
-	data, release, err := s.exporter.Rendered(format, !gz)
-	defer release()
+	data, err := s.exporter.Rendered(format, !gz)
 	if err != nil {
 		s.log.Error("error rendering the cached series", "err", err)
 		data = nil // the live series still go out
