@@ -1,42 +1,145 @@
 // Package atomicfile writes a file whole or not at all: the exporter's
-// state file and the backfill's output are read by other processes (a
-// restart, promtool) that must never see half of one.
+// state file and ledger and the backfill's output are read by other
+// processes (a restart, promtool) that must never see half of one.
+//
+// It never replaces what is not a file of ours: a path that exists as a
+// symbolic link, a device, a FIFO, a socket or a directory is refused
+// (CheckTarget, and Write checks again), and the temporary files a crash
+// may leave behind are named after their target so that RemoveStale can
+// find them.
 package atomicfile
 
 import (
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Write calls write on a temporary file next to path, syncs it, renames it
 // to path and syncs the directory, so that path holds either what it held
 // before or all of what write wrote, across a crash too. The temporary
-// file is removed if anything fails.
+// file is removed if anything fails. A path that exists and is not a
+// regular file is refused and left alone. Errors name path, never the
+// temporary file, so the same failure reads the same each time.
 func Write(path string, write func(io.Writer) error) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
+	if err := CheckTarget(path); err != nil {
 		return err
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, tempPrefix(path)+"*"+tempSuffix)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
 	}
 	defer os.Remove(tmp.Name()) // harmless after the rename
-	if err := write(tmp); err != nil {
+	fail := func(err error) error {
 		tmp.Close()
-		return err
+		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
+	}
+	if err := write(tmp); err != nil {
+		return fail(err)
 	}
 	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
+		return fail(err)
 	}
 	if err := tmp.Close(); err != nil {
-		return err
+		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
+		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
 	}
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync() // the rename itself survives a crash
 		d.Close()
 	}
 	return nil
+}
+
+// unwrapPath drops the *fs.PathError around err, whose path is the
+// temporary file's, keeping the operating system's error.
+func unwrapPath(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	return err
+}
+
+const tempSuffix = ".tmp"
+
+// tempPrefix is the start of the name of path's temporary files.
+func tempPrefix(path string) string { return "." + filepath.Base(path) + "." }
+
+// NotRegularError is a path that exists as something other than a
+// regular file, which a write would replace.
+type NotRegularError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s is %s, not a regular file; refusing to replace it", e.Path, kind(e.Mode))
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "of mode " + m.String()
+}
+
+// CheckTarget reports whether path may be written: it does not exist, or
+// is a regular file (a symbolic link is not followed: it is refused).
+// The error of a path that is something else is a *NotRegularError.
+func CheckTarget(path string) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil && os.IsNotExist(err):
+		return nil
+	case err != nil:
+		return err
+	case !fi.Mode().IsRegular():
+		return &NotRegularError{Path: path, Mode: fi.Mode()}
+	}
+	return nil
+}
+
+// RemoveStale removes the temporary files that writes of path left behind
+// (a process killed while writing), and returns their names. Only regular
+// files named as Write names them are touched. The caller must be the
+// only writer of path, or it could remove a write in progress.
+func RemoveStale(path string) ([]string, error) {
+	dir, prefix := filepath.Dir(path), tempPrefix(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var removed []string
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, tempSuffix) ||
+			len(name) <= len(prefix)+len(tempSuffix) || strings.ContainsAny(name[len(prefix):len(name)-len(tempSuffix)], ".") {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !os.IsNotExist(err) {
+			return removed, err
+		}
+		removed = append(removed, name)
+	}
+	return removed, nil
 }

@@ -5,6 +5,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -42,4 +45,81 @@ func TestFailedWriteKeepsTheOldFile(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Fatalf("%d files left in the directory, want 1 (the temporary one removed)", len(entries))
 	}
+}
+
+// TestWriteNeverReplacesWhatIsNotAFile: a symbolic link, a FIFO and a
+// directory at the path are refused, named in the error, and left as
+// they were; nothing is written through the link.
+func TestWriteNeverReplacesWhatIsNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "elsewhere")
+	if err := os.WriteFile(target, []byte("theirs"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "dir.json")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for path, what := range map[string]string{link: "a symbolic link", fifo: "a FIFO", sub: "a directory"} {
+		err := Write(path, func(w io.Writer) error { _, err := io.WriteString(w, "ours"); return err })
+		var nr *NotRegularError
+		if !errors.As(err, &nr) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), what) {
+			t.Errorf("%s: %v", path, err)
+		}
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode().IsRegular() {
+			t.Errorf("%s was replaced", path)
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "theirs" {
+		t.Errorf("written through the link: %q", b)
+	}
+}
+
+// TestRemoveStale removes the temporary files a killed write left, and
+// nothing else: not the file, not another file's temporaries, not other
+// names.
+func TestRemoveStale(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	keep := []string{"state.json", ".state.json.ledger.123.tmp", "state.json.123.tmp", ".state.json.123.bak", "other"}
+	stale := []string{".state.json.123456.tmp", ".state.json.987.tmp"}
+	for _, name := range append(append([]string{}, keep...), stale...) {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removed, err := RemoveStale(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(removed)
+	if !slices.Equal(removed, stale) {
+		t.Errorf("removed %v, want %v", removed, stale)
+	}
+	for _, name := range keep {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s removed", name)
+		}
+	}
+	// What Write leaves on failure is what RemoveStale finds.
+	_ = Write(path, func(io.Writer) error {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".tmp") && strings.HasPrefix(e.Name(), ".state.json.") && !slices.Contains(keep, e.Name()) {
+				if got, _ := RemoveStale(path); len(got) != 1 {
+					t.Errorf("RemoveStale does not recognise Write's temporary file %s", e.Name())
+				}
+			}
+		}
+		return errors.New("stop")
+	})
 }

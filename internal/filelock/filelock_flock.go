@@ -31,3 +31,13 @@ func retryEINTR(fn func() error) error {
 		}
 	}
 }
+
+// TryLock takes an exclusive flock(2) on f without waiting: false when
+// another open file description holds a lock on it.
+func TryLock(f *os.File) (bool, error) {
+	err := retryEINTR(func() error { return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) })
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return false, nil
+	}
+	return err == nil, err
+}

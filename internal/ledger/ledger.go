@@ -1,0 +1,239 @@
+// Package ledger is the budget ledger the exporter and the backfill share:
+// for each API key (by fingerprint, never the key), the analytics requests
+// each writer ("exporter", "backfill") made with it in the last hour, and
+// the exporter's back-off. Each writer counts everyone else's requests as
+// foreign (budget.Window.SetForeign), so that together they stay within
+// the key's hourly budget.
+//
+// The ledger is a small file beside the state file (STATE.ledger),
+// rewritten on every charged request, apart from the state file's cached
+// data, which is rewritten only when the data changes. Reads and writes
+// hold an exclusive flock(2) on STATE.lock (the ledger itself is replaced
+// by rename, so it cannot carry the lock); without flock(2) the writers
+// may miss each other's latest requests. It is written whole or not at
+// all, never through a link or over something that is not a regular file,
+// and read only as a regular file of at most MaxBytes.
+package ledger
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/filelock"
+)
+
+const (
+	kind    = "mintlify_exporter ledger"
+	version = 1
+	// MaxBytes bounds the ledger: an hour of requests (a few hundred
+	// times of about 40 bytes) per writer and key fits many times over.
+	MaxBytes = 4 << 20
+	// Exporter is the exporter's name among the writers.
+	Exporter = "exporter"
+)
+
+// Entry is what the ledger holds of one key.
+type Entry struct {
+	// Writers are the request times of the last hour, by writer.
+	Writers map[string][]time.Time `json:"writers,omitempty"`
+	// PausedUntil is the exporter's back-off after a 429 or an outage.
+	PausedUntil time.Time `json:"paused_until,omitzero"`
+}
+
+// Keys are the ledger's entries, by key fingerprint.
+type Keys map[string]Entry
+
+// Foreign is every request time of key fp except writer's own.
+func (k Keys) Foreign(fp, writer string) []time.Time {
+	var out []time.Time
+	for name, times := range k[fp].Writers {
+		if name != writer {
+			out = append(out, times...)
+		}
+	}
+	return out
+}
+
+// Set records writer's request times for key fp.
+func (k Keys) Set(fp, writer string, times []time.Time) {
+	e := k[fp]
+	if e.Writers == nil {
+		e.Writers = map[string][]time.Time{}
+	}
+	e.Writers[writer] = times
+	k[fp] = e
+}
+
+type file struct {
+	Kind    string    `json:"kind"`
+	Version int       `json:"version"`
+	Saved   time.Time `json:"saved"`
+	Keys    Keys      `json:"keys"`
+}
+
+// Ledger is the ledger of one state file.
+type Ledger struct{ path, lock string }
+
+// For is the ledger of the state file at statePath.
+func For(statePath string) *Ledger {
+	return &Ledger{path: statePath + ".ledger", lock: statePath + ".lock"}
+}
+
+// Path is the ledger file's path; LockPath the lock file's.
+func (l *Ledger) Path() string     { return l.path }
+func (l *Ledger) LockPath() string { return l.lock }
+
+// Read returns the ledger's entries: none (nil) when there is no ledger
+// yet. A request time after now (a clock that was set back, or a file
+// from the future) counts as made now: dropped, it would open the budget
+// early. clamped is how many were.
+func (l *Ledger) Read(now time.Time) (keys Keys, clamped int, err error) {
+	if err := atomicfile.CheckTarget(l.path); err != nil {
+		return nil, 0, err
+	}
+	b, err := boundedfile.Read(l.path, "ledger", MaxBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	var f file
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, 0, fmt.Errorf("ledger %s is corrupt: %w", l.path, err)
+	}
+	if f.Kind != kind || f.Version != version {
+		return nil, 0, fmt.Errorf("%s is not a ledger of this exporter (kind %q, version %d)", l.path, f.Kind, f.Version)
+	}
+	for fp, e := range f.Keys {
+		for w, times := range e.Writers {
+			for i, t := range times {
+				if t.After(now) {
+					times[i] = now
+					clamped++
+				}
+			}
+			e.Writers[w] = times
+		}
+		f.Keys[fp] = e
+	}
+	if f.Keys == nil {
+		f.Keys = Keys{}
+	}
+	return f.Keys, clamped, nil
+}
+
+// Lock takes the ledger's lock and returns its release.
+func (l *Ledger) Lock() (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(l.lock), 0o750); err != nil {
+		return nil, err
+	}
+	if err := atomicfile.CheckTarget(l.lock); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(l.lock, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := filelock.Lock(f, true); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { _ = filelock.Unlock(f); f.Close() }, nil
+}
+
+// Update runs fn on the ledger's entries under its lock and, when fn
+// returns true, writes them back, each writer's times pruned to the last
+// hour. A ledger that cannot be read is an error and is left alone.
+func (l *Ledger) Update(now time.Time, fn func(Keys) bool) error {
+	unlock, err := l.Lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	keys, _, err := l.Read(now)
+	if err != nil {
+		return err
+	}
+	if keys == nil {
+		keys = Keys{}
+	}
+	if !fn(keys) {
+		return nil
+	}
+	return l.write(now, keys)
+}
+
+// Write replaces the ledger with keys, under its lock.
+func (l *Ledger) Write(now time.Time, keys Keys) error {
+	unlock, err := l.Lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return l.write(now, keys)
+}
+
+func (l *Ledger) write(now time.Time, keys Keys) error {
+	hourAgo := now.Add(-time.Hour)
+	for fp, e := range keys {
+		for w, times := range e.Writers {
+			kept := times[:0:0]
+			for _, t := range times {
+				if t.After(hourAgo) {
+					kept = append(kept, t)
+				}
+			}
+			if len(kept) == 0 {
+				delete(e.Writers, w)
+			} else {
+				e.Writers[w] = kept
+			}
+		}
+		if len(e.Writers) == 0 && !e.PausedUntil.After(now) {
+			delete(keys, fp)
+		}
+	}
+	f := file{Kind: kind, Version: version, Saved: now.UTC(), Keys: keys}
+	return atomicfile.Write(l.path, func(w io.Writer) error { return json.NewEncoder(w).Encode(f) })
+}
+
+// Share is one step of another process (writer, e.g. "backfill") spending
+// key fp's budget through window w: under the ledger's lock it counts the
+// requests the ledger records for fp by anyone else as w's foreign ones,
+// runs fn (which may take from w), and records w's own request times as
+// writer's. Everything else in the ledger is kept.
+func (l *Ledger) Share(fp, writer string, w *budget.Window, now time.Time, fn func()) error {
+	if writer == Exporter {
+		return errors.New("the exporter does not share through Share")
+	}
+	return l.Update(now, func(keys Keys) bool {
+		w.SetForeign(keys.Foreign(fp, writer))
+		fn()
+		keys.Set(fp, writer, w.Times())
+		return true
+	})
+}
+
+// Usage gives w what the ledger records of key fp in the last hour,
+// without changing it: writer's own request times (so that a process
+// started again, such as a resumed backfill, counts what it spent before)
+// and everyone else's as foreign. No ledger gives nothing.
+func (l *Ledger) Usage(fp, writer string, w *budget.Window, now time.Time) error {
+	keys, _, err := l.Read(now)
+	if err != nil {
+		return err
+	}
+	w.Restore(keys[fp].Writers[writer])
+	w.SetForeign(keys.Foreign(fp, writer))
+	return nil
+}
