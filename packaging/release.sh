@@ -5,8 +5,8 @@
 #       holding the folder mintlify_exporter-<version>.<os>-<arch>/ with the
 #       binary, LICENSE, NOTICE, README.md and licenses/ (the license and
 #       NOTICE files of every Go module built into the binary)
-#   mintlify_exporter_<debversion>_<arch>.deb and
-#   mintlify_exporter-<rpmversion>.<arch>.rpm        for each linux architecture
+#   mintlify-exporter_<debversion>_<arch>.deb and
+#   mintlify-exporter-<rpmversion>.<arch>.rpm        for each linux architecture
 #   sha256sums.txt                                   of all of them (sha256sum -c)
 #   bin/<os>-<arch>/                                 the binaries (for make release-image)
 #
@@ -74,6 +74,21 @@ archive() {
   fi
 }
 
+# The Debian version nfpm gives the deb (1.2.0-rc.1 becomes 1.2.0~rc.1-1),
+# for its changelog.
+debversion=$VERSION-1
+if [[ $VERSION =~ ^([0-9]+\.[0-9]+\.[0-9]+)-(.+)$ ]]; then
+  debversion="${BASH_REMATCH[1]}~${BASH_REMATCH[2]}-1"
+fi
+maintainer=$(sed -n 's/^maintainer: //p' packaging/nfpm.yaml)
+mkdir -p "$OUT/stage"
+{
+  printf 'mintlify-exporter (%s) unstable; urgency=medium\n\n' "$debversion"
+  printf '  * Release %s, built from commit %s.\n' "$VERSION" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  printf '    Changes: https://github.com/mintlify-exporter/mintlify_exporter/commits\n\n'
+  printf ' -- %s  %s\n' "$maintainer" "$(LC_ALL=C date -u -R -d "@$SOURCE_DATE_EPOCH")"
+} | gzip -n -9 >"$OUT/stage/changelog.Debian.gz"
+
 # The packaged units, generated from deploy/systemd's.
 for fmt in deb rpm; do
   mkdir -p "$OUT/stage/units/$fmt"
@@ -111,6 +126,7 @@ for platform in $PLATFORMS; do
     mkdir -p "$pkg/deb" "$pkg/rpm"
     cp "$dir/mintlify_exporter" "$pkg/"
     cp -R "$dir/licenses" "$pkg/"
+    cp "$OUT/stage/changelog.Debian.gz" "$pkg/"
     for fmt in deb rpm; do
       cp "$OUT/stage/units/$fmt/mintlify_exporter.service" "$pkg/$fmt/"
       NFPM_ARCH=$nfpm_arch NFPM_VERSION=$VERSION NFPM_STAGE=$pkg \
