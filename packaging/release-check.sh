@@ -92,7 +92,7 @@ for platform in $platforms; do
   tops=$(printf '%s\n' "$entries" | cut -d/ -f1 | sort -u)
   [ "$tops" = "$name" ] || fail "$name.$ext: top-level entries are $(echo $tops), want $name/"
   for want in "mintlify_exporter$exe" LICENSE NOTICE README.md licenses/github.com/prometheus/client_golang/LICENSE; do
-    printf '%s\n' "$entries" | grep -qxF "$name/$want" || fail "$name.$ext lacks $name/$want"
+    grep -qxF "$name/$want" <<<"$entries" || fail "$name.$ext lacks $name/$want"
   done
   if command -v file >/dev/null; then
     mkdir -p "$tmp/x/$os-$arch"
