@@ -6,13 +6,15 @@
 #   3. each archive holds one folder mintlify_exporter-<version>.<os>-<arch>/
 #      with the binary (.exe on windows), LICENSE, NOTICE, README.md and
 #      licenses/; the binaries are for their platform (file(1) when installed)
-#   4. from the extracted linux/amd64 archive: --version prints the version;
+#   4. make release-image (when buildah is installed): the manifest list
+#      holds linux/amd64 and linux/arm64, each image the release's binary
+#   5. from the extracted linux/amd64 archive: --version prints the version;
 #      --demo on 127.0.0.1 and a free port, until /metrics has
 #      mintlify_page_views_total series (bounded by DEADLINE seconds); then
 #      SIGTERM, and it must exit 0
 #
-# Needs go, nfpm (make installs it), zip, unzip, curl, python3 or a free
-# port range. KEEP_TMP=1 keeps the temporary directory.
+# Needs go, nfpm (make installs it), zip, unzip, curl; file and buildah
+# when installed. KEEP_TMP=1 keeps the temporary directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
@@ -21,6 +23,8 @@ readonly DEADLINE=${DEADLINE:-300} # seconds from the demo's start to the page v
 step=setup
 tmp=""
 pid=""
+image="" # the images of make release-image, removed on exit
+ctr=""
 
 log() { printf 'release-check: %s\n' "$*" >&2; }
 fail() {
@@ -37,6 +41,11 @@ cleanup() {
       log "---- exporter log ----"
       tail -n 20 "$tmp/demo.log" >&2
     fi
+  fi
+  if [ -n "$image" ] && command -v buildah >/dev/null; then
+    [ -n "$ctr" ] && { buildah umount "$ctr" >/dev/null 2>&1; buildah rm "$ctr" >/dev/null 2>&1; }
+    buildah manifest rm "$image" >/dev/null 2>&1
+    buildah rmi "$image-amd64" "$image-arm64" >/dev/null 2>&1
   fi
   if [ -n "$tmp" ] && [ -d "$tmp" ]; then
     if [ "${KEEP_TMP:-}" = 1 ]; then log "kept $tmp"; else rm -rf "$tmp"; fi
@@ -115,6 +124,36 @@ for platform in $platforms; do
   fi
 done
 log "7 archives hold their folder, binary, LICENSE, NOTICE, README.md and licenses/"
+
+# ------------------------------------------------------------ image
+# make release-image: both architectures and the manifest list, each image
+# holding the release's binary of its architecture. Needs buildah (CI
+# installs it for make e2e-image); skipped with a message without it.
+step="release-image"
+if command -v buildah >/dev/null; then
+  image="localhost/mintlify_exporter:release-check-$$"
+  make --no-print-directory release-image RELEASE_DIR="$out" RELEASE_IMAGE="$image" RELEASE_VERSION="$version" \
+    >"$tmp/image.log" 2>&1 || { tail -n 20 "$tmp/image.log" >&2; fail "make release-image failed"; }
+  platforms=$(buildah manifest inspect "$image" | python3 -c 'import json, sys; print(" ".join(sorted(m["platform"]["os"] + "/" + m["platform"]["architecture"] for m in json.load(sys.stdin)["manifests"])))') ||
+    fail "buildah manifest inspect $image failed"
+  [ "$platforms" = "linux/amd64 linux/arm64" ] || fail "the manifest list holds '$platforms', want linux/amd64 linux/arm64"
+  for arch in amd64 arm64; do
+    got=$(buildah inspect --type image --format '{{.OCIv1.OS}}/{{.OCIv1.Architecture}} {{.OCIv1.Config.User}} {{index .OCIv1.Config.Labels "org.opencontainers.image.version"}}' "$image-$arch")
+    [ "$got" = "linux/$arch 65532:65532 $version" ] || fail "$image-$arch is '$got', want 'linux/$arch 65532:65532 $version'"
+    ctr=$(buildah from --arch "$arch" "$image-$arch" 2>/dev/null) || fail "buildah from $image-$arch failed"
+    mnt=$(buildah mount "$ctr") || fail "buildah mount failed"
+    cmp -s "$mnt/bin/mintlify_exporter" "$out/bin/linux-$arch/mintlify_exporter" || fail "$image-$arch does not hold the release's linux/$arch binary"
+    buildah umount "$ctr" >/dev/null
+    buildah rm "$ctr" >/dev/null
+    ctr=""
+  done
+  buildah manifest rm "$image" >/dev/null
+  buildah rmi "$image-amd64" "$image-arm64" >/dev/null
+  image=""
+  log "release-image: linux/amd64 and linux/arm64 images of the release binaries, and their manifest list"
+else
+  log "SKIPPED make release-image: buildah is not installed"
+fi
 
 # ------------------------------------------------------------ 4. run
 step="extract linux/amd64"

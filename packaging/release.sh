@@ -8,7 +8,8 @@
 #   mintlify-exporter_<debversion>_<arch>.deb and
 #   mintlify-exporter-<rpmversion>.<arch>.rpm        for each linux architecture
 #   sha256sums.txt                                   of all of them (sha256sum -c)
-#   bin/<os>-<arch>/                                 the binaries (for make release-image)
+#   bin/<os>-<arch>/                                 the binaries and their licenses/
+#                                                    (for make release-image)
 #
 # make passes GO, VERSION (packaging/version.sh) and LDFLAGS (make build's,
 # with that version). PLATFORMS limits the platforms (os/arch; linux/armv7
@@ -116,6 +117,7 @@ for platform in $PLATFORMS; do
   install -m 0755 "$bindir/mintlify_exporter$exe" "$dir/"
   install -m 0644 LICENSE NOTICE README.md "$dir/"
   licenses "$dir/licenses" "$os" "$goarch"
+  cp -R "$dir/licenses" "$bindir/"
   archive "$name" "$os"
 
   if [ "$os" = linux ]; then
