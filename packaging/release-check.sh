@@ -165,7 +165,7 @@ bin="$tmp/run/$name/mintlify_exporter"
 
 step="--version"
 "$bin" --version >"$tmp/version.txt" 2>&1 || fail "--version exited $?"
-grep -qE "^mintlify_exporter, version $(printf '%s' "$version" | sed 's/[.]/\\./g') \(branch: .*, revision: [0-9a-f]{40}\)$" "$tmp/version.txt" ||
+grep -qE "^mintlify_exporter, version $(printf '%s' "$version" | sed 's/[.]/\\./g') \(branch: .*, revision: ([0-9a-f]{40}|unknown)\)$" "$tmp/version.txt" ||
   fail "--version printed '$(head -n 1 "$tmp/version.txt")', want version $version and the revision"
 
 step="--demo"
