@@ -13,8 +13,9 @@
 #
 # make passes GO, VERSION (packaging/version.sh) and LDFLAGS (make build's,
 # with that version). PLATFORMS limits the platforms (os/arch; linux/armv7
-# builds GOARCH=arm GOARM=7). Archives are reproducible for a given commit:
-# files are sorted, owned by root, dated from the commit (SOURCE_DATE_EPOCH).
+# builds GOARCH=arm GOARM=7). Archive entries are sorted, owned by root and
+# dated from the commit (SOURCE_DATE_EPOCH); the binaries still carry the
+# build date and user, as make build's do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,10 +40,13 @@ esac
 case " $PLATFORMS " in
 *" linux/"*)
   command -v "$NFPM" >/dev/null ||
-    die "$NFPM is missing: go install github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2 (make nfpm)"
+    die "$NFPM is missing: go install github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2 (make release installs it)"
   ;;
 esac
 
+case "$OUT" in
+"" | / | . | .. | "$HOME") die "refusing to empty OUT=$OUT" ;;
+esac
 rm -rf "$OUT"
 mkdir -p "$OUT/bin" "$OUT/stage"
 log "version $VERSION into $OUT"
