@@ -20,8 +20,9 @@
 #      STATE_DIRECTORY and the state directory systemd would make, umask
 #      0077; scrape /metrics until page views show (DEADLINE seconds), stop
 #      it, check the state file it left
-#   6. edit /etc/default/mintlify_exporter, add the key file, reinstall:
-#      the edit stays
+#   6. edit /etc/default/mintlify_exporter and mintlify.yml, add the key
+#      file, upgrade to a later version built for the test: the edits, the
+#      key and the state stay
 #   7. dpkg -r: binary and unit gone; configuration, key and state kept
 #   8. dpkg -P: configuration, key and state gone
 #
@@ -339,16 +340,30 @@ state=/var/lib/private/mintlify_exporter/state.json
 install -m 0600 -o "$uid" -g "$uid" /dev/null "$state"
 log "the installed binary ran as uid $uid with the packaged ARGS"
 
-# ------------------------------------------------------------ 6. edits survive
-step="reinstall keeps edits"
+# ------------------------------------------------------------ 6. upgrade
+step="upgrade keeps edits"
+# A later version of the same package: dpkg -i over the installed one is
+# an upgrade (prerm upgrade, postinst configure OLDVERSION).
+upversion=999.0.0-upgrade-test
+make --no-print-directory release RELEASE_DIR="$tmp/up" RELEASE_PLATFORMS="linux/$goarch" \
+  RELEASE_VERSION="$upversion" >"$tmp/build.log" 2>&1 || { tail -n 30 "$tmp/build.log" >&2; fail "make release $upversion failed"; }
+updeb="$tmp/up/${PKG}_999.0.0~upgrade-test-1_$debarch.deb"
+[ -f "$updeb" ] || fail "no $(basename "$updeb"); built: $(ls "$tmp/up")"
 echo 'ARGS="--log.level=debug"' >>/etc/default/mintlify_exporter
+sed -i 's/^  - id: REPLACE_WITH_PROJECT_ID /  - id: my-project /' /etc/mintlify_exporter/mintlify.yml
+grep -q '^  - id: my-project ' /etc/mintlify_exporter/mintlify.yml || fail "could not edit the project id in mintlify.yml"
 (
   umask 077
   echo mint_not_a_real_key >/etc/mintlify_exporter/api_key
 )
-dpkg -i "$deb" >"$tmp/dpkg.log" 2>&1 || fail "dpkg -i over the installed package failed: $(cat "$tmp/dpkg.log")"
-[ "$(tail -n 1 /etc/default/mintlify_exporter)" = 'ARGS="--log.level=debug"' ] || fail "reinstalling lost the edit of /etc/default/mintlify_exporter"
-[ -f /etc/mintlify_exporter/api_key ] || fail "reinstalling removed the key file"
+dpkg -i "$updeb" >"$tmp/dpkg.log" 2>&1 || fail "dpkg -i of $upversion over $version failed: $(cat "$tmp/dpkg.log")"
+expect_eq "dpkg version after the upgrade" "$(dpkg-query -W -f='${Version}' "$PKG")" "999.0.0~upgrade-test-1"
+grep -qF "mintlify_exporter, version $upversion " <<<"$(/usr/bin/mintlify_exporter --version 2>&1)" || fail "the upgrade did not replace the binary"
+[ "$(tail -n 1 /etc/default/mintlify_exporter)" = 'ARGS="--log.level=debug"' ] || fail "the upgrade lost the edit of /etc/default/mintlify_exporter"
+grep -q '^  - id: my-project ' /etc/mintlify_exporter/mintlify.yml || fail "the upgrade lost the edit of mintlify.yml"
+expect_eq "the key after the upgrade" "$(stat -c '%04a' /etc/mintlify_exporter/api_key) $(cat /etc/mintlify_exporter/api_key)" "0600 mint_not_a_real_key"
+[ -f "$state" ] || fail "the upgrade removed the state file"
+log "the upgrade to $upversion kept the edited configuration, the key and the state"
 
 # ------------------------------------------------------------ 7. remove
 step="dpkg -r"
