@@ -109,13 +109,9 @@ esac
 version=$(sh packaging/version.sh)
 make --no-print-directory release RELEASE_DIR="$tmp/out" RELEASE_PLATFORMS="linux/$goarch" \
   RELEASE_VERSION="$version" >"$tmp/build.log" 2>&1 || { tail -n 30 "$tmp/build.log" >&2; fail "make release failed"; }
-debversion=$version-1 rpmversion=$version
-if [[ $version =~ ^([0-9]+\.[0-9]+\.[0-9]+)-(.+)$ ]]; then
-  debversion="${BASH_REMATCH[1]}~${BASH_REMATCH[2]}-1"
-  rpmversion="${BASH_REMATCH[1]}~${BASH_REMATCH[2]//-/_}"
-fi
+read -r _ debversion rpmversion < <(bash packaging/pkgversion.sh "$version") || fail "pkgversion.sh $version"
 deb="$tmp/out/${PKG}_${debversion}_$debarch.deb"
-rpmf="$tmp/out/$PKG-$rpmversion-1.$rpmarch.rpm"
+rpmf="$tmp/out/$PKG-$rpmversion.$rpmarch.rpm"
 [ -f "$deb" ] || fail "no $(basename "$deb"); built: $(ls "$tmp/out")"
 [ -f "$rpmf" ] || fail "no $(basename "$rpmf"); built: $(ls "$tmp/out")"
 go run ./packaging/gen -format deb -out "$tmp/deb.service" || fail "packaging/gen deb"
@@ -197,8 +193,7 @@ log "deb: fields, conffiles, contents and lintian pass"
 step="rpm metadata"
 q() { rpm -qp --qf "$1" "$rpmf" 2>/dev/null; }
 expect_eq "rpm NAME" "$(q '%{NAME}')" "$PKG"
-expect_eq "rpm VERSION" "$(q '%{VERSION}')" "$rpmversion"
-expect_eq "rpm RELEASE" "$(q '%{RELEASE}')" "1"
+expect_eq "rpm VERSION-RELEASE" "$(q '%{VERSION}-%{RELEASE}')" "$rpmversion"
 expect_eq "rpm ARCH" "$(q '%{ARCH}')" "$rpmarch"
 expect_eq "rpm LICENSE" "$(q '%{LICENSE}')" "Apache-2.0"
 expect_eq "rpm URL" "$(q '%{URL}')" "https://github.com/mintlify-exporter/mintlify_exporter"
@@ -347,7 +342,8 @@ step="upgrade keeps edits"
 upversion=999.0.0-upgrade-test
 make --no-print-directory release RELEASE_DIR="$tmp/up" RELEASE_PLATFORMS="linux/$goarch" \
   RELEASE_VERSION="$upversion" >"$tmp/build.log" 2>&1 || { tail -n 30 "$tmp/build.log" >&2; fail "make release $upversion failed"; }
-updeb="$tmp/up/${PKG}_999.0.0~upgrade-test-1_$debarch.deb"
+read -r _ updebversion _ < <(bash packaging/pkgversion.sh "$upversion")
+updeb="$tmp/up/${PKG}_${updebversion}_$debarch.deb"
 [ -f "$updeb" ] || fail "no $(basename "$updeb"); built: $(ls "$tmp/up")"
 echo 'ARGS="--log.level=debug"' >>/etc/default/mintlify_exporter
 sed -i 's/^  - id: REPLACE_WITH_PROJECT_ID /  - id: my-project /' /etc/mintlify_exporter/mintlify.yml
@@ -357,7 +353,8 @@ grep -q '^  - id: my-project ' /etc/mintlify_exporter/mintlify.yml || fail "coul
   echo mint_not_a_real_key >/etc/mintlify_exporter/api_key
 )
 dpkg -i "$updeb" >"$tmp/dpkg.log" 2>&1 || fail "dpkg -i of $upversion over $version failed: $(cat "$tmp/dpkg.log")"
-expect_eq "dpkg version after the upgrade" "$(dpkg-query -W -f='${Version}' "$PKG")" "999.0.0~upgrade-test-1"
+expect_eq "dpkg version after the upgrade" "$(dpkg-query -W -f='${Version}' "$PKG")" "$updebversion"
+dpkg --compare-versions "$updebversion" gt "$debversion" || fail "$updebversion does not sort after $debversion"
 grep -qF "mintlify_exporter, version $upversion " <<<"$(/usr/bin/mintlify_exporter --version 2>&1)" || fail "the upgrade did not replace the binary"
 [ "$(tail -n 1 /etc/default/mintlify_exporter)" = 'ARGS="--log.level=debug"' ] || fail "the upgrade lost the edit of /etc/default/mintlify_exporter"
 grep -q '^  - id: my-project ' /etc/mintlify_exporter/mintlify.yml || fail "the upgrade lost the edit of mintlify.yml"

@@ -79,12 +79,10 @@ archive() {
   fi
 }
 
-# The Debian version nfpm gives the deb (1.2.0-rc.1 becomes 1.2.0~rc.1-1),
+# The packages' versions (packaging/pkgversion.sh): nfpm's and the deb's,
 # for its changelog.
-debversion=$VERSION-1
-if [[ $VERSION =~ ^([0-9]+\.[0-9]+\.[0-9]+)-(.+)$ ]]; then
-  debversion="${BASH_REMATCH[1]}~${BASH_REMATCH[2]}-1"
-fi
+read -r nfpmversion debversion _ < <(bash packaging/pkgversion.sh "$VERSION") ||
+  die "no package version for $VERSION"
 maintainer=$(sed -n 's/^maintainer: //p' packaging/nfpm.yaml)
 mkdir -p "$OUT/stage"
 {
@@ -135,7 +133,7 @@ for platform in $PLATFORMS; do
     cp "$OUT/stage/changelog.Debian.gz" "$pkg/"
     for fmt in deb rpm; do
       cp "$OUT/stage/units/$fmt/mintlify_exporter.service" "$pkg/$fmt/"
-      NFPM_ARCH=$nfpm_arch NFPM_VERSION=$VERSION NFPM_STAGE=$pkg \
+      NFPM_ARCH=$nfpm_arch NFPM_VERSION=$nfpmversion NFPM_STAGE=$pkg \
         "$NFPM" package --config packaging/nfpm.yaml --packager "$fmt" --target "$OUT/" >&2 ||
         die "nfpm $fmt for $os/$arch failed"
     done

@@ -404,3 +404,48 @@ func TestNfpmBuilds(t *testing.T) {
 		}
 	}
 }
+
+// TestPkgVersion: the package versions of each kind of release version,
+// and that they sort as the releases do (dpkg --compare-versions, when
+// dpkg is installed).
+func TestPkgVersion(t *testing.T) {
+	run := func(v string) ([]string, error) {
+		out, err := exec.Command("bash", "pkgversion.sh", v).Output()
+		return strings.Fields(string(out)), err
+	}
+	for v, want := range map[string][]string{
+		"1.2.0":                        {"1.2.0", "1.2.0-1", "1.2.0-1"},
+		"1.3.0-rc.1":                   {"1.3.0-rc.1", "1.3.0~rc.1-1", "1.3.0~rc.1-1"},
+		"1.2.0-3-gabc1234":             {"1.2.0+3.gabc1234", "1.2.0+3.gabc1234-1", "1.2.0+3.gabc1234-1"},
+		"1.2.0-3-gabc1234-dirty":       {"1.2.0+3.gabc1234.dirty", "1.2.0+3.gabc1234.dirty-1", "1.2.0+3.gabc1234.dirty-1"},
+		"0.0.0-SNAPSHOT-abc1234":       {"0.0.0-SNAPSHOT-abc1234", "0.0.0~SNAPSHOT-abc1234-1", "0.0.0~SNAPSHOT_abc1234-1"},
+		"0.0.0-SNAPSHOT-abc1234-dirty": {"0.0.0-SNAPSHOT-abc1234-dirty", "0.0.0~SNAPSHOT-abc1234-dirty-1", "0.0.0~SNAPSHOT_abc1234_dirty-1"},
+	} {
+		got, err := run(v)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("pkgversion.sh %s = %q (%v), want %q", v, got, err, want)
+		}
+	}
+	for _, v := range []string{"abc1234", "v1.2.0", "1.2", ""} {
+		if got, err := run(v); err == nil {
+			t.Errorf("pkgversion.sh %q = %q, want an error", v, got)
+		}
+	}
+
+	dpkg, ok := toolcheck.Find(t, "dpkg", "a Debian system", "the order of the deb versions")
+	if !ok {
+		return
+	}
+	// Each release sorts after the one before it.
+	order := []string{"0.0.0-SNAPSHOT-abc1234", "1.2.0", "1.2.0-3-gabc1234", "1.3.0-rc.1", "1.3.0-rc.1-2-gdef5678", "1.3.0"}
+	for i := 1; i < len(order); i++ {
+		a, errA := run(order[i-1])
+		b, errB := run(order[i])
+		if errA != nil || errB != nil {
+			t.Fatalf("pkgversion.sh: %v %v", errA, errB)
+		}
+		if err := exec.Command(dpkg, "--compare-versions", b[1], "gt", a[1]).Run(); err != nil {
+			t.Errorf("deb %s (%s) does not sort after %s (%s)", b[1], order[i], a[1], order[i-1])
+		}
+	}
+}
