@@ -47,8 +47,8 @@ fail() {
 
 # Paths the package or its service own; none may exist before the test.
 owned=(/usr/bin/mintlify_exporter "$UNIT" /etc/default/mintlify_exporter /etc/mintlify_exporter
-  /var/lib/mintlify_exporter /var/lib/private/mintlify_exporter /usr/share/doc/$PKG
-  /usr/share/lintian/overrides/$PKG)
+  /var/lib/mintlify_exporter /var/lib/private/mintlify_exporter "/usr/share/doc/$PKG"
+  "/usr/share/lintian/overrides/$PKG")
 
 cleanup() {
   local rc=$?
