@@ -170,6 +170,43 @@ image: image-context ## Build the container image $(IMAGE) with buildah (FROM sc
 docker: image-context ## Build the container image $(DOCKER_IMAGE) with a Docker engine.
 	docker build $(IMAGE_ARGS) -t $(DOCKER_IMAGE) .
 
+# `make release`: archives, deb and rpm packages and sha256sums.txt in
+# RELEASE_DIR, stamped with RELEASE_VERSION: the tag without its v, or
+# 0.0.0-SNAPSHOT-<commit> without one (packaging/version.sh). See
+# docs/deployment.md#release-archives.
+RELEASE_VERSION   ?= $(shell sh packaging/version.sh)
+RELEASE_DIR       ?= .build/release
+RELEASE_PLATFORMS ?= linux/amd64 linux/arm64 linux/armv7 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+RELEASE_IMAGE     ?= mintlify_exporter:$(RELEASE_VERSION)
+NFPM_VERSION      ?= v2.45.2
+NFPM              := $(GOBIN)/nfpm
+
+.PHONY: release
+release: $(NFPM) ## Build release archives (linux, darwin, windows), deb and rpm packages and sha256sums.txt into RELEASE_DIR.
+	@$(MAKE) --no-print-directory release-files VERSION='$(RELEASE_VERSION)'
+
+# The binaries of a release get make build's ldflags with the release version.
+.PHONY: release-files
+release-files:
+	GO='$(GO)' VERSION='$(VERSION)' LDFLAGS='$(LDFLAGS)' OUT='$(RELEASE_DIR)' \
+	  PLATFORMS='$(RELEASE_PLATFORMS)' NFPM='$(NFPM)' bash packaging/release.sh
+
+.PHONY: release-image
+release-image: ## Build RELEASE_IMAGE for linux/amd64 and linux/arm64 from the release binaries, and its manifest list (buildah).
+	RELEASE_DIR='$(RELEASE_DIR)' RELEASE_IMAGE='$(RELEASE_IMAGE)' VERSION='$(RELEASE_VERSION)' \
+	  REVISION='$(REVISION)' CREATED='$(IMAGE_CREATED)' bash packaging/image.sh
+
+.PHONY: release-check
+release-check: ## Build a snapshot release and check it: checksums, archive contents, --version and --demo from the linux archive.
+	bash packaging/release-check.sh
+
+.PHONY: package-test
+package-test: ## As root: check the deb and rpm (contents, lintian, systemd-analyze), install, run, remove and purge the deb.
+	bash packaging/package-test.sh
+
+$(NFPM):
+	$(GO) install github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VERSION)
+
 .PHONY: clean
 clean: ## Remove build and benchmark output.
 	rm -rf $(BINARY) bench.txt .build .demo test-under-load.*.log

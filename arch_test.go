@@ -29,10 +29,12 @@ var allowedImports = map[string][]string{
 	"internal/trackfile":           {"internal/boundedfile", "internal/filelock", "internal/ids"},
 	"internal/testkit":             {"internal/mockapi"},
 	"deploy/kubernetes/gen":        {"deploy"},
+	"packaging/gen":                {"packaging"},
 	// Packages of their own, importing nothing of the project.
 	"internal/boundedfile": nil, "internal/kind": nil, "internal/ledger": {"internal/atomicfile", "internal/boundedfile", "internal/budget", "internal/filelock"}, "internal/mockapi": {"internal/kind"}, "internal/atomicfile": nil, "internal/budget": nil, "internal/filelock": nil,
 	"internal/ids": nil, "internal/leakcheck": nil, "internal/secret": nil,
 	"internal/toolcheck": nil, "dashboards": nil, "deploy": nil,
+	"packaging": nil,
 }
 
 // testOnly are packages only tests may import.

@@ -1,0 +1,41 @@
+// Command gen writes the systemd unit of the deb or rpm package, generated
+// from deploy/systemd/mintlify_exporter.service (see packaging.Unit). make
+// release runs it; by hand, from the repository root:
+//
+//	go run ./packaging/gen -format deb -out mintlify_exporter.service
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/mintlify-exporter/mintlify_exporter/packaging"
+)
+
+func main() {
+	src := flag.String("unit", "deploy/systemd/mintlify_exporter.service", "Unit to start from.")
+	format := flag.String("format", "deb", "Package format: deb or rpm.")
+	out := flag.String("out", "", "File to write (default: standard output).")
+	flag.Parse()
+	if err := run(*src, packaging.Flavor(*format), *out); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(src string, f packaging.Flavor, out string) error {
+	in, err := os.ReadFile(src)
+	if err != nil {
+		return fmt.Errorf("%w (run from the repository root, or set -unit)", err)
+	}
+	b, err := packaging.Unit(in, f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	if out == "" {
+		_, err = os.Stdout.Write(b)
+		return err
+	}
+	return os.WriteFile(out, b, 0o644)
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Builds a release into $OUT (make release; .build/release by default):
+#
+#   mintlify_exporter-<version>.<os>-<arch>.tar.gz   (.zip for windows), each
+#       holding the folder mintlify_exporter-<version>.<os>-<arch>/ with the
+#       binary, LICENSE, NOTICE, README.md and licenses/ (the license and
+#       NOTICE files of every Go module built into the binary)
+#   mintlify-exporter_<debversion>_<arch>.deb and
+#   mintlify-exporter-<rpmversion>.<arch>.rpm        for each linux architecture
+#   sha256sums.txt                                   of all of them (sha256sum -c)
+#   bin/<os>-<arch>/                                 the binaries and their licenses/
+#                                                    (for make release-image)
+#
+# make passes GO, VERSION (packaging/version.sh) and LDFLAGS (make build's,
+# with that version). PLATFORMS limits the platforms (os/arch; linux/armv7
+# builds GOARCH=arm GOARM=7). Archive entries are sorted, owned by root and
+# dated from the commit (SOURCE_DATE_EPOCH); the binaries still carry the
+# build date and user, as make build's do.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+: "${GO:=go}" "${VERSION:?set VERSION}" "${LDFLAGS:?set LDFLAGS}"
+OUT=${OUT:-.build/release}
+PLATFORMS=${PLATFORMS:-linux/amd64 linux/arm64 linux/armv7 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64}
+NFPM=${NFPM:-nfpm}
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
+
+log() { printf 'release: %s\n' "$*" >&2; }
+die() {
+  log "$*"
+  exit 1
+}
+
+for tool in tar gzip sha256sum; do
+  command -v "$tool" >/dev/null || die "$tool is missing"
+done
+case " $PLATFORMS " in
+*" windows/"*) command -v zip >/dev/null || die "zip is missing (apt-get install zip): the windows archives are zip files" ;;
+esac
+case " $PLATFORMS " in
+*" linux/"*)
+  command -v "$NFPM" >/dev/null ||
+    die "$NFPM is missing: go install github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2 (make release installs it)"
+  ;;
+esac
+
+case "$OUT" in
+"" | / | . | .. | "$HOME") die "refusing to empty OUT=$OUT" ;;
+esac
+rm -rf "$OUT"
+mkdir -p "$OUT/bin" "$OUT/stage"
+log "version $VERSION into $OUT"
+
+# licenses DIR GOOS GOARCH: the license and NOTICE files of every module
+# built into the binary for that platform, one folder per module.
+licenses() {
+  local dest=$1 mod dir f found
+  mkdir -p "$dest"
+  GOOS=$2 GOARCH=$3 "$GO" list -deps -f '{{with .Module}}{{if .Version}}{{.Path}} {{.Dir}}{{end}}{{end}}' . | sort -u |
+    while read -r mod dir; do
+      mkdir -p "$dest/$mod"
+      found=""
+      for f in "$dir"/LICENSE* "$dir"/COPYING* "$dir"/NOTICE*; do
+        [ -f "$f" ] && install -m 0644 "$f" "$dest/$mod/" && found=1
+      done
+      [ -n "$found" ] || die "no license file in $mod ($dir)"
+    done
+}
+
+# archive NAME: NAME.tar.gz or NAME.zip of stage/NAME, reproducibly.
+archive() {
+  local name=$1 os=$2
+  find "$OUT/stage/$name" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+  if [ "$os" = windows ]; then
+    (cd "$OUT/stage" && find "$name" -print | LC_ALL=C sort | TZ=UTC zip -q -X -@ "../$name.zip")
+  else
+    tar -C "$OUT/stage" --sort=name --owner=0 --group=0 --numeric-owner \
+      --mtime="@$SOURCE_DATE_EPOCH" --format=gnu -cf - "$name" | gzip -n -9 >"$OUT/$name.tar.gz"
+  fi
+}
+
+# The packages' versions (packaging/pkgversion.sh): nfpm's and the deb's,
+# for its changelog.
+read -r nfpmversion debversion _ < <(bash packaging/pkgversion.sh "$VERSION") ||
+  die "no package version for $VERSION"
+maintainer=$(sed -n 's/^maintainer: //p' packaging/nfpm.yaml)
+mkdir -p "$OUT/stage"
+{
+  printf 'mintlify-exporter (%s) unstable; urgency=medium\n\n' "$debversion"
+  printf '  * Release %s, built from commit %s.\n' "$VERSION" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  printf '    Changes: https://github.com/mintlify-exporter/mintlify_exporter/commits\n\n'
+  printf ' -- %s  %s\n' "$maintainer" "$(LC_ALL=C date -u -R -d "@$SOURCE_DATE_EPOCH")"
+} | gzip -n -9 >"$OUT/stage/changelog.Debian.gz"
+
+# The packaged units, generated from deploy/systemd's.
+for fmt in deb rpm; do
+  mkdir -p "$OUT/stage/units/$fmt"
+  "$GO" run ./packaging/gen -format "$fmt" -out "$OUT/stage/units/$fmt/mintlify_exporter.service" ||
+    die "generating the $fmt unit failed"
+done
+
+for platform in $PLATFORMS; do
+  os=${platform%/*}
+  arch=${platform#*/}
+  goarch=$arch goarm=""
+  if [ "$arch" = armv7 ]; then goarch=arm goarm=7; fi
+  exe=""
+  [ "$os" = windows ] && exe=.exe
+  bindir="$OUT/bin/$os-$arch"
+  log "build $os/$arch"
+  mkdir -p "$bindir"
+  CGO_ENABLED=0 GOOS=$os GOARCH=$goarch GOARM=$goarm \
+    "$GO" build -trimpath -ldflags "$LDFLAGS" -o "$bindir/mintlify_exporter$exe" . ||
+    die "go build for $os/$arch failed"
+
+  name="mintlify_exporter-$VERSION.$os-$arch"
+  dir="$OUT/stage/$name"
+  mkdir -p "$dir"
+  install -m 0755 "$bindir/mintlify_exporter$exe" "$dir/"
+  install -m 0644 LICENSE NOTICE README.md "$dir/"
+  licenses "$dir/licenses" "$os" "$goarch"
+  cp -R "$dir/licenses" "$bindir/"
+  archive "$name" "$os"
+
+  if [ "$os" = linux ]; then
+    # nfpm's architecture names: arm7 becomes armhf (deb) and armv7hl (rpm).
+    nfpm_arch=$goarch
+    [ "$arch" = armv7 ] && nfpm_arch=arm7
+    pkg="$OUT/stage/pkg-$arch"
+    mkdir -p "$pkg/deb" "$pkg/rpm"
+    cp "$dir/mintlify_exporter" "$pkg/"
+    cp -R "$dir/licenses" "$pkg/"
+    cp "$OUT/stage/changelog.Debian.gz" "$pkg/"
+    for fmt in deb rpm; do
+      cp "$OUT/stage/units/$fmt/mintlify_exporter.service" "$pkg/$fmt/"
+      NFPM_ARCH=$nfpm_arch NFPM_VERSION=$nfpmversion NFPM_STAGE=$pkg \
+        "$NFPM" package --config packaging/nfpm.yaml --packager "$fmt" --target "$OUT/" >&2 ||
+        die "nfpm $fmt for $os/$arch failed"
+    done
+  fi
+done
+
+rm -rf "$OUT/stage"
+(
+  cd "$OUT"
+  shopt -s nullglob
+  files=(*.tar.gz *.zip *.deb *.rpm)
+  [ ${#files[@]} -gt 0 ] || die "nothing was built"
+  sha256sum "${files[@]}" >sha256sums.txt
+)
+log "done: $(wc -l <"$OUT/sha256sums.txt") files in $OUT, listed in $OUT/sha256sums.txt"
