@@ -20,10 +20,10 @@ var allowedImports = map[string][]string{
 	".":                            {"internal/cmd/backfill", "internal/cmd/jobs", "internal/cmd/serve"},
 	"internal/cmd/serve":           {"collector", "config", "internal/cli", "internal/kind", "internal/mintlify", "internal/mockapi", "internal/secret", "internal/trackfile"},
 	"internal/cmd/jobs":            {"config", "internal/boundedfile", "internal/cli", "internal/ids", "internal/mintlify", "internal/trackfile"},
-	"internal/cmd/backfill":        {"collector", "config", "internal/atomicfile", "internal/budget", "internal/cli", "internal/ids", "internal/kind", "internal/mintlify", "internal/secret"},
+	"internal/cmd/backfill":        {"config", "internal/atomicfile", "internal/budget", "internal/cli", "internal/ids", "internal/kind", "internal/ledger", "internal/mintlify", "internal/secret"},
 	"internal/cmd/serve/servetest": {"internal/cmd/serve"},
 	"internal/cli":                 {"config", "internal/mintlify", "internal/secret"},
-	"collector":                    {"config", "internal/atomicfile", "internal/budget", "internal/filelock", "internal/kind", "internal/mintlify", "internal/secret"},
+	"collector":                    {"config", "internal/atomicfile", "internal/boundedfile", "internal/budget", "internal/filelock", "internal/kind", "internal/ledger", "internal/mintlify", "internal/secret"},
 	"config":                       {"internal/boundedfile", "internal/ids", "internal/kind", "internal/secret"},
 	"internal/mintlify":            {"internal/secret"},
 	"internal/trackfile":           {"internal/boundedfile", "internal/filelock", "internal/ids"},
@@ -118,7 +118,8 @@ func closure(pkgs map[string]pkgImports, pkg string) map[string]bool {
 
 // TestArchitecture: every import between the project's packages is one
 // allowedImports lists; the API client imports nothing of Prometheus; the
-// simulated API and the client share no code; no package but main imports
+// simulated API and the client share no code; the backfill does not
+// import the scheduler (collector); no package but main imports
 // a command package, and only tests import the test helpers.
 func TestArchitecture(t *testing.T) {
 	pkgs := projectPackages(t)
@@ -139,6 +140,9 @@ func TestArchitecture(t *testing.T) {
 				t.Errorf("%s imports %s, which only tests may import", p, q)
 			}
 		}
+	}
+	if closure(pkgs, "internal/cmd/backfill")["collector"] {
+		t.Error("the backfill imports collector, the exporter's scheduler: it must share code through smaller packages (the walk, the ledger)")
 	}
 	client := closure(pkgs, "internal/mintlify")
 	for p := range client {

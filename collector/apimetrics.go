@@ -49,3 +49,19 @@ func (m *apiMetrics) Collect(ch chan<- prometheus.Metric) {
 	m.requests.Collect(ch)
 	m.duration.Collect(ch)
 }
+
+// saveMetrics count the failed writes of the state files, by file.
+type saveMetrics struct {
+	failures *prometheus.CounterVec
+}
+
+func newSaveMetrics() *saveMetrics {
+	m := &saveMetrics{failures: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mintlify_exporter_state_save_failures_total",
+		Help: "Writes of the exporter's state files that failed, by file: state (the cached data) or ledger (the analytics budget spent). The exporter goes on without them; a restart loads the last ones written.",
+	}, []string{"file"})}
+	for _, f := range []string{"state", "ledger"} {
+		m.failures.WithLabelValues(f)
+	}
+	return m
+}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"slices"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 )
@@ -74,12 +76,16 @@ type Exporter struct {
 	states  map[unitID]*unitState
 	saved   *savedState // read from the state file at start, until the first config claims it
 
-	saveMu  sync.Mutex
-	saveErr string // the last save error, logged once
-	// ledgerSeen is the state file as last written or read (under saveMu),
-	// ledgerOthers the other writers' entries it held (see ShareLedger).
-	ledgerSeen   fileStamp
-	ledgerOthers map[string]orgSnapshot
+	// The state files (see state.go): the data cache, the budget ledger
+	// shared with the backfill, and the lock that makes this process their
+	// only exporter. All nil or zero without --storage.path.
+	ledger      *ledger.Ledger
+	ledgerKeys  ledger.Keys // read at start, for the organizations' restore
+	releaseLock func()
+	saveMu      sync.Mutex
+	saveErr     map[string]string // by file: the last save error, logged once
+	savedAt     int               // the data's change count when the state file was last written
+	saveMetrics *saveMetrics
 
 	mu   sync.RWMutex
 	plan *plan
@@ -124,11 +130,25 @@ func New(cfg *config.Config, o Options) (*Exporter, error) {
 		if err := o.Registerer.Register(e.api); err != nil {
 			return nil, fmt.Errorf("registering API metrics: %w", err)
 		}
+		if o.StatePath != "" {
+			e.saveMetrics = newSaveMetrics()
+			if err := o.Registerer.Register(e.saveMetrics.failures); err != nil {
+				return nil, fmt.Errorf("registering state metrics: %w", err)
+			}
+		}
 	}
-	e.loadState()
+	// The keys first: a configuration that cannot start touches no state
+	// file.
+	if _, err := cfg.ResolveKeys(e.getenv()); err != nil {
+		return nil, err
+	}
+	if err := e.openState(cfg); err != nil {
+		return nil, err
+	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	if err := e.Apply(cfg); err != nil {
 		e.cancel()
+		e.closeState()
 		return nil, err
 	}
 	return e, nil
@@ -186,7 +206,7 @@ func (b *builder) org(fp string, limit int) *org {
 		return o
 	}
 	o := &org{fp: fp, budget: budget.New(limit, b.e.clock)}
-	b.e.saved.restoreOrg(o, b.e.clock.Now())
+	b.e.restoreOrg(o, b.e.clock.Now())
 	b.orgs[fp] = o
 	return o
 }
@@ -231,7 +251,7 @@ func (b *builder) key(k config.Key) error {
 		return err
 	}
 	ks := &keyState{name: k.Name, client: client, jobs: jobs, limit: k.EffectiveBudget(), weights: g.CollectorWeights,
-		org: b.org(fingerprint(b.secrets[k.Name].Reveal()), k.EffectiveBudget())}
+		org: b.org(ledger.Fingerprint(b.secrets[k.Name].Reveal()), k.EffectiveBudget())}
 	for _, other := range b.plan.keys {
 		if other.org == ks.org {
 			return fmt.Errorf("holds the same API key as key %q; list it once and point both projects at it", other.name)
@@ -338,7 +358,7 @@ func (e *Exporter) adopt(b *builder) {
 			delete(e.states, id) // a project or collector that left the config
 		}
 	}
-	e.saved = nil // claimed: a later reload starts new units afresh
+	e.saved, e.ledgerKeys = nil, nil // claimed: a later reload starts new units and keys afresh
 	e.mu.Lock()
 	if e.plan != nil {
 		p.gen = e.plan.gen + 1
@@ -406,18 +426,45 @@ func (e *Exporter) getenv() func(string) string {
 func (e *Exporter) Refresh(ctx context.Context) {
 	p := e.current()
 	now := e.clock.Now()
-	var waits []<-chan struct{}
 	if e.ctx.Err() != nil {
 		return
 	}
+	// A scrape waits for a refresh only when it has nothing to show
+	// without it, and the refresh may still end within the scrape: once
+	// a refresh has run longer than one scrape's time, the next scrapes
+	// answer at once (from the cache, or with up = 0).
+	patience := time.Duration(math.MaxInt64)
+	if d, ok := ctx.Deadline(); ok {
+		patience = time.Until(d)
+	}
+	worthWaiting := func(hasData bool, started time.Time) bool {
+		return !hasData && time.Since(started) < patience
+	}
+	var waits []<-chan struct{}
 	for _, k := range p.keys {
-		if slices.ContainsFunc(k.units, func(u *unit) bool { return !now.Before(u.dueAt()) }) {
-			waits = append(waits, e.schedule(k.org))
+		var due []*unit
+		for _, u := range k.units {
+			if !now.Before(u.dueAt()) {
+				due = append(due, u)
+			}
+		}
+		if len(due) == 0 {
+			continue
+		}
+		run, started := e.schedule(k.org)
+		if worthWaiting(!slices.ContainsFunc(due, func(u *unit) bool { return !u.hasData() }), started) {
+			waits = append(waits, run)
 		}
 	}
 	for _, j := range p.jobs {
 		if j.due(now) {
-			waits = append(waits, e.startJobs(j))
+			run := e.startJobs(j)
+			j.mu.Lock()
+			started := j.started
+			j.mu.Unlock()
+			if worthWaiting(j.hasData(), started) {
+				waits = append(waits, run)
+			}
 		}
 	}
 	for _, w := range waits {
@@ -439,6 +486,7 @@ func (e *Exporter) Close() {
 	e.cancel()
 	e.wg.Wait()
 	e.save()
+	e.closeState()
 	e.opts.HTTPClient.CloseIdleConnections()
 }
 

@@ -23,8 +23,16 @@ type jobsUnit struct {
 	timing    timing
 	log       *slog.Logger
 
-	mu sync.Mutex
-	h  health
+	mu      sync.Mutex
+	h       health
+	started time.Time // when the poll running now began, by the real clock
+}
+
+// hasData reports whether a poll ever succeeded.
+func (j *jobsUnit) hasData() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return !j.h.LastSuccess.IsZero()
 }
 
 func (e *Exporter) newJobsUnit(cfg *config.Config, pr config.Project, label string, ks *keyState, t timing) *jobsUnit {
@@ -67,7 +75,17 @@ func (j *jobsUnit) due(now time.Time) bool {
 // ends.
 func (e *Exporter) startJobs(j *jobsUnit) <-chan struct{} {
 	e.wg.Add(1)
+	j.mu.Lock()
+	if j.started.IsZero() {
+		j.started = time.Now() // this call may begin the poll
+	}
+	j.mu.Unlock()
 	res := e.flights.DoChan(j.projectID, func() (any, error) {
+		defer func() {
+			j.mu.Lock()
+			j.started = time.Time{}
+			j.mu.Unlock()
+		}()
 		now := e.clock.Now()
 		if !j.due(now) {
 			return nil, nil // a poll finished while this caller waited for its turn

@@ -1,8 +1,6 @@
 package collector
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"slices"
 	"sync"
 	"time"
@@ -32,13 +30,6 @@ const (
 	breakerMax   = budget.Period
 )
 
-// fingerprint names a key without revealing it: it survives a rename of
-// the key in the config, and is what the state file stores.
-func fingerprint(key string) string {
-	sum := sha256.Sum256([]byte("mintlify_exporter key fingerprint\x00" + key))
-	return hex.EncodeToString(sum[:8])
-}
-
 // org is one API key's organization as the upstream sees it: the sliding
 // hour of analytics requests and any back-off. It outlives configs: a
 // reload or a rename of the key keeps it, and the state file carries it
@@ -52,6 +43,7 @@ type org struct {
 	throttled int       // consecutive 429s
 	outages   int       // consecutive upstream failures (the breaker)
 	run       chan struct{}
+	runStart  time.Time // when run began, by the real clock (scrape timeouts are real)
 }
 
 func (o *org) pausedUntil() time.Time {
@@ -172,14 +164,14 @@ func (k *keyState) collect(ch chan<- prometheus.Metric, now time.Time) {
 // first, until none can run; one run per organization at a time, so units
 // never race for the same slots and the breaker sees a failure before the
 // next unit spends anything. It returns a channel closed when the run ends.
-func (e *Exporter) schedule(o *org) <-chan struct{} {
+func (e *Exporter) schedule(o *org) (run <-chan struct{}, started time.Time) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.run != nil {
-		return o.run
+		return o.run, o.runStart
 	}
 	done := make(chan struct{})
-	o.run = done
+	o.run, o.runStart = done, time.Now()
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
@@ -191,7 +183,7 @@ func (e *Exporter) schedule(o *org) <-chan struct{} {
 		}()
 		e.drain(o)
 	}()
-	return done
+	return done, o.runStart
 }
 
 func (e *Exporter) drain(o *org) {

@@ -6,47 +6,63 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 )
 
-// The state file keeps, across restarts, what the exporter would otherwise
-// have to spend budget again to learn: per organization (by key
-// fingerprint, never the key) the request times of the sliding hour and
-// any back-off, and per unit (project id and collector) its schedule,
-// health and the last good data of each window, with the walk in progress.
+// The state kept across restarts, so that a restart serves data at once
+// and spends nothing again, lives in files beside --storage.path (STATE):
 //
-// It is JSON, versioned, written whole to a temporary file that is synced
-// and renamed over the old one, so a crash leaves the old or the new file,
-// never half of one. A file that cannot be read, is corrupt, bigger than
-// maxStateBytes or of another version is logged and ignored: the exporter
-// then starts as if it had none.
+//   - STATE, the data cache: per unit (project id and collector) its
+//     schedule, health and the last good data of each window, with the
+//     walk in progress. About 80 bytes a path; rewritten only when the
+//     data changed.
+//   - STATE.ledger, the budget ledger (internal/ledger): the requests of
+//     the last hour and the back-off per key fingerprint, never the key.
+//     A few kilobytes, rewritten on every charged request; the backfill
+//     records its requests there too.
+//   - STATE.lock, the ledger's lock, and STATE.owner, held by the one
+//     exporter that uses these files for as long as it runs.
+//
+// Files are JSON, versioned, written whole (internal/atomicfile), read
+// only as regular files of bounded size. A path that exists as anything
+// but a regular file (a link, a device, a FIFO, a directory) stops the
+// exporter at start-up: it is never opened nor replaced. A file that is
+// too large, corrupt or of another version is logged once and ignored;
+// the next save replaces it.
 const (
-	stateVersion  = 1
-	stateKind     = "mintlify_exporter state"
-	maxStateBytes = 512 << 20
+	// stateVersion 2: the ledger is a file of its own. Version 1 files
+	// (the ledger inside) are read, and their ledger moved out.
+	stateVersion = 2
+	stateKind    = "mintlify_exporter state"
+	// maxStateBytes bounds the data cache: 80 bytes a path, 100 000 paths
+	// a walk (max_pages 400 of 250), the month and up to thirty windows
+	// of page views and visitors. A larger file is refused from its size,
+	// before it is read.
+	maxStateBytes = 256 << 20
 )
 
 type stateFile struct {
-	Kind    string                     `json:"kind"`
-	Version int                        `json:"version"`
-	Saved   time.Time                  `json:"saved"`
-	Orgs    map[string]orgSnapshot     `json:"orgs"`
-	Units   map[string]json.RawMessage `json:"units"`
-	units   map[unitID]*unitSnapshot   // decoded Units
+	Kind    string    `json:"kind"`
+	Version int       `json:"version"`
+	Saved   time.Time `json:"saved"`
+	// Orgs is version 1's ledger, read to move it to STATE.ledger.
+	Orgs  map[string]orgSnapshot     `json:"orgs,omitempty"`
+	Units map[string]json.RawMessage `json:"units"`
+	units map[unitID]*unitSnapshot   // decoded Units
 }
 
+// orgSnapshot is what a version 1 state file kept of a key.
 type orgSnapshot struct {
-	Requests    []time.Time `json:"requests"`
-	PausedUntil time.Time   `json:"paused_until"`
-	// Others are the request times of other processes using the key (the
-	// backfill command), by writer: see ShareLedger.
-	Others map[string][]time.Time `json:"others,omitempty"`
+	Requests    []time.Time            `json:"requests"`
+	PausedUntil time.Time              `json:"paused_until"`
+	Others      map[string][]time.Time `json:"others,omitempty"`
 }
 
 type unitSnapshot struct {
@@ -67,32 +83,137 @@ func parseUnitID(s string) (unitID, bool) {
 	return unitID{project: s[:i], collector: s[i+1:]}, true
 }
 
-// loadState reads the state file, if there is one.
-func (e *Exporter) loadState() {
+// openState claims the state files (see owner.go), then reads the data
+// cache and the ledger. Only a path that must not be touched, or another
+// exporter on the same files, is an error: a file that cannot be used is
+// logged and ignored.
+func (e *Exporter) openState(cfg *config.Config) error {
 	path := e.opts.StatePath
 	if path == "" {
-		return
+		return nil
 	}
+	e.ledger = ledger.For(path)
+	e.saveErr = map[string]string{}
+	release, err := claimState(path, e.ledger, e.log)
+	if err != nil {
+		return err
+	}
+	e.releaseLock = release
+	now := e.clock.Now()
 	st, err := readState(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		e.log.Info("no state file yet; starting afresh", "path", path)
-		return
 	case err != nil:
-		e.log.Warn("ignoring the state file; starting afresh", "path", path, "err", err)
-		return
+		e.log.Warn("ignoring the state file: its data is not served, and the next save replaces it", "path", path, "err", err)
+	default:
+		e.saved = st
+		e.log.Info("state loaded", "path", path, "saved", st.Saved, "units", len(st.units))
 	}
-	e.saved = st
-	e.log.Info("state loaded", "path", path, "saved", st.Saved, "units", len(st.units), "keys", len(st.Orgs))
+	keys, clampedLedger, err := e.ledger.Read(now)
+	if err != nil {
+		e.log.Warn("ignoring the ledger: the budget starts unspent, and the next save replaces it", "path", e.ledger.Path(), "err", err)
+		keys = nil
+	}
+	if keys == nil && st != nil && len(st.Orgs) > 0 {
+		keys = migrateLedger(st.Orgs, now)
+		e.log.Info("the ledger moved out of the state file of an earlier version", "path", e.ledger.Path(), "keys", len(keys))
+	}
+	e.ledgerKeys = keys
+	clamped := clampLedger(keys, now) + clampedLedger
+	if e.saved != nil {
+		clamped += e.saved.clamp(now, time.Duration(cfg.Global.MaxRefreshInterval))
+	}
+	if clamped > 0 {
+		e.log.Warn("the state files hold times in the future (the clock was set back, or they come from another machine): they count as now, back-offs end within the hour, and refreshes are due within max_refresh_interval",
+			"path", path, "times", clamped)
+	}
+	return nil
+}
+
+// closeState writes nothing: it lets the state files go for another
+// exporter (Close saves before).
+func (e *Exporter) closeState() {
+	if e.releaseLock != nil {
+		e.releaseLock()
+		e.releaseLock = nil
+	}
+}
+
+// migrateLedger is a version 1 state file's ledger, as the ledger holds it.
+func migrateLedger(orgs map[string]orgSnapshot, now time.Time) ledger.Keys {
+	keys := ledger.Keys{}
+	for fp, snap := range orgs {
+		keys.Set(fp, ledger.Exporter, snap.Requests)
+		for w, times := range snap.Others {
+			keys.Set(fp, w, times)
+		}
+		e := keys[fp]
+		e.PausedUntil = snap.PausedUntil
+		keys[fp] = e
+	}
+	return keys
+}
+
+// clampLedger ends the back-offs that would last past the longest one
+// the exporter sets. It returns how many it changed.
+func clampLedger(keys ledger.Keys, now time.Time) int {
+	n := 0
+	for fp, e := range keys {
+		if limit := now.Add(max(backoffMax, breakerMax)); e.PausedUntil.After(limit) {
+			e.PausedUntil = limit
+			keys[fp] = e
+			n++
+		}
+	}
+	return n
+}
+
+// clamp brings the units' times back to now: no success, data or walk
+// progress after now, and no next refresh later than maxRefresh from
+// now. It returns how many times it changed.
+func (s *stateFile) clamp(now time.Time, maxRefresh time.Duration) int {
+	n := 0
+	notAfter := func(t *time.Time, limit time.Time) {
+		if t.After(limit) {
+			*t = limit
+			n++
+		}
+	}
+	for _, u := range s.units {
+		notAfter(&u.Health.LastSuccess, now)
+		notAfter(&u.Health.NextRefresh, now.Add(maxRefresh))
+		notAfter(&u.Round, now)
+		for _, w := range u.Windows {
+			if w != nil {
+				notAfter(&w.DataTime, now)
+				notAfter(&w.Progress, now)
+			}
+		}
+	}
+	return n
 }
 
 func readState(path string) (*stateFile, error) {
-	st, err := readStateRaw(path)
+	if err := atomicfile.CheckTarget(path); err != nil {
+		return nil, err
+	}
+	b, err := boundedfile.Read(path, "state file", maxStateBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fs.ErrNotExist
+	}
 	if err != nil {
 		return nil, err
 	}
-	if st == nil {
-		return nil, fs.ErrNotExist
+	var st stateFile
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("corrupt: %w", err)
+	}
+	if st.Kind != stateKind {
+		return nil, fmt.Errorf("not a state file of this exporter (kind %q)", st.Kind)
+	}
+	if st.Version != stateVersion && st.Version != 1 {
+		return nil, fmt.Errorf("version %d, this program reads versions 1 and %d", st.Version, stateVersion)
 	}
 	st.units = map[unitID]*unitSnapshot{}
 	for k, raw := range st.Units {
@@ -107,22 +228,19 @@ func readState(path string) (*stateFile, error) {
 		st.units[id] = &u
 	}
 	st.Units = nil
-	return st, nil
+	return &st, nil
 }
 
-// restoreOrg gives o what the state file remembered of its organization.
-func (s *savedState) restoreOrg(o *org, now time.Time) {
-	if s == nil {
-		return
-	}
-	snap, ok := s.Orgs[o.fp]
+// restoreOrg gives o what the ledger remembered of its organization.
+func (e *Exporter) restoreOrg(o *org, now time.Time) {
+	entry, ok := e.ledgerKeys[o.fp]
 	if !ok {
 		return
 	}
-	o.budget.Restore(snap.Requests)
-	o.budget.SetForeign(foreignTimes(s, o.fp, ExporterWriter))
-	if snap.PausedUntil.After(now) {
-		o.until = snap.PausedUntil
+	o.budget.Restore(entry.Writers[ledger.Exporter])
+	o.budget.SetForeign(e.ledgerKeys.Foreign(o.fp, ledger.Exporter))
+	if entry.PausedUntil.After(now) {
+		o.until = entry.PausedUntil
 	}
 }
 
@@ -146,18 +264,23 @@ func (s *savedState) restoreUnit(id unitID) *unitState {
 	return st
 }
 
-// save writes the state file; failures are logged, never fatal: the
-// exporter works without it, at the cost of a fresh start next time.
-func (e *Exporter) save() { e.saveWith(nil) }
+// save writes what changed: the ledger, and the data cache if any unit's
+// state changed since it was last written. Failures are logged and
+// counted, never fatal: the exporter works without the files, and a
+// restart loads the last ones written.
+func (e *Exporter) save() {
+	e.saveWith(nil)
+	e.saveData()
+}
 
-// saveWith is save with a step between reading the requests other
-// processes recorded and writing the file, all under the file's lock:
-// reserve runs there (when not nil), so a reservation sees every request
-// made with the key, and what it reserves is on disk before the lock
-// goes. The file is written only if reserve reports true.
+// saveWith updates the ledger, under its lock: it counts the requests
+// other processes recorded for each key as the organization's foreign
+// ones, runs reserve (when not nil; a reservation then sees every request
+// made with the key), and records the organizations' own requests and
+// back-offs, unless reserve reports false. A ledger that cannot be used
+// does not stop reserve.
 func (e *Exporter) saveWith(reserve func() bool) {
-	path := e.opts.StatePath
-	if path == "" {
+	if e.ledger == nil {
 		if reserve != nil {
 			reserve()
 		}
@@ -165,30 +288,56 @@ func (e *Exporter) saveWith(reserve func() bool) {
 	}
 	e.saveMu.Lock()
 	defer e.saveMu.Unlock()
-	// Under the file's lock, so that a backfill recording its requests
-	// between our read and our write is not lost (see ShareLedger).
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err == nil {
-		if unlock, err := lockState(path); err == nil {
-			defer unlock()
+	ran := false
+	err := e.ledger.Update(e.clock.Now(), func(keys ledger.Keys) bool {
+		e.storeMu.Lock()
+		for fp, o := range e.orgs {
+			o.budget.SetForeign(keys.Foreign(fp, ledger.Exporter))
 		}
+		e.storeMu.Unlock()
+		ran = true
+		if reserve != nil && !reserve() {
+			return false
+		}
+		e.storeMu.Lock()
+		for fp, o := range e.orgs {
+			keys.Set(fp, ledger.Exporter, o.budget.Times())
+			entry := keys[fp]
+			entry.PausedUntil = o.pausedUntil()
+			keys[fp] = entry
+		}
+		e.storeMu.Unlock()
+		return true
+	})
+	if !ran && reserve != nil {
+		reserve()
 	}
-	others := e.syncLedgerLocked(path)
-	if reserve != nil && !reserve() {
+	e.noteSave("ledger", e.ledger.Path(), err)
+}
+
+// saveData writes the data cache if a unit's state changed since it was
+// last written.
+func (e *Exporter) saveData() {
+	path := e.opts.StatePath
+	if path == "" {
 		return
 	}
-	st := stateFile{Kind: stateKind, Version: stateVersion, Saved: e.clock.Now().UTC(),
-		Orgs: maps.Clone(others), Units: map[string]json.RawMessage{}}
+	e.saveMu.Lock()
+	defer e.saveMu.Unlock()
 	e.storeMu.Lock()
-	for fp, o := range e.orgs {
-		snap := st.Orgs[fp]
-		snap.Requests, snap.PausedUntil = o.budget.Times(), o.pausedUntil()
-		st.Orgs[fp] = snap
-	}
 	states := make(map[unitID]*unitState, len(e.states))
+	changes := 0
 	for id, s := range e.states {
 		states[id] = s
+		s.mu.Lock()
+		changes += s.changes
+		s.mu.Unlock()
 	}
 	e.storeMu.Unlock()
+	if changes == e.savedAt && e.saveErr["state"] == "" {
+		return
+	}
+	st := stateFile{Kind: stateKind, Version: stateVersion, Saved: e.clock.Now().UTC(), Units: map[string]json.RawMessage{}}
 	for id, s := range states {
 		raw, err := s.encode()
 		if err != nil {
@@ -197,58 +346,32 @@ func (e *Exporter) saveWith(reserve func() bool) {
 		}
 		st.Units[id.String()] = raw
 	}
-	if err := writeState(path, &st); err != nil {
-		if e.saveErr == "" || e.saveErr != err.Error() {
-			e.log.Warn("writing the state file failed; a restart will start afresh", "path", path, "err", err)
+	err := atomicfile.Write(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(&st) })
+	if err == nil {
+		e.savedAt = changes
+	}
+	e.noteSave("state", path, err)
+}
+
+// noteSave counts a failed write of file (state or ledger) and logs a
+// change of state: the first failure, a different one, and the first
+// success after failures. The caller holds saveMu.
+func (e *Exporter) noteSave(file, path string, err error) {
+	prev := e.saveErr[file]
+	if err == nil {
+		if prev != "" {
+			e.log.Info("the "+file+" file is written again", "path", path)
 		}
-		e.saveErr = err.Error()
+		e.saveErr[file] = ""
 		return
 	}
-	e.saveErr = ""
-	if fi, err := os.Stat(path); err == nil {
-		e.ledgerSeen = fileStamp{fi.ModTime(), fi.Size()}
+	if e.saveMetrics != nil {
+		e.saveMetrics.failures.WithLabelValues(file).Inc()
 	}
-}
-
-// fileStamp tells whether a file changed since it was last read or
-// written.
-type fileStamp struct {
-	mod  time.Time
-	size int64
-}
-
-// syncLedgerLocked counts the requests other processes recorded in the
-// state file (see ShareLedger) as each organization's foreign requests,
-// when the file changed since the exporter last wrote or read it; the
-// caller holds saveMu. It returns the file's
-// entries of other writers, by fingerprint, for save to keep.
-func (e *Exporter) syncLedgerLocked(path string) map[string]orgSnapshot {
-	kept := map[string]orgSnapshot{}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return kept
+	if prev != err.Error() {
+		e.log.Warn("writing the "+file+" file failed; the exporter goes on without it, and a restart would load the last one written", "path", path, "err", err)
 	}
-	stamp := fileStamp{fi.ModTime(), fi.Size()}
-	if stamp == e.ledgerSeen && e.ledgerOthers != nil {
-		return e.ledgerOthers
-	}
-	st, err := readStateRaw(path)
-	if err != nil || st == nil {
-		return kept
-	}
-	e.ledgerSeen = stamp
-	for fp, snap := range st.Orgs {
-		if len(snap.Others) > 0 {
-			kept[fp] = orgSnapshot{Others: snap.Others}
-		}
-	}
-	e.ledgerOthers = kept
-	e.storeMu.Lock()
-	for fp, o := range e.orgs {
-		o.budget.SetForeign(foreignTimes(st, fp, ExporterWriter))
-	}
-	e.storeMu.Unlock()
-	return kept
+	e.saveErr[file] = err.Error()
 }
 
 // encode returns the unit's state as JSON, re-encoding only when it
@@ -267,8 +390,9 @@ func (s *unitState) encode() (json.RawMessage, error) {
 	return b, nil
 }
 
+// writeState writes st to path (tests use it to make state files).
 func writeState(path string, st *stateFile) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+	if err := os.MkdirAll(dirOf(path), 0o750); err != nil {
 		return err
 	}
 	return atomicfile.Write(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(st) })

@@ -256,6 +256,14 @@ func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) 
 	return err
 }
 
+// hasData reports whether the unit ever refreshed: it has data to show
+// without waiting for a refresh.
+func (u *unit) hasData() bool {
+	u.state.mu.Lock()
+	defer u.state.mu.Unlock()
+	return !u.state.health.LastSuccess.IsZero()
+}
+
 var errGrantSpent = errors.New("requests reserved for this refresh are used up")
 
 func (u *unit) finish(now time.Time, complete bool, err error) {

@@ -16,6 +16,8 @@
 package ledger
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -236,4 +238,11 @@ func (l *Ledger) Usage(fp, writer string, w *budget.Window, now time.Time) error
 	w.Restore(keys[fp].Writers[writer])
 	w.SetForeign(keys.Foreign(fp, writer))
 	return nil
+}
+
+// Fingerprint names a key without revealing it: what the ledger and the
+// state file store. It survives a rename of the key in the configuration.
+func Fingerprint(key string) string {
+	sum := sha256.Sum256([]byte("mintlify_exporter key fingerprint\x00" + key))
+	return hex.EncodeToString(sum[:8])
 }

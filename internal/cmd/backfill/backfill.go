@@ -21,12 +21,12 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
@@ -317,10 +317,10 @@ func (e *backfillEnv) printCost(plan *backfillPlan, keys []*backfillKey, progres
 // needs more than is left this hour, unless --yes.
 func (e *backfillEnv) checkBudgets(o *backfillOptions, keys []*backfillKey, j *journal, partial string) int {
 	for _, k := range keys {
-		k.ledger = &backfillLedger{path: o.StoragePath, fp: collector.KeyFingerprint(k.secret.Reveal())}
+		k.ledger = &backfillLedger{path: o.StoragePath, fp: ledger.Fingerprint(k.secret.Reveal())}
 		k.window = budget.New(k.budget, clockFunc(e.now))
 		if k.ledger.path != "" {
-			if err := collector.LedgerUsage(k.ledger.path, k.ledger.fp, backfillWriter, k.window); err != nil {
+			if err := ledger.For(k.ledger.path).Usage(k.ledger.fp, backfillWriter, k.window, e.now()); err != nil {
 				return e.failf(backfillExitError, "%v (give --storage.path='' not to share the budget with the exporter)", err)
 			}
 		}

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 )
@@ -248,21 +248,22 @@ func (e *backfillEnv) endBar() {
 // backfillWriter is the backfill's name in the shared ledger.
 const backfillWriter = "backfill"
 
-// backfillLedger is the exporter's state file the backfill shares the
-// key's budget through; path "" shares nothing.
+// backfillLedger is the ledger of the exporter's state file (path, its
+// --storage.path) that the backfill shares the key's budget through; path
+// "" shares nothing.
 type backfillLedger struct {
 	path, fp string
 }
 
 // take makes one request from window if it has room, counting the
-// requests the state file records for the key by others (the exporter)
-// and recording this one there, under the file's lock.
+// requests the ledger records for the key by others (the exporter) and
+// recording this one there, under the ledger's lock.
 func (l *backfillLedger) take(window *budget.Window, now time.Time) (bool, error) {
 	if l.path == "" {
 		return window.TryTake(), nil
 	}
 	var took bool
-	err := collector.ShareLedger(l.path, l.fp, backfillWriter, window, now, func() { took = window.TryTake() })
+	err := ledger.For(l.path).Share(l.fp, backfillWriter, window, now, func() { took = window.TryTake() })
 	return took, err
 }
 

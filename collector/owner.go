@@ -1,0 +1,78 @@
+package collector
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/filelock"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
+)
+
+// claimState makes this process the one exporter that uses the state
+// files of path, as Prometheus does with its data directory:
+//
+//   - each of the files (the state file, its ledger, lock and owner file)
+//     must be absent or a regular file: a link, a device, a FIFO, a socket
+//     or a directory there is an error naming it, and is never opened nor
+//     replaced;
+//   - STATE.owner is locked (flock) for as long as the exporter runs, and
+//     holds its process id: a second exporter on the same files is refused
+//     with a message naming the first (two would each spend the whole
+//     budget). The backfill does not take it: it shares the ledger;
+//   - the temporary files that writes killed mid-way left are removed.
+//
+// It returns the release of the lock.
+func claimState(path string, l *ledger.Ledger, log *slog.Logger) (func(), error) {
+	owner := path + ".owner"
+	for _, p := range []string{path, l.Path(), l.LockPath(), owner} {
+		if err := atomicfile.CheckTarget(p); err != nil {
+			return nil, fmt.Errorf("--storage.path: %w; give the path of a regular file (or an empty --storage.path to keep no state)", err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, fmt.Errorf("--storage.path: %w", err)
+	}
+	f, err := os.OpenFile(owner, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("--storage.path: %w", err)
+	}
+	got, err := filelock.TryLock(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--storage.path: locking %s: %w", owner, err)
+	}
+	if !got {
+		holder := "another process"
+		if b, err := boundedfile.ReadAll(f, "owner file", 64); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(bytes.TrimPrefix(b, []byte("pid "))))); err == nil && pid > 0 {
+				holder = "process " + strconv.Itoa(pid)
+			}
+		}
+		f.Close()
+		return nil, fmt.Errorf("--storage.path %s is in use by another exporter (%s holds %s): give each exporter its own --storage.path; to split a key's budget between exporters, set each one's share of the key", path, holder, owner)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte("pid "+strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	for _, p := range []string{path, l.Path()} {
+		removed, err := atomicfile.RemoveStale(p)
+		if len(removed) > 0 {
+			log.Info("removed temporary files an interrupted save left behind", "path", p, "files", len(removed))
+		}
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			log.Warn("could not remove temporary files an interrupted save left behind", "path", p, "err", err)
+		}
+	}
+	return func() { _ = filelock.Unlock(f); f.Close() }, nil
+}
+
+// dirOf is path's directory.
+func dirOf(path string) string { return filepath.Dir(path) }
