@@ -62,9 +62,10 @@ type Exporter struct {
 	api     *apiMetrics
 	flights singleflight.Group // agent-job polls, one per project at a time
 
-	ctx    context.Context // parent of every refresh; cancelled by Close
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	ctx       context.Context // parent of every refresh; cancelled by Close
+	cancel    context.CancelFunc
+	closeOnce sync.Once
+	wg        sync.WaitGroup
 
 	limMu    sync.Mutex
 	limiters map[string]*rate.Limiter // per project id, for agent-job polls
@@ -483,11 +484,13 @@ func (e *Exporter) Wait() { e.wg.Wait() }
 // Close stops running refreshes, waits for them, saves the state and
 // closes idle connections to the API.
 func (e *Exporter) Close() {
-	e.cancel()
-	e.wg.Wait()
-	e.save()
-	e.closeState()
-	e.opts.HTTPClient.CloseIdleConnections()
+	e.closeOnce.Do(func() {
+		e.cancel()
+		e.wg.Wait()
+		e.save()
+		e.closeState()
+		e.opts.HTTPClient.CloseIdleConnections()
+	})
 }
 
 // Describe sends every descriptor the exporter can emit.

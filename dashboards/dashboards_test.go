@@ -504,6 +504,8 @@ projects:
 			return ""
 		},
 		Registerer: reg,
+		// With a state file, as in production: its metrics are exposed.
+		StatePath: filepath.Join(t.TempDir(), "state.json"),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -682,7 +684,7 @@ func TestPrometheusConfigPromtool(t *testing.T) {
 var wantAlerts = []string{
 	"MintlifyUpstreamDown", "MintlifyDataStale", "MintlifyRateLimited", "MintlifyBudgetNearlyExhausted",
 	"MintlifyAgentJobFailed", "MintlifyAgentJobActiveTooLong", "MintlifyHumanPageViewsDrop",
-	"MintlifyExporterConfigReloadFailed", "MintlifyPageThumbsDownSpike",
+	"MintlifyExporterConfigReloadFailed", "MintlifyExporterStateNotSaved", "MintlifyPageThumbsDownSpike",
 }
 
 func TestAlertRulesShape(t *testing.T) {

@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"bytes"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -148,4 +150,36 @@ func seriesLine(body, series string) string {
 		}
 	}
 	return ""
+}
+
+// TestStateFIFORefusedByTheBinary: a FIFO at --storage.path never holds
+// start-up (it used to block on opening it, deaf to SIGTERM): the binary
+// exits at once with status 1 and a message naming the path, and the
+// FIFO is left as it was.
+func TestStateFIFORefusedByTheBinary(t *testing.T) {
+	bin := buildBinary(t)
+	api := testkit.StartAPI(t, mockapi.Options{
+		Keys:     []mockapi.KeySpec{{Key: mainTestKey, Org: "acme"}},
+		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}},
+	})
+	fifo := filepath.Join(t.TempDir(), "state.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(testkit.HangGuard(t), bin, "--web.listen-address=127.0.0.1:0", "--mintlify.project-id=proj-docs",
+		"--mintlify.api-url="+api.URL(), "--storage.path="+fifo)
+	cmd.Env = append(os.Environ(), "MINTLIFY_API_KEY="+mainTestKey)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("exit: %v; stderr:\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), fifo) || !strings.Contains(stderr.String(), "a FIFO") {
+		t.Errorf("the message does not name the FIFO:\n%s", stderr.String())
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Error("the FIFO was replaced")
+	}
 }

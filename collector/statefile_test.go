@@ -1,0 +1,473 @@
+package collector_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/toolcheck"
+)
+
+// startAt builds an exporter of oneProject against api with its state at
+// path, and returns it or New's error, and its log.
+func startAt(t *testing.T, api *mockapi.Running, path string, clock collector.Clock) (*collector.Exporter, *syncBuffer, error) {
+	t.Helper()
+	cfg, err := config.Parse([]byte(fmt.Sprintf(oneProject, api.URL())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	exp, err := collector.New(cfg, collector.Options{
+		Clock:     clock,
+		Getenv:    func(k string) string { return map[string]string{testKeyEnv: testKey}[k] },
+		Logger:    slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		StatePath: path,
+		RetryBase: time.Millisecond,
+	})
+	if err == nil {
+		t.Cleanup(exp.Close)
+	}
+	return exp, logs, err
+}
+
+func testAPI(t *testing.T, clock *mockapi.ManualClock, paths int) *mockapi.Running {
+	t.Helper()
+	api, err := mockapi.Start(mockapi.Options{
+		Clock:    clock,
+		Keys:     []mockapi.KeySpec{{Key: testKey, Org: "acme", Scope: mockapi.ReadOnly}},
+		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: paths}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = api.Close() })
+	return api
+}
+
+// TestStatePathNotAFileIsRefused: a symbolic link, a FIFO or a directory
+// at --storage.path (or where its ledger, lock or owner file goes) stops
+// start-up with an error naming it, and is never opened nor replaced; a
+// FIFO does not hang start-up.
+func TestStatePathNotAFileIsRefused(t *testing.T) {
+	clock := mockapi.NewManualClock(epoch)
+	api := testAPI(t, clock, 5)
+	for _, suffix := range []string{"", ".ledger", ".lock", ".owner"} {
+		for _, what := range []string{"symbolic link", "FIFO", "directory"} {
+			t.Run(what+" at STATE"+suffix, func(t *testing.T) {
+				dir := t.TempDir()
+				path := filepath.Join(dir, "state.json")
+				at := path + suffix
+				var err error
+				switch what {
+				case "symbolic link":
+					err = os.Symlink(filepath.Join(dir, "elsewhere"), at)
+				case "FIFO":
+					err = syscall.Mkfifo(at, 0o600)
+				default:
+					err = os.Mkdir(at, 0o700)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, _, err = startAt(t, api, path, clock)
+				if err == nil || !strings.Contains(err.Error(), at) || !strings.Contains(err.Error(), what) {
+					t.Fatalf("start-up: %v", err)
+				}
+				if fi, _ := os.Lstat(at); fi.Mode().IsRegular() {
+					t.Error("replaced by a regular file")
+				}
+				if _, err := os.Lstat(filepath.Join(dir, "elsewhere")); err == nil {
+					t.Error("written through the link")
+				}
+			})
+		}
+	}
+}
+
+// TestStatePathCharacterDeviceIsRefused: --storage.path=/dev/full style
+// (a character device) stops start-up and is left as it was. Making a
+// device needs root, which CI has.
+func TestStatePathCharacterDeviceIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "full")
+	if err := syscall.Mknod(path, syscall.S_IFCHR|0o600, 1<<8|7); err != nil {
+		if toolcheck.InCI() {
+			t.Fatalf("making a character device (CI runs as root): %v", err)
+		}
+		t.Skipf("making a character device needs root: %v", err)
+	}
+	clock := mockapi.NewManualClock(epoch)
+	_, _, err := startAt(t, testAPI(t, clock, 5), path, clock)
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "character device") {
+		t.Fatalf("start-up: %v", err)
+	}
+	if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Error("the device was replaced")
+	}
+	if _, err := os.Lstat(path + ".lock"); err == nil {
+		t.Error("a lock file was made beside the device")
+	}
+}
+
+// TestSecondExporterIsRefused: a second exporter on the same state files
+// is refused at start-up, naming the first's process; the backfill still
+// shares the ledger beside it; once the first stops, another may start.
+func TestSecondExporterIsRefused(t *testing.T) {
+	clock := mockapi.NewManualClock(epoch)
+	api := testAPI(t, clock, 5)
+	path := filepath.Join(t.TempDir(), "state.json")
+	first, _, err := startAt(t, api, path, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = startAt(t, api, path, clock)
+	if err == nil || !strings.Contains(err.Error(), "in use by another exporter") || !strings.Contains(err.Error(), "process "+strconv.Itoa(os.Getpid())) {
+		t.Fatalf("second exporter: %v", err)
+	}
+	w := budget.New(10, clock)
+	if err := ledger.For(path).Share("fp", "backfill", w, clock.Now(), func() { w.TryTake() }); err != nil {
+		t.Fatalf("the backfill cannot share the ledger beside the exporter: %v", err)
+	}
+	first.Close()
+	if _, _, err := startAt(t, api, path, clock); err != nil {
+		t.Fatalf("after the first stopped: %v", err)
+	}
+}
+
+// TestFutureTimesAreClamped: a state file and ledger whose times lie a
+// year ahead neither pause the key for a year, nor stop the refreshes,
+// nor count as fresh data for ever: the back-off ends within the hour,
+// the requests count as made now, the next refresh is due within
+// max_refresh_interval, and one warning says so.
+func TestFutureTimesAreClamped(t *testing.T) {
+	clock := mockapi.NewManualClock(epoch)
+	api := testAPI(t, clock, 5)
+	path := filepath.Join(t.TempDir(), "state.json")
+	year := epoch.Add(365 * 24 * time.Hour)
+	e, _, err := startAt(t, api, path, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	fp := ledger.Fingerprint(testKey)
+	keys := ledger.Keys{}
+	keys.Set(fp, ledger.Exporter, []time.Time{year, year})
+	entry := keys[fp]
+	entry.PausedUntil = year
+	keys[fp] = entry
+	if err := ledger.For(path).Write(year, keys); err != nil {
+		t.Fatal(err)
+	}
+	unit := fmt.Sprintf(`{"health":{"next_refresh":%q,"last_success":%q},"round":%q,"windows":{"month":{"data_time":%q,"hint":1}}}`,
+		year.Format(time.RFC3339), year.Format(time.RFC3339), year.Format(time.RFC3339), year.Format(time.RFC3339))
+	state := fmt.Sprintf(`{"kind":"mintlify_exporter state","version":2,"saved":%q,"units":{"proj-docs/pageviews":%s}}`, year.Format(time.RFC3339), unit)
+	if err := os.WriteFile(path, []byte(state), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e, logs, err := startAt(t, api, path, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(logs.String(), "hold times in the future"); n != 1 {
+		t.Errorf("%d warnings about times in the future, want 1:\n%s", n, logs)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(e)
+	before := api.Server.CountRequests(nil)
+	// max_refresh_interval is 6h by default: by then a refresh has run,
+	// the back-off (at most an hour) being over.
+	for range 7 {
+		clock.Advance(time.Hour)
+		e.Refresh(t.Context())
+		e.Wait()
+	}
+	if api.Server.CountRequests(nil) == before {
+		t.Fatal("no refresh in 7 hours: a time from the future still holds the exporter")
+	}
+	var out bytes.Buffer
+	mfs, _ := reg.Gather()
+	for _, mf := range mfs {
+		if mf.GetName() == "mintlify_last_refresh_success_timestamp_seconds" {
+			fmt.Fprint(&out, mf.GetMetric()[0].GetGauge().GetValue())
+		}
+	}
+	if got, _ := strconv.ParseFloat(out.String(), 64); got > float64(clock.Now().Unix()) {
+		t.Errorf("last success %v is after now %v", got, clock.Now().Unix())
+	}
+}
+
+// TestStaleTemporaryFilesAreRemoved: the temporary files that saves killed
+// mid-way left beside the state file and the ledger are removed at
+// start-up, and nothing else is.
+func TestStaleTemporaryFilesAreRemoved(t *testing.T) {
+	clock := mockapi.NewManualClock(epoch)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	debris := []string{".state.json.1234.tmp", ".state.json.99.tmp", ".state.json.ledger.5678.tmp"}
+	kept := []string{"notes.txt", ".state.json.bak"}
+	for _, name := range append(append([]string{}, debris...), kept...) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := startAt(t, testAPI(t, clock, 5), path, clock); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range debris {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("%s left", name)
+		}
+	}
+	for _, name := range kept {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s removed", name)
+		}
+	}
+}
+
+// TestHugeStateFileIsNotRead: a 1 GiB (sparse) state file is refused
+// from its size, before it is read: start-up allocates next to nothing
+// for it, warns, and goes on without it.
+func TestHugeStateFileIsNotRead(t *testing.T) {
+	clock := mockapi.NewManualClock(epoch)
+	api := testAPI(t, clock, 5)
+	path := filepath.Join(t.TempDir(), "state.json")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(1 << 30); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, logs, err := startAt(t, api, path, clock)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if grown := after.TotalAlloc - before.TotalAlloc; grown > 64<<20 {
+		t.Errorf("start-up allocated %d MiB: the file was read", grown>>20)
+	}
+	if !strings.Contains(logs.String(), "ignoring the state file") || !strings.Contains(logs.String(), "more than the") {
+		t.Errorf("no warning naming the size:\n%s", logs)
+	}
+}
+
+// TestFailedSavesAreCountedAndLoggedOnce: while the state file cannot be
+// written (something else took its place), every failed save is counted
+// in mintlify_exporter_state_save_failures_total, but logged once, with a
+// true message; the first good save after says so.
+func TestFailedSavesAreCountedAndLoggedOnce(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.json")
+	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n  max_refresh_interval: 2m\n", ""), envOpts{statePath: state, withAPIM: true,
+		sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}})
+	e.scrape()
+	if err := os.Remove(state); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(state, 0o700); err != nil { // someone else's directory
+		t.Fatal(err)
+	}
+	for range 3 {
+		e.clock.Advance(3 * time.Minute)
+		e.scrape()
+	}
+	out := e.gather()
+	if got := mustValue(t, out, `mintlify_exporter_state_save_failures_total{file="state"}`); got < 3 {
+		t.Errorf("%v failed saves counted, want one per refresh (3)", got)
+	}
+	if n := strings.Count(e.logs.String(), "writing the state file failed"); n != 1 {
+		t.Errorf("%d warnings, want 1:\n%s", n, e.logs)
+	}
+	if strings.Contains(e.logs.String(), "start afresh") || !strings.Contains(e.logs.String(), "a restart would load the last one written") {
+		t.Error("the warning does not say what a restart does")
+	}
+	if err := os.Remove(state); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(3 * time.Minute)
+	e.scrape()
+	if !strings.Contains(e.logs.String(), "the state file is written again") {
+		t.Errorf("no word of the recovery:\n%s", e.logs)
+	}
+	if fi, err := os.Lstat(state); err != nil || !fi.Mode().IsRegular() {
+		t.Error("the state file was not written once it could be")
+	}
+}
+
+// TestChargingWritesOnlyTheLedger: with 100 000 paths cached, reserving
+// requests for a refresh rewrites the ledger, a few kilobytes, and not the
+// state file: at most 64 KiB are written per charged request.
+func TestChargingWritesOnlyTheLedger(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 100 000-path site")
+	}
+	state := filepath.Join(t.TempDir(), "state.json")
+	cfg := "global:\n  api_url: %s\n  min_refresh_interval: 1m\n" +
+		"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 10000\n    reserve: 0\n" +
+		"projects:\n  - id: proj-docs\n    name: docs\n    max_paths: 0\n"
+	e := newEnv(t, cfg, envOpts{statePath: state,
+		sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 100000}},
+		mock:  func(o *mockapi.Options) { o.AnalyticsBudgetPerHour = -1 }})
+	e.scrape()
+	fi, err := os.Stat(state)
+	if err != nil || fi.Size() < 4<<20 {
+		t.Fatalf("the state file should hold the 100 000 paths: %v", err)
+	}
+	l := ledger.For(state)
+	before, _ := os.Stat(l.Path())
+	// The next charge: the key's budget is reserved under the ledger's
+	// lock, before any data changes.
+	e.exp.ChargeForTest()
+	after, err := os.Stat(l.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.SameFile(before, after) {
+		t.Fatal("the ledger was not rewritten")
+	}
+	if after.Size() > 64<<10 {
+		t.Errorf("the ledger is %d bytes, more than 64 KiB", after.Size())
+	}
+	if now, _ := os.Stat(state); !os.SameFile(fi, now) || !now.ModTime().Equal(fi.ModTime()) {
+		t.Error("charging rewrote the state file")
+	}
+}
+
+// TestStateFileOfVersion1IsRead: a state file of the previous release
+// (version 1, with the ledger inside) is read: its data is served at
+// once, and its requests move to the ledger, so the restart spends
+// nothing again.
+func TestStateFileOfVersion1IsRead(t *testing.T) {
+	clock := mockapi.NewManualClock(epoch)
+	api := testAPI(t, clock, 5)
+	path := filepath.Join(t.TempDir(), "state.json")
+	e, _, err := startAt(t, api, path, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Refresh(t.Context())
+	e.Wait()
+	e.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v2 map[string]json.RawMessage
+	if err := json.Unmarshal(b, &v2); err != nil {
+		t.Fatal(err)
+	}
+	keys, _, err := ledger.For(path).Read(clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := ledger.Fingerprint(testKey)
+	spent := keys[fp].Writers[ledger.Exporter]
+	if len(spent) == 0 {
+		t.Fatal("nothing spent")
+	}
+	// Rewrite as version 1: the ledger inside, no ledger file.
+	orgs, _ := json.Marshal(map[string]any{fp: map[string]any{"requests": spent, "paused_until": time.Time{}}})
+	v2["version"], v2["orgs"] = json.RawMessage("1"), orgs
+	v1, _ := json.Marshal(v2)
+	if err := os.WriteFile(path, v1, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(ledger.For(path).Path()); err != nil {
+		t.Fatal(err)
+	}
+	before := api.Server.CountRequests(nil)
+	e, logs, err := startAt(t, api, path, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(logs.String(), "ignoring") {
+		t.Fatalf("the version 1 file was ignored:\n%s", logs)
+	}
+	e.Refresh(t.Context())
+	e.Wait()
+	if n := api.Server.CountRequests(nil) - before; n != 0 {
+		t.Errorf("the restart over a version 1 file cost %d requests", n)
+	}
+	e.Close()
+	keys, _, _ = ledger.For(path).Read(clock.Now())
+	if len(keys[fp].Writers[ledger.Exporter]) != len(spent) {
+		t.Errorf("the requests did not move to the ledger: %v", keys)
+	}
+}
+
+// refreshReturns runs Refresh under ctx and reports ctx's error as it was
+// when Refresh returned: nil if it did not wait for the deadline. A
+// Refresh that hangs fails the test at the test binary's own deadline.
+func refreshReturns(t *testing.T, e *collector.Exporter, ctx context.Context) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		e.Refresh(ctx)
+		done <- ctx.Err()
+	}()
+	guard := context.Background()
+	if d, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		guard, cancel = context.WithDeadline(guard, d.Add(-time.Until(d)/10))
+		defer cancel()
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-guard.Done():
+		t.Fatal("Refresh never returned")
+		return nil
+	}
+}
+
+// TestScrapeDoesNotWaitWithData: when the cache holds data, a scrape
+// answers at once, however long the refresh it started takes; with no
+// data it waits, but not for a refresh that has already run longer than
+// one scrape's time.
+func TestScrapeDoesNotWaitWithData(t *testing.T) {
+	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}})
+	e.scrape()
+	e.clock.Advance(4 * time.Hour) // due again, data stale
+	e.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, Latency: time.Hour})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	if err := refreshReturns(t, e.exp, ctx); err != nil {
+		t.Fatalf("with data cached, the scrape waited for the slow refresh: %v", err)
+	}
+
+	// No data yet: the first scrape waits (to its deadline), the next
+	// one does not wait again for the refresh that outlived it.
+	f := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}})
+	f.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, Latency: time.Hour})
+	const timeout = 3 * time.Second
+	first, cancelFirst := context.WithTimeout(context.Background(), timeout)
+	defer cancelFirst()
+	if err := refreshReturns(t, f.exp, first); err == nil {
+		t.Fatal("with nothing cached, the first scrape did not wait for the refresh")
+	}
+	second, cancelSecond := context.WithTimeout(context.Background(), timeout)
+	defer cancelSecond()
+	if err := refreshReturns(t, f.exp, second); err != nil {
+		t.Fatalf("the second scrape waited again for a refresh older than a scrape: %v", err)
+	}
+}
