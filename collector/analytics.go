@@ -14,15 +14,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
-var (
-	descPageFeedback      = kindDesc(kind.Feedback, "mintlify_page_feedback")
-	descFeedbackTruncated = kindDesc(kind.Feedback, "mintlify_page_feedback_truncated")
-	descSearchHits        = kindDesc(kind.Searches, "mintlify_search_hits")
-	descSearchCTR         = kindDesc(kind.Searches, "mintlify_search_click_through_ratio")
-	descSearches          = kindDesc(kind.Searches, "mintlify_searches")
-	descAssistantQueries  = kindDesc(kind.Assistant, "mintlify_assistant_queries")
-)
-
 // perWindow is a collector that makes one request per window and turns
 // the answer into a set of series: feedback, searches and assistant.
 type perWindow struct {

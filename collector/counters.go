@@ -5,7 +5,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
@@ -77,13 +76,7 @@ func refusedFuture(ws *windowState, r mintlify.DateRange, err error) bool {
 	return true
 }
 
-var (
-	descPageViewsTotal        = kindDesc(kind.PageViews, "mintlify_page_views_total")
-	descSitePageViewsTotal    = kindDesc(kind.PageViews, "mintlify_site_page_views_total")
-	descPageFeedbackTotal     = kindDesc(kind.Feedback, "mintlify_page_feedback_total")
-	descSearchesTotal         = kindDesc(kind.Searches, "mintlify_searches_total")
-	descAssistantQueriesTotal = kindDesc(kind.Assistant, "mintlify_assistant_queries_total")
-	descDateFallback          = prometheus.NewDesc("mintlify_analytics_date_fallback",
-		"1 if the exported month-to-date counters of this collector were fetched with dateTo = now (RFC 3339) because the upstream answered the day range ending tomorrow with 400, else 0. The counters are then only as exact as the upstream's time resolution.",
-		[]string{"collector", "project"}, nil)
-)
+// descDateFallback tells a month-to-date counter fetched with dateTo = now.
+var descDateFallback = prometheus.NewDesc("mintlify_analytics_date_fallback",
+	"1 if the exported month-to-date counters of this collector were fetched with dateTo = now (RFC 3339) because the upstream answered the day range ending tomorrow with 400, else 0. The counters are then only as exact as the upstream's time resolution.",
+	[]string{"collector", "project"}, nil)

@@ -26,15 +26,31 @@ func kindDesc(kindName, name string) *prometheus.Desc {
 	return prometheus.NewDesc(f.Name, f.Help+cacheNote, f.Labels, nil)
 }
 
+// The data families of the collector kinds, from their table
+// (internal/kind): names, HELP and labels are defined there.
+var (
+	descPageViews             = kindDesc(kind.PageViews, "mintlify_page_views")
+	descSitePageViews         = kindDesc(kind.PageViews, "mintlify_site_page_views")
+	descPageViewsTotal        = kindDesc(kind.PageViews, "mintlify_page_views_total")
+	descSitePageViewsTotal    = kindDesc(kind.PageViews, "mintlify_site_page_views_total")
+	descPageVisitors          = kindDesc(kind.Visitors, "mintlify_page_visitors")
+	descSiteVisitors          = kindDesc(kind.Visitors, "mintlify_site_visitors")
+	descSiteUniqueVisitors    = kindDesc(kind.Visitors, "mintlify_site_unique_visitors")
+	descPageFeedback          = kindDesc(kind.Feedback, "mintlify_page_feedback")
+	descFeedbackTruncated     = kindDesc(kind.Feedback, "mintlify_page_feedback_truncated")
+	descPageFeedbackTotal     = kindDesc(kind.Feedback, "mintlify_page_feedback_total")
+	descSearchHits            = kindDesc(kind.Searches, "mintlify_search_hits")
+	descSearchCTR             = kindDesc(kind.Searches, "mintlify_search_click_through_ratio")
+	descSearches              = kindDesc(kind.Searches, "mintlify_searches")
+	descSearchesTotal         = kindDesc(kind.Searches, "mintlify_searches_total")
+	descAssistantQueries      = kindDesc(kind.Assistant, "mintlify_assistant_queries")
+	descAssistantQueriesTotal = kindDesc(kind.Assistant, "mintlify_assistant_queries_total")
+)
+
 // Descriptors are built once, when the package is loaded, and shared by every
 // Exporter: they hold no state.
 var (
-	descPageViews          = kindDesc(kind.PageViews, "mintlify_page_views")
-	descSitePageViews      = kindDesc(kind.PageViews, "mintlify_site_page_views")
-	descPageVisitors       = kindDesc(kind.Visitors, "mintlify_page_visitors")
-	descSiteVisitors       = kindDesc(kind.Visitors, "mintlify_site_visitors")
-	descSiteUniqueVisitors = kindDesc(kind.Visitors, "mintlify_site_unique_visitors")
-	descPathsExported      = prometheus.NewDesc("mintlify_page_views_paths",
+	descPathsExported = prometheus.NewDesc("mintlify_page_views_paths",
 		"Paths exported as mintlify_page_views series after filters and max_paths."+cacheNote,
 		[]string{"project", "window"}, nil)
 	descPathsDropped = prometheus.NewDesc("mintlify_page_views_paths_dropped",

@@ -167,28 +167,27 @@ func (u *unit) interval() time.Duration {
 
 // cost is the requests the unit's current round still needs.
 func (u *unit) cost() int {
-	s := u.state
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, w := range u.windows {
-		ws := s.window(w)
+	return max(u.sumWindows(func(s *unitState, ws *windowState) int {
 		if s.round.IsZero() || ws.DataTime.Before(s.round) {
-			n += u.src.cost(ws)
+			return u.src.cost(ws)
 		}
-	}
-	return max(n, 1)
+		return 0
+	}), 1)
 }
 
 // fullCost is what a whole round costs: the budget planning figure.
 func (u *unit) fullCost() int {
+	return u.sumWindows(func(_ *unitState, ws *windowState) int { return max(ws.Hint, 1) })
+}
+
+// sumWindows adds up f over the unit's windows, under its state's lock.
+func (u *unit) sumWindows(f func(*unitState, *windowState) int) int {
 	s := u.state
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
 	for _, w := range u.windows {
-		ws := s.window(w)
-		n += max(ws.Hint, 1)
+		n += f(s, s.window(w))
 	}
 	return n
 }

@@ -16,6 +16,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
 )
 
 // Write calls write on a temporary file next to path, syncs it, renames it
@@ -79,25 +81,7 @@ type NotRegularError struct {
 }
 
 func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("%s is %s, not a regular file; refusing to replace it", e.Path, kind(e.Mode))
-}
-
-func kind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "of mode " + m.String()
+	return fmt.Sprintf("%s is %s, not a regular file; refusing to replace it", e.Path, boundedfile.Kind(e.Mode))
 }
 
 // CheckTarget reports whether path may be written: it does not exist, or

@@ -51,10 +51,13 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("%s %s is %d bytes, more than the %d allowed", e.Role, e.Path, e.Size, e.Limit)
 }
 
-// Kind names the type of file m describes, for messages: "a directory",
-// "a FIFO", "a character device", "a device", "a socket", or "mode ...".
+// Kind names the type of file m describes, for messages: "a symbolic
+// link" (from lstat), "a directory", "a FIFO", "a character device", "a
+// device", "a socket", or "mode ...".
 func Kind(m fs.FileMode) string {
 	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
 	case m.IsDir():
 		return "a directory"
 	case m&fs.ModeNamedPipe != 0:

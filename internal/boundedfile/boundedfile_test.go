@@ -263,7 +263,7 @@ func TestKind(t *testing.T) {
 		fs.ModeDevice:                     "a device",
 		fs.ModeSocket:                     "a socket",
 		fs.ModeIrregular:                  "mode ?---------",
-		fs.ModeSymlink | 0o777:            "mode Lrwxrwxrwx",
+		fs.ModeSymlink | 0o777:            "a symbolic link",
 	} {
 		if got := Kind(m); got != want {
 			t.Errorf("Kind(%v) = %q, want %q", m, got, want)

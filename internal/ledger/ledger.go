@@ -16,21 +16,16 @@
 package ledger
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/filelock"
 )
 
 const (
@@ -134,25 +129,6 @@ func (l *Ledger) Read(now time.Time) (keys Keys, clamped int, err error) {
 	return f.Keys, clamped, nil
 }
 
-// Lock takes the ledger's lock and returns its release.
-func (l *Ledger) Lock() (func(), error) {
-	if err := os.MkdirAll(filepath.Dir(l.lock), 0o750); err != nil {
-		return nil, err
-	}
-	if err := atomicfile.CheckTarget(l.lock); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(l.lock, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := filelock.Lock(f, true); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { _ = filelock.Unlock(f); f.Close() }, nil
-}
-
 // Update runs fn on the ledger's entries under its lock and, when fn
 // returns true, writes them back, each writer's times pruned to the last
 // hour. A ledger that cannot be read is an error and is left alone.
@@ -238,11 +214,4 @@ func (l *Ledger) Usage(fp, writer string, w *budget.Window, now time.Time) error
 	w.Restore(keys[fp].Writers[writer])
 	w.SetForeign(keys.Foreign(fp, writer))
 	return nil
-}
-
-// Fingerprint names a key without revealing it: what the ledger and the
-// state file store. It survives a rename of the key in the configuration.
-func Fingerprint(key string) string {
-	sum := sha256.Sum256([]byte("mintlify_exporter key fingerprint\x00" + key))
-	return hex.EncodeToString(sum[:8])
 }
