@@ -31,7 +31,7 @@ var allowedImports = map[string][]string{
 	"deploy/kubernetes/gen":        {"deploy"},
 	"packaging/gen":                {"packaging"},
 	// Packages of their own, importing nothing of the project.
-	"internal/boundedfile": nil, "internal/kind": nil, "internal/ledger": {"internal/atomicfile", "internal/boundedfile", "internal/budget", "internal/filelock"}, "internal/mockapi": {"internal/kind"}, "internal/atomicfile": nil, "internal/budget": nil, "internal/filelock": nil,
+	"internal/boundedfile": nil, "internal/kind": nil, "internal/ledger": {"internal/atomicfile", "internal/boundedfile", "internal/budget", "internal/filelock"}, "internal/mockapi": {"internal/kind"}, "internal/atomicfile": {"internal/boundedfile"}, "internal/budget": nil, "internal/filelock": nil,
 	"internal/ids": nil, "internal/leakcheck": nil, "internal/secret": nil,
 	"internal/toolcheck": nil, "dashboards": nil, "deploy": nil,
 	"packaging": nil,
