@@ -96,7 +96,7 @@ func check(m manifests) []string {
 	}
 
 	if okR {
-		p = append(p, checkRules(m.PrometheusRules[0], m.Alerts)...)
+		p = append(p, checkRules(m.PrometheusRules[0], m.Alerts, m.Recording)...)
 	}
 	if !okD || !okS || !okM || !okC || !okK {
 		return p // the cross-checks below need one of each
@@ -340,20 +340,24 @@ func checkSecurity(pod podSecurityContext, c containerSecurityContext) []string 
 
 // checkRules compares the PrometheusRule's groups with the rule file's,
 // after decoding both: same groups, rules, expressions and annotations.
-func checkRules(r prometheusRule, alerts []byte) []string {
-	var file struct {
-		Groups []any `yaml:"groups"`
+func checkRules(r prometheusRule, files ...[]byte) []string {
+	var all []any
+	for _, b := range files {
+		var file struct {
+			Groups []any `yaml:"groups"`
+		}
+		if err := yaml.Unmarshal(b, &file); err != nil {
+			return []string{fmt.Sprintf("dashboards/alerts.yml does not parse: %v", err)}
+		}
+		if len(file.Groups) == 0 {
+			return []string{"dashboards/alerts.yml has no groups"}
+		}
+		all = append(all, file.Groups...)
 	}
-	if err := yaml.Unmarshal(alerts, &file); err != nil {
-		return []string{fmt.Sprintf("dashboards/alerts.yml does not parse: %v", err)}
-	}
-	if len(file.Groups) == 0 {
-		return []string{"dashboards/alerts.yml has no groups"}
-	}
-	if reflect.DeepEqual(r.Spec.Groups, file.Groups) {
+	if reflect.DeepEqual(r.Spec.Groups, all) {
 		return nil
 	}
-	want, _ := yaml.Marshal(file.Groups)
+	want, _ := yaml.Marshal(all)
 	got, _ := yaml.Marshal(r.Spec.Groups)
 	return []string{fmt.Sprintf("PrometheusRule: spec.groups differ from the groups of dashboards/alerts.yml (run go run ./deploy/kubernetes/gen); first difference: %s", firstDiff(string(got), string(want)))}
 }
@@ -566,7 +570,11 @@ func TestPrometheusRuleUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := deploy.PrometheusRule(alerts)
+	recording, err := os.ReadFile(filepath.Join("..", "dashboards", "rules.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := deploy.PrometheusRule(alerts, recording)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -333,6 +333,7 @@ type manifests struct {
 	Unit          unit   // systemd/mintlify_exporter.service
 	SystemdConfig []byte // systemd/mintlify.yml
 	Alerts        []byte // ../dashboards/alerts.yml
+	Recording     []byte // ../dashboards/rules.yml
 }
 
 // decodeStrict decodes one document, refusing fields out lacks.
@@ -458,6 +459,9 @@ func loadManifests() (manifests, error) {
 		return m, err
 	}
 	if m.SystemdConfig, err = os.ReadFile(filepath.Join("systemd", "mintlify.yml")); err != nil {
+		return m, err
+	}
+	if m.Recording, err = os.ReadFile(filepath.Join("..", "dashboards", "rules.yml")); err != nil {
 		return m, err
 	}
 	m.Alerts, err = os.ReadFile(filepath.Join("..", "dashboards", "alerts.yml"))

@@ -1,5 +1,6 @@
 // Command gen writes deploy/kubernetes/prometheusrule.yaml, the Prometheus
-// Operator PrometheusRule holding the groups of dashboards/alerts.yml. Run
+// Operator PrometheusRule holding the groups of dashboards/alerts.yml and
+// dashboards/rules.yml. Run
 // it from the repository root after changing the rules:
 //
 //	go run ./deploy/kubernetes/gen
@@ -14,23 +15,31 @@ import (
 )
 
 func main() {
-	alerts := flag.String("alerts", "dashboards/alerts.yml", "Prometheus rule file to read.")
+	alerts := flag.String("alerts", "dashboards/alerts.yml", "Alerting rule file to read.")
+	rules := flag.String("rules", "dashboards/rules.yml", "Recording rule file to read.")
 	out := flag.String("out", "deploy/kubernetes/prometheusrule.yaml", "PrometheusRule manifest to write.")
 	flag.Parse()
-	if err := run(*alerts, *out); err != nil {
+	if err := run(*out, *alerts, *rules); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(alerts, out string) error {
-	in, err := os.ReadFile(alerts)
-	if err != nil {
-		return fmt.Errorf("%w (run from the repository root, or set -alerts and -out)", err)
+func run(out string, files ...string) error {
+	var ins [][]byte
+	for _, f := range files {
+		in, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("%w (run from the repository root, or set -alerts, -rules and -out)", err)
+		}
+		if _, err := deploy.PrometheusRule(in); err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		ins = append(ins, in)
 	}
-	b, err := deploy.PrometheusRule(in)
+	b, err := deploy.PrometheusRule(ins...)
 	if err != nil {
-		return fmt.Errorf("%s: %w", alerts, err)
+		return err
 	}
 	return os.WriteFile(out, b, 0o644)
 }
