@@ -443,8 +443,8 @@ if grep -qE '^mintlify_api_requests_total\{code="429"' <<<"$m2"; then
 fi
 # Its analytics requests: every endpoint but the agent jobs'.
 exp_made=$(awk '/^mintlify_api_requests_total\{/ && $1 !~ /job/ {n += $2} END {print n + 0}' <<<"$m2")
-ledger=$(jq -r '[.orgs[] | (.requests | length), ((.others.backfill // []) | length)] | "\(.[0]) \(.[1])"' "$shared/state.json") ||
-  fail "cannot read the ledger of $shared/state.json"
+ledger=$(jq -r '[.keys[] | ((.writers.exporter // []) | length), ((.writers.backfill // []) | length)] | "\(.[0]) \(.[1])"' "$shared/state.json.ledger") ||
+  fail "cannot read the ledger $shared/state.json.ledger"
 read -r ledger_exp ledger_bf <<<"$ledger"
 log "shared budget: the exporter made $exp_made analytics requests (ledger: $ledger_exp), the backfill $done2 (ledger: $ledger_bf) before it waited"
 [ "$ledger_bf" = "$done2" ] || fail "the ledger records $ledger_bf backfill requests, the backfill made $done2"
