@@ -29,6 +29,7 @@ var allowedImports = map[string][]string{
 	"internal/trackfile":           {"internal/boundedfile", "internal/filelock", "internal/ids"},
 	"internal/testkit":             {"internal/mockapi"},
 	"deploy/kubernetes/gen":        {"deploy"},
+	"deploy/helm/gen":              {"deploy"},
 	"packaging/gen":                {"packaging"},
 	// Packages of their own, importing nothing of the project.
 	"internal/boundedfile": nil, "internal/kind": nil, "internal/ledger": {"internal/atomicfile", "internal/boundedfile", "internal/budget", "internal/filelock"}, "internal/mockapi": {"internal/kind"}, "internal/atomicfile": {"internal/boundedfile"}, "internal/budget": nil, "internal/filelock": nil,

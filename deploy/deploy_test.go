@@ -696,3 +696,21 @@ func TestSystemdAnalyzeVerify(t *testing.T) {
 		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
 	}
 }
+
+// TestChartFilesUpToDate: the Helm chart's copies of the rules and the
+// dashboard are the files of dashboards/, byte for byte.
+func TestChartFilesUpToDate(t *testing.T) {
+	for _, f := range deploy.ChartFiles {
+		want, err := os.ReadFile(filepath.Join("..", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join("..", deploy.ChartDir, "files", filepath.Base(f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s/files/%s differs from %s: run `go run ./deploy/helm/gen` from the repository root", deploy.ChartDir, filepath.Base(f), f)
+		}
+	}
+}

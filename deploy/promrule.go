@@ -127,3 +127,10 @@ func mapping(kv ...any) *yaml.Node {
 	}
 	return n
 }
+
+// ChartDir is the Helm chart, from the repository root.
+const ChartDir = "deploy/helm/mintlify-exporter"
+
+// ChartFiles are the files, from the repository root, that the chart
+// ships copies of in ChartDir/files (go run ./deploy/helm/gen).
+var ChartFiles = []string{"dashboards/alerts.yml", "dashboards/rules.yml", "dashboards/mintlify.json"}
