@@ -57,10 +57,28 @@ test: ## Run every unit and integration test with the race detector; names skipp
 	@skips=$$(mktemp); trap 'rm -f "$$skips"' EXIT; \
 	echo "$(GO) test -race -count=1 ./..."; \
 	MINTLIFY_TOOL_SKIPS="$$skips" $(GO) test -race -count=1 ./...; rc=$$?; \
+	if command -v $(HELM) >/dev/null 2>&1; then \
+	  echo "(cd $(CHARTCHECK) && $(GO) test -count=1 ./...)"; \
+	  (cd $(CHARTCHECK) && MINTLIFY_TOOL_SKIPS="$$skips" $(GO) test -count=1 ./...) || rc=1; \
+	elif [ "$$CI" = true ]; then \
+	  echo "helm not found; CI must install it (go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)) for the Helm chart checks"; rc=1; \
+	else \
+	  echo "chartcheck: helm not installed (go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)), so skipped: the Helm chart checks (make test-chart)" >>"$$skips"; \
+	fi; \
 	if [ -s "$$skips" ]; then \
 	  echo "SKIPPED tool checks (install the tools; CI=true makes this a failure): $$(paste -sd'|' "$$skips" | sed 's/|/ | /g')"; \
 	fi; \
 	exit $$rc
+
+# The Helm chart's checks live in a module of their own (deploy/helm/
+# chartcheck), so that the Kubernetes API types stay out of the exporter's.
+HELM         ?= helm
+HELM_VERSION ?= v3.22.0
+CHARTCHECK   := deploy/helm/chartcheck
+
+.PHONY: test-chart
+test-chart: ## Lint and render the Helm chart with every ci/*-values.yaml and check the objects (needs helm).
+	cd $(CHARTCHECK) && $(GO) test -count=1 ./...
 
 # `make test-under-load`: RUNS runs of LOAD_CMD (default `make test`) while
 # LOAD_BURNERS CPU-bound processes run beside them, each bounded to
