@@ -73,6 +73,3 @@ func claimState(path string, l *ledger.Ledger, log *slog.Logger) (func(), error)
 	}
 	return func() { _ = filelock.Unlock(f); f.Close() }, nil
 }
-
-// dirOf is path's directory.
-func dirOf(path string) string { return filepath.Dir(path) }

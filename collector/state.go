@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 
@@ -388,12 +387,4 @@ func (s *unitState) encode() (json.RawMessage, error) {
 	}
 	s.encoded, s.encodedAt = b, s.changes
 	return b, nil
-}
-
-// writeState writes st to path (tests use it to make state files).
-func writeState(path string, st *stateFile) error {
-	if err := os.MkdirAll(dirOf(path), 0o750); err != nil {
-		return err
-	}
-	return atomicfile.Write(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(st) })
 }
