@@ -18,7 +18,7 @@ const modulePath = "github.com/mintlify-exporter/mintlify_exporter"
 // edge must be added here on purpose; docs/development.md has the map.
 var allowedImports = map[string][]string{
 	".":                            {"internal/cmd/backfill", "internal/cmd/jobs", "internal/cmd/serve"},
-	"internal/cmd/serve":           {"collector", "config", "internal/cli", "internal/kind", "internal/mintlify", "internal/mockapi", "internal/secret", "internal/trackfile"},
+	"internal/cmd/serve":           {"collector", "config", "internal/cli", "internal/exposition", "internal/kind", "internal/mintlify", "internal/mockapi", "internal/secret", "internal/trackfile"},
 	"internal/cmd/jobs":            {"config", "internal/boundedfile", "internal/cli", "internal/ids", "internal/mintlify", "internal/trackfile"},
 	"internal/cmd/backfill":        {"config", "internal/atomicfile", "internal/budget", "internal/cli", "internal/ids", "internal/kind", "internal/ledger", "internal/mintlify", "internal/secret"},
 	"internal/cmd/serve/servetest": {"internal/cmd/serve"},
@@ -32,7 +32,7 @@ var allowedImports = map[string][]string{
 	"deploy/helm/gen":              {"deploy"},
 	"packaging/gen":                {"packaging"},
 	// Packages of their own, importing nothing of the project.
-	"internal/boundedfile": nil, "internal/kind": nil, "internal/ledger": {"internal/atomicfile", "internal/boundedfile", "internal/budget", "internal/filelock"}, "internal/mockapi": {"internal/kind"}, "internal/atomicfile": {"internal/boundedfile"}, "internal/budget": nil, "internal/filelock": nil,
+	"internal/boundedfile": nil, "internal/exposition": nil, "internal/kind": nil, "internal/ledger": {"internal/atomicfile", "internal/boundedfile", "internal/budget", "internal/filelock"}, "internal/mockapi": {"internal/kind"}, "internal/atomicfile": {"internal/boundedfile"}, "internal/budget": nil, "internal/filelock": nil,
 	"internal/ids": nil, "internal/leakcheck": nil, "internal/secret": nil,
 	"internal/toolcheck": nil, "dashboards": nil, "deploy": nil,
 	"packaging": nil,

@@ -20,6 +20,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/exposition"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
@@ -410,9 +411,10 @@ func TestStateFileHoldsNoKey(t *testing.T) {
 // are never changed, only replaced.
 func TestRenderOutlivesItsReaders(t *testing.T) {
 	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 600}}})
+	render := exposition.NewRenderer(e.exp.Data(), e.exp.DataKey)
 	e.scrape()
 	format := expfmt.NewFormat(expfmt.TypeTextPlain)
-	first, err := e.exp.Rendered(format, true)
+	first, err := render.Rendered(format, true)
 	if err != nil || len(first) == 0 {
 		t.Fatalf("no render: %v", err)
 	}
@@ -420,13 +422,13 @@ func TestRenderOutlivesItsReaders(t *testing.T) {
 	for _, f := range first {
 		copies = append(copies, bytes.Clone(f.Text), bytes.Clone(f.Gzip))
 	}
-	again, _ := e.exp.Rendered(format, true)
+	again, _ := render.Rendered(format, true)
 	if &again[0].Text[0] != &first[0].Text[0] {
 		t.Fatal("rendered again although nothing changed")
 	}
 	e.clock.Advance(4 * time.Hour) // the data goes stale, then a refresh lands
 	e.scrape()
-	second, _ := e.exp.Rendered(format, true)
+	second, _ := render.Rendered(format, true)
 	if len(second) > 0 && &second[0].Text[0] == &first[0].Text[0] {
 		t.Fatal("not rendered again after the data changed")
 	}
@@ -441,9 +443,10 @@ func TestRenderOutlivesItsReaders(t *testing.T) {
 // from them only when a client asks for it, and is their inflated bytes.
 func TestPlainIsMadeOnlyWhenAskedFor(t *testing.T) {
 	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 600}}})
+	render := exposition.NewRenderer(e.exp.Data(), e.exp.DataKey)
 	e.scrape()
 	format := expfmt.NewFormat(expfmt.TypeTextPlain)
-	zipped, err := e.exp.Rendered(format, false)
+	zipped, err := render.Rendered(format, false)
 	if err != nil || len(zipped) == 0 {
 		t.Fatalf("no render: %v", err)
 	}
@@ -452,7 +455,7 @@ func TestPlainIsMadeOnlyWhenAskedFor(t *testing.T) {
 			t.Fatalf("family %s: %d plain bytes made for a gzip scrape, %d gzip bytes", f.Name, len(f.Text), len(f.Gzip))
 		}
 	}
-	plain, err := e.exp.Rendered(format, true)
+	plain, err := render.Rendered(format, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,9 +552,10 @@ func TestFirstFailureSaysNothingIsCached(t *testing.T) {
 // rendering, not an error: there is no gzip member to inflate.
 func TestPlainRenderOfAnEmptyCache(t *testing.T) {
 	e := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10}}})
+	render := exposition.NewRenderer(e.exp.Data(), e.exp.DataKey)
 	format := expfmt.NewFormat(expfmt.TypeTextPlain)
 	for _, plain := range []bool{true, false} {
-		fams, err := e.exp.Rendered(format, plain)
+		fams, err := render.Rendered(format, plain)
 		if err != nil {
 			t.Fatalf("plain %v: %v", plain, err)
 		}

@@ -91,7 +91,6 @@ type Exporter struct {
 	mu   sync.RWMutex
 	plan *plan
 
-	render renderCache
 }
 
 // plan is what one config makes: keys, each with the units that spend its

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"bytes"
 	"compress/gzip"
 	"fmt"
 	"io"
@@ -147,26 +146,4 @@ func firstDifference(want, got string) string {
 		}
 	}
 	return fmt.Sprintf("lengths differ: want %d lines, got %d", len(w), len(g))
-}
-
-func TestAcceptsGzip(t *testing.T) {
-	for h, want := range map[string]bool{
-		"gzip": true, "": false, "identity": false, "gzip;q=0": false, "br, gzip;q=0.5": true,
-		"GZIP": true, "deflate": false, "x-gzip": false,
-	} {
-		if got := acceptsGzip(h); got != want {
-			t.Errorf("acceptsGzip(%q) = %v, want %v", h, got, want)
-		}
-	}
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	_, _ = zw.Write([]byte("a"))
-	_ = zw.Close()
-	zw = gzip.NewWriter(&b)
-	_, _ = zw.Write([]byte("b"))
-	_ = zw.Close()
-	zr, _ := gzip.NewReader(&b)
-	if got, _ := io.ReadAll(zr); string(got) != "ab" {
-		t.Fatalf("gzip members read as %q: concatenated members must read as one stream", got)
-	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/exposition"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
 )
@@ -114,6 +115,7 @@ type server struct {
 	exporter *collector.Exporter
 	registry *prometheus.Registry // every live series: the exporter's health, budget, jobs and API requests; Go, process, promhttp
 	data     *prometheus.Registry // the exporter's data series, for formats not rendered in advance
+	render   *exposition.Renderer // the data series rendered for the text format
 
 	reloadMu      sync.Mutex
 	reloadTimeout time.Duration // 0: defaultReloadTimeout
@@ -173,6 +175,7 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 		return nil, err
 	}
 	s.exporter = exp
+	s.render = exposition.NewRenderer(exp.Data(), exp.DataKey)
 	s.registry.MustRegister(exp.Live(), versioncollector.NewCollector(exporterName), s.reloadOK, s.reloadSuccess)
 	s.data.MustRegister(exp.Data())
 	s.reloadOK.Set(1)

@@ -1,4 +1,4 @@
-package serve
+package exposition
 
 import (
 	"encoding/binary"
