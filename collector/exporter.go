@@ -90,7 +90,6 @@ type Exporter struct {
 
 	mu   sync.RWMutex
 	plan *plan
-
 }
 
 // plan is what one config makes: keys, each with the units that spend its
