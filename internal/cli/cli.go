@@ -124,8 +124,9 @@ func ReadKey(file string, getenv func(string) string) (secret.Secret, error) {
 }
 
 // NewClient is the API client a command uses for one key, on a transport
-// of its own; release closes its idle connections.
-func NewClient(apiURL string, key secret.Secret, timeout time.Duration) (c *mintlify.Client, release func(), err error) {
+// of its own; release closes its idle connections. maxRetries is the
+// client's MaxRetries (0: its default).
+func NewClient(apiURL string, key secret.Secret, timeout time.Duration, maxRetries int) (c *mintlify.Client, release func(), err error) {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	c, err = mintlify.New(mintlify.Options{
 		BaseURL:        apiURL,
@@ -133,6 +134,7 @@ func NewClient(apiURL string, key secret.Secret, timeout time.Duration) (c *mint
 		UserAgent:      UserAgent(),
 		HTTPClient:     &http.Client{Transport: transport},
 		RequestTimeout: timeout,
+		MaxRetries:     maxRetries,
 	})
 	if err != nil {
 		transport.CloseIdleConnections()

@@ -6,7 +6,6 @@ package backfill
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -38,17 +37,8 @@ func (k *backfillKey) of() string {
 }
 
 func (e *backfillEnv) client(plan *backfillPlan, key secret.Secret) (*mintlify.Client, func(), error) {
-	transport := http.DefaultTransport.(*http.Transport).Clone()
-	c, err := mintlify.New(mintlify.Options{
-		BaseURL:        plan.apiURL,
-		Key:            key,
-		UserAgent:      cli.UserAgent(),
-		HTTPClient:     &http.Client{Transport: transport},
-		RequestTimeout: plan.timeout,
-		// One retry, charged like any request, as the exporter does.
-		MaxRetries: 1,
-	})
-	return c, transport.CloseIdleConnections, err
+	// One retry, charged like any request, as the exporter does.
+	return cli.NewClient(plan.apiURL, key, plan.timeout, 1)
 }
 
 // clockFunc adapts a now function to budget.Clock.

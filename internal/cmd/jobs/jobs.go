@@ -144,7 +144,7 @@ func (e *jobsEnv) run(args []string) int {
 	if err != nil {
 		return e.failf(cli.ExitCodeOf(err), "%v", err)
 	}
-	client, release, err := cli.NewClient(o.APIURL, key, o.RequestTimeout)
+	client, release, err := cli.NewClient(o.APIURL, key, o.RequestTimeout, 0)
 	if err != nil {
 		// Only the key and the URL, both checked above, can be refused
 		// here; ValidateKey's messages describe the key without quoting it.
