@@ -86,6 +86,7 @@ type Exporter struct {
 	saveMu      sync.Mutex
 	saveErr     map[string]string // by file: the last save error, logged once
 	savedAt     int               // the data's change count when the state file was last written
+	sitesSaved  map[string]int    // the walk sizes last recorded in the ledger
 	saveMetrics *saveMetrics
 
 	mu   sync.RWMutex

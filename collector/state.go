@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"strings"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 )
 
@@ -270,6 +272,7 @@ func (s *savedState) restoreUnit(id unitID) *unitState {
 func (e *Exporter) save() {
 	e.saveWith(nil)
 	e.saveData()
+	e.saveSites()
 }
 
 // saveWith updates the ledger, under its lock: it counts the requests
@@ -350,6 +353,36 @@ func (e *Exporter) saveData() {
 		e.savedAt = changes
 	}
 	e.noteSave("state", path, err)
+}
+
+// saveSites records in the ledger the pages of each project's last
+// complete month walk of page views, when they changed: what a day of the
+// project costs the backfill, which reads them for its estimate.
+func (e *Exporter) saveSites() {
+	if e.ledger == nil {
+		return
+	}
+	sites := map[string]int{}
+	for _, u := range e.current().units {
+		if u.id.collector != kind.PageViews {
+			continue
+		}
+		u.state.mu.Lock()
+		if ws := u.state.windows[monthWindow.key()]; ws != nil && ws.Hint > 0 {
+			sites[u.id.project] = ws.Hint
+		}
+		u.state.mu.Unlock()
+	}
+	e.saveMu.Lock()
+	defer e.saveMu.Unlock()
+	if len(sites) == 0 || maps.Equal(sites, e.sitesSaved) {
+		return
+	}
+	err := e.ledger.SetSites(e.clock.Now(), sites)
+	if err == nil {
+		e.sitesSaved = sites
+	}
+	e.noteSave("ledger", e.ledger.Path(), err)
 }
 
 // noteSave counts a failed write of file (state or ledger) and logs a

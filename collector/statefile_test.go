@@ -471,3 +471,18 @@ func TestScrapeDoesNotWaitWithData(t *testing.T) {
 		t.Fatalf("the second scrape waited again for a refresh older than a scrape: %v", err)
 	}
 }
+
+// TestWalkSizesReachTheLedger: once a month walk of page views is
+// complete, its pages are in the ledger for the backfill's estimate.
+func TestWalkSizesReachTheLedger(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.json")
+	e := newEnv(t, oneProject, envOpts{statePath: state, sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 600}}})
+	e.scrape()
+	sites, err := ledger.For(state).Sites()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sites["proj-docs"] != 3 {
+		t.Errorf("the ledger records %v, want proj-docs: 3 pages (600 paths)", sites)
+	}
+}

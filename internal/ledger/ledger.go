@@ -75,6 +75,9 @@ type file struct {
 	Version int       `json:"version"`
 	Saved   time.Time `json:"saved"`
 	Keys    Keys      `json:"keys"`
+	// Sites are the pages of each project's last complete month walk, by
+	// project id: what a backfill of that project costs a day, at most.
+	Sites map[string]int `json:"sites,omitempty"`
 }
 
 // Ledger is the ledger of one state file.
@@ -94,6 +97,33 @@ func (l *Ledger) LockPath() string { return l.lock }
 // from the future) counts as made now: dropped, it would open the budget
 // early. clamped is how many were.
 func (l *Ledger) Read(now time.Time) (keys Keys, clamped int, err error) {
+	f, clamped, err := l.read(now)
+	if f == nil {
+		return nil, clamped, err
+	}
+	return f.Keys, clamped, err
+}
+
+// Sites returns the pages of each project's last complete month walk
+// the exporter recorded, by project id (none without a ledger).
+func (l *Ledger) Sites() (map[string]int, error) {
+	f, _, err := l.read(time.Now())
+	if f == nil {
+		return nil, err
+	}
+	return f.Sites, err
+}
+
+// SetSites records the pages of the projects' last complete month walks,
+// under the ledger's lock, keeping the rest of the ledger.
+func (l *Ledger) SetSites(now time.Time, sites map[string]int) error {
+	return l.update(now, func(f *file) bool {
+		f.Sites = sites
+		return true
+	})
+}
+
+func (l *Ledger) read(now time.Time) (*file, int, error) {
 	if err := atomicfile.CheckTarget(l.path); err != nil {
 		return nil, 0, err
 	}
@@ -111,6 +141,7 @@ func (l *Ledger) Read(now time.Time) (keys Keys, clamped int, err error) {
 	if f.Kind != kind || f.Version != version {
 		return nil, 0, fmt.Errorf("%s is not a ledger of this exporter (kind %q, version %d)", l.path, f.Kind, f.Version)
 	}
+	clamped := 0
 	for fp, e := range f.Keys {
 		for w, times := range e.Writers {
 			for i, t := range times {
@@ -126,43 +157,46 @@ func (l *Ledger) Read(now time.Time) (keys Keys, clamped int, err error) {
 	if f.Keys == nil {
 		f.Keys = Keys{}
 	}
-	return f.Keys, clamped, nil
+	return &f, clamped, nil
 }
 
 // Update runs fn on the ledger's entries under its lock and, when fn
 // returns true, writes them back, each writer's times pruned to the last
 // hour. A ledger that cannot be read is an error and is left alone.
 func (l *Ledger) Update(now time.Time, fn func(Keys) bool) error {
+	return l.update(now, func(f *file) bool { return fn(f.Keys) })
+}
+
+func (l *Ledger) update(now time.Time, fn func(*file) bool) error {
 	unlock, err := l.Lock()
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	keys, _, err := l.Read(now)
+	f, _, err := l.read(now)
 	if err != nil {
 		return err
 	}
-	if keys == nil {
-		keys = Keys{}
+	if f == nil {
+		f = &file{Keys: Keys{}}
 	}
-	if !fn(keys) {
+	if !fn(f) {
 		return nil
 	}
-	return l.write(now, keys)
+	return l.write(now, f)
 }
 
-// Write replaces the ledger with keys, under its lock.
+// Write replaces the ledger's entries with keys, under its lock.
 func (l *Ledger) Write(now time.Time, keys Keys) error {
-	unlock, err := l.Lock()
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	return l.write(now, keys)
+	return l.update(now, func(f *file) bool {
+		f.Keys = keys
+		return true
+	})
 }
 
-func (l *Ledger) write(now time.Time, keys Keys) error {
+func (l *Ledger) write(now time.Time, f *file) error {
 	hourAgo := now.Add(-time.Hour)
+	keys := f.Keys
 	for fp, e := range keys {
 		for w, times := range e.Writers {
 			kept := times[:0:0]
@@ -181,7 +215,7 @@ func (l *Ledger) write(now time.Time, keys Keys) error {
 			delete(keys, fp)
 		}
 	}
-	f := file{Kind: kind, Version: version, Saved: now.UTC(), Keys: keys}
+	f.Kind, f.Version, f.Saved = kind, version, now.UTC()
 	return atomicfile.Write(l.path, func(w io.Writer) error { return json.NewEncoder(w).Encode(f) })
 }
 

@@ -179,6 +179,15 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 	defer j.Close()
 
 	progress := newBackfillProgress(plan, j.pages)
+	if o.StoragePath != "" {
+		// The exporter records each project's month walk in the ledger:
+		// the size of the site, what a day costs before the backfill's
+		// own walks tell.
+		if sites, err := ledger.For(o.StoragePath).Sites(); err == nil {
+			plan.knownSites(sites)
+			progress.total = progress.done + progress.requestsLeft(nil)
+		}
+	}
 	e.printCost(plan, keys, progress, partial)
 	if code := e.checkBudgets(&o, keys, j, partial); code != backfillExitOK {
 		return code

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
@@ -90,3 +91,28 @@ func TestBackfillKeepsTheMostViewed(t *testing.T) {
 }
 
 func head(s []string) []string { return s[:min(len(s), 3)] }
+
+// TestBackfillCostCountsTheWholeWalk: with the exporter's ledger telling
+// the site's size (pages of its month walk), the cost printed before
+// anything is spent counts every page of each day's walk, and is what the
+// run then makes.
+func TestBackfillCostCountsTheWholeWalk(t *testing.T) {
+	h := newBackfillHarness(t, mockapi.Site{Seed: 12, Paths: 600, Order: mockapi.Shuffled}, nil)
+	if err := os.MkdirAll(filepath.Dir(h.statePath()), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := ledger.For(h.statePath()).SetSites(h.clock.Now(), map[string]int{backfillProject: 3}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(h.dir, "cost.om")
+	code, stderr := h.run(context.Background(), nil, "--from", "2026-09-01", "--to", "2026-09-02", "--paths", "50", "--output", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "× 3 request(s) per day = 6 requests") || strings.Contains(stderr, "at least") {
+		t.Errorf("the cost does not count the whole walk:\n%s", stderr)
+	}
+	if n := len(h.views()); n != 6 {
+		t.Errorf("%d requests made, the cost said 6", n)
+	}
+}

@@ -138,6 +138,20 @@ func (p *backfillPlan) pagesPerDay(id string) int {
 	return max(1, (p.paths+mintlify.MaxPageSize-1)/mintlify.MaxPageSize)
 }
 
+// knownSites takes the pages of each project's month walk that the
+// exporter recorded, for the projects whose walks the journal does not
+// tell yet.
+func (p *backfillPlan) knownSites(sites map[string]int) {
+	for _, id := range p.projects {
+		if n := sites[id]; n > 0 && p.walkPages[id] == 0 {
+			if p.walkPages == nil {
+				p.walkPages = map[string]int{}
+			}
+			p.walkPages[id] = n
+		}
+	}
+}
+
 // sized reports whether the walks' lengths are known for every project
 // (from the journal), or do not matter (site totals only).
 func (p *backfillPlan) sized() bool {
