@@ -788,46 +788,29 @@ func TestRecordingRulesPromtool(t *testing.T) {
 // level:metric:operations, its metric an exposed family without _total,
 // and is tested in rules_test.yml.
 func TestRecordingRuleNames(t *testing.T) {
-	b, err := os.ReadFile("rules.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	tests, err := os.ReadFile("rules_test.yml")
 	if err != nil {
-		t.Fatal(err)
-	}
-	var f struct {
-		Groups []struct {
-			Rules []struct {
-				Record string `yaml:"record"`
-				Alert  string `yaml:"alert"`
-			} `yaml:"rules"`
-		} `yaml:"groups"`
-	}
-	if err := yaml.Unmarshal(b, &f); err != nil {
 		t.Fatal(err)
 	}
 	exposed := exposedMetricNames(t)
 	name := regexp.MustCompile(`^([a-z_]+):([a-z_]+):([a-z0-9_]+)$`)
 	n := 0
-	for _, g := range f.Groups {
-		for _, r := range g.Rules {
-			if r.Alert != "" {
-				t.Errorf("alert %s in rules.yml: alerts belong in alerts.yml", r.Alert)
-				continue
-			}
-			n++
-			m := name.FindStringSubmatch(r.Record)
-			if m == nil {
-				t.Errorf("%s is not level:metric:operations", r.Record)
-				continue
-			}
-			if !exposed[m[2]+"_total"] && !exposed[m[2]] {
-				t.Errorf("%s: %s is no family the exporter exposes", r.Record, m[2])
-			}
-			if !strings.Contains(string(tests), r.Record) {
-				t.Errorf("%s has no unit test in rules_test.yml", r.Record)
-			}
+	for _, r := range recordingRules(t) {
+		if r.Alert != "" {
+			t.Errorf("alert %s in rules.yml: alerts belong in alerts.yml", r.Alert)
+			continue
+		}
+		n++
+		m := name.FindStringSubmatch(r.Record)
+		if m == nil {
+			t.Errorf("%s is not level:metric:operations", r.Record)
+			continue
+		}
+		if !exposed[m[2]+"_total"] && !exposed[m[2]] {
+			t.Errorf("%s: %s is no family the exporter exposes", r.Record, m[2])
+		}
+		if !strings.Contains(string(tests), r.Record) {
+			t.Errorf("%s has no unit test in rules_test.yml", r.Record)
 		}
 	}
 	if n == 0 {
@@ -835,8 +818,13 @@ func TestRecordingRuleNames(t *testing.T) {
 	}
 }
 
-// recordedNames are the series the recording rules of rules.yml make.
-func recordedNames(t *testing.T) map[string]bool {
+type recordingRule struct {
+	Record string `yaml:"record"`
+	Alert  string `yaml:"alert"`
+}
+
+// recordingRules are the rules of rules.yml.
+func recordingRules(t *testing.T) []recordingRule {
 	t.Helper()
 	b, err := os.ReadFile("rules.yml")
 	if err != nil {
@@ -844,19 +832,24 @@ func recordedNames(t *testing.T) map[string]bool {
 	}
 	var f struct {
 		Groups []struct {
-			Rules []struct {
-				Record string `yaml:"record"`
-			} `yaml:"rules"`
+			Rules []recordingRule `yaml:"rules"`
 		} `yaml:"groups"`
 	}
 	if err := yaml.Unmarshal(b, &f); err != nil {
 		t.Fatal(err)
 	}
-	names := map[string]bool{}
+	var rules []recordingRule
 	for _, g := range f.Groups {
-		for _, r := range g.Rules {
-			names[r.Record] = true
-		}
+		rules = append(rules, g.Rules...)
+	}
+	return rules
+}
+
+// recordedNames are the series the recording rules of rules.yml make.
+func recordedNames(t *testing.T) map[string]bool {
+	names := map[string]bool{}
+	for _, r := range recordingRules(t) {
+		names[r.Record] = true
 	}
 	return names
 }
