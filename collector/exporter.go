@@ -137,16 +137,17 @@ func New(cfg *config.Config, o Options) (*Exporter, error) {
 			}
 		}
 	}
-	// The keys first: a configuration that cannot start touches no state
-	// file.
-	if _, err := cfg.ResolveKeys(e.getenv()); err != nil {
+	// The keys first, read once: a configuration that cannot start
+	// touches no state file.
+	secrets, err := cfg.ResolveKeys(e.getenv())
+	if err != nil {
 		return nil, err
 	}
 	if err := e.openState(cfg); err != nil {
 		return nil, err
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
-	if err := e.Apply(cfg); err != nil {
+	if err := e.ApplyKeys(cfg, secrets); err != nil {
 		e.cancel()
 		e.closeState()
 		return nil, err
@@ -166,6 +167,13 @@ func (e *Exporter) Apply(cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
+	return e.ApplyKeys(cfg, secrets)
+}
+
+// ApplyKeys is Apply with cfg's keys already read (cfg.ResolveKeys), so
+// that a reload that read them under its own deadline reads no key file
+// twice.
+func (e *Exporter) ApplyKeys(cfg *config.Config, secrets map[string]secret.Secret) error {
 	e.storeMu.Lock()
 	defer e.storeMu.Unlock()
 	b := &builder{e: e, cfg: cfg, secrets: secrets, orgs: map[string]*org{}, states: map[unitID]*unitState{},

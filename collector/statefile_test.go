@@ -486,3 +486,38 @@ func TestWalkSizesReachTheLedger(t *testing.T) {
 		t.Errorf("the ledger records %v, want proj-docs: 3 pages (600 paths)", sites)
 	}
 }
+
+// TestKeysAreReadOncePerApply: New reads each key once, and ApplyKeys
+// (a reload whose keys were read under its deadline) reads none again.
+func TestKeysAreReadOncePerApply(t *testing.T) {
+	clock := mockapi.NewManualClock(epoch)
+	api := testAPI(t, clock, 5)
+	cfg, err := config.Parse([]byte(fmt.Sprintf(oneProject, api.URL())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := 0
+	getenv := func(k string) string {
+		if k == testKeyEnv {
+			reads++
+			return testKey
+		}
+		return ""
+	}
+	exp, err := collector.New(cfg, collector.Options{Clock: clock, Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exp.Close()
+	if reads != 1 {
+		t.Errorf("New read the key %d times, want 1", reads)
+	}
+	keys, err := cfg.ResolveKeys(getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads = 0
+	if err := exp.ApplyKeys(cfg, keys); err != nil || reads != 0 {
+		t.Errorf("ApplyKeys read the key %d times (%v), want 0", reads, err)
+	}
+}

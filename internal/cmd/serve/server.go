@@ -24,6 +24,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/exposition"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
 )
 
@@ -208,28 +209,31 @@ const defaultReloadTimeout = 15 * time.Second
 // loadWithin loads the configuration and reads its keys, giving up after
 // d. A load that is given up on is left to end on its own (every read in
 // it is bounded) and its result is dropped, so it can never be applied.
-func (s *server) loadWithin(d time.Duration) (*config.Config, error) {
+func (s *server) loadWithin(d time.Duration) (*config.Config, map[string]secret.Secret, error) {
 	type result struct {
-		cfg *config.Config
-		err error
+		cfg  *config.Config
+		keys map[string]secret.Secret
+		err  error
 	}
 	ch := make(chan result, 1)
 	go func() {
 		cfg, err := s.src.load()
+		var keys map[string]secret.Secret
 		if err == nil {
 			// Read the keys now, under the deadline, so a key file that
-			// cannot be read refuses the reload here.
-			_, err = cfg.ResolveKeys(s.src.getenv)
+			// cannot be read refuses the reload here; they are applied as
+			// read.
+			keys, err = cfg.ResolveKeys(s.src.getenv)
 		}
-		ch <- result{cfg, err}
+		ch <- result{cfg, keys, err}
 	}()
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case r := <-ch:
-		return r.cfg, r.err
+		return r.cfg, r.keys, r.err
 	case <-t.C:
-		return nil, fmt.Errorf("reading the configuration and key files did not finish within %s; reload refused", d)
+		return nil, nil, fmt.Errorf("reading the configuration and key files did not finish within %s; reload refused", d)
 	}
 }
 
@@ -242,9 +246,9 @@ func (s *server) reload() error {
 	if d <= 0 {
 		d = defaultReloadTimeout
 	}
-	cfg, err := s.loadWithin(d)
+	cfg, keys, err := s.loadWithin(d)
 	if err == nil {
-		err = s.exporter.Apply(cfg)
+		err = s.exporter.ApplyKeys(cfg, keys)
 	}
 	if err != nil {
 		s.reloadOK.Set(0)
