@@ -31,12 +31,6 @@ var monthWindow = windowSpec{label: "month", month: true}
 // project lists none: visitors have no counter.
 var visitorsDefaultWindow = windowSpec{label: "24h", duration: 24 * time.Hour}
 
-// periodStart is the start of the UTC calendar month now lies in.
-func periodStart(now time.Time) time.Time {
-	y, m, _ := now.UTC().Date()
-	return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
-}
-
 // rangeFor is the date range a refresh of window w asks for at now. The
 // month window asks for [1st of the month, tomorrow) in day dates, unless
 // the upstream refused a future dateTo this month (ws.RefusedFuture): then
@@ -49,12 +43,11 @@ func rangeFor(ws *windowState, w windowSpec, now time.Time) mintlify.DateRange {
 	if !w.month {
 		return mintlify.DateRange{From: to.Add(-w.duration), To: to}
 	}
-	from := periodStart(now)
-	if ws.RefusedFuture.Equal(from) {
-		return mintlify.DateRange{From: from, To: laterOf(to, from.Add(time.Minute))}
+	r := mintlify.MonthToDate(now)
+	if ws.RefusedFuture.Equal(r.From) {
+		return mintlify.DateRange{From: r.From, To: laterOf(to, r.From.Add(time.Minute))}
 	}
-	y, m, d := now.UTC().Date()
-	return mintlify.DateRange{From: from, To: time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC), Days: true}
+	return r
 }
 
 func laterOf(a, b time.Time) time.Time {

@@ -47,6 +47,20 @@ type DateRange struct {
 // DayLayout is the API's date-only form.
 const DayLayout = "2006-01-02"
 
+// MonthToDate is the month-to-date range at the end of t's UTC day: from
+// the 1st of that month up to and including the day, [1st, day+1) in day
+// dates. The exporter's month-to-date counters ask for it at any time of
+// the day, and backfill asks for it for each past day, so the two count
+// the same days.
+func MonthToDate(t time.Time) DateRange {
+	y, m, d := t.UTC().Date()
+	return DateRange{
+		From: time.Date(y, m, 1, 0, 0, 0, 0, time.UTC),
+		To:   time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC),
+		Days: true,
+	}
+}
+
 // query renders both bounds, always: the API's default range when they are
 // omitted is undocumented. RFC 3339 in UTC and YYYY-MM-DD are the
 // documented forms.

@@ -302,3 +302,31 @@ func TestGateCountsRetries(t *testing.T) {
 		t.Fatalf("gate ran %d times for %d HTTP attempts; every attempt must pass the gate", gated.Load(), calls.Load())
 	}
 }
+
+func TestMonthToDate(t *testing.T) {
+	day := func(s string) time.Time {
+		d, err := time.Parse(DayLayout, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	east := time.FixedZone("UTC+10", 10*3600)
+	for _, c := range []struct {
+		at       time.Time
+		from, to string
+	}{
+		{day("2026-11-24"), "2026-11-01", "2026-11-25"},
+		{time.Date(2026, 11, 24, 23, 59, 59, 0, time.UTC), "2026-11-01", "2026-11-25"},
+		{day("2026-11-01"), "2026-11-01", "2026-11-02"},
+		{time.Date(2026, 12, 31, 18, 0, 0, 0, time.UTC), "2026-12-01", "2027-01-01"},
+		{time.Date(2024, 2, 29, 12, 0, 0, 0, time.UTC), "2024-02-01", "2024-03-01"},
+		// 1 December 05:00 at UTC+10 is still 30 November in UTC.
+		{time.Date(2026, 12, 1, 5, 0, 0, 0, east), "2026-11-01", "2026-12-01"},
+	} {
+		r := MonthToDate(c.at)
+		if !r.Days || !r.From.Equal(day(c.from)) || !r.To.Equal(day(c.to)) || r.From.Location() != time.UTC || r.To.Location() != time.UTC {
+			t.Errorf("MonthToDate(%s) = %+v, want [%s, %s) in UTC day dates", c.at, r, c.from, c.to)
+		}
+	}
+}

@@ -1253,3 +1253,9 @@ func TestLogWatchWaitsForEveryLine(t *testing.T) {
 	}
 	fmt.Fprintln(w, "more") // a later write does not close it again
 }
+
+// monthStart is the 1st of day's month, worked out here apart from the
+// code under test.
+func monthStart(day time.Time) time.Time {
+	return day.AddDate(0, 0, 1-day.Day())
+}

@@ -256,9 +256,3 @@ func (l *backfillLedger) take(window *budget.Window, now time.Time) (bool, error
 	err := ledger.For(l.path).Share(l.fp, backfillWriter, window, now, func() { took = window.TryTake() })
 	return took, err
 }
-
-// monthStart is the 1st of day's month.
-func monthStart(day time.Time) time.Time {
-	y, m, _ := day.Date()
-	return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
-}

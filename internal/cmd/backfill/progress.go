@@ -15,7 +15,7 @@ type backfillTask struct {
 // viewsRange is the month to date at the end of the task's day, the
 // range the exporter's month walk covers then.
 func (t backfillTask) viewsRange() mintlify.DateRange {
-	return mintlify.DateRange{From: monthStart(t.day), To: t.day.AddDate(0, 0, 1), Days: true}
+	return mintlify.MonthToDate(t.day)
 }
 
 // backfillProgress is how far each task is, from the journal: the walk of
