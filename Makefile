@@ -117,13 +117,22 @@ test-race-under-load: ## `go test -race -count=3 ./...` RUNS times (default 1 he
 	@$(MAKE) --no-print-directory test-under-load RUNS=$(or $(RACE_RUNS),1) LOAD_CMD='$(GO) test -race -count=3 ./...'
 
 .PHONY: lint
-lint: $(STATICCHECK) $(GOCYCLO) ## gofmt check, go vet, staticcheck, and no non-test function over cyclomatic complexity 20.
+# The shell scripts: the checks, the release scripts, the packages'
+# maintainer scripts and CI's entry point.
+SHELL_SCRIPTS := $(wildcard e2e/*.sh packaging/*.sh) packaging/deb/postinst packaging/deb/postrm \
+  packaging/deb/prerm packaging/rpm/post packaging/rpm/postun packaging/rpm/preun .ci/run
+
+lint: $(STATICCHECK) $(GOCYCLO) ## gofmt check, go vet, staticcheck, no non-test function over cyclomatic complexity 20, shellcheck.
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
 	@out=$$($(GOCYCLO) -over 20 $$(git ls-files '*.go' 2>/dev/null | grep -v '_test\.go$$' || find . -name '*.go' ! -name '*_test.go')); \
 	if [ -n "$$out" ]; then echo "gocyclo: functions over complexity 20 (split them into named steps):"; echo "$$out"; exit 1; fi
+	@if command -v shellcheck >/dev/null 2>&1; then \
+	  shellcheck -x -S warning $(SHELL_SCRIPTS) && echo "shellcheck: $(words $(SHELL_SCRIPTS)) scripts clean"; \
+	elif [ "$$CI" = true ]; then echo "shellcheck is not installed; CI needs it"; exit 1; \
+	else echo "SKIPPED shellcheck (install it; CI=true makes this a failure)"; fi
 
 $(STATICCHECK):
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)

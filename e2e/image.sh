@@ -33,11 +33,9 @@ tmp=""
 ctr=""
 image="localhost/mintlify_exporter:e2e-$$"
 
-log() { printf 'e2e-image: %s\n' "$*" >&2; }
-fail() {
-  log "FAILED in step '$step': $*"
-  exit 1
-}
+CHECK=e2e-image
+# shellcheck source=e2e/lib.sh
+. e2e/lib.sh
 
 cleanup() {
   local rc=$?
@@ -108,8 +106,7 @@ lic=$(pod image inspect --format '{{index .Labels "org.opencontainers.image.lice
 # ---------------------------------------------------------------- 5. run
 step="run"
 SECONDS=0 # the deadline counts from here
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()' 2>/dev/null) ||
-  port=$((20000 + RANDOM % 30000))
+port=$(free_port) || fail "no free port found"
 ctr=$(pod run -d --name "mintlify-e2e-image-$$" -p "127.0.0.1:$port:10491" "$image" --demo) ||
   fail "podman run failed"
 url="http://127.0.0.1:$port/metrics"
@@ -117,18 +114,12 @@ log "container ${ctr:0:12} on $url"
 
 step="scrape"
 series='^mintlify_page_views{path="/[^"]*",project="docs",'
-found=""
-while [ "$SECONDS" -lt "$DEADLINE" ]; do
+alive() {
+  local state
   state=$(pod inspect --format '{{.State.Status}}' "$ctr" 2>/dev/null || echo gone)
   [ "$state" = running ] || fail "container is $state"
-  if curl -fsS --max-time 5 "$url" -o "$tmp/metrics.txt" 2>/dev/null &&
-    grep -q "$series" "$tmp/metrics.txt"; then
-    found=1
-    break
-  fi
-  sleep 1
-done
-[ -n "$found" ] || fail "no series matching $series on $url within ${DEADLINE}s"
+}
+wait_for_series "$url" "$tmp/metrics.txt" "$series" $((DEADLINE - SECONDS)) alive
 grep -q '^mintlify_up{.*} 1$' "$tmp/metrics.txt" || fail "mintlify_up is not 1"
 log "scraped $(grep -c '^mintlify_page_views{' "$tmp/metrics.txt") page-view series"
 

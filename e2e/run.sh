@@ -35,7 +35,6 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-repo=$(pwd)
 export PATH="$PATH:/usr/local/go/bin"
 
 readonly DEADLINE=420 # seconds for the whole run, install excluded
@@ -44,11 +43,9 @@ step="setup"
 pids=()
 tmp=""
 
-log() { printf 'e2e: %s\n' "$*" >&2; }
-fail() {
-  log "FAILED in step '$step': $*"
-  exit 1
-}
+CHECK=e2e
+# shellcheck source=e2e/lib.sh
+. e2e/lib.sh
 
 show_logs() {
   [ -n "$tmp" ] && [ -d "$tmp" ] || return 0
@@ -141,22 +138,6 @@ SECONDS=0 # the deadline counts from here, without the install
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mintlify-e2e.XXXXXX")
 
 # ---------------------------------------------------------------- ports
-# A port is free if nothing accepts on it and we can bind it.
-free_port() {
-  local p i
-  if command -v python3 >/dev/null 2>&1; then
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-    return
-  fi
-  for ((i = 0; i < 100; i++)); do
-    p=$((20000 + RANDOM % 30000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-      echo "$p"
-      return
-    fi
-  done
-  return 1
-}
 step="ports"
 ports=()
 while [ ${#ports[@]} -lt 4 ]; do

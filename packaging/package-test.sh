@@ -39,11 +39,9 @@ tmp=""
 pid=""
 made_private="" # /var/lib/private did not exist before
 
-log() { printf 'package-test: %s\n' "$*" >&2; }
-fail() {
-  log "FAILED in step '$step': $*"
-  exit 1
-}
+CHECK=package-test
+# shellcheck source=e2e/lib.sh
+. e2e/lib.sh
 
 # Paths the package or its service own; none may exist before the test.
 owned=(/usr/bin/mintlify_exporter "$UNIT" /etc/default/mintlify_exporter /etc/mintlify_exporter
@@ -297,8 +295,7 @@ done
 install -d -m 0700 /var/lib/private
 install -d -m 0750 -o "$uid" -g "$uid" /var/lib/private/mintlify_exporter
 ln -s private/mintlify_exporter /var/lib/mintlify_exporter
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()' 2>/dev/null) ||
-  port=$((20000 + RANDOM % 30000))
+port=$(free_port) || fail "no free port found"
 # shellcheck disable=SC2086 # ExecStart's words, split as systemd splits them
 (
   umask 0077
@@ -308,19 +305,9 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
     $cmd --web.listen-address="127.0.0.1:$port"
 ) >"$tmp/demo.log" 2>&1 &
 pid=$!
-start=$SECONDS
 url="http://127.0.0.1:$port/metrics"
-found=""
-while [ $((SECONDS - start)) -lt "$DEADLINE" ]; do
-  kill -0 "$pid" 2>/dev/null || fail "the exporter exited early"
-  if curl -fsS --max-time 30 "$url" -o "$tmp/metrics.txt" 2>/dev/null &&
-    grep -q '^mintlify_page_views_total{path="/[^"]*",project="docs",traffic="human"} [0-9]' "$tmp/metrics.txt"; then
-    found=1
-    break
-  fi
-  sleep 1
-done
-[ -n "$found" ] || fail "no mintlify_page_views_total series on $url within ${DEADLINE}s"
+alive() { kill -0 "$pid" 2>/dev/null || fail "the exporter exited early"; }
+wait_for_series "$url" "$tmp/metrics.txt" '^mintlify_page_views_total{path="/[^"]*",project="docs",traffic="human"} [0-9]' "$DEADLINE" alive
 grep -q "^mintlify_exporter_build_info{.*version=\"$version\"" "$tmp/metrics.txt" || fail "build_info does not carry version $version"
 expect_eq "the exporter's uid" "$(awk '/^Uid:/ {print $2}' "/proc/$pid/status")" "$uid"
 kill -TERM "$pid"

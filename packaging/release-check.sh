@@ -26,11 +26,9 @@ pid=""
 image="" # the images of make release-image, removed on exit
 ctr=""
 
-log() { printf 'release-check: %s\n' "$*" >&2; }
-fail() {
-  log "FAILED in step '$step': $*"
-  exit 1
-}
+CHECK=release-check
+# shellcheck source=e2e/lib.sh
+. e2e/lib.sh
 cleanup() {
   local rc=$?
   set +e
@@ -169,27 +167,17 @@ grep -qE "^mintlify_exporter, version $(printf '%s' "$version" | sed 's/[.]/\\./
   fail "--version printed '$(head -n 1 "$tmp/version.txt")', want version $version and the revision"
 
 step="--demo"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()' 2>/dev/null) ||
-  port=$((20000 + RANDOM % 30000))
+port=$(free_port) || fail "no free port found"
 STATE_DIRECTORY="$tmp/state" "$bin" --demo --web.listen-address="127.0.0.1:$port" \
   --mintlify.tracked-jobs-file="$tmp/jobs.txt" >"$tmp/demo.log" 2>&1 &
 pid=$!
-SECONDS_START=$SECONDS
+demo_start=$SECONDS
 url="http://127.0.0.1:$port/metrics"
-found=""
-while [ $((SECONDS - SECONDS_START)) -lt "$DEADLINE" ]; do
-  kill -0 "$pid" 2>/dev/null || fail "the exporter exited early"
-  if curl -fsS --max-time 30 "$url" -o "$tmp/metrics.txt" 2>/dev/null &&
-    grep -q '^mintlify_page_views_total{path="/[^"]*",project="docs",traffic="human"} [0-9]' "$tmp/metrics.txt"; then
-    found=1
-    break
-  fi
-  sleep 1
-done
-[ -n "$found" ] || fail "no mintlify_page_views_total series on $url within ${DEADLINE}s"
+alive() { kill -0 "$pid" 2>/dev/null || fail "the exporter exited early"; }
+wait_for_series "$url" "$tmp/metrics.txt" '^mintlify_page_views_total{path="/[^"]*",project="docs",traffic="human"} [0-9]' "$DEADLINE" alive
 grep -q "^mintlify_exporter_build_info{.*version=\"$version\"" "$tmp/metrics.txt" ||
   fail "mintlify_exporter_build_info does not carry version $version"
-log "scraped $(grep -c '^mintlify_page_views_total{' "$tmp/metrics.txt") mintlify_page_views_total series after $((SECONDS - SECONDS_START))s"
+log "scraped $(grep -c '^mintlify_page_views_total{' "$tmp/metrics.txt") mintlify_page_views_total series after $((SECONDS - demo_start))s"
 
 step="stop"
 kill -TERM "$pid"

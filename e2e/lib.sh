@@ -1,0 +1,49 @@
+# shellcheck shell=bash
+# Shared by the shell checks: e2e/run.sh, e2e/image.sh,
+# packaging/release-check.sh and packaging/package-test.sh. A check sets
+# CHECK (its name in messages) and step (what it is doing, changed as it
+# goes), then sources this file.
+
+: "${CHECK:?set CHECK before sourcing e2e/lib.sh}"
+step=${step:-setup}
+
+log() { printf '%s: %s\n' "$CHECK" "$*" >&2; }
+fail() {
+  log "FAILED in step '$step': $*"
+  exit 1
+}
+
+# free_port prints a TCP port of 127.0.0.1 that nothing listens on: one the
+# kernel hands out, or without python3 a random one that refuses a
+# connection.
+free_port() {
+  local p i
+  if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+    return
+  fi
+  for ((i = 0; i < 100; i++)); do
+    p=$((20000 + RANDOM % 30000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+      echo "$p"
+      return
+    fi
+  done
+  return 1
+}
+
+# wait_for_series URL OUT PATTERN SECONDS ALIVE scrapes URL into the file
+# OUT once a second until a line of it matches the grep pattern PATTERN.
+# Before each try it runs the command ALIVE, which calls fail when the
+# exporter has gone. It fails the check after SECONDS seconds.
+wait_for_series() {
+  local url=$1 out=$2 pattern=$3 deadline=$4 alive=$5 start=$SECONDS
+  while [ $((SECONDS - start)) -lt "$deadline" ]; do
+    "$alive"
+    if curl -fsS --max-time 30 "$url" -o "$out" 2>/dev/null && grep -q "$pattern" "$out"; then
+      return 0
+    fi
+    sleep 1
+  done
+  fail "no series matching $pattern on $url within ${deadline}s"
+}
