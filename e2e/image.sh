@@ -65,17 +65,7 @@ need=()
 for tool in buildah podman runc curl; do
   command -v "$tool" >/dev/null 2>&1 || need+=("$tool")
 done
-if [ ${#need[@]} -gt 0 ]; then
-  log "installing ${need[*]} with apt-get"
-  sudo=""
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || fail "need root or sudo to install ${need[*]}"
-    sudo="sudo"
-  fi
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq || fail "apt-get update failed"
-  $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null || fail "apt-get install ${need[*]} failed"
-fi
+apt_install "${need[@]}"
 
 # ---------------------------------------------------------------- 2. conf
 step="containers.conf"

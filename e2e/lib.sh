@@ -47,3 +47,31 @@ wait_for_series() {
   done
   fail "no series matching $pattern on $url within ${deadline}s"
 }
+
+# apt_install PKG... installs Debian packages, through sudo when not root.
+apt_install() {
+  [ $# -gt 0 ] || return 0
+  local sudo=""
+  log "installing $* with apt-get"
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || fail "need root or sudo to install $*"
+    sudo="sudo"
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq || fail "apt-get update failed"
+  $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null || fail "apt-get install $* failed"
+}
+
+# stop_exporter PID LOG RC stops the exporter PID started by the check
+# (nothing when PID is empty) and, when the check failed (RC is not 0),
+# shows the end of its log LOG.
+stop_exporter() {
+  local pid=$1 logfile=$2 rc=$3
+  [ -n "$pid" ] || return 0
+  kill "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  if [ "$rc" -ne 0 ] && [ -s "$logfile" ]; then
+    log "---- exporter log ----"
+    tail -n 20 "$logfile" >&2
+  fi
+}

@@ -120,15 +120,7 @@ command -v curl >/dev/null 2>&1 || need+=(curl)
 if [ ${#need[@]} -gt 0 ]; then
   # shellcheck disable=SC2207
   need=($(printf '%s\n' "${need[@]}" | sort -u))
-  log "installing ${need[*]} with apt-get"
-  sudo=""
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || fail "need root or sudo to install ${need[*]}"
-    sudo="sudo"
-  fi
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq || fail "apt-get update failed"
-  $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null || fail "apt-get install ${need[*]} failed"
+  apt_install "${need[@]}"
 fi
 AM=$(am_bin)
 [ -n "$AM" ] || fail "no alertmanager binary after installing prometheus-alertmanager"

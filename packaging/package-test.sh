@@ -51,14 +51,7 @@ owned=(/usr/bin/mintlify_exporter "$UNIT" /etc/default/mintlify_exporter /etc/mi
 cleanup() {
   local rc=$?
   set +e
-  if [ -n "$pid" ]; then
-    kill "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    if [ "$rc" -ne 0 ] && [ -s "$tmp/demo.log" ]; then
-      log "---- exporter log ----"
-      tail -n 20 "$tmp/demo.log" >&2
-    fi
-  fi
+  stop_exporter "$pid" "$tmp/demo.log" "$rc"
   if [ "$step" != setup ]; then
     if dpkg-query -W "$PKG" >/dev/null 2>&1; then
       dpkg -P "$PKG" >/dev/null 2>&1 || log "cleanup: dpkg -P $PKG failed"

@@ -32,14 +32,7 @@ CHECK=release-check
 cleanup() {
   local rc=$?
   set +e
-  if [ -n "$pid" ]; then
-    kill "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    if [ "$rc" -ne 0 ] && [ -s "$tmp/demo.log" ]; then
-      log "---- exporter log ----"
-      tail -n 20 "$tmp/demo.log" >&2
-    fi
-  fi
+  stop_exporter "$pid" "$tmp/demo.log" "$rc"
   if [ -n "$image" ] && command -v buildah >/dev/null; then
     [ -n "$ctr" ] && { buildah umount "$ctr" >/dev/null 2>&1; buildah rm "$ctr" >/dev/null 2>&1; }
     buildah manifest rm "$image" >/dev/null 2>&1
