@@ -53,7 +53,7 @@ cleanup() {
   if [ -n "$tmp" ] && [ -d "$tmp" ]; then
     if [ "${KEEP_TMP:-}" = 1 ]; then log "kept $tmp"; else rm -rf "$tmp"; fi
   fi
-  if [ "$rc" -eq 0 ]; then log "PASSED in ${SECONDS}s"; fi
+  if [ "$rc" -eq 0 ]; then log "PASSED in ${SECONDS}s after the image was built"; fi
   exit "$rc"
 }
 trap cleanup EXIT
