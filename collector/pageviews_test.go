@@ -14,6 +14,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/leakcheck"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -178,7 +179,8 @@ func TestSlowUpstreamDoesNotHoldTheScrape(t *testing.T) {
 	if n := e.requests(mockapi.EndpointViews); n != 1 {
 		t.Fatalf("%d views requests for 10 paths, want 1", n)
 	}
-	e.api.Server.SetFault(mockapi.Fault{Latency: time.Hour})
+	arrived := make(chan string, 1)
+	e.api.Server.SetFault(mockapi.Fault{Latency: time.Hour, Arrived: arrived})
 	e.clock.Advance(2 * time.Hour)
 	for range 3 {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -190,6 +192,13 @@ func TestSlowUpstreamDoesNotHoldTheScrape(t *testing.T) {
 		if e.count("mintlify_page_views_total") != 20 {
 			t.Fatal("the last good data is not served while the refresh runs")
 		}
+	}
+	// The sweep runs on after the scrapes: wait for its request to reach
+	// the API (on a loaded machine it may not have yet), then cut it short.
+	select {
+	case <-arrived:
+	case <-testkit.HangGuard(t).Done():
+		t.Fatal("the refresh never sent its views request")
 	}
 	e.exp.Close() // cancels the hung sweep; leakcheck in TestMain checks it ended
 	// Only one sweep ran however many scrapes came: one good request and

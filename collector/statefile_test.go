@@ -459,13 +459,17 @@ func TestScrapeDoesNotWaitWithData(t *testing.T) {
 	// one does not wait again for the refresh that outlived it.
 	f := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}})
 	f.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, Latency: time.Hour})
-	const timeout = 3 * time.Second
+	// The refresh is as old as the first scrape's time when the second
+	// one starts, less the moments before the refresh began; the second
+	// scrape's shorter time leaves those moments 2 s of room, and 2 s
+	// for a scrape that does not wait to return.
+	const timeout = 4 * time.Second
 	first, cancelFirst := context.WithTimeout(context.Background(), timeout)
 	defer cancelFirst()
 	if err := refreshReturns(t, f.exp, first); err == nil {
 		t.Fatal("with nothing cached, the first scrape did not wait for the refresh")
 	}
-	second, cancelSecond := context.WithTimeout(context.Background(), timeout)
+	second, cancelSecond := context.WithTimeout(context.Background(), timeout/2)
 	defer cancelSecond()
 	if err := refreshReturns(t, f.exp, second); err != nil {
 		t.Fatalf("the second scrape waited again for a refresh older than a scrape: %v", err)

@@ -41,6 +41,10 @@ const OversizeBytes = 10<<20 + 1024
 type Fault struct {
 	Endpoint string        // "" = every endpoint, else an Endpoint* name
 	Latency  time.Duration // delay before answering; ends early if the client goes away
+	// Arrived, if set, gets the endpoint of each request the fault
+	// applies to, before any Latency: tests wait on it for a request to
+	// be in flight. It is sent without blocking: give it a buffer.
+	Arrived chan<- string
 	// Status answers with this status and the endpoint's error body instead
 	// of the real answer, before authentication and without consuming
 	// budget. 0 = none.

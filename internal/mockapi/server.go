@@ -378,6 +378,12 @@ func (s *Server) serve(r *http.Request, now time.Time, rec *Request) *response {
 	}
 	f := s.takeFault(rt.endpoint)
 	if f != nil {
+		if f.Arrived != nil {
+			select {
+			case f.Arrived <- rt.endpoint:
+			default:
+			}
+		}
 		if !waitLatency(r.Context(), f.Latency) {
 			return nil
 		}
