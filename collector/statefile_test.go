@@ -22,6 +22,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/toolcheck"
 )
 
@@ -458,18 +459,33 @@ func TestScrapeDoesNotWaitWithData(t *testing.T) {
 	// No data yet: the first scrape waits (to its deadline), the next
 	// one does not wait again for the refresh that outlived it.
 	f := newEnv(t, oneProject, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}})
-	f.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, Latency: time.Hour})
-	// The refresh is as old as the first scrape's time when the second
-	// one starts, less the moments before the refresh began; the second
-	// scrape's shorter time leaves those moments 2 s of room, and 2 s
-	// for a scrape that does not wait to return.
-	const timeout = 4 * time.Second
-	first, cancelFirst := context.WithTimeout(context.Background(), timeout)
+	arrived := make(chan string, 1)
+	f.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, Latency: time.Hour, Arrived: arrived})
+	// The refresh began before its request reached the API: the time it
+	// arrived bounds the refresh's start from above, whatever the load.
+	guard := testkit.HangGuard(t)
+	arrivedAt := make(chan time.Time, 1)
+	go func() {
+		select {
+		case <-arrived:
+			arrivedAt <- time.Now()
+		case <-guard.Done():
+		}
+	}()
+	first, cancelFirst := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancelFirst()
 	if err := refreshReturns(t, f.exp, first); err == nil {
 		t.Fatal("with nothing cached, the first scrape did not wait for the refresh")
 	}
-	second, cancelSecond := context.WithTimeout(context.Background(), timeout/2)
+	var since time.Time
+	select {
+	case since = <-arrivedAt:
+	case <-guard.Done():
+		t.Fatal("the refresh never sent its views request")
+	}
+	// A scrape given no more time than the refresh has already run (at
+	// least time.Since(since)) must not wait for it.
+	second, cancelSecond := context.WithTimeout(context.Background(), time.Since(since))
 	defer cancelSecond()
 	if err := refreshReturns(t, f.exp, second); err != nil {
 		t.Fatalf("the second scrape waited again for a refresh older than a scrape: %v", err)
