@@ -20,10 +20,11 @@ var allowedImports = map[string][]string{
 	".":                            {"internal/cmd/backfill", "internal/cmd/jobs", "internal/cmd/serve"},
 	"internal/cmd/serve":           {"collector", "config", "internal/cli", "internal/exposition", "internal/kind", "internal/mintlify", "internal/mockapi", "internal/secret", "internal/trackfile"},
 	"internal/cmd/jobs":            {"config", "internal/boundedfile", "internal/cli", "internal/ids", "internal/mintlify", "internal/trackfile"},
-	"internal/cmd/backfill":        {"config", "internal/atomicfile", "internal/budget", "internal/cli", "internal/ids", "internal/kind", "internal/ledger", "internal/mintlify", "internal/secret"},
+	"internal/cmd/backfill":        {"config", "internal/atomicfile", "internal/budget", "internal/cli", "internal/ids", "internal/kind", "internal/ledger", "internal/mintlify", "internal/secret", "internal/source"},
 	"internal/cmd/serve/servetest": {"internal/cmd/serve"},
 	"internal/cli":                 {"config", "internal/mintlify", "internal/secret"},
-	"collector":                    {"config", "internal/atomicfile", "internal/boundedfile", "internal/budget", "internal/filelock", "internal/kind", "internal/ledger", "internal/mintlify", "internal/secret"},
+	"collector":                    {"config", "internal/atomicfile", "internal/boundedfile", "internal/budget", "internal/filelock", "internal/kind", "internal/ledger", "internal/mintlify", "internal/secret", "internal/source"},
+	"internal/source":              {"internal/kind", "internal/mintlify"},
 	"config":                       {"internal/boundedfile", "internal/ids", "internal/kind", "internal/secret"},
 	"internal/mintlify":            {"internal/secret"},
 	"internal/trackfile":           {"internal/boundedfile", "internal/filelock", "internal/ids"},
@@ -146,10 +147,12 @@ func TestArchitecture(t *testing.T) {
 		t.Error("the backfill imports collector, the exporter's scheduler: it must share code through smaller packages (the walk, the ledger)")
 	}
 	client := closure(pkgs, "internal/mintlify")
-	for p := range client {
-		for _, ext := range pkgs[p].external {
-			if strings.HasPrefix(ext, "github.com/prometheus/") {
-				t.Errorf("the API client imports %s (through %s): it must know nothing of Prometheus", ext, p)
+	for _, c := range []struct{ pkg, what string }{{"internal/mintlify", "the API client"}, {"internal/source", "the kinds' code"}} {
+		for p := range closure(pkgs, c.pkg) {
+			for _, ext := range pkgs[p].external {
+				if strings.HasPrefix(ext, "github.com/prometheus/") {
+					t.Errorf("%s imports %s (through %s): it must know nothing of Prometheus", c.what, ext, p)
+				}
 			}
 		}
 	}

@@ -27,9 +27,9 @@ import (
 // window; the counters themselves have no window label.
 var monthWindow = windowSpec{label: "month", month: true}
 
-// visitorsDefaultWindow is the visitors collector's window when the
-// project lists none: visitors have no counter.
-var visitorsDefaultWindow = windowSpec{label: "24h", duration: 24 * time.Hour}
+// windowsOnlyDefault is the window of a kind without counters (visitors)
+// when the project lists none.
+var windowsOnlyDefault = windowSpec{label: "24h", duration: 24 * time.Hour}
 
 // rangeFor is the date range a refresh of window w asks for at now. The
 // month window asks for [1st of the month, tomorrow) in day dates, unless

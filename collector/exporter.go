@@ -23,6 +23,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
+	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // Clock tells the time; tests pass a fake one. It is the budget's, so one
@@ -294,36 +295,30 @@ func (b *builder) project(pr config.Project) error {
 		enabled = b.e.defaultCollectors()
 	}
 	for _, name := range enabled {
+		k, ok := kind.Lookup(name)
+		if !ok {
+			return fmt.Errorf("project %q: unknown collector %q", label, name)
+		}
 		var src source
-		switch name {
-		case kind.PageViews, kind.Visitors:
-			pv := &pageViews{
-				kind: mintlify.Views, project: label, id: pr.ID, client: ks.client,
+		if code, ok := sources.Lookup(name); ok {
+			src = &perWindow{kind: k, code: code, project: label, id: pr.ID, client: ks.client,
+				settings: sources.Settings{Keep: filter.allowed, TopN: g.SearchTopN}}
+		} else {
+			src = &pageViews{
+				kind: mintlify.RowsKind(k.Endpoint), project: label, id: pr.ID, client: ks.client,
 				opts:   walkSettings{pageSize: g.PageSize, concurrency: g.PageConcurrency, maxPages: g.MaxPages},
 				filter: filter,
 			}
-			if name == kind.Visitors {
-				pv.kind = mintlify.Visitors
-			}
-			src = pv
-		case kind.Feedback:
-			src = newFeedback(label, pr.ID, ks.client, filter)
-		case kind.Searches:
-			src = newSearches(label, pr.ID, ks.client, g.SearchTopN)
-		case kind.Assistant:
-			src = newAssistant(label, pr.ID, ks.client)
-		default:
-			return fmt.Errorf("project %q: unknown collector %q", label, name)
 		}
-		// Every additive collector counts the month to date; the rolling
-		// windows come on top, when the config lists them. Unique visitors
-		// do not add up over days, so they have no counter: windows only,
-		// 24h when the config lists none.
+		// A kind that adds up over days counts the month to date; the
+		// rolling windows come on top, when the config lists them. One
+		// that does not (unique visitors) has the windows only, 24h when
+		// the config lists none.
 		unitWindows := append([]windowSpec{monthWindow}, windows...)
-		if name == kind.Visitors {
+		if k.Windows == kind.WindowsOnly {
 			unitWindows = windows
 			if len(unitWindows) == 0 {
-				unitWindows = []windowSpec{visitorsDefaultWindow}
+				unitWindows = []windowSpec{windowsOnlyDefault}
 			}
 		}
 		id := unitID{project: pr.ID, collector: name}

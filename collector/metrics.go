@@ -23,7 +23,22 @@ func kindDesc(kindName, name string) *prometheus.Desc {
 		panic("no collector kind " + kindName)
 	}
 	f := k.Family(name)
-	return prometheus.NewDesc(f.Name, f.Help+cacheNote, f.Labels, nil)
+	d := prometheus.NewDesc(f.Name, f.Help+cacheNote, f.Labels, nil)
+	familyDescs[f.Name] = d
+	return d
+}
+
+// familyDescs are the descriptors of the kinds' families, by name.
+var familyDescs = map[string]*prometheus.Desc{}
+
+// familyDesc is the descriptor of a kind's family: one of the table's
+// families, every one of which has its descriptor below.
+func familyDesc(name string) *prometheus.Desc {
+	d, ok := familyDescs[name]
+	if !ok {
+		panic("no descriptor of family " + name)
+	}
+	return d
 }
 
 // The data families of the collector kinds, from their table

@@ -38,9 +38,11 @@ import (
 // too large, corrupt or of another version is logged once and ignored;
 // the next save replaces it.
 const (
-	// stateVersion 2: the ledger is a file of its own. Version 1 files
-	// (the ledger inside) are read, and their ledger moved out.
-	stateVersion = 2
+	// stateVersion 3: the windows are the exporter's own types
+	// (statefile.go). Version 2 files (the API client's types inside) and
+	// version 1 files (the ledger inside, moved out to STATE.ledger) are
+	// read and migrated (statev2.go).
+	stateVersion = 3
 	stateKind    = "mintlify_exporter state"
 	// maxStateBytes bounds the data cache: 80 bytes a path, 100 000 paths
 	// a walk (max_pages 400 of 250), the month and up to thirty windows
@@ -67,9 +69,10 @@ type orgSnapshot struct {
 }
 
 type unitSnapshot struct {
-	Health  health                  `json:"health"`
-	Round   time.Time               `json:"round"`
-	Windows map[string]*windowState `json:"windows"`
+	Health  health                   `json:"health"`
+	Round   time.Time                `json:"round"`
+	Windows map[string]*windowRecord `json:"windows"`
+	windows map[string]*windowState  // decoded Windows
 }
 
 // savedState is what the state file held at start, until the first config
@@ -110,6 +113,9 @@ func (e *Exporter) openState(cfg *config.Config) error {
 	default:
 		e.saved = st
 		e.log.Info("state loaded", "path", path, "saved", st.Saved, "units", len(st.units))
+		if st.Version < stateVersion {
+			e.savedAt = -1 // written again, in this version, at the first save
+		}
 	}
 	keys, clampedLedger, err := e.ledger.Read(now)
 	if err != nil {
@@ -185,7 +191,7 @@ func (s *stateFile) clamp(now time.Time, maxRefresh time.Duration) int {
 		notAfter(&u.Health.LastSuccess, now)
 		notAfter(&u.Health.NextRefresh, now.Add(maxRefresh))
 		notAfter(&u.Round, now)
-		for _, w := range u.Windows {
+		for _, w := range u.windows {
 			if w != nil {
 				notAfter(&w.DataTime, now)
 				notAfter(&w.Progress, now)
@@ -213,8 +219,8 @@ func readState(path string) (*stateFile, error) {
 	if st.Kind != stateKind {
 		return nil, fmt.Errorf("not a state file of this exporter (kind %q)", st.Kind)
 	}
-	if st.Version != stateVersion && st.Version != 1 {
-		return nil, fmt.Errorf("version %d, this program reads versions 1 and %d", st.Version, stateVersion)
+	if st.Version < 1 || st.Version > stateVersion {
+		return nil, fmt.Errorf("version %d, this program reads versions 1 to %d", st.Version, stateVersion)
 	}
 	st.units = map[unitID]*unitSnapshot{}
 	for k, raw := range st.Units {
@@ -226,6 +232,11 @@ func readState(path string) (*stateFile, error) {
 		if err := json.Unmarshal(raw, &u); err != nil {
 			return nil, fmt.Errorf("corrupt: unit %q: %w", k, err)
 		}
+		windows, err := decodeWindows(id.collector, u.Windows)
+		if err != nil {
+			return nil, fmt.Errorf("corrupt: unit %q: %w", k, err)
+		}
+		u.windows, u.Windows = windows, nil
 		st.units[id] = &u
 	}
 	st.Units = nil
@@ -256,7 +267,7 @@ func (s *savedState) restoreUnit(id unitID) *unitState {
 		return st
 	}
 	st.health, st.round = snap.Health, snap.Round
-	for k, w := range snap.Windows {
+	for k, w := range snap.windows {
 		if w != nil {
 			st.windows[k] = w
 		}
@@ -414,7 +425,11 @@ func (s *unitState) encode() (json.RawMessage, error) {
 	if s.encoded != nil && s.encodedAt == s.changes {
 		return s.encoded, nil
 	}
-	b, err := json.Marshal(unitSnapshot{Health: s.health, Round: s.round, Windows: s.windows})
+	windows, err := encodeWindows(s.windows)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(unitSnapshot{Health: s.health, Round: s.round, Windows: windows})
 	if err != nil {
 		return nil, err
 	}

@@ -3,9 +3,11 @@ package collector_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -88,4 +90,45 @@ func TestStateFileOfVersion2IsRead(t *testing.T) {
 	if got := dataOf(t, e); got != want {
 		t.Errorf("the data loaded from the version 2 file differs from the data fetched:\n%s\nwant:\n%s", got, want)
 	}
+	// Saved again, it is a file of this version with its own keys alone.
+	e.exp.Close()
+	b, err = os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range foreignKeys(v, "") {
+		t.Errorf("the state file holds key %s, not one of its own snake_case keys", k)
+	}
+}
+
+// snakeCase is the form of the state file's own keys.
+var snakeCase = regexp.MustCompile(`^[a-z0-9]+(_[a-z0-9]+)*$`)
+
+// foreignKeys are the keys of the JSON value v that are not snake_case,
+// leaving out the keys that are data (unit ids, window keys, failure
+// reasons).
+func foreignKeys(v any, parent string) []string {
+	var bad []string
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			data := parent == "units" || parent == "windows" || parent == "fail_counts"
+			if !data && !snakeCase.MatchString(k) {
+				bad = append(bad, k)
+			}
+			if data {
+				k = ""
+			}
+			bad = append(bad, foreignKeys(x, k)...)
+		}
+	case []any:
+		for _, x := range v {
+			bad = append(bad, foreignKeys(x, parent)...)
+		}
+	}
+	return bad
 }

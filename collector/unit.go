@@ -12,6 +12,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // timing is what the config says about refresh timing.
@@ -95,24 +96,24 @@ type unitState struct {
 	encodedAt int
 }
 
-// windowState is one window's data and the walk that renews it.
+// windowState is one window's data and the walk that renews it. It is
+// stored as a windowRecord (statefile.go).
 type windowState struct {
-	DataTime time.Time `json:"data_time"` // when Data landed; zero if none
-	Hint     int       `json:"hint"`      // pages the last walk had
+	DataTime time.Time // when Data landed; zero if none
+	Hint     int       // pages the last walk had
 	// RefusedFuture is the start of the month in which the upstream
 	// answered the month window's day range (dateTo tomorrow) with 400;
 	// that month's refreshes ask for [1st, now) instead. Zero if never.
-	RefusedFuture time.Time `json:"refused_future,omitempty"`
+	RefusedFuture time.Time
 	// Data is the last complete walk (pageviews, visitors); Walk the one in
 	// progress, whose pages are kept until it completes.
-	Data     *mintlify.Walk `json:"data,omitempty"`
-	Progress time.Time      `json:"progress"` // when Walk last read a page
-	Walk     *mintlify.Walk `json:"walk,omitempty"`
-	// Range is what Feedback, Searches or Assistant cover.
-	Range     *mintlify.DateRange    `json:"range,omitempty"`
-	Feedback  *mintlify.FeedbackPage `json:"feedback,omitempty"`
-	Searches  *mintlify.SearchesPage `json:"searches,omitempty"`
-	Assistant *mintlify.CallerStats  `json:"assistant,omitempty"`
+	Data     *mintlify.Walk
+	Progress time.Time // when Walk last read a page
+	Walk     *mintlify.Walk
+	// Range is what Payload covers: the kinds of internal/source keep
+	// their data of a window there.
+	Range   *mintlify.DateRange
+	Payload sources.Payload
 }
 
 func (s *unitState) window(w windowSpec) *windowState {

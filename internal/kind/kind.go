@@ -1,12 +1,13 @@
 // Package kind is the one table of the exporter's analytics collector
 // kinds: for each, its name (the --collector.NAME flag, the configuration's
 // `collectors` entry, the `collector` label), whether it is on by default,
-// the API endpoint it reads, which windows it counts, how it chooses what
-// to export, and the metric families it exports with their HELP.
+// the API endpoint it reads, which windows it counts, and the metric
+// families it exports with their HELP.
 //
 // Config validation, the --collector.* flags, the refresh engine, the
 // backfill, the docs checks and the simulated API all read this table.
-// Adding a kind is one row here and its fetch code in collector/. The
+// A kind's code (its request, its stored payload, its samples) is one file
+// in internal/source; docs/development.md says how to add one. The
 // package imports nothing of the project. The API client does not use it
 // (it knows the endpoints itself), so the simulated API, which does, still
 // shares no code with the client.
@@ -36,23 +37,6 @@ const (
 	WindowsOnly
 )
 
-// Selection is how a kind chooses the rows it exports.
-type Selection int
-
-const (
-	// AllRows: the answer has no rows to choose from (totals only).
-	AllRows Selection = iota
-	// MostViewedPaths: every page of the walk is read and the max_paths
-	// most viewed paths are kept (mintlify.MostViewed), after the
-	// include/exclude filters.
-	MostViewedPaths
-	// TopPagesOfAnswer: the endpoint answers its top pages in one page
-	// (100 for feedback), which are kept after the path filters.
-	TopPagesOfAnswer
-	// TopSearchTerms: the search_top_n terms with the most hits.
-	TopSearchTerms
-)
-
 // Family is a metric family a kind exports: its name as /metrics shows it
 // (a counter's ends in _total), its HELP without the exporter's note on
 // its cache, and its labels.
@@ -61,6 +45,9 @@ type Family struct {
 	Help    string
 	Labels  []string
 	Counter bool // a month-to-date counter; else a gauge
+	// Month: a gauge also shown for the month-to-date range, as
+	// window="month" (a flag about the month's answer, not a count).
+	Month bool
 }
 
 // Kind is one row of the table.
@@ -70,11 +57,10 @@ type Kind struct {
 	Default bool   // on when neither the flags nor the configuration say
 	// Weight is its default share of a key's budget against the other
 	// kinds enabled under the key (the configuration's collector_weights).
-	Weight    float64
-	Endpoint  string // the API path under /v1/analytics/{projectId}/
-	Windows   Windows
-	Selection Selection
-	Families  []Family
+	Weight   float64
+	Endpoint string // the API path under /v1/analytics/{projectId}/
+	Windows  Windows
+	Families []Family
 }
 
 // Help texts the families share.
@@ -86,7 +72,7 @@ const (
 var All = []Kind{
 	{
 		Name: PageViews, Weight: 4, Summary: "page views per path and site totals (human, ai)", Default: true,
-		Endpoint: "views", Windows: MonthAndWindows, Selection: MostViewedPaths,
+		Endpoint: "views", Windows: MonthAndWindows,
 		Families: []Family{
 			{Name: "mintlify_page_views_total", Counter: true, Labels: []string{"path", "project", "traffic"},
 				Help: "Views of one documentation page since the start of the current UTC calendar month (the created timestamp), by traffic (human or ai). Starts again from 0 on the 1st; use increase() or rate()."},
@@ -100,7 +86,7 @@ var All = []Kind{
 	},
 	{
 		Name: Visitors, Weight: 2, Summary: "unique visitors per path and site",
-		Endpoint: "visitors", Windows: WindowsOnly, Selection: MostViewedPaths,
+		Endpoint: "visitors", Windows: WindowsOnly,
 		Families: []Family{
 			{Name: "mintlify_page_visitors", Labels: []string{"path", "project", "traffic", "window"},
 				Help: "Unique visitors of one documentation page in the rolling window, by traffic (human or ai)."},
@@ -112,19 +98,19 @@ var All = []Kind{
 	},
 	{
 		Name: Feedback, Weight: 1, Summary: "thumbs up/down and code-snippet feedback per page",
-		Endpoint: "feedback/by-page", Windows: MonthAndWindows, Selection: TopPagesOfAnswer,
+		Endpoint: "feedback/by-page", Windows: MonthAndWindows,
 		Families: []Family{
 			{Name: "mintlify_page_feedback_total", Counter: true, Labels: []string{"kind", "path", "project"},
 				Help: "Feedback entries on one page since the start of the current UTC calendar month, by kind: thumbs_up, thumbs_down, code_snippet. Only the 100 pages with the most feedback this month are listed (see mintlify_page_feedback_truncated{window=\"month\"})." + monthCounter},
 			{Name: "mintlify_page_feedback", Labels: []string{"kind", "path", "project", "window"},
 				Help: "Feedback entries on one page in the rolling window, by kind: thumbs_up, thumbs_down (contextual feedback) and code_snippet (feedback on a code block)."},
-			{Name: "mintlify_page_feedback_truncated", Labels: []string{"project", "window"},
+			{Name: "mintlify_page_feedback_truncated", Month: true, Labels: []string{"project", "window"},
 				Help: "1 if the upstream had feedback on more pages than the 100 one request returns (the endpoint documents no paging)."},
 		},
 	},
 	{
 		Name: Searches, Weight: 1, Summary: "top search terms and their click-through ratio",
-		Endpoint: "searches", Windows: MonthAndWindows, Selection: TopSearchTerms,
+		Endpoint: "searches", Windows: MonthAndWindows,
 		Families: []Family{
 			{Name: "mintlify_searches_total", Counter: true, Labels: []string{"project"},
 				Help: "Search events on the site since the start of the current UTC calendar month (all terms)." + monthCounter},
@@ -138,7 +124,7 @@ var All = []Kind{
 	},
 	{
 		Name: Assistant, Weight: 1, Summary: "assistant queries by caller (web, api, other)",
-		Endpoint: "assistant/caller-stats", Windows: MonthAndWindows, Selection: AllRows,
+		Endpoint: "assistant/caller-stats", Windows: MonthAndWindows,
 		Families: []Family{
 			{Name: "mintlify_assistant_queries_total", Counter: true, Labels: []string{"caller", "project"},
 				Help: "Assistant queries since the start of the current UTC calendar month, by caller: web, api, other." + monthCounter},
@@ -201,4 +187,23 @@ func (k Kind) Family(name string) Family {
 // Counters are the kind's month-to-date counter families.
 func (k Kind) Counters() []Family {
 	return slices.DeleteFunc(slices.Clone(k.Families), func(f Family) bool { return !f.Counter })
+}
+
+// MonthOf is the family that the samples of gauge family name (shown for
+// a rolling window) become for the month-to-date range: its counter,
+// name_total, or the gauge itself when it is shown for the month too
+// (Month). ok is false when the month shows none of it (a top-N of a
+// month is no sum of its days').
+func (k Kind) MonthOf(name string) (f Family, ok bool) {
+	for _, f := range k.Families {
+		if f.Counter && f.Name == name+"_total" {
+			return f, true
+		}
+	}
+	for _, f := range k.Families {
+		if f.Name == name && f.Month {
+			return f, true
+		}
+	}
+	return Family{}, false
 }

@@ -1,4 +1,4 @@
-package collector
+package source
 
 import (
 	"strings"
@@ -16,8 +16,8 @@ func TestSanitizeQuery(t *testing.T) {
 		strings.Repeat("ab", 100): strings.Repeat("ab", 32),
 		"Ünïcödé":                 "ünïcödé",
 	} {
-		if got := sanitizeQuery(in); got != want {
-			t.Errorf("sanitizeQuery(%q) = %q, want %q", in, got, want)
+		if got := SanitizeQuery(in); got != want {
+			t.Errorf("SanitizeQuery(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -27,12 +27,12 @@ func FuzzSanitizeQuery(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		q := sanitizeQuery(s)
+		q := SanitizeQuery(s)
 		if !utf8.ValidString(q) || utf8.RuneCountInString(q) > maxQueryRunes || strings.TrimSpace(q) != q || strings.Contains(q, "  ") {
-			t.Fatalf("sanitizeQuery(%q) = %q", s, q)
+			t.Fatalf("SanitizeQuery(%q) = %q", s, q)
 		}
-		if sanitizeQuery(q) != q {
-			t.Fatalf("not idempotent: %q -> %q -> %q", s, q, sanitizeQuery(q))
+		if SanitizeQuery(q) != q {
+			t.Fatalf("not idempotent: %q -> %q -> %q", s, q, SanitizeQuery(q))
 		}
 	})
 }

@@ -1,0 +1,177 @@
+package collector
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
+)
+
+// The schema of a unit's windows in the state file: the exporter's own
+// types, every field with a json tag (TestStateSchemaIsTagged), so that a
+// change of the API client's types cannot change what is on disk. A
+// change here that older files cannot be read into bumps stateVersion,
+// with a migration below.
+
+// windowRecord is one window as stored.
+type windowRecord struct {
+	DataTime      time.Time       `json:"data_time"`
+	Hint          int             `json:"hint"`
+	RefusedFuture time.Time       `json:"refused_future,omitempty"`
+	Data          *walkRecord     `json:"data,omitempty"`
+	Progress      time.Time       `json:"progress"`
+	Walk          *walkRecord     `json:"walk,omitempty"`
+	Range         *rangeRecord    `json:"range,omitempty"`
+	Payload       json.RawMessage `json:"payload,omitempty"` // the kind's (internal/source)
+
+	// Version 2 kept the answers of feedback, searches and assistant
+	// here, as the API client's types; read only to migrate them.
+	V2Feedback  *v2Feedback  `json:"feedback,omitempty"`
+	V2Searches  *v2Searches  `json:"searches,omitempty"`
+	V2Assistant *v2Assistant `json:"assistant,omitempty"`
+}
+
+// rangeRecord is a date range. Version 2 wrote From and To; JSON keys
+// match their fields whatever their case, so those read here too.
+type rangeRecord struct {
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+	Days bool      `json:"days,omitempty"`
+}
+
+// walkRecord is a page walk (mintlify.Walk), complete or in progress.
+type walkRecord struct {
+	Kind       string      `json:"kind"`
+	Range      rangeRecord `json:"range"`
+	PageSize   int         `json:"page_size"`
+	Next       int         `json:"next"`
+	Last       int         `json:"last"`
+	Totals     countRecord `json:"totals"`
+	Rows       []rowRecord `json:"rows"`
+	Requests   int         `json:"requests"`
+	Duplicates int         `json:"duplicates"`
+	Dropped    int         `json:"dropped"`
+	Repeated   bool        `json:"repeated"`
+	Truncated  bool        `json:"truncated"`
+	Seen       []uint64    `json:"seen"`
+}
+
+type countRecord struct {
+	Human float64 `json:"human"`
+	AI    float64 `json:"ai"`
+	Total float64 `json:"total"`
+}
+
+// rowRecord is one path of a walk; version 2 wrote its path as Path.
+type rowRecord struct {
+	Path  string  `json:"path"`
+	Human float64 `json:"human"`
+	AI    float64 `json:"ai"`
+	Total float64 `json:"total"`
+}
+
+func toRange(r mintlify.DateRange) rangeRecord {
+	return rangeRecord{From: r.From, To: r.To, Days: r.Days}
+}
+
+func (r rangeRecord) dateRange() mintlify.DateRange {
+	return mintlify.DateRange{From: r.From, To: r.To, Days: r.Days}
+}
+
+func toWalk(w *mintlify.Walk) *walkRecord {
+	if w == nil {
+		return nil
+	}
+	rec := &walkRecord{Kind: string(w.Kind), Range: toRange(w.Range), PageSize: w.PageSize, Next: w.Next, Last: w.Last,
+		Totals:   countRecord(w.Totals),
+		Requests: w.Requests, Duplicates: w.Duplicates, Dropped: w.Dropped, Repeated: w.Repeated, Truncated: w.Truncated, Seen: w.Seen,
+		Rows: make([]rowRecord, len(w.Rows))}
+	for i, r := range w.Rows {
+		rec.Rows[i] = rowRecord{Path: r.Path, Human: r.Human, AI: r.AI, Total: r.Total}
+	}
+	return rec
+}
+
+func (rec *walkRecord) walk() *mintlify.Walk {
+	if rec == nil {
+		return nil
+	}
+	w := &mintlify.Walk{Kind: mintlify.RowsKind(rec.Kind), Range: rec.Range.dateRange(), PageSize: rec.PageSize, Next: rec.Next, Last: rec.Last,
+		Totals:   mintlify.Counts(rec.Totals),
+		Requests: rec.Requests, Duplicates: rec.Duplicates, Dropped: rec.Dropped, Repeated: rec.Repeated, Truncated: rec.Truncated, Seen: rec.Seen,
+		Rows: make([]mintlify.PageViewRow, len(rec.Rows))}
+	for i, r := range rec.Rows {
+		w.Rows[i] = mintlify.PageViewRow{Path: r.Path, Counts: mintlify.Counts{Human: r.Human, AI: r.AI, Total: r.Total}}
+	}
+	return w
+}
+
+// record is ws as stored.
+func (ws *windowState) record() (*windowRecord, error) {
+	rec := &windowRecord{DataTime: ws.DataTime, Hint: ws.Hint, RefusedFuture: ws.RefusedFuture,
+		Data: toWalk(ws.Data), Progress: ws.Progress, Walk: toWalk(ws.Walk)}
+	if ws.Range != nil {
+		r := toRange(*ws.Range)
+		rec.Range = &r
+	}
+	if ws.Payload != nil {
+		b, err := json.Marshal(ws.Payload)
+		if err != nil {
+			return nil, err
+		}
+		rec.Payload = b
+	}
+	return rec, nil
+}
+
+// window is the window rec stores, of a unit of collector.
+func (rec *windowRecord) window(collector string) (*windowState, error) {
+	ws := &windowState{DataTime: rec.DataTime, Hint: rec.Hint, RefusedFuture: rec.RefusedFuture,
+		Data: rec.Data.walk(), Progress: rec.Progress, Walk: rec.Walk.walk()}
+	if rec.Range != nil {
+		r := rec.Range.dateRange()
+		ws.Range = &r
+	}
+	if err := rec.migrate(); err != nil {
+		return nil, err
+	}
+	if len(rec.Payload) > 0 {
+		p, err := sources.Decode(collector, rec.Payload)
+		if err != nil {
+			return nil, err
+		}
+		ws.Payload = p
+	}
+	return ws, nil
+}
+
+// encodeWindows are a unit's windows as stored.
+func encodeWindows(windows map[string]*windowState) (map[string]*windowRecord, error) {
+	recs := make(map[string]*windowRecord, len(windows))
+	for k, ws := range windows {
+		rec, err := ws.record()
+		if err != nil {
+			return nil, fmt.Errorf("window %s: %w", k, err)
+		}
+		recs[k] = rec
+	}
+	return recs, nil
+}
+
+// decodeWindows are the windows a unit of collector stored.
+func decodeWindows(collector string, recs map[string]*windowRecord) (map[string]*windowState, error) {
+	windows := make(map[string]*windowState, len(recs))
+	for k, rec := range recs {
+		if rec == nil {
+			continue
+		}
+		ws, err := rec.window(collector)
+		if err != nil {
+			return nil, fmt.Errorf("window %s: %w", k, err)
+		}
+		windows[k] = ws
+	}
+	return windows, nil
+}

@@ -1,0 +1,63 @@
+package collector
+
+import (
+	"encoding/json"
+
+	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
+)
+
+// The payloads of state files of versions 1 and 2, with the keys they
+// were written with (the API client's Go field names), and their move to
+// the payloads of version 3 (internal/source). A file of version 3 has
+// none of them.
+
+type v2Feedback struct {
+	Rows []struct {
+		Path       string  `json:"Path"`
+		ThumbsUp   float64 `json:"ThumbsUp"`
+		ThumbsDown float64 `json:"ThumbsDown"`
+		Code       float64 `json:"Code"`
+	} `json:"Rows"`
+	HasMore bool `json:"HasMore"`
+}
+
+type v2Searches struct {
+	Rows []struct {
+		Query string  `json:"Query"`
+		Hits  float64 `json:"Hits"`
+		CTR   float64 `json:"CTR"`
+	} `json:"Rows"`
+	TotalSearches float64 `json:"TotalSearches"`
+}
+
+type v2Assistant struct {
+	Web   float64 `json:"Web"`
+	API   float64 `json:"API"`
+	Other float64 `json:"Other"`
+}
+
+// migrate moves a version 2 payload to Payload.
+func (rec *windowRecord) migrate() error {
+	var p sources.Payload
+	switch {
+	case rec.V2Feedback != nil:
+		fb := &sources.FeedbackPayload{Truncated: rec.V2Feedback.HasMore, Pages: []sources.FeedbackPage{}}
+		for _, r := range rec.V2Feedback.Rows {
+			fb.Pages = append(fb.Pages, sources.FeedbackPage{Path: r.Path, ThumbsUp: r.ThumbsUp, ThumbsDown: r.ThumbsDown, Code: r.Code})
+		}
+		p = fb
+	case rec.V2Searches != nil:
+		se := &sources.SearchesPayload{Total: rec.V2Searches.TotalSearches, Terms: []sources.SearchTerm{}}
+		for _, r := range rec.V2Searches.Rows {
+			se.Terms = append(se.Terms, sources.SearchTerm{Query: r.Query, Hits: r.Hits, CTR: r.CTR})
+		}
+		p = se
+	case rec.V2Assistant != nil:
+		p = &sources.AssistantPayload{Web: rec.V2Assistant.Web, API: rec.V2Assistant.API, Other: rec.V2Assistant.Other}
+	default:
+		return nil
+	}
+	b, err := json.Marshal(p)
+	rec.Payload, rec.V2Feedback, rec.V2Searches, rec.V2Assistant = b, nil, nil, nil
+	return err
+}

@@ -1,0 +1,102 @@
+package source
+
+import (
+	"context"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+)
+
+// Searches: GET searches, one request a window. Terms come by hits,
+// descending, so the first page of search_top_n terms is the top.
+var _ = register(kind.Searches, searches{})
+
+// SearchesPayload is a window's search events and its top terms, as stored.
+type SearchesPayload struct {
+	Total float64      `json:"total"` // search events in the range, all terms
+	Terms []SearchTerm `json:"terms"`
+}
+
+// SearchTerm is one search term, as the API wrote it.
+type SearchTerm struct {
+	Query string  `json:"query"`
+	Hits  float64 `json:"hits"`
+	CTR   float64 `json:"click_through_ratio"`
+}
+
+type searches struct{}
+
+func (searches) Cost(Payload) int { return 1 }
+func (searches) Empty() Payload   { return &SearchesPayload{} }
+
+func (searches) Fetch(ctx context.Context, q Query) (Payload, error) {
+	page, err := q.Client.Searches(ctx, q.Project, q.Range, q.Settings.TopN, "")
+	if err != nil {
+		return nil, err
+	}
+	p := &SearchesPayload{Total: page.TotalSearches, Terms: make([]SearchTerm, 0, len(page.Rows))}
+	for _, r := range page.Rows {
+		p.Terms = append(p.Terms, SearchTerm{Query: r.Query, Hits: r.Hits, CTR: r.CTR})
+	}
+	return p, nil
+}
+
+// Samples: the search events, and the top terms' hits and click-through
+// ratio. Only the total adds up over time: the top terms of a month are
+// no sum of the top terms of its days, so only it has a counter.
+func (searches) Samples(pl Payload, s Settings) []Sample {
+	p := pl.(*SearchesPayload)
+	out := []Sample{{Family: "mintlify_searches", Value: p.Total}}
+	seen := map[string]bool{}
+	for _, r := range p.Terms {
+		q := SanitizeQuery(r.Query)
+		if q == "" || seen[q] || len(seen) >= s.TopN {
+			continue // two terms that sanitise alike keep the first (more hits)
+		}
+		seen[q] = true
+		query := []Label{{"query", q}}
+		out = append(out,
+			Sample{Family: "mintlify_search_hits", Labels: query, Value: r.Hits},
+			Sample{Family: "mintlify_search_click_through_ratio", Labels: query, Value: min(r.CTR, 1)})
+	}
+	return out
+}
+
+// maxQueryRunes caps a search term used as a label value. Search terms are
+// typed by readers: they may hold personal data, and every distinct one is
+// a new series, so only the top few are exported, and only their start.
+const maxQueryRunes = 64
+
+// SanitizeQuery makes a search term a tidy label value: valid UTF-8,
+// lower case, control characters dropped, runs of white space folded to
+// one space, trimmed, at most maxQueryRunes runes.
+func SanitizeQuery(q string) string {
+	q = strings.ToValidUTF8(q, "")
+	var b strings.Builder
+	n, space := 0, false
+	for _, r := range strings.ToLower(q) {
+		switch {
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+			continue
+		case unicode.IsControl(r) || r == utf8.RuneError:
+			continue
+		}
+		if n >= maxQueryRunes {
+			break
+		}
+		if space {
+			b.WriteByte(' ')
+			n++
+			space = false
+			if n >= maxQueryRunes {
+				break
+			}
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return strings.TrimSpace(b.String())
+}

@@ -1,0 +1,142 @@
+// Package source is the code of the analytics kinds that answer one
+// request a window (feedback, searches, assistant): for each kind, one
+// file says its endpoint call and cost, the payload it keeps of a window
+// (its own JSON-tagged types, written to the exporter's state file and
+// the backfill's journal), and the one function that turns that payload
+// into samples. The exporter's window gauges and month-to-date counters
+// and the backfill's lines all come from that function.
+//
+// The kinds' data (names, flags, HELP, labels, windows) is the table in
+// internal/kind; this package is the code beside it. It knows nothing of
+// Prometheus: a Sample names its family, and the exporter and the
+// backfill write it each in their own format.
+package source
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+)
+
+// Payload is what a kind keeps of one window: a pointer to the kind's own
+// JSON-tagged type. Every field written to disk has a json tag
+// (TestPayloadsAreTagged).
+type Payload any
+
+// Kind is the code of one analytics kind.
+type Kind interface {
+	// Cost is how many requests the next Fetch over a window whose last
+	// payload is old (nil when none) makes at most: what the scheduler
+	// reserves of the budget for it.
+	Cost(old Payload) int
+	// Fetch asks the API for the window of q and returns its new payload.
+	// Each request passes the gate of q.Ctx (mintlify.WithGate), which
+	// charges it to the budget.
+	Fetch(ctx context.Context, q Query) (Payload, error)
+	// Samples turns a payload into the samples of the kind's families.
+	Samples(p Payload, s Settings) []Sample
+	// Empty is a new, empty payload to decode a stored one into.
+	Empty() Payload
+}
+
+// Query is one window's fetch.
+type Query struct {
+	Client  *mintlify.Client
+	Project string // the upstream project id
+	Range   mintlify.DateRange
+	// Old is the window's last payload, nil when none: a kind that keeps
+	// what does not change (finished days) fetches only the rest.
+	Old      Payload
+	Now      time.Time
+	Settings Settings
+}
+
+// Settings are what a project's configuration says about its samples.
+type Settings struct {
+	// Keep reports whether a path is exported (include_paths,
+	// exclude_paths, and what can be a label value).
+	Keep func(path string) bool
+	// TopN is how many search terms are exported (search_top_n).
+	TopN int
+}
+
+// Sample is one value of a kind's data: Family is a gauge family of the
+// kind's table row, as shown for a rolling window; Labels are its labels
+// other than project and window. For the month-to-date range it becomes
+// the family kind.Kind.MonthOf names.
+type Sample struct {
+	Family string
+	Labels []Label
+	Value  float64
+}
+
+// Label is one label of a sample.
+type Label struct{ Name, Value string }
+
+// LabelValues are the values of f's labels for s, in f's order: project
+// and window as given, the others from s ("" when s has none).
+func (s Sample) LabelValues(f kind.Family, project, window string) []string {
+	vs := make([]string, len(f.Labels))
+	for i, name := range f.Labels {
+		switch name {
+		case "project":
+			vs[i] = project
+		case "window":
+			vs[i] = window
+		default:
+			for _, l := range s.Labels {
+				if l.Name == name {
+					vs[i] = l.Value
+				}
+			}
+		}
+	}
+	return vs
+}
+
+var kinds = map[string]Kind{}
+
+// register adds the code of the table's kind name; each kind's file calls
+// it once, when the package loads.
+func register(name string, k Kind) Kind {
+	if _, ok := kind.Lookup(name); !ok {
+		panic("source: no row for kind " + name + " in internal/kind")
+	}
+	kinds[name] = k
+	return k
+}
+
+// Lookup is the code of the kind named name; ok is false for a kind
+// without (page views and visitors, which the exporter walks itself).
+func Lookup(name string) (Kind, bool) {
+	k, ok := kinds[name]
+	return k, ok
+}
+
+// Decode reads a stored payload of kind name.
+func Decode(name string, raw json.RawMessage) (Payload, error) {
+	k, ok := kinds[name]
+	if !ok {
+		return nil, fmt.Errorf("kind %q keeps no payload", name)
+	}
+	p := k.Empty()
+	if err := json.Unmarshal(raw, p); err != nil {
+		return nil, fmt.Errorf("%s payload: %w", name, err)
+	}
+	return p, nil
+}
+
+// Names are the kinds with code here, in the table's order.
+func Names() []string {
+	var names []string
+	for _, n := range kind.Names() {
+		if _, ok := kinds[n]; ok {
+			names = append(names, n)
+		}
+	}
+	return names
+}
