@@ -5,16 +5,17 @@ package backfill
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // backfillKey is one API key of a run, with its budget and its share of
@@ -173,40 +174,23 @@ func (f *fetcher) failed(task backfillTask, err error) int {
 func fetchStep(ctx context.Context, c *mintlify.Client, plan *backfillPlan, task backfillTask, step string, offset int) (journalPage, error) {
 	r := task.viewsRange()
 	jp := journalPage{Project: task.project, Day: task.day.Format(mintlify.DayLayout), Kind: step}
-	switch step {
-	case kind.Feedback:
-		page, err := c.FeedbackByPage(ctx, task.project, r, mintlify.MaxFeedbackLimit)
+	if code, ok := source.Lookup(step); ok {
+		// A search total does not depend on how many terms come with it.
+		p, err := code.Fetch(ctx, source.Query{Client: c, Project: task.project, Range: r, Settings: source.Settings{TopN: 1}})
 		if err != nil {
 			return jp, err
 		}
-		jp.HasMore = page.HasMore
-		jp.Feedback = []journalFeedback{}
+		jp.Payload, err = json.Marshal(p)
+		return jp, err
+	}
+	page, err := c.Rows(ctx, mintlify.Views, task.project, r, plan.limit(), offset)
+	if err != nil {
+		return jp, err
+	}
+	jp.Offset, jp.Totals, jp.HasMore = offset, page.Totals, page.HasMore
+	if plan.paths > 0 {
 		for _, row := range page.Rows {
-			jp.Feedback = append(jp.Feedback, journalFeedback{Path: row.Path, ThumbsUp: row.ThumbsUp, ThumbsDown: row.ThumbsDown, Code: row.Code})
-		}
-	case kind.Searches:
-		// The total does not depend on how many terms come with it.
-		page, err := c.Searches(ctx, task.project, r, 1, "")
-		if err != nil {
-			return jp, err
-		}
-		jp.Searches = &page.TotalSearches
-	case kind.Assistant:
-		st, err := c.AssistantCallerStats(ctx, task.project, r)
-		if err != nil {
-			return jp, err
-		}
-		jp.Assistant = st
-	default:
-		page, err := c.Rows(ctx, mintlify.Views, task.project, r, plan.limit(), offset)
-		if err != nil {
-			return jp, err
-		}
-		jp.Offset, jp.Totals, jp.HasMore = offset, page.Totals, page.HasMore
-		if plan.paths > 0 {
-			for _, row := range page.Rows {
-				jp.Rows = append(jp.Rows, journalRow{Path: row.Path, Human: row.Human, AI: row.AI, Total: row.Total})
-			}
+			jp.Rows = append(jp.Rows, journalRow{Path: row.Path, Human: row.Human, AI: row.AI, Total: row.Total})
 		}
 	}
 	return jp, nil

@@ -26,9 +26,11 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
-// journalVersion is the format of FILE.partial; a journal of another
-// version is refused like one of other arguments.
-const journalVersion = 1
+// journalVersion is the format of FILE.partial: 2 keeps the other
+// counters' answers as their kind's payload (internal/source). A journal
+// of version 1 is read (journalv1.go); one of another version is refused
+// like one of other arguments.
+const journalVersion = 2
 
 // journalHeader is the first line of a journal: the arguments that decide
 // what the output holds. A second run resumes only under the same ones.
@@ -38,7 +40,7 @@ type journalHeader struct {
 }
 
 // journalPage is one page of the views endpoint, as fetched, or with
-// Kind set the answer of another counter's endpoint.
+// Kind set the answer of another counter's endpoint, as its payload.
 type journalPage struct {
 	Project string          `json:"project"`
 	Day     string          `json:"day"`
@@ -48,17 +50,9 @@ type journalPage struct {
 	Rows    []journalRow    `json:"rows,omitempty"`
 	HasMore bool            `json:"hasMore"`
 
-	Feedback  []journalFeedback     `json:"feedback,omitempty"`
-	Searches  *float64              `json:"searches,omitempty"`
-	Assistant *mintlify.CallerStats `json:"assistant,omitempty"`
-}
+	Payload json.RawMessage `json:"payload,omitempty"`
 
-// journalFeedback is the feedback of one page.
-type journalFeedback struct {
-	Path       string  `json:"path"`
-	ThumbsUp   float64 `json:"up"`
-	ThumbsDown float64 `json:"down"`
-	Code       float64 `json:"code"`
+	journalV1
 }
 
 // journalRow is a path and its human, AI and total views.
@@ -142,7 +136,7 @@ func (j *journal) load(args string) error {
 			if !complete || json.Unmarshal(line, &h) != nil {
 				break // a header cut short: start again
 			}
-			if h.Version != journalVersion || h.Args != args {
+			if (h.Version != journalVersion && h.Version != 1) || h.Args != args {
 				return errJournalArgs
 			}
 		} else {
@@ -152,6 +146,9 @@ func (j *journal) load(args string) error {
 			var p journalPage
 			if err := json.Unmarshal(line, &p); err != nil {
 				return fmt.Errorf("line %d is not a page: %v", i+1, err)
+			}
+			if err := p.migrate(); err != nil {
+				return fmt.Errorf("line %d: %v", i+1, err)
 			}
 			j.pages = append(j.pages, p)
 		}

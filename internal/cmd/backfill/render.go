@@ -9,21 +9,26 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // renderBackfill writes what the journal holds, as progress has put it
 // together, as the counter series: the site totals and the paths each
-// day's walk kept, and the other counters.
+// day's walk kept, and the counters of the other kinds, from their
+// samples (internal/source) as the exporter's month counters are.
 func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress) error {
 	pv, _ := kind.Lookup(kind.PageViews)
-	fb, _ := kind.Lookup(kind.Feedback)
-	se, _ := kind.Lookup(kind.Searches)
-	as, _ := kind.Lookup(kind.Assistant)
 	site := counterFamily(pv.Family("mintlify_site_page_views_total"))
 	page := counterFamily(pv.Family("mintlify_page_views_total"))
-	feedback := counterFamily(fb.Family("mintlify_page_feedback_total"))
-	searches := counterFamily(se.Family("mintlify_searches_total"))
-	assistant := counterFamily(as.Family("mintlify_assistant_queries_total"))
+	families := []*omFamily{site, page}
+	counters := map[string]*omFamily{}
+	for _, name := range extraKinds {
+		k, _ := kind.Lookup(name)
+		for _, f := range k.Counters() {
+			counters[f.Name] = counterFamily(f)
+			families = append(families, counters[f.Name])
+		}
+	}
 	with := func(pairs ...labelPair) []labelPair { return append(pairs, plan.labels...) }
 	for _, t := range progress.tasks {
 		id, d := t.project, t.day
@@ -45,37 +50,48 @@ func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress)
 				page.add(with(labelPair{"path", r.Path}, labelPair{"project", label}, labelPair{"traffic", trafficAI}), end, r.AI)
 			}
 		}
-		for _, k := range plan.extra[id] {
-			jp, ok := progress.extra[taskKind{t, k}]
+		for _, name := range plan.extra[id] {
+			jp, ok := progress.extra[taskKind{t, name}]
 			if !ok {
-				return fmt.Errorf("no %s data for project %s, day %s", k, id, d.Format(mintlify.DayLayout))
+				return fmt.Errorf("no %s data for project %s, day %s", name, id, d.Format(mintlify.DayLayout))
 			}
-			switch {
-			case k == kind.Feedback:
-				seen := map[string]bool{}
-				for _, r := range jp.Feedback {
-					if seen[r.Path] || !plan.keep(id, r.Path) {
-						continue
-					}
-					seen[r.Path] = true
-					for _, kv := range []struct {
-						kind string
-						v    float64
-					}{{"thumbs_up", r.ThumbsUp}, {"thumbs_down", r.ThumbsDown}, {"code_snippet", r.Code}} {
-						feedback.add(with(labelPair{"kind", kv.kind}, labelPair{"path", r.Path}, labelPair{"project", label}), end, kv.v)
-					}
+			samples, err := daySamples(name, jp, func(path string) bool { return plan.keep(id, path) })
+			if err != nil {
+				return fmt.Errorf("project %s, day %s: %v", id, d.Format(mintlify.DayLayout), err)
+			}
+			for _, s := range samples {
+				pairs := []labelPair{{"project", label}}
+				for _, l := range s.Labels {
+					pairs = append(pairs, labelPair{l.Name, l.Value})
 				}
-			case k == kind.Searches && jp.Searches != nil:
-				searches.add(with(labelPair{"project", label}), end, *jp.Searches)
-			case k == kind.Assistant && jp.Assistant != nil:
-				a := jp.Assistant
-				assistant.add(with(labelPair{"caller", "web"}, labelPair{"project", label}), end, a.Web)
-				assistant.add(with(labelPair{"caller", "api"}, labelPair{"project", label}), end, a.API)
-				assistant.add(with(labelPair{"caller", "other"}, labelPair{"project", label}), end, a.Other)
+				counters[s.Family].add(with(pairs...), end, s.Value)
 			}
 		}
 	}
-	return renderOpenMetrics(w, site, page, feedback, searches, assistant)
+	return renderOpenMetrics(w, families...)
+}
+
+// daySamples are the counter samples of kind name's journaled answer:
+// its samples that are month-to-date counters, named by their counter
+// family.
+func daySamples(name string, jp journalPage, keep func(string) bool) ([]source.Sample, error) {
+	if len(jp.Payload) == 0 {
+		return nil, nil
+	}
+	k, _ := kind.Lookup(name)
+	code, _ := source.Lookup(name)
+	p, err := source.Decode(name, jp.Payload)
+	if err != nil {
+		return nil, err
+	}
+	var out []source.Sample
+	for _, s := range code.Samples(p, source.Settings{Keep: keep, TopN: 1}) {
+		if f, ok := k.MonthOf(s.Family); ok && f.Counter {
+			s.Family = f.Name
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }
 
 // counterFamily is the backfill's family of the exporter's counter f:
