@@ -14,52 +14,38 @@ import (
 // /metrics knows the number is not fetched on the scrape.
 const cacheNote = " Served from the exporter's cache; see mintlify_last_refresh_success_timestamp_seconds for its age."
 
-// kindDesc is the descriptor of family name of a collector kind, with
+// familyDescs are the descriptors of the kinds' families, by name, with
 // the HELP and labels of the table in internal/kind and the note on the
 // cache.
-func kindDesc(kindName, name string) *prometheus.Desc {
-	k, ok := kind.Lookup(kindName)
-	if !ok {
-		panic("no collector kind " + kindName)
+var familyDescs = func() map[string]*prometheus.Desc {
+	ds := map[string]*prometheus.Desc{}
+	for _, k := range kind.All {
+		for _, f := range k.Families {
+			ds[f.Name] = prometheus.NewDesc(f.Name, f.Help+cacheNote, f.Labels, nil)
+		}
 	}
-	f := k.Family(name)
-	d := prometheus.NewDesc(f.Name, f.Help+cacheNote, f.Labels, nil)
-	familyDescs[f.Name] = d
-	return d
-}
+	return ds
+}()
 
-// familyDescs are the descriptors of the kinds' families, by name.
-var familyDescs = map[string]*prometheus.Desc{}
-
-// familyDesc is the descriptor of a kind's family: one of the table's
-// families, every one of which has its descriptor below.
+// familyDesc is the descriptor of a kind's family: one of the table's.
 func familyDesc(name string) *prometheus.Desc {
 	d, ok := familyDescs[name]
 	if !ok {
-		panic("no descriptor of family " + name)
+		panic("no family " + name + " in internal/kind")
 	}
 	return d
 }
 
-// The data families of the collector kinds, from their table
-// (internal/kind): names, HELP and labels are defined there.
+// The families of the page views and visitors, which pageviews.go builds
+// series of itself.
 var (
-	descPageViews             = kindDesc(kind.PageViews, "mintlify_page_views")
-	descSitePageViews         = kindDesc(kind.PageViews, "mintlify_site_page_views")
-	descPageViewsTotal        = kindDesc(kind.PageViews, "mintlify_page_views_total")
-	descSitePageViewsTotal    = kindDesc(kind.PageViews, "mintlify_site_page_views_total")
-	descPageVisitors          = kindDesc(kind.Visitors, "mintlify_page_visitors")
-	descSiteVisitors          = kindDesc(kind.Visitors, "mintlify_site_visitors")
-	descSiteUniqueVisitors    = kindDesc(kind.Visitors, "mintlify_site_unique_visitors")
-	descPageFeedback          = kindDesc(kind.Feedback, "mintlify_page_feedback")
-	descFeedbackTruncated     = kindDesc(kind.Feedback, "mintlify_page_feedback_truncated")
-	descPageFeedbackTotal     = kindDesc(kind.Feedback, "mintlify_page_feedback_total")
-	descSearchHits            = kindDesc(kind.Searches, "mintlify_search_hits")
-	descSearchCTR             = kindDesc(kind.Searches, "mintlify_search_click_through_ratio")
-	descSearches              = kindDesc(kind.Searches, "mintlify_searches")
-	descSearchesTotal         = kindDesc(kind.Searches, "mintlify_searches_total")
-	descAssistantQueries      = kindDesc(kind.Assistant, "mintlify_assistant_queries")
-	descAssistantQueriesTotal = kindDesc(kind.Assistant, "mintlify_assistant_queries_total")
+	descPageViews          = familyDesc("mintlify_page_views")
+	descSitePageViews      = familyDesc("mintlify_site_page_views")
+	descPageViewsTotal     = familyDesc("mintlify_page_views_total")
+	descSitePageViewsTotal = familyDesc("mintlify_site_page_views_total")
+	descPageVisitors       = familyDesc("mintlify_page_visitors")
+	descSiteVisitors       = familyDesc("mintlify_site_visitors")
+	descSiteUniqueVisitors = familyDesc("mintlify_site_unique_visitors")
 )
 
 // Descriptors are built once, when the package is loaded, and shared by every
@@ -112,15 +98,21 @@ var (
 		[]string{"key"}, nil)
 )
 
-var allDescs = []*prometheus.Desc{
-	descPageViews, descSitePageViews, descPathsExported, descPathsDropped, descSweepTruncated,
-	descSweepDuplicates, descSweepRequests, descWalkRepeated, descWalkPagesLeft, descUp, descLastSuccess, descInterval, descRefreshFailures,
-	descBudgetLimit, descBudgetUsed, descBackoff,
-	descJobStatus, descJobInfo, descJobPR, descJobCreated, descJobArchived, descJobsNotFound, descJobsTracked, descJobsIgnored,
-	descPageVisitors, descSiteVisitors, descSiteUniqueVisitors,
-	descPageFeedback, descFeedbackTruncated, descSearchHits, descSearchCTR, descSearches, descAssistantQueries,
-	descPageViewsTotal, descSitePageViewsTotal, descPageFeedbackTotal, descSearchesTotal, descAssistantQueriesTotal, descDateFallback,
-}
+var allDescs = func() []*prometheus.Desc {
+	ds := []*prometheus.Desc{
+		descPathsExported, descPathsDropped, descSweepTruncated,
+		descSweepDuplicates, descSweepRequests, descWalkRepeated, descWalkPagesLeft, descUp, descLastSuccess, descInterval, descRefreshFailures,
+		descBudgetLimit, descBudgetUsed, descBackoff,
+		descJobStatus, descJobInfo, descJobPR, descJobCreated, descJobArchived, descJobsNotFound, descJobsTracked, descJobsIgnored,
+		descDateFallback,
+	}
+	for _, k := range kind.All {
+		for _, f := range k.Families {
+			ds = append(ds, familyDescs[f.Name])
+		}
+	}
+	return ds
+}()
 
 // sample is a gauge whose label pairs are built once, when the cache is
 // filled, so a scrape only copies pointers. The path label pair is shared by

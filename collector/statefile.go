@@ -26,11 +26,7 @@ type windowRecord struct {
 	Range         *rangeRecord    `json:"range,omitempty"`
 	Payload       json.RawMessage `json:"payload,omitempty"` // the kind's (internal/source)
 
-	// Version 2 kept the answers of feedback, searches and assistant
-	// here, as the API client's types; read only to migrate them.
-	V2Feedback  *v2Feedback  `json:"feedback,omitempty"`
-	V2Searches  *v2Searches  `json:"searches,omitempty"`
-	V2Assistant *v2Assistant `json:"assistant,omitempty"`
+	v2Payloads // read only, to migrate them (statev2.go)
 }
 
 // rangeRecord is a date range. Version 2 wrote From and To; JSON keys

@@ -11,6 +11,14 @@ import (
 // the payloads of version 3 (internal/source). A file of version 3 has
 // none of them.
 
+// v2Payloads are where version 2 kept the answers of the kinds now in
+// internal/source, as the API client's types.
+type v2Payloads struct {
+	V2Feedback  *v2Feedback  `json:"feedback,omitempty"`
+	V2Searches  *v2Searches  `json:"searches,omitempty"`
+	V2Assistant *v2Assistant `json:"assistant,omitempty"`
+}
+
 type v2Feedback struct {
 	Rows []struct {
 		Path       string  `json:"Path"`
@@ -58,6 +66,6 @@ func (rec *windowRecord) migrate() error {
 		return nil
 	}
 	b, err := json.Marshal(p)
-	rec.Payload, rec.V2Feedback, rec.V2Searches, rec.V2Assistant = b, nil, nil, nil
+	rec.Payload, rec.v2Payloads = b, v2Payloads{}
 	return err
 }

@@ -24,6 +24,10 @@ func CheckJSONTags(t *testing.T, v any) {
 		}
 		seen[typ] = true
 		for f := range typ.Fields() {
+			if f.Anonymous && f.Tag.Get("json") == "" {
+				check(f.Type, where) // its fields are the parent's keys
+				continue
+			}
 			if !f.IsExported() {
 				continue
 			}

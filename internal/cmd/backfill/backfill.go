@@ -99,11 +99,24 @@ type backfillOptions struct {
 	budgetSet bool
 }
 
+// collectorFlags names the --collector.NAME flags of extraKinds: "--collector.a,
+// --collector.b and --collector.c".
+func collectorFlags() string {
+	flags := make([]string, len(extraKinds))
+	for i, name := range extraKinds {
+		flags[i] = "--collector." + name
+	}
+	if len(flags) < 2 {
+		return strings.Join(flags, "")
+	}
+	return strings.Join(flags[:len(flags)-1], ", ") + " and " + flags[len(flags)-1]
+}
+
 func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	app := kingpin.New(backfillCmdName, "Write the page view counters of past days as OpenMetrics text, for 'promtool tsdb create-blocks-from openmetrics'.\n\n"+
 		"For each UTC day from --from to --to it asks the API for the month-to-date views at the end of that day (the range from the 1st of the month to the next day, "+
 		"as the live exporter does) and writes mintlify_site_page_views_total and mintlify_page_views_total with the end of the day as timestamp. "+
-		"With --collector.feedback, --collector.searches and --collector.assistant it also writes those collectors' month-to-date counters. "+
+		"With "+collectorFlags()+" it also writes those collectors' month-to-date counters. "+
 		"It costs one request per project and day for a site of up to 250 paths (ceil(P/250) for P paths: each day's walk reads every page, so that the --paths most viewed are kept whatever the API's row order), and one more for each other counter. The cost is printed before anything is spent, and a run is paced to --budget requests in any hour. "+
 		"An interrupted run keeps what it fetched in FILE.partial (with --output -, in a file whose path it prints); the same command continues it.\n\n"+
 		"The admin API key is read from --mintlify.api-key-file or the MINTLIFY_API_KEY environment variable, never from a flag value.\n\n"+

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
@@ -65,7 +66,7 @@ projects:
   - id: ` + demoDocsID + `
     name: docs
     windows: [24h, 7d]
-    collectors: [pageviews, visitors, feedback, searches, assistant]
+    collectors: [%s]
     jobs: [job_demo_archived, job_demo_completed, job_demo_failed, job_demo_active]
   - id: ` + demoBlogID + `
     name: blog
@@ -122,7 +123,8 @@ func (d *demoAPI) config() (*config.Config, error) {
 	if d.trackedJobsFile != "" {
 		tracked = fmt.Sprintf("\n  tracked_jobs_file: %q", d.trackedJobsFile)
 	}
-	return config.Parse([]byte(fmt.Sprintf(demoConfig, d.running.URL(), tracked)))
+	// Every collector kind, so the demo shows every family.
+	return config.Parse([]byte(fmt.Sprintf(demoConfig, d.running.URL(), tracked, strings.Join(kind.Names(), ", "))))
 }
 
 func (d *demoAPI) close() { _ = d.running.Close() }
