@@ -48,7 +48,7 @@ func TestBadFiles(t *testing.T) {
 		"bad_share.yml":          {`line 4: keys[0] "acme": share must be greater than 0 and at most 1, got 1.5`},
 		"bad_reserve.yml":        {`line 5: keys[0] "acme": reserve must be at least 0 and less than budget_per_hour (50), got 50`},
 		"bad_max_paths.yml":      {`line 6: projects[0] "proj_123": max_paths must be 0 (unlimited) or more, got -1`},
-		"bad_job.yml":            {`line 6: projects[0] "proj_123": jobs[0] "job abc" contains whitespace`},
+		"bad_job.yml":            {`line 6: projects[0] "proj_123": jobs[0]: id "job abc" must not contain whitespace`},
 		"duplicate_job.yml":      {`line 6: projects[0] "proj_123": jobs[2] "job_abc" repeats jobs[0]`},
 		"no_projects.yml":        {`at least one entry in projects is required`},
 		"no_keys.yml":            {`at least one entry in keys is required`},

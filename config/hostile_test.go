@@ -97,7 +97,7 @@ func TestIDsRefused(t *testing.T) {
 		{"projects: [{id: '" + strings.Repeat("x", 201) + "', name: p}]", `201 bytes long`},
 		{"projects: [{id: p, jobs: ['..']}]", `jobs[0]: id ".." must not be a dot segment`},
 		{"projects: [{id: p, jobs: [a/b]}]", `jobs[0]: id "a/b" must not contain '/'`},
-		{"projects: [{id: p, jobs: [\"a\\u0000\"]}]", `jobs[0] "a\x00" contains whitespace`},
+		{"projects: [{id: p, jobs: [\"a\\u0000\"]}]", `jobs[0]: id "a\x00" must not contain whitespace or control characters`},
 	} {
 		_, err := Parse([]byte("keys: [{name: acme, api_key_env: K}]\n" + tc.yaml))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

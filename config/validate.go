@@ -249,8 +249,6 @@ func (p *Project) validateJobs(pl place) {
 		switch k, dup := seen[id]; {
 		case id == "":
 			pl.add(field, "jobs[%d] is empty", j)
-		case hasSpace(id):
-			pl.add(field, "jobs[%d] %q contains whitespace", j, id)
 		case idcheck.Check(id) != nil:
 			pl.add(field, "jobs[%d]: %v", j, idcheck.Check(id))
 		case dup:

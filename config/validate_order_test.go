@@ -48,7 +48,7 @@ projects:
 		`line 9: projects[1] "bad name": collectors[0] "nope" is not one of pageviews, visitors, feedback, searches, assistant`,
 		`line 9: projects[1] "bad name": collectors[2] "pageviews" is listed twice`,
 		`line 9: projects[1] "bad name": jobs[0] is empty`,
-		`line 9: projects[1] "bad name": jobs[1] "a b" contains whitespace`,
+		`line 9: projects[1] "bad name": jobs[1]: id "a b" must not contain whitespace or control characters`,
 		`line 9: projects[1] "bad name": jobs[2]: id "x/y" must not contain '/', '\', '?', '#', '%' or unprintable characters`,
 		`line 9: projects[1] "bad name": jobs[4] "j" repeats jobs[3]`,
 		`line 10: projects[2] "q": id "p" is already used by projects[1]`,

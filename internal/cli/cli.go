@@ -14,11 +14,11 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/prometheus/common/version"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 )
@@ -68,11 +68,11 @@ func UserAgent() string {
 // commands' production sleep (tests replace it with a fake clock's).
 var SleepContext = mintlify.Sleep
 
-// CheckProjectID checks --mintlify.project-id as the configuration would,
-// in the words of the flag.
+// CheckProjectID checks --mintlify.project-id with the configuration's
+// check (ids.Check), in the words of the flag.
 func CheckProjectID(projectID string) error {
-	if strings.ContainsAny(projectID, "/?#") || strings.ContainsFunc(projectID, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
-		return fmt.Errorf("--mintlify.project-id (or MINTLIFY_PROJECT_ID) %q must not contain whitespace, '/', '?' or '#'", projectID)
+	if err := ids.Check(projectID); err != nil {
+		return fmt.Errorf("--mintlify.project-id (or MINTLIFY_PROJECT_ID): %w", err)
 	}
 	return nil
 }

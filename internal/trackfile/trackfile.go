@@ -25,16 +25,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/filelock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
 )
-
-// MaxIDLen is the longest id accepted, in bytes.
-const MaxIDLen = 200
 
 // MaxFileSize bounds what Read and Append will load: about 80 000 ids of
 // the maximum length. A larger file is refused rather than read into
@@ -45,13 +40,13 @@ const MaxFileSize = 16 << 20
 const role = "tracked-jobs file"
 
 // ValidateID reports why id cannot be stored in the file, or nil. An id
-// (a line: "project_id/job_id" or a bare job id) must be 1..MaxIDLen bytes
-// of valid UTF-8, without whitespace or control characters, and must not
-// start with "#" (it would read as a comment); each of its one or two
-// parts must pass ids.Check (no dot segment, no further slash...).
+// (a line: "project_id/job_id" or a bare job id) must not start with "#"
+// (it would read as a comment), and each of its one or two parts must
+// pass ids.Check (bounded length, valid UTF-8, no whitespace, control
+// character, dot segment or further slash...).
 func ValidateID(id string) error {
-	if err := validateLine(id); err != nil {
-		return err
+	if strings.HasPrefix(id, "#") {
+		return fmt.Errorf("job id %q starts with '#', which marks a comment", id)
 	}
 	p, j, scoped := strings.Cut(id, "/")
 	if !scoped {
@@ -62,22 +57,6 @@ func ValidateID(id string) error {
 	}
 	if err := ids.Check(j); err != nil {
 		return fmt.Errorf("job part of %q: %w", id, err)
-	}
-	return nil
-}
-
-func validateLine(id string) error {
-	switch {
-	case id == "":
-		return errors.New("job id is empty")
-	case len(id) > MaxIDLen:
-		return fmt.Errorf("job id is %d bytes long, more than %d", len(id), MaxIDLen)
-	case !utf8.ValidString(id):
-		return errors.New("job id is not valid UTF-8")
-	case strings.IndexFunc(id, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0:
-		return fmt.Errorf("job id %q contains whitespace or control characters", id)
-	case strings.HasPrefix(id, "#"):
-		return fmt.Errorf("job id %q starts with '#', which marks a comment", id)
 	}
 	return nil
 }

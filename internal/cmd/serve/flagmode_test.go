@@ -38,7 +38,7 @@ func TestFlagModeMessages(t *testing.T) {
 		{"url with user info", "mint_flagmode1", []string{"--mintlify.api-url=https://u:p@api.mintlify.com"},
 			"--mintlify.api-url must not contain a query, fragment or user info"},
 		{"project id with a slash", "mint_flagmode1", []string{"--mintlify.project-id=a/b"},
-			`--mintlify.project-id (or MINTLIFY_PROJECT_ID) "a/b" must not contain whitespace`},
+			`--mintlify.project-id (or MINTLIFY_PROJECT_ID): id "a/b" must not contain '/'`},
 		{"bad window", "mint_flagmode1", []string{"--mintlify.window=3x"}, `--mintlify.window "3x"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
