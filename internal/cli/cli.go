@@ -27,12 +27,26 @@ import (
 // prefixes.
 const Name = "mintlify_exporter"
 
-// Exit codes every command shares; jobs adds ExitTimeout.
+// The commands' exit codes, defined here only.
 const (
-	ExitOK    = 0
-	ExitError = 1 // API error, no answer, a file not readable or writable
-	ExitUsage = 2 // bad command line or input; nothing was sent
+	ExitOK      = 0
+	ExitError   = 1 // API error, no answer, a file not readable or writable; the same command may succeed later
+	ExitUsage   = 2 // bad command line or input, or arguments the API refused (400): the command line must change
+	ExitTimeout = 3 // jobs watch: --timeout passed before the job finished
 )
+
+// ExitOfAPIError is the exit status of a command that stops on the API
+// call that failed with err: ExitOK for none, ExitUsage for a 400 (the
+// arguments must change), else ExitError.
+func ExitOfAPIError(err error) int {
+	switch mintlify.Classify(err).Kind {
+	case mintlify.KindNone:
+		return ExitOK
+	case mintlify.KindBadRequest:
+		return ExitUsage
+	}
+	return ExitError
+}
 
 // KeyEnv is the environment variable that holds the key when no key file
 // is given.

@@ -148,21 +148,3 @@ func (c Class) Transient() bool {
 	}
 	return c.Kind == KindRateLimited || c.Status == 0 || c.Status >= 500
 }
-
-// Exit statuses of a command whose API call failed (ExitCode).
-const (
-	ExitAPIError   = 1 // an API error or no answer: the same command may succeed later
-	ExitBadRequest = 2 // the API refused the arguments (400): the command line must change
-)
-
-// ExitCode is the exit status of a command that stops on this failure:
-// 0 for none, ExitBadRequest for a 400, ExitAPIError for anything else.
-func (c Class) ExitCode() int {
-	switch c.Kind {
-	case KindNone:
-		return 0
-	case KindBadRequest:
-		return ExitBadRequest
-	}
-	return ExitAPIError
-}

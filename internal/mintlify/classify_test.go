@@ -33,28 +33,27 @@ func TestClassify(t *testing.T) {
 		outage    bool
 		auth      bool
 		transient bool
-		exit      int
 	}{
-		{"nil", nil, KindNone, 0, "", false, false, false, 0},
-		{"429", api(429), KindRateLimited, 429, ReasonRateLimited, false, false, true, 1},
-		{"401", api(401), KindUnauthorized, 401, ReasonUnauthorized, false, true, false, 1},
-		{"403", api(403), KindForbidden, 403, ReasonForbidden, false, true, false, 1},
-		{"500", api(500), KindServerError, 500, ReasonServerError, true, false, true, 1},
-		{"wrapped 503", fmt.Errorf("walk: %w", api(503)), KindServerError, 503, ReasonServerError, true, false, true, 1},
+		{"nil", nil, KindNone, 0, "", false, false, false},
+		{"429", api(429), KindRateLimited, 429, ReasonRateLimited, false, false, true},
+		{"401", api(401), KindUnauthorized, 401, ReasonUnauthorized, false, true, false},
+		{"403", api(403), KindForbidden, 403, ReasonForbidden, false, true, false},
+		{"500", api(500), KindServerError, 500, ReasonServerError, true, false, true},
+		{"wrapped 503", fmt.Errorf("walk: %w", api(503)), KindServerError, 503, ReasonServerError, true, false, true},
 		// do() joins the last failure with the context's end during a back-off.
-		{"503 then deadline", errors.Join(api(503), context.DeadlineExceeded), KindServerError, 503, ReasonServerError, true, false, true, 1},
-		{"503 then cancel", errors.Join(api(503), context.Canceled), KindServerError, 503, ReasonServerError, true, false, true, 1},
-		{"bad JSON in a 200", resp(200), KindBadResponse, 200, ReasonBadResponse, false, false, false, 1},
-		{"redirect", resp(302), KindBadResponse, 302, ReasonBadResponse, false, false, false, 1},
-		{"body cut short in a 502", resp(502), KindBadResponse, 502, ReasonBadResponse, false, false, true, 1},
-		{"deadline", fmt.Errorf("mintlify views: %w", context.DeadlineExceeded), KindTimeout, 0, ReasonTimeout, true, false, true, 1},
-		{"net timeout", &net.OpError{Op: "read", Err: timeoutErr{}}, KindTimeout, 0, ReasonTimeout, true, false, true, 1},
-		{"404", api(404), KindNotFound, 404, ReasonOther, true, false, false, 1},
-		{"400", api(400), KindBadRequest, 400, ReasonOther, true, false, false, 2},
-		{"409", api(409), KindOther, 409, ReasonOther, true, false, false, 1},
-		{"connection refused", &net.OpError{Op: "dial", Err: errors.New("connection refused")}, KindOther, 0, ReasonOther, true, false, true, 1},
-		{"gate refused", fmt.Errorf("%w: %w", ErrSweepStopped, errors.New("no budget")), KindOther, 0, ReasonOther, true, false, true, 1},
-		{"cancelled", context.Canceled, KindOther, 0, ReasonOther, true, false, true, 1},
+		{"503 then deadline", errors.Join(api(503), context.DeadlineExceeded), KindServerError, 503, ReasonServerError, true, false, true},
+		{"503 then cancel", errors.Join(api(503), context.Canceled), KindServerError, 503, ReasonServerError, true, false, true},
+		{"bad JSON in a 200", resp(200), KindBadResponse, 200, ReasonBadResponse, false, false, false},
+		{"redirect", resp(302), KindBadResponse, 302, ReasonBadResponse, false, false, false},
+		{"body cut short in a 502", resp(502), KindBadResponse, 502, ReasonBadResponse, false, false, true},
+		{"deadline", fmt.Errorf("mintlify views: %w", context.DeadlineExceeded), KindTimeout, 0, ReasonTimeout, true, false, true},
+		{"net timeout", &net.OpError{Op: "read", Err: timeoutErr{}}, KindTimeout, 0, ReasonTimeout, true, false, true},
+		{"404", api(404), KindNotFound, 404, ReasonOther, true, false, false},
+		{"400", api(400), KindBadRequest, 400, ReasonOther, true, false, false},
+		{"409", api(409), KindOther, 409, ReasonOther, true, false, false},
+		{"connection refused", &net.OpError{Op: "dial", Err: errors.New("connection refused")}, KindOther, 0, ReasonOther, true, false, true},
+		{"gate refused", fmt.Errorf("%w: %w", ErrSweepStopped, errors.New("no budget")), KindOther, 0, ReasonOther, true, false, true},
+		{"cancelled", context.Canceled, KindOther, 0, ReasonOther, true, false, true},
 	} {
 		c := Classify(tc.err)
 		if c.Kind != tc.kind || c.Status != tc.status {
@@ -71,9 +70,6 @@ func TestClassify(t *testing.T) {
 		}
 		if got := c.Transient(); got != tc.transient {
 			t.Errorf("%s: Transient = %v, want %v", tc.name, got, tc.transient)
-		}
-		if got := c.ExitCode(); got != tc.exit {
-			t.Errorf("%s: ExitCode = %d, want %d", tc.name, got, tc.exit)
 		}
 	}
 }

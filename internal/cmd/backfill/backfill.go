@@ -30,13 +30,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
-// Exit codes of the backfill command.
-const (
-	backfillExitOK    = cli.ExitOK
-	backfillExitError = cli.ExitError // API error, no answer, a file not readable or writable, interrupted (all resumable)
-	backfillExitUsage = cli.ExitUsage // bad command line, a range the API refuses, a cost not confirmed with --yes
-)
-
 const (
 	backfillCmdName = cli.Name + " backfill"
 	// defaultBackfillBudget is the exporter's default per key: the API's
@@ -158,7 +151,7 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 // parse runs kingpin (see cli.Parse).
 func (e *backfillEnv) parse(args []string, o *backfillOptions) (code int, done bool) {
 	app, _ := newBackfillApp(o)
-	_, code, done = cli.Parse(app, args, e.stdout, e.stderr, backfillCmdName, backfillExitUsage)
+	_, code, done = cli.Parse(app, args, e.stdout, e.stderr, backfillCmdName, cli.ExitUsage)
 	if !done {
 		o.Warn(e.stderr, backfillCmdName)
 	}
@@ -177,16 +170,16 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 		return code
 	}
 	plan, cfg, code := e.plan(&o)
-	if code != backfillExitOK {
+	if code != cli.ExitOK {
 		return code
 	}
 	keys, code := e.readKeys(&o, plan, cfg)
-	if code != backfillExitOK {
+	if code != cli.ExitOK {
 		return code
 	}
 	toStdout := o.output == "-"
 	j, partial, code := e.openJournal(&o, plan, toStdout)
-	if code != backfillExitOK {
+	if code != cli.ExitOK {
 		return code
 	}
 	defer j.Close()
@@ -202,18 +195,18 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 		}
 	}
 	e.printCost(plan, keys, progress, partial)
-	if code := e.checkBudgets(&o, keys, j, partial); code != backfillExitOK {
+	if code := e.checkBudgets(&o, keys, j, partial); code != cli.ExitOK {
 		return code
 	}
 	for _, k := range keys {
 		var closeClient func()
 		var err error
 		if k.client, closeClient, err = e.client(plan, k.secret); err != nil {
-			return e.failf(backfillExitUsage, "%v", err)
+			return e.failf(cli.ExitUsage, "%v", err)
 		}
 		defer closeClient()
 	}
-	if code := e.fetch(ctx, plan, keys, j, progress); code != backfillExitOK {
+	if code := e.fetch(ctx, plan, keys, j, progress); code != cli.ExitOK {
 		return code
 	}
 	return e.write(&o, plan, progress, j, partial, toStdout)
@@ -225,7 +218,7 @@ func (e *backfillEnv) plan(o *backfillOptions) (*backfillPlan, *config.Config, i
 	if o.ConfigFile != "" {
 		var err error
 		if cfg, err = config.LoadFile(o.ConfigFile); err != nil {
-			return nil, nil, e.failf(backfillExitUsage, "--config.file: %v", err)
+			return nil, nil, e.failf(cli.ExitUsage, "--config.file: %v", err)
 		}
 	} else if len(o.ProjectIDs) == 0 {
 		if id := e.getenv("MINTLIFY_PROJECT_ID"); id != "" {
@@ -234,15 +227,15 @@ func (e *backfillEnv) plan(o *backfillOptions) (*backfillPlan, *config.Config, i
 	}
 	plan, err := checkBackfillArgs(o, e.now(), cfg)
 	if err != nil {
-		return nil, nil, e.failf(backfillExitUsage, "%v", err)
+		return nil, nil, e.failf(cli.ExitUsage, "%v", err)
 	}
 	if o.output == "" {
-		return nil, nil, e.failf(backfillExitUsage, "--output is empty: give a file, or - for stdout")
+		return nil, nil, e.failf(cli.ExitUsage, "--output is empty: give a file, or - for stdout")
 	}
 	if _, err := os.Lstat(o.output); err == nil && !o.force && o.output != "-" {
-		return nil, nil, e.failf(backfillExitUsage, "--output %s exists; give --force to overwrite it", o.output)
+		return nil, nil, e.failf(cli.ExitUsage, "--output %s exists; give --force to overwrite it", o.output)
 	}
-	return plan, cfg, backfillExitOK
+	return plan, cfg, cli.ExitOK
 }
 
 // readKeys reads and checks the key of each of the plan's keys.
@@ -260,16 +253,16 @@ func (e *backfillEnv) readKeys(o *backfillOptions, plan *backfillPlan, cfg *conf
 				err = mintlify.ValidateKey(k.secret.Reveal())
 			}
 			if err != nil {
-				code := backfillExitUsage
+				code := cli.ExitUsage
 				if errors.As(err, new(*fs.PathError)) {
-					code = backfillExitError
+					code = cli.ExitError
 				}
 				return nil, e.failf(code, "%v", cfg.KeyError(ref.index, err))
 			}
 		}
 		keys[i] = k
 	}
-	return keys, backfillExitOK
+	return keys, cli.ExitOK
 }
 
 // openJournal opens the run's progress file: FILE.partial, or for
@@ -281,7 +274,7 @@ func (e *backfillEnv) openJournal(o *backfillOptions, plan *backfillPlan, toStdo
 	var err error
 	if toStdout {
 		if partial, err = stdoutJournalPath(o.StoragePath, args); err != nil {
-			return nil, "", e.failf(backfillExitError, "no place for the progress file of --output -: %v (give --storage.path, or --output FILE)", err)
+			return nil, "", e.failf(cli.ExitError, "no place for the progress file of --output -: %v (give --storage.path, or --output FILE)", err)
 		}
 	}
 	j, err := openJournal(partial, args)
@@ -292,11 +285,11 @@ func (e *backfillEnv) openJournal(o *backfillOptions, plan *backfillPlan, toStdo
 	}
 	switch {
 	case errors.Is(err, errJournalArgs):
-		return nil, "", e.failf(backfillExitUsage, "%s is the progress of a backfill with other arguments; run that command again to finish it, or give --force to start this one", partial)
+		return nil, "", e.failf(cli.ExitUsage, "%s is the progress of a backfill with other arguments; run that command again to finish it, or give --force to start this one", partial)
 	case err != nil:
-		return nil, "", e.failf(backfillExitError, "progress file %s: %v", partial, err)
+		return nil, "", e.failf(cli.ExitError, "progress file %s: %v", partial, err)
 	}
-	return j, partial, backfillExitOK
+	return j, partial, cli.ExitOK
 }
 
 // printCost says what the run costs, before anything is spent, and sets
@@ -343,7 +336,7 @@ func (e *backfillEnv) checkBudgets(o *backfillOptions, keys []*backfillKey, j *j
 		k.window = budget.New(k.budget, clockFunc(e.now))
 		if k.ledger.path != "" {
 			if err := ledger.For(k.ledger.path).Usage(k.ledger.fp, backfillWriter, k.window, e.now()); err != nil {
-				return e.failf(backfillExitError, "%v (give --storage.path='' not to share the budget with the exporter)", err)
+				return e.failf(cli.ExitError, "%v (give --storage.path='' not to share the budget with the exporter)", err)
 			}
 		}
 		avail := k.window.Available()
@@ -355,10 +348,10 @@ func (e *backfillEnv) checkBudgets(o *backfillOptions, keys []*backfillKey, j *j
 			if len(j.pages) == 0 {
 				os.Remove(partial)
 			}
-			return e.failf(backfillExitUsage, "this needs more than what is left of the budget this hour%s (%d requests, %d left of %d per hour); give --yes to go ahead (the run is paced to the budget, shared with the exporter), or narrow --from/--to, --mintlify.project-id or --paths", k.of(), k.left, avail, k.budget)
+			return e.failf(cli.ExitUsage, "this needs more than what is left of the budget this hour%s (%d requests, %d left of %d per hour); give --yes to go ahead (the run is paced to the budget, shared with the exporter), or narrow --from/--to, --mintlify.project-id or --paths", k.of(), k.left, avail, k.budget)
 		}
 	}
-	return backfillExitOK
+	return cli.ExitOK
 }
 
 // write writes the complete run to --output (whole or not at all) or to
@@ -369,10 +362,10 @@ func (e *backfillEnv) write(o *backfillOptions, plan *backfillPlan, progress *ba
 		// writes nothing to stdout, and the run that completes it writes
 		// the whole text, as one uninterrupted run would.
 		if err := renderBackfill(e.stdout, plan, progress); err != nil {
-			return e.failf(backfillExitError, "writing to stdout: %v (the progress is kept in %s; run the same command again to write it)", err, partial)
+			return e.failf(cli.ExitError, "writing to stdout: %v (the progress is kept in %s; run the same command again to write it)", err, partial)
 		}
 	} else if err := atomicfile.Write(o.output, func(w io.Writer) error { return renderBackfill(w, plan, progress) }); err != nil {
-		return e.failf(backfillExitError, "writing %s: %v (the progress is kept in %s)", o.output, err, partial)
+		return e.failf(cli.ExitError, "writing %s: %v (the progress is kept in %s)", o.output, err, partial)
 	}
 	j.Close()
 	if err := os.Remove(partial); err != nil {
@@ -383,7 +376,7 @@ func (e *backfillEnv) write(o *backfillOptions, plan *backfillPlan, progress *ba
 	} else {
 		fmt.Fprintf(e.stderr, "%s: wrote %s; next: promtool tsdb create-blocks-from openmetrics %s DATA_DIR\n", backfillCmdName, o.output, o.output)
 	}
-	return backfillExitOK
+	return cli.ExitOK
 }
 
 // App is the backfill command's command line, for documentation and

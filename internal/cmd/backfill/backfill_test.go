@@ -334,7 +334,7 @@ func TestBackfillBadInput(t *testing.T) {
 		{[]string{"--from", "2026-01-01", "--output", out}, "give --yes"},
 	} {
 		code, stderr := h.run(context.Background(), nil, c.args...)
-		if code != backfillExitUsage || !strings.Contains(stderr, c.want) {
+		if code != cli.ExitUsage || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
 	}
@@ -347,7 +347,7 @@ func TestBackfillBadInput(t *testing.T) {
 	// A range the API refuses (400) is the command line's fault too.
 	h.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, Status: 400})
 	code, stderr := h.run(context.Background(), nil, "--from", "2026-09-01", "--output", out)
-	if code != backfillExitUsage || !strings.Contains(stderr, "the API refused the range 2026-09-01 to 2026-09-02") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "the API refused the range 2026-09-01 to 2026-09-02") {
 		t.Errorf("400: exit %d, stderr %q", code, stderr)
 	}
 }
@@ -360,7 +360,7 @@ func TestBackfillPacedWithinBudget(t *testing.T) {
 	out := filepath.Join(h.dir, "paced.om")
 	args := []string{"--from", "2026-07-01", "--to", "2026-08-19", "--budget", "20", "--output", out}
 	code, stderr := h.run(context.Background(), nil, args...)
-	if code != backfillExitUsage || !strings.Contains(stderr, "= at least 50 requests: 2.5 hour(s) of a budget of 20 requests per hour") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "= at least 50 requests: 2.5 hour(s) of a budget of 20 requests per hour") {
 		t.Fatalf("without --yes: exit %d, stderr %s", code, stderr)
 	}
 	if len(h.views()) != 0 {
@@ -427,7 +427,7 @@ func TestBackfillResumesByteIdentical(t *testing.T) {
 					cancel()
 				}
 			}, args(out)...)
-			if code != backfillExitError || !strings.Contains(stderr, "interrupted; 11 of 27 requests are done") {
+			if code != cli.ExitError || !strings.Contains(stderr, "interrupted; 11 of 27 requests are done") {
 				t.Fatalf("interrupted run: exit %d, stderr %s", code, stderr)
 			}
 			if _, err := os.Stat(out); !os.IsNotExist(err) {
@@ -512,7 +512,7 @@ func TestBackfillStdoutResumes(t *testing.T) {
 					cancel()
 				}
 			}, append(args, "--output", "-")...)
-			if code != backfillExitError || h.stdout != "" {
+			if code != cli.ExitError || h.stdout != "" {
 				t.Fatalf("interrupted: exit %d, stdout %q, stderr %s", code, h.stdout, stderr)
 			}
 			m := regexp.MustCompile(`kept in (\S+): run the same command again`).FindStringSubmatch(stderr)
@@ -553,11 +553,11 @@ func TestBackfillJournalOfOtherArguments(t *testing.T) {
 	out := filepath.Join(h.dir, "h.om")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if code, _ := h.run(ctx, func(int) { cancel() }, "--from", "2026-09-01", "--to", "2026-09-05", "--output", out); code != backfillExitError {
+	if code, _ := h.run(ctx, func(int) { cancel() }, "--from", "2026-09-01", "--to", "2026-09-05", "--output", out); code != cli.ExitError {
 		t.Fatalf("interrupted run: exit %d", code)
 	}
 	code, stderr := h.run(context.Background(), nil, "--from", "2026-09-02", "--to", "2026-09-05", "--output", out)
-	if code != backfillExitUsage || !strings.Contains(stderr, "progress of a backfill with other arguments") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "progress of a backfill with other arguments") {
 		t.Fatalf("other arguments: exit %d, stderr %s", code, stderr)
 	}
 	code, stderr = h.run(context.Background(), nil, "--from", "2026-09-02", "--to", "2026-09-05", "--force", "--output", out)
@@ -790,7 +790,7 @@ func TestBackfillSitsOutRateLimit(t *testing.T) {
 	h.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, Status: 429})
 	out = filepath.Join(h.dir, "gaveup.om")
 	code, stderr = h.run(context.Background(), nil, "--from", "2026-09-01", "--to", "2026-09-03", "--output", out)
-	if code != backfillExitError || !strings.Contains(stderr, "kept in "+out+".partial") {
+	if code != cli.ExitError || !strings.Contains(stderr, "kept in "+out+".partial") {
 		t.Errorf("endless 429: exit %d, stderr %s", code, stderr)
 	}
 }
@@ -888,7 +888,7 @@ func TestBackfillAsksWhenTheHourIsSpent(t *testing.T) {
 	h.api.Server.ResetRequests()
 	args := []string{"--from", "2026-09-01", "--to", "2026-09-10", "--site-only", "--output", filepath.Join(h.dir, "b.om")}
 	code, stderr := h.run(context.Background(), nil, args...)
-	if code != backfillExitUsage || !strings.Contains(stderr, "5 of them are left this hour") || !strings.Contains(stderr, "(10 requests, 5 left of 90 per hour); give --yes") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "5 of them are left this hour") || !strings.Contains(stderr, "(10 requests, 5 left of 90 per hour); give --yes") {
 		t.Fatalf("second run without --yes: exit %d: %s", code, stderr)
 	}
 	if len(h.views()) != 0 {
@@ -910,7 +910,7 @@ func TestBackfillProgressBar(t *testing.T) {
 	task := backfillTask{"p", day("2026-09-01")}
 	e.showProgress(task, 1, 4)
 	e.showProgress(task, 2, 4)
-	e.failf(backfillExitError, "boom")
+	e.failf(cli.ExitError, "boom")
 	e.showProgress(task, 4, 4)
 	e.endBar()
 	want := "\r[#######.......................] 1/4 requests, p 2026-09-01\x1b[K" +
@@ -1100,16 +1100,16 @@ projects:
 		{[]string{"--mintlify.api-key-file", keyFile}, "--mintlify.api-key-file and --config.file"},
 	} {
 		code, body, stderr := run(append(c.args, "--output", "-")...)
-		if code != backfillExitUsage || body != "" || !strings.Contains(stderr, c.want) {
+		if code != cli.ExitUsage || body != "" || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
 	}
 	t.Setenv("BF_MAIN_KEY", "")
-	if code, _, stderr := run("--output", "-"); code != backfillExitUsage || !strings.Contains(stderr, `keys[0] "main"`) || !strings.Contains(stderr, "BF_MAIN_KEY is empty") {
+	if code, _, stderr := run("--output", "-"); code != cli.ExitUsage || !strings.Contains(stderr, `keys[0] "main"`) || !strings.Contains(stderr, "BF_MAIN_KEY is empty") {
 		t.Errorf("missing key: exit %d, stderr %q", code, stderr)
 	}
 	write("global:\n  api_url: " + h.api.URL() + "\n  pagesize: 3\n")
-	if code, _, stderr := run("--output", "-"); code != backfillExitUsage || !strings.Contains(stderr, "--config.file: "+cfg) || !strings.Contains(stderr, "pagesize") {
+	if code, _, stderr := run("--output", "-"); code != cli.ExitUsage || !strings.Contains(stderr, "--config.file: "+cfg) || !strings.Contains(stderr, "pagesize") {
 		t.Errorf("bad configuration: exit %d, stderr %q", code, stderr)
 	}
 	if n := len(h.views()); n != 0 {
@@ -1217,7 +1217,7 @@ func TestBackfillOtherCounters(t *testing.T) {
 		if n == 6 {
 			cancel()
 		}
-	}, args(out)...); code != backfillExitError {
+	}, args(out)...); code != cli.ExitError {
 		t.Fatalf("interrupted: exit %d: %s", code, stderr)
 	}
 	if code, stderr := h.run(context.Background(), nil, args(out)...); code != 0 || !strings.Contains(stderr, "10 left to make") {

@@ -67,11 +67,11 @@ func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*bac
 				break
 			}
 			jp, code := f.request(gctx, k, task, step, offset)
-			if code != backfillExitOK {
+			if code != cli.ExitOK {
 				return code
 			}
 			if err := j.add(jp); err != nil {
-				return e.failf(backfillExitError, "writing %s: %v", j.f.Name(), err)
+				return e.failf(cli.ExitError, "writing %s: %v", j.f.Name(), err)
 			}
 			made++
 			progress.record(jp)
@@ -83,7 +83,7 @@ func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*bac
 		e.showProgress(task, progress.done, progress.total)
 	}
 	e.endBar()
-	return backfillExitOK
+	return cli.ExitOK
 }
 
 // fetcher is one run's fetching: what a request needs besides its task.
@@ -128,15 +128,15 @@ func (f *fetcher) gate(k *backfillKey) func(context.Context) error {
 func (f *fetcher) request(gctx context.Context, k *backfillKey, task backfillTask, step string, offset int) (journalPage, int) {
 	e := f.e
 	interrupted := func() int {
-		return e.failf(backfillExitError, "interrupted; %d of %d requests are done and kept in %s: run the same command again to continue", f.progress.done, f.progress.total, f.j.f.Name())
+		return e.failf(cli.ExitError, "interrupted; %d of %d requests are done and kept in %s: run the same command again to continue", f.progress.done, f.progress.total, f.j.f.Name())
 	}
 	for limited := 0; ; limited++ {
 		jp, err := fetchStep(gctx, k.client, f.plan, task, step, offset)
 		switch {
 		case err == nil:
-			return jp, backfillExitOK
+			return jp, cli.ExitOK
 		case f.ledgerErr != nil:
-			return jp, e.failf(backfillExitError, "%v (give --storage.path='' not to share the budget with the exporter); what was fetched is kept in %s", f.ledgerErr, f.j.f.Name())
+			return jp, e.failf(cli.ExitError, "%v (give --storage.path='' not to share the budget with the exporter); what was fetched is kept in %s", f.ledgerErr, f.j.f.Name())
 		case f.ctx.Err() != nil:
 			return jp, interrupted()
 		}
@@ -160,9 +160,9 @@ func (f *fetcher) request(gctx context.Context, k *backfillKey, task backfillTas
 // failed ends the run on a request that failed, with the exit status
 // mintlify.Classify gives it: 2 for a range the API refuses, else 1.
 func (f *fetcher) failed(task backfillTask, err error) int {
-	code := mintlify.Classify(err).ExitCode() // 2 for a range the API refuses (400)
+	code := cli.ExitOfAPIError(err) // ExitUsage for a range the API refuses (400)
 	what := err.Error()
-	if code == mintlify.ExitBadRequest {
+	if code == cli.ExitUsage {
 		r := task.viewsRange()
 		what = "the API refused the range " + r.From.Format(mintlify.DayLayout) + " to " + r.To.Format(mintlify.DayLayout) + " (it may not keep history that old): " + what
 	}

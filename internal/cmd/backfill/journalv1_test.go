@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
@@ -87,7 +88,7 @@ func TestBackfillResumesJournalOfVersion1(t *testing.T) {
 		if n == 8 {
 			cancel()
 		}
-	}, args(out)...); code != backfillExitError {
+	}, args(out)...); code != cli.ExitError {
 		t.Fatalf("interrupted: exit %d: %s", code, stderr)
 	}
 	asVersion1(t, out+".partial")

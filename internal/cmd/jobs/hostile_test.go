@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 )
 
 // The jobs command refuses ids that are not one path segment, and an API
@@ -23,7 +25,7 @@ func TestJobsRefusesHostileArgs(t *testing.T) {
 		{"--mintlify.project-id=a/../b", "create", "--prompt", "x"},
 	} {
 		code, _, stderr := h.run(args...)
-		if code != jobsExitUsage || !strings.Contains(stderr, "id") {
+		if code != cli.ExitUsage || !strings.Contains(stderr, "id") {
 			t.Errorf("%q: exit %d, %s", args, code, stderr)
 		}
 	}
@@ -34,7 +36,7 @@ func TestJobsRefusesHostileArgs(t *testing.T) {
 	env := &jobsEnv{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string {
 		return map[string]string{"MINTLIFY_API_KEY": jobsTestKey, "MINTLIFY_PROJECT_ID": jobsProject}[k]
 	}}
-	if code := env.run([]string{"--mintlify.api-url=http://user:pw@" + strings.TrimPrefix(h.api.URL(), "http://"), "get", "job_1"}); code != jobsExitUsage ||
+	if code := env.run([]string{"--mintlify.api-url=http://user:pw@" + strings.TrimPrefix(h.api.URL(), "http://"), "get", "job_1"}); code != cli.ExitUsage ||
 		!strings.Contains(errb.String(), "--mintlify.api-url must not contain") {
 		t.Fatalf("user info in --mintlify.api-url: exit %d, %s", code, errb.String())
 	}
@@ -55,7 +57,7 @@ func TestJobsPromptFileBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr := h.run("create", "--prompt-file", fifo)
-	if code != jobsExitError || !strings.Contains(stderr, "not a regular file (a FIFO)") {
+	if code != cli.ExitError || !strings.Contains(stderr, "not a regular file (a FIFO)") {
 		t.Errorf("FIFO: exit %d, %s", code, stderr)
 	}
 	huge := filepath.Join(dir, "huge.txt")
@@ -68,7 +70,7 @@ func TestJobsPromptFileBounded(t *testing.T) {
 	}
 	f.Close()
 	code, _, stderr = h.run("create", "--prompt-file", huge)
-	if code != jobsExitUsage || !strings.Contains(stderr, "is longer than") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, "is longer than") {
 		t.Errorf("1 GiB file: exit %d, %s", code, stderr)
 	}
 	if n := h.requests(); n != 0 {

@@ -22,14 +22,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
 )
 
-// Exit codes of the jobs command.
-const (
-	jobsExitOK      = cli.ExitOK
-	jobsExitError   = cli.ExitError // API error, no answer, a file not readable or writable; for watch, the job failed
-	jobsExitUsage   = cli.ExitUsage // bad command line or input (key, URL, prompt), nothing was sent
-	jobsExitTimeout = 3             // watch gave up before the job finished
-)
-
 const (
 	jobsCmdName = cli.Name + " jobs"
 	// maxPromptBytes bounds a prompt read from a file or stdin; the API
@@ -111,14 +103,14 @@ func newJobsApp(o *jobsOptions) (*kingpin.Application, *bool) {
 // parse runs kingpin (see parseKingpin).
 func (e *jobsEnv) parse(args []string, o *jobsOptions) (cmd string, code int, done bool) {
 	app, helped := newJobsApp(o)
-	cmd, code, done = cli.Parse(app, args, e.stdout, e.stderr, jobsCmdName, jobsExitUsage)
+	cmd, code, done = cli.Parse(app, args, e.stdout, e.stderr, jobsCmdName, cli.ExitUsage)
 	if !done {
 		o.Warn(e.stderr, jobsCmdName)
 	}
 	if done && code == 0 && !*helped {
 		// Usage shown because no command was given: not a success.
 		fmt.Fprintf(e.stderr, "%s: a command is required: create, message, get or watch\n", jobsCmdName)
-		code = jobsExitUsage
+		code = cli.ExitUsage
 	}
 	return cmd, code, done
 }
@@ -137,7 +129,7 @@ func (e *jobsEnv) run(args []string) int {
 
 	// Everything that can be checked locally is, before any request.
 	prompt, code := e.checkLocally(cmd, &o)
-	if code != jobsExitOK {
+	if code != cli.ExitOK {
 		return code
 	}
 	key, err := cli.ReadKey(o.KeyFile, e.getenv)
@@ -148,7 +140,7 @@ func (e *jobsEnv) run(args []string) int {
 	if err != nil {
 		// Only the key and the URL, both checked above, can be refused
 		// here; ValidateKey's messages describe the key without quoting it.
-		return e.failf(jobsExitUsage, "%v", err)
+		return e.failf(cli.ExitUsage, "%v", err)
 	}
 	defer release()
 
@@ -171,14 +163,14 @@ func (e *jobsEnv) run(args []string) int {
 	case "watch":
 		return e.watch(ctx, client, &o)
 	}
-	return e.failf(jobsExitUsage, "unknown command %q", cmd)
+	return e.failf(cli.ExitUsage, "unknown command %q", cmd)
 }
 
 // checkLocally checks what needs no request, and reads the prompt of
 // create and message.
 func (e *jobsEnv) checkLocally(cmd string, o *jobsOptions) (prompt string, code int) {
 	if err := checkJobsArgs(cmd, o); err != nil {
-		return "", e.failf(jobsExitUsage, "%v", err)
+		return "", e.failf(cli.ExitUsage, "%v", err)
 	}
 	var err error
 	switch cmd {
@@ -198,12 +190,12 @@ func (e *jobsEnv) checkLocally(cmd string, o *jobsOptions) (prompt string, code 
 		return "", e.failf(cli.ExitCodeOf(err), "%v", err)
 	}
 	if o.RequestTimeout <= 0 {
-		return "", e.failf(jobsExitUsage, "--mintlify.request-timeout must be positive")
+		return "", e.failf(cli.ExitUsage, "--mintlify.request-timeout must be positive")
 	}
 	if err := cli.CheckAPIURL(o.APIURL); err != nil {
-		return "", e.failf(jobsExitUsage, "%v", err)
+		return "", e.failf(cli.ExitUsage, "%v", err)
 	}
-	return prompt, jobsExitOK
+	return prompt, cli.ExitOK
 }
 
 func (e *jobsEnv) create(ctx context.Context, client *mintlify.Client, o *jobsOptions, prompt string) int {
@@ -217,7 +209,7 @@ func (e *jobsEnv) create(ctx context.Context, client *mintlify.Client, o *jobsOp
 		// job ids are only unique within one.
 		line := o.ProjectID + "/" + job.ID
 		if err := trackfile.Append(o.track, line); err != nil {
-			return e.failf(jobsExitError, "job %s was created but is NOT tracked: %v; add it by hand: echo %s >> %s",
+			return e.failf(cli.ExitError, "job %s was created but is NOT tracked: %v; add it by hand: echo %s >> %s",
 				job.ID, err, line, o.track)
 		}
 	}
@@ -242,16 +234,16 @@ func (e *jobsEnv) watch(ctx context.Context, client *mintlify.Client, o *jobsOpt
 			fmt.Fprintf(e.stderr, "%s: polling job %s: %s; trying again\n", jobsCmdName, o.jobID, describeAPIError(err, opGet, o.ProjectID, o.jobID))
 		default:
 			if last == nil || job.Status != last.Status || prLink(job) != prLink(last) {
-				if code := e.printWatchLine(o.output, job); code != jobsExitOK {
+				if code := e.printWatchLine(o.output, job); code != cli.ExitOK {
 					return code
 				}
 			}
 			last = job
 			switch job.Status {
 			case mintlify.JobCompleted, mintlify.JobArchived:
-				return jobsExitOK
+				return cli.ExitOK
 			case mintlify.JobFailed:
-				return e.failf(jobsExitError, "job %s failed", job.ID)
+				return e.failf(cli.ExitError, "job %s failed", job.ID)
 			}
 		}
 		now := e.now()
@@ -260,10 +252,10 @@ func (e *jobsEnv) watch(ctx context.Context, client *mintlify.Client, o *jobsOpt
 			if last != nil {
 				state = "is still " + string(last.Status)
 			}
-			return e.failf(jobsExitTimeout, "timed out after %s: job %s %s", o.watchTimeout, o.jobID, state)
+			return e.failf(cli.ExitTimeout, "timed out after %s: job %s %s", o.watchTimeout, o.jobID, state)
 		}
 		if err := e.sleep(ctx, min(wait, deadline.Sub(now))); err != nil {
-			return e.failf(jobsExitError, "watching job %s: %v", o.jobID, err)
+			return e.failf(cli.ExitError, "watching job %s: %v", o.jobID, err)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
@@ -35,9 +36,9 @@ func (e *jobsEnv) printJob(output string, job *mintlify.Job) int {
 		err = tw.Flush()
 	}
 	if err != nil {
-		return e.failf(jobsExitError, "writing output: %v", err)
+		return e.failf(cli.ExitError, "writing output: %v", err)
 	}
-	return jobsExitOK
+	return cli.ExitOK
 }
 
 // printWatchLine writes one status change: "TIME  ID  STATUS[  PR]", or
@@ -54,9 +55,9 @@ func (e *jobsEnv) printWatchLine(output string, job *mintlify.Job) int {
 		_, err = fmt.Fprintln(e.stdout, line)
 	}
 	if err != nil {
-		return e.failf(jobsExitError, "writing output: %v", err)
+		return e.failf(cli.ExitError, "writing output: %v", err)
 	}
-	return jobsExitOK
+	return cli.ExitOK
 }
 
 func prLink(job *mintlify.Job) string { return deref(job.PRLink) }
@@ -85,7 +86,7 @@ func formatTime(t *time.Time) string {
 // apiFail prints what went wrong with an API call and returns exit status
 // 1, whatever the failure (mintlify.Classify): the request was sent.
 func (e *jobsEnv) apiFail(err error, op jobsOp, project, id string) int {
-	return e.failf(jobsExitError, "%s", describeAPIError(err, op, project, id))
+	return e.failf(cli.ExitError, "%s", describeAPIError(err, op, project, id))
 }
 
 // describeAPIError turns an API error into advice. The client's errors
