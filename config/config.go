@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -159,11 +160,11 @@ type Project struct {
 // quote them instead of repeating the numbers.
 var (
 	DefaultGlobal = Global{
-		APIURL:             "https://api.mintlify.com",
+		APIURL:             mintlify.DefaultBaseURL,
 		MinRefreshInterval: Duration(time.Minute),
 		MaxRefreshInterval: Duration(6 * time.Hour),
 		MaxAge:             Duration(3 * time.Hour),
-		PageSize:           250,
+		PageSize:           mintlify.MaxPageSize,
 		PageConcurrency:    4,
 		MaxPages:           400,
 		RequestTimeout:     Duration(30 * time.Second),

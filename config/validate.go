@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	idcheck "github.com/mintlify-exporter/mintlify_exporter/internal/ids"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
 var (
@@ -24,8 +25,7 @@ var (
 )
 
 const (
-	maxPageSize    = 250 // the API's own maximum
-	maxConcurrency = 16  // more would only queue behind the hourly budget
+	maxConcurrency = 16 // more would only queue behind the hourly budget
 	minJobPoll     = 5 * time.Second
 )
 
@@ -296,8 +296,8 @@ func (c *Config) validateGlobal(v *validator) {
 	if g.MaxAge <= 0 {
 		v.add("global.max_age", s, "max_age must be greater than 0")
 	}
-	if g.PageSize < 1 || g.PageSize > maxPageSize {
-		v.add("global.page_size", s, "page_size must be between 1 and %d, got %d", maxPageSize, g.PageSize)
+	if g.PageSize < 1 || g.PageSize > mintlify.MaxPageSize {
+		v.add("global.page_size", s, "page_size must be between 1 and %d, got %d", mintlify.MaxPageSize, g.PageSize)
 	}
 	if g.PageConcurrency < 1 || g.PageConcurrency > maxConcurrency {
 		v.add("global.page_concurrency", s, "page_concurrency must be between 1 and %d, got %d", maxConcurrency, g.PageConcurrency)
