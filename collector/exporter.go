@@ -51,8 +51,8 @@ type Options struct {
 	// ReadTrackedJobs reads the tracked-jobs file (global.tracked_jobs_file);
 	// main passes trackfile.Read. Required when that setting is used.
 	ReadTrackedJobs func(path string) ([]string, error)
-	// StatePath is the state file (--storage.path); "" keeps no state.
-	StatePath string
+	// StoragePath is the state file (--storage.path); "" keeps no state.
+	StoragePath string
 }
 
 // Exporter is a prometheus.Collector over every configured project.
@@ -131,7 +131,7 @@ func New(cfg *config.Config, o Options) (*Exporter, error) {
 		if err := o.Registerer.Register(e.api); err != nil {
 			return nil, fmt.Errorf("registering API metrics: %w", err)
 		}
-		if o.StatePath != "" {
+		if o.StoragePath != "" {
 			e.saveMetrics = newSaveMetrics()
 			if err := o.Registerer.Register(e.saveMetrics.failures); err != nil {
 				return nil, fmt.Errorf("registering state metrics: %w", err)

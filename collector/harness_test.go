@@ -123,7 +123,7 @@ func newEnv(t *testing.T, yamlCfg string, o envOpts) *env {
 	if o.withAPIM {
 		opts.Registerer = reg
 	}
-	opts.StatePath = o.statePath
+	opts.StoragePath = o.statePath
 	exp, err := collector.New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)

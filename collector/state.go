@@ -92,7 +92,7 @@ func parseUnitID(s string) (unitID, bool) {
 // exporter on the same files, is an error: a file that cannot be used is
 // logged and ignored.
 func (e *Exporter) openState(cfg *config.Config) error {
-	path := e.opts.StatePath
+	path := e.opts.StoragePath
 	if path == "" {
 		return nil
 	}
@@ -331,7 +331,7 @@ func (e *Exporter) saveWith(reserve func() bool) {
 // saveData writes the data cache if a unit's state changed since it was
 // last written.
 func (e *Exporter) saveData() {
-	path := e.opts.StatePath
+	path := e.opts.StoragePath
 	if path == "" {
 		return
 	}

@@ -39,7 +39,7 @@ func startAt(t *testing.T, api *mockapi.Running, path string, clock collector.Cl
 		Clock:     clock,
 		Getenv:    func(k string) string { return map[string]string{testKeyEnv: testKey}[k] },
 		Logger:    slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		StatePath: path,
+		StoragePath: path,
 		RetryBase: time.Millisecond,
 	})
 	if err == nil {

@@ -506,7 +506,7 @@ projects:
 		},
 		Registerer: reg,
 		// With a state file, as in production: its metrics are exposed.
-		StatePath: filepath.Join(t.TempDir(), "state.json"),
+		StoragePath: filepath.Join(t.TempDir(), "state.json"),
 	})
 	if err != nil {
 		t.Fatal(err)
