@@ -72,9 +72,6 @@ func IsForbidden(err error) bool { return statusOf(err) == http.StatusForbidden 
 // IsBadRequest reports a 400: the request was invalid.
 func IsBadRequest(err error) bool { return statusOf(err) == http.StatusBadRequest }
 
-// IsServerError reports a 5xx answer.
-func IsServerError(err error) bool { return statusOf(err) >= 500 }
-
 // IsRateLimited reports a 429. retryAfter is the Retry-After duration and ok
 // says whether the header was present.
 func IsRateLimited(err error) (limited bool, retryAfter time.Duration, ok bool) {
