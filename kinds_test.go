@@ -19,6 +19,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/serve"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // TestEveryKindIsKnown goes through the table of collector kinds and
@@ -76,6 +77,11 @@ func TestEveryKindIsKnown(t *testing.T) {
 			}
 			if k.Windows == kind.MonthAndWindows && len(k.Counters()) == 0 {
 				t.Errorf("%s counts the month to date but has no counter family", k.Name)
+			}
+			// Its code: a kind the exporter does not walk itself (the per-path
+			// endpoints) has a file in internal/source.
+			if _, ok := source.Lookup(k.Name); !ok && k.Endpoint != "views" && k.Endpoint != "visitors" {
+				t.Errorf("%s has no code in internal/source", k.Name)
 			}
 			// The docs.
 			for _, f := range k.Families {

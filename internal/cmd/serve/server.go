@@ -170,7 +170,7 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 		Registerer:        s.registry,
 		Clock:             h.clock,
 		RetryBase:         h.retryBase,
-		StoragePath:         statePath,
+		StoragePath:       statePath,
 	})
 	if err != nil {
 		return nil, err

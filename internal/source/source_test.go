@@ -1,0 +1,89 @@
+package source
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+)
+
+// examples are a payload with data of each kind here; a new kind adds
+// one.
+var examples = map[string]Payload{
+	kind.Feedback: &FeedbackPayload{Truncated: true, Pages: []FeedbackPage{
+		{Path: "/a", ThumbsUp: 3, ThumbsDown: 1, Code: 2}, {Path: "/a", ThumbsUp: 9}, {Path: "/hidden", ThumbsUp: 1}}},
+	kind.Searches:  &SearchesPayload{Total: 40, Terms: []SearchTerm{{Query: "Deploy  Now", Hits: 7, CTR: 1.5}, {Query: "deploy now", Hits: 2}, {Query: "b", Hits: 1}}},
+	kind.Assistant: &AssistantPayload{Web: 5, API: 2, Other: 1},
+}
+
+// TestSamplesAreOfTheTable: every kind here turns a payload into samples
+// of its own row's gauge families, with the labels of the family (less
+// project and window), each series once.
+func TestSamplesAreOfTheTable(t *testing.T) {
+	for _, name := range Names() {
+		code, _ := Lookup(name)
+		k, _ := kind.Lookup(name)
+		p, ok := examples[name]
+		if !ok {
+			t.Errorf("%s: no example payload", name)
+			continue
+		}
+		samples := code.Samples(p, Settings{Keep: func(path string) bool { return path != "/hidden" }, TopN: 1})
+		if len(samples) == 0 {
+			t.Errorf("%s: no samples", name)
+		}
+		seen := map[string]bool{}
+		for _, s := range samples {
+			i := slices.IndexFunc(k.Families, func(f kind.Family) bool { return f.Name == s.Family })
+			if i < 0 || k.Families[i].Counter {
+				t.Errorf("%s: sample of %q, not a gauge family of its row", name, s.Family)
+				continue
+			}
+			var labels []string
+			for _, l := range s.Labels {
+				labels = append(labels, l.Name)
+			}
+			want := slices.DeleteFunc(slices.Clone(k.Families[i].Labels), func(l string) bool { return l == "project" || l == "window" })
+			if !slices.Equal(labels, want) {
+				t.Errorf("%s: %s has labels %v, want %v", name, s.Family, labels, want)
+			}
+			id := s.Family + "|" + fmt.Sprint(s.LabelValues(k.Families[i], "p", "w"))
+			if seen[id] {
+				t.Errorf("%s: %s twice", name, id)
+			}
+			seen[id] = true
+		}
+	}
+}
+
+// TestFeedbackSamples: a path kept once, its first row; filtered paths
+// left out; the truncation flag.
+func TestFeedbackSamples(t *testing.T) {
+	code, _ := Lookup(kind.Feedback)
+	got := code.Samples(examples[kind.Feedback], Settings{Keep: func(path string) bool { return path != "/hidden" }})
+	want := []Sample{
+		{Family: "mintlify_page_feedback_truncated", Value: 1},
+		{Family: "mintlify_page_feedback", Labels: []Label{{"kind", "thumbs_up"}, {"path", "/a"}}, Value: 3},
+		{Family: "mintlify_page_feedback", Labels: []Label{{"kind", "thumbs_down"}, {"path", "/a"}}, Value: 1},
+		{Family: "mintlify_page_feedback", Labels: []Label{{"kind", "code_snippet"}, {"path", "/a"}}, Value: 2},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+}
+
+// TestSearchesSamples: terms sanitised, two that sanitise alike keep the
+// first, at most TopN, the ratio capped at 1.
+func TestSearchesSamples(t *testing.T) {
+	code, _ := Lookup(kind.Searches)
+	got := code.Samples(examples[kind.Searches], Settings{TopN: 1})
+	want := []Sample{
+		{Family: "mintlify_searches", Value: 40},
+		{Family: "mintlify_search_hits", Labels: []Label{{"query", "deploy now"}}, Value: 7},
+		{Family: "mintlify_search_click_through_ratio", Labels: []Label{{"query", "deploy now"}}, Value: 1},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+}
