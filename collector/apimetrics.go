@@ -1,14 +1,11 @@
 package collector
 
 import (
-	"os"
 	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
-
-var osGetenv = os.Getenv
 
 // apiMetrics counts the exporter's calls to the upstream API. It is fed by
 // the client's Observer hook, so the client needs no Prometheus import.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -419,7 +420,7 @@ func (e *Exporter) getenv() func(string) string {
 	if e.opts.Getenv != nil {
 		return e.opts.Getenv
 	}
-	return osGetenv
+	return os.Getenv
 }
 
 // Refresh starts what is due: each key's scheduler, which runs its due
@@ -504,30 +505,32 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect emits the cache, data and bookkeeping alike. It does no I/O.
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
-	e.collect(ch, true, true)
+	e.collectLive(ch)
+	e.collectData(ch)
 }
 
-// collect emits the live series (health, budget, jobs) and the data
-// series (what the analytics units fetched, and their walks' bookkeeping),
-// as asked.
-func (e *Exporter) collect(ch chan<- prometheus.Metric, live, data bool) {
+// collectLive emits the live series: each unit's health, the agent jobs
+// and the keys' budgets.
+func (e *Exporter) collectLive(ch chan<- prometheus.Metric) {
 	p := e.current()
 	now := e.clock.Now()
 	for _, u := range p.units {
-		if live {
-			u.collect(ch, now, false)
-		}
-		if data {
-			u.collect(ch, now, true)
-		}
-	}
-	if !live {
-		return
+		u.collectHealth(ch, now)
 	}
 	for _, j := range p.jobs {
 		j.collect(ch, now)
 	}
 	for _, k := range p.keys {
 		k.collect(ch, now)
+	}
+}
+
+// collectData emits the data series: what the analytics units fetched,
+// and their walks' bookkeeping.
+func (e *Exporter) collectData(ch chan<- prometheus.Metric) {
+	p := e.current()
+	now := e.clock.Now()
+	for _, u := range p.units {
+		u.collectData(ch, now)
 	}
 }

@@ -305,7 +305,7 @@ func jobIDs(projectID string, fromConfig []string, file string, only bool, read 
 	}
 }
 
-func (a *agentJobs) collect(ch chan<- prometheus.Metric, now time.Time, _ bool) {
+func (a *agentJobs) collect(ch chan<- prometheus.Metric, now time.Time) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	ch <- prometheus.MustNewConstMetric(descJobsNotFound, prometheus.CounterValue, a.notFound, a.project)

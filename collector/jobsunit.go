@@ -130,6 +130,6 @@ func (j *jobsUnit) collect(ch chan<- prometheus.Metric, now time.Time) {
 	h := j.h
 	h.FailCounts = maps.Clone(j.h.FailCounts)
 	j.mu.Unlock()
-	fresh := h.emit(ch, "agent_jobs", j.project, now, j.timing.maxAge, j.timing.fixedInterval)
-	j.src.collect(ch, now, fresh)
+	h.emit(ch, "agent_jobs", j.project, now, j.timing.maxAge, j.timing.fixedInterval)
+	j.src.collect(ch, now)
 }

@@ -23,12 +23,12 @@ func (e *Exporter) Data() prometheus.Collector { return dataCollector{e} }
 type liveCollector struct{ e *Exporter }
 
 func (c liveCollector) Describe(ch chan<- *prometheus.Desc) { c.e.Describe(ch) }
-func (c liveCollector) Collect(ch chan<- prometheus.Metric) { c.e.collect(ch, true, false) }
+func (c liveCollector) Collect(ch chan<- prometheus.Metric) { c.e.collectLive(ch) }
 
 type dataCollector struct{ e *Exporter }
 
 func (c dataCollector) Describe(ch chan<- *prometheus.Desc) { c.e.Describe(ch) }
-func (c dataCollector) Collect(ch chan<- prometheus.Metric) { c.e.collect(ch, false, true) }
+func (c dataCollector) Collect(ch chan<- prometheus.Metric) { c.e.collectData(ch) }
 
 // DataKey names the data series as shown now: the plan (a reload changes
 // labels and filters), each unit's data version and freshness. It

@@ -36,11 +36,11 @@ func startAt(t *testing.T, api *mockapi.Running, path string, clock collector.Cl
 	}
 	logs := &syncBuffer{}
 	exp, err := collector.New(cfg, collector.Options{
-		Clock:     clock,
-		Getenv:    func(k string) string { return map[string]string{testKeyEnv: testKey}[k] },
-		Logger:    slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Clock:       clock,
+		Getenv:      func(k string) string { return map[string]string{testKeyEnv: testKey}[k] },
+		Logger:      slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		StoragePath: path,
-		RetryBase: time.Millisecond,
+		RetryBase:   time.Millisecond,
 	})
 	if err == nil {
 		t.Cleanup(exp.Close)

@@ -56,8 +56,8 @@ func (h *health) fresh(now time.Time, maxAge time.Duration) bool {
 	return !h.LastSuccess.IsZero() && now.Sub(h.LastSuccess) <= maxAge
 }
 
-func (h *health) emit(ch chan<- prometheus.Metric, collector, project string, now time.Time, maxAge, interval time.Duration) (fresh bool) {
-	fresh = h.fresh(now, maxAge)
+func (h *health) emit(ch chan<- prometheus.Metric, collector, project string, now time.Time, maxAge, interval time.Duration) {
+	fresh := h.fresh(now, maxAge)
 	lv := []string{collector, project}
 	ch <- prometheus.MustNewConstMetric(descUp, prometheus.GaugeValue, boolFloat(fresh && !h.Failed), lv...)
 	if !h.LastSuccess.IsZero() {
@@ -67,7 +67,6 @@ func (h *health) emit(ch chan<- prometheus.Metric, collector, project string, no
 	for _, r := range mintlify.Reasons {
 		ch <- prometheus.MustNewConstMetric(descRefreshFailures, prometheus.CounterValue, h.FailCounts[r], collector, project, r)
 	}
-	return fresh
 }
 
 // unitID is what a unit's data belongs to: the upstream project (by id,
@@ -325,22 +324,8 @@ func authHint(c mintlify.Class) string {
 	return "API key not allowed (403): the key may lack the needed scope, this host may be outside the key's IP allowlist, or the project may belong to another organization"
 }
 
-// collect emits the unit's health (live, gathered on every scrape) or,
-// when data is true, its data series and its bookkeeping. The bookkeeping
-// changes only with the state's version, as the data does, so it is
-// rendered with the data (render.go) rather than gathered per scrape.
-func (u *unit) collect(ch chan<- prometheus.Metric, now time.Time, data bool) {
-	if data {
-		if u.fresh(now) {
-			for _, m := range u.series(false) {
-				ch <- m
-			}
-		}
-		for _, m := range u.series(true) {
-			ch <- m
-		}
-		return
-	}
+// collectHealth emits the unit's health: live, gathered on every scrape.
+func (u *unit) collectHealth(ch chan<- prometheus.Metric, now time.Time) {
 	s := u.state
 	s.mu.Lock()
 	h := s.health
@@ -348,6 +333,21 @@ func (u *unit) collect(ch chan<- prometheus.Metric, now time.Time, data bool) {
 	h.LastSuccess = u.shownSince()
 	s.mu.Unlock()
 	h.emit(ch, u.src.name(), u.project, now, u.timing.maxAge, u.interval())
+}
+
+// collectData emits the unit's data series, when fresh, and its
+// bookkeeping. The bookkeeping changes only with the state's version, as
+// the data does, so it is rendered with the data (render.go) rather than
+// gathered per scrape.
+func (u *unit) collectData(ch chan<- prometheus.Metric, now time.Time) {
+	if u.fresh(now) {
+		for _, m := range u.dataSeries() {
+			ch <- m
+		}
+	}
+	for _, m := range u.bookkeeping() {
+		ch <- m
+	}
 }
 
 // shownSince is the age that decides whether the data is fresh: the last
@@ -381,30 +381,36 @@ func (u *unit) fresh(now time.Time) bool {
 	return !last.IsZero() && now.Sub(last) <= u.timing.maxAge
 }
 
-// series builds the data series (or, with book, the bookkeeping series)
-// from the state. Data is built when asked for, not kept: the exporter
-// keeps the rendered exposition instead (see render.go). Bookkeeping is
-// small and kept until the data changes.
-func (u *unit) series(book bool) []prometheus.Metric {
+// dataSeries builds the data series from the state. Data is built when
+// asked for, not kept: the exporter keeps the rendered exposition instead
+// (see render.go).
+func (u *unit) dataSeries() []prometheus.Metric {
+	s := u.state
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []prometheus.Metric{}
+	for _, w := range u.windows {
+		out = append(out, u.src.series(s.window(w), w)...)
+	}
+	return out
+}
+
+// bookkeeping builds the series about the windows' walks; they are small,
+// and kept until the data changes.
+func (u *unit) bookkeeping() []prometheus.Metric {
 	s := u.state
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if book && u.book != nil && u.bookAt == s.version {
+	if u.book != nil && u.bookAt == s.version {
 		return u.book
 	}
 	out := []prometheus.Metric{}
 	for _, w := range u.windows {
-		if book {
-			out = append(out, u.src.bookkeeping(s.window(w), w)...)
-		} else {
-			out = append(out, u.src.series(s.window(w), w)...)
-		}
+		out = append(out, u.src.bookkeeping(s.window(w), w)...)
 	}
-	if book {
-		u.book, u.bookAt = out, s.version
-	}
+	u.book, u.bookAt = out, s.version
 	return out
 }
 
