@@ -72,10 +72,10 @@ func TestEveryKindIsKnown(t *testing.T) {
 				t.Errorf("--collector.%s defaults to %v, the table says %s", k.Name, def, want)
 			}
 			// The backfill writes every kind with month-to-date counters.
-			if k.Windows == kind.MonthAndWindows && k.Name != kind.PageViews && !backfillFlags["collector."+k.Name] {
+			if k.Windows.HasMonth() && k.Name != kind.PageViews && !backfillFlags["collector."+k.Name] {
 				t.Errorf("the backfill has no --collector.%s for its counters", k.Name)
 			}
-			if k.Windows == kind.MonthAndWindows && len(k.Counters()) == 0 {
+			if k.Windows.HasMonth() && len(k.Counters()) == 0 {
 				t.Errorf("%s counts the month to date but has no counter family", k.Name)
 			}
 			// Its code: a kind the exporter does not walk itself (the per-path

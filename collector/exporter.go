@@ -311,17 +311,7 @@ func (b *builder) project(pr config.Project) error {
 				filter: filter,
 			}
 		}
-		// A kind that adds up over days counts the month to date; the
-		// rolling windows come on top, when the config lists them. One
-		// that does not (unique visitors) has the windows only, 24h when
-		// the config lists none.
-		unitWindows := append([]windowSpec{monthWindow}, windows...)
-		if k.Windows == kind.WindowsOnly {
-			unitWindows = windows
-			if len(unitWindows) == 0 {
-				unitWindows = []windowSpec{windowsOnlyDefault}
-			}
-		}
+		unitWindows := windowsOf(k, windows)
 		id := unitID{project: pr.ID, collector: name}
 		u := &unit{id: id, project: label, src: src, windows: unitWindows, key: ks, timing: t,
 			log: b.e.log.With("project", label, "collector", name), state: b.state(id)}
@@ -330,6 +320,27 @@ func (b *builder) project(pr config.Project) error {
 	}
 	b.plan.jobs = append(b.plan.jobs, b.e.newJobsUnit(b.cfg, pr, label, ks, t))
 	return nil
+}
+
+// windowsOf are the windows of a unit of kind k in a project that lists
+// windows. A kind that adds up over days counts the month to date; the
+// rolling windows come on top, when the config lists them. One that does
+// not (unique visitors) has the windows only, 24h when the config lists
+// none. A month-only kind has the month alone, a snapshot one its one
+// window without a label.
+func windowsOf(k kind.Kind, windows []windowSpec) []windowSpec {
+	switch k.Windows {
+	case kind.WindowsOnly:
+		if len(windows) == 0 {
+			return []windowSpec{windowsOnlyDefault}
+		}
+		return windows
+	case kind.MonthOnly:
+		return []windowSpec{monthWindow}
+	case kind.Snapshot:
+		return []windowSpec{snapshotWindow}
+	}
+	return append([]windowSpec{monthWindow}, windows...)
 }
 
 // adopt swaps in a plan that was built whole: its new organizations and

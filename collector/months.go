@@ -27,6 +27,10 @@ import (
 // window; the counters themselves have no window label.
 var monthWindow = windowSpec{label: "month", month: true}
 
+// snapshotWindow is the one window of a Snapshot kind: the state now,
+// over the range its fetch chooses; its series have no window label.
+var snapshotWindow = windowSpec{label: "", duration: 0}
+
 // windowsOnlyDefault is the window of a kind without counters (visitors)
 // when the project lists none.
 var windowsOnlyDefault = windowSpec{label: "24h", duration: 24 * time.Hour}

@@ -1,8 +1,11 @@
 package collector
 
 import (
+	"slices"
 	"testing"
+	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
@@ -15,5 +18,28 @@ func TestStateSchemaIsTagged(t *testing.T) {
 	for _, name := range sources.Names() {
 		code, _ := sources.Lookup(name)
 		testkit.CheckJSONTags(t, code.Empty())
+	}
+}
+
+// TestWindowsOfEachRule: the windows of a unit follow its kind's Windows
+// rule: the month and the listed windows, the windows alone (24h when
+// none), the month alone, or one snapshot.
+func TestWindowsOfEachRule(t *testing.T) {
+	listed := []windowSpec{{label: "7d", duration: 7 * 24 * time.Hour}}
+	for _, tc := range []struct {
+		rule   kind.Windows
+		listed []windowSpec
+		want   []windowSpec
+	}{
+		{kind.MonthAndWindows, listed, append([]windowSpec{monthWindow}, listed...)},
+		{kind.MonthAndWindows, nil, []windowSpec{monthWindow}},
+		{kind.WindowsOnly, listed, listed},
+		{kind.WindowsOnly, nil, []windowSpec{windowsOnlyDefault}},
+		{kind.MonthOnly, listed, []windowSpec{monthWindow}},
+		{kind.Snapshot, listed, []windowSpec{snapshotWindow}},
+	} {
+		if got := windowsOf(kind.Kind{Windows: tc.rule}, tc.listed); !slices.Equal(got, tc.want) {
+			t.Errorf("rule %d, listed %v: %v, want %v", tc.rule, tc.listed, got, tc.want)
+		}
 	}
 }

@@ -35,7 +35,18 @@ const (
 	// configured). Unique visitors do not add up over days, so they have
 	// no counter.
 	WindowsOnly
+	// MonthOnly: month-to-date counters alone, for a kind whose rolling
+	// windows would cost too much; its samples name the counter families.
+	MonthOnly
+	// Snapshot: gauges of the state now (one fetch a refresh, over the
+	// range the kind chooses, such as a look-back), without a window
+	// label.
+	Snapshot
 )
+
+// HasMonth reports whether the kind counts the month to date (and the
+// backfill can write its counters for past days).
+func (w Windows) HasMonth() bool { return w == MonthAndWindows || w == MonthOnly }
 
 // Family is a metric family a kind exports: its name as /metrics shows it
 // (a counter's ends in _total), its HELP without the exporter's note on
@@ -192,9 +203,14 @@ func (k Kind) Counters() []Family {
 // MonthOf is the family that the samples of gauge family name (shown for
 // a rolling window) become for the month-to-date range: its counter,
 // name_total, or the gauge itself when it is shown for the month too
-// (Month). ok is false when the month shows none of it (a top-N of a
+// (Month); a counter's name is that counter. ok is false when the month shows none of it (a top-N of a
 // month is no sum of its days').
 func (k Kind) MonthOf(name string) (f Family, ok bool) {
+	for _, f := range k.Families {
+		if f.Counter && f.Name == name {
+			return f, true // a sample of a MonthOnly kind names its counter
+		}
+	}
 	for _, f := range k.Families {
 		if f.Counter && f.Name == name+"_total" {
 			return f, true

@@ -32,7 +32,7 @@ func TestTable(t *testing.T) {
 				t.Errorf("Family(%q) found another", f.Name)
 			}
 		}
-		if (k.Windows == MonthAndWindows) != (len(k.Counters()) > 0) {
+		if k.Windows.HasMonth() != (len(k.Counters()) > 0) {
 			t.Errorf("kind %q: month-to-date counters %d, windows rule %d", k.Name, len(k.Counters()), k.Windows)
 		}
 	}

@@ -50,7 +50,7 @@ type backfillPlan struct {
 var extraKinds = func() []string {
 	var names []string
 	for _, k := range kind.All {
-		if k.Windows == kind.MonthAndWindows && k.Name != kind.PageViews {
+		if k.Windows.HasMonth() && k.Name != kind.PageViews {
 			names = append(names, k.Name)
 		}
 	}
