@@ -69,7 +69,7 @@ func benchServer(b *testing.B, n int, extraFlags ...string) (*server, http.Handl
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := newServer(&f, cfg, src, logger, hooks{clock: clock})
+	s, err := newServer(&f, cfg, src, logger, Options{Clock: clock})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func demoServer(t *testing.T, args ...string) *httptest.Server {
 		src.close()
 		t.Fatal(err)
 	}
-	s, err := newServer(&f, cfg, src, quiet, hooks{})
+	s, err := newServer(&f, cfg, src, quiet, Options{})
 	if err != nil {
 		src.close()
 		t.Fatal(err)

@@ -31,7 +31,7 @@ const quickRefusal = config.FileReadTimeout - time.Second
 // %s: the API URL) written to a file; MAIN_TEST_KEY holds the key.
 func startWithConfig(t *testing.T, apiURL, cfg string) (*httptest.Server, *server, string, *testkit.LockedBuffer) {
 	t.Helper()
-	return startServer(t, apiURL, cfg, hooks{retryBase: time.Millisecond})
+	return startServer(t, apiURL, cfg, Options{RetryBase: time.Millisecond})
 }
 
 const hostileConfig = `

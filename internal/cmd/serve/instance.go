@@ -11,8 +11,9 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 )
 
-// Options change what an exporter built by New uses; the zero value is
-// what the command itself uses.
+// Options change what an exporter built by New uses: the command's
+// logger, and the tests' hooks. The zero value is a quiet exporter on the
+// real clock.
 type Options struct {
 	Clock     collector.Clock // nil: the real clock
 	RetryBase time.Duration   // the client's first retry delay; 0: its default
@@ -20,8 +21,8 @@ type Options struct {
 }
 
 // Instance is an exporter built from a command line, with its refreshes
-// and state file but no listener: Handler serves it. Other commands' tests
-// run one beside themselves this way.
+// and state file but no listener: Handler serves it. The command runs one
+// behind its HTTP server; other commands' tests run one beside themselves.
 type Instance struct {
 	s   *server
 	src *configSource
@@ -43,17 +44,19 @@ func New(ctx context.Context, args []string, o Options) (*Instance, error) {
 	}
 	src, err := newConfigSource(ctx, &f, logger)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("invalid configuration: %w", err)
 	}
 	cfg, err := src.load()
-	if err == nil {
-		var s *server
-		if s, err = newServer(&f, cfg, src, logger, hooks{clock: o.Clock, retryBase: o.RetryBase}); err == nil {
-			return &Instance{s: s, src: src}, nil
-		}
+	if err != nil {
+		src.close()
+		return nil, fmt.Errorf("invalid configuration: %w", err)
 	}
-	src.close()
-	return nil, fmt.Errorf("starting the exporter: %w", err)
+	s, err := newServer(&f, cfg, src, logger, o)
+	if err != nil {
+		src.close()
+		return nil, fmt.Errorf("starting the exporter: %w", err)
+	}
+	return &Instance{s: s, src: src}, nil
 }
 
 // Handler serves /metrics, the health and reload endpoints and the

@@ -58,18 +58,18 @@ func testServerClock(t *testing.T, mock func(*mockapi.Options), clock *mockapi.M
 		mock(&mo)
 	}
 	api := testkit.StartAPI(t, mo)
-	h := hooks{retryBase: time.Millisecond}
+	h := Options{RetryBase: time.Millisecond}
 	if clock != nil {
-		h.clock = clock
+		h.Clock = clock
 	}
 	ts, s, cfgPath, logs := startServer(t, api.URL(), fileConfig, h, extraFlags...)
 	return ts, s, api, cfgPath, logs
 }
 
-// startServer runs the exporter's handler with hooks h on the config text
+// startServer runs the exporter's handler with the test options o on the config text
 // cfg (one %s: the API URL) written to a file, its state file in a
 // temporary directory; MAIN_TEST_KEY holds the key.
-func startServer(t *testing.T, apiURL, cfg string, h hooks, extraFlags ...string) (*httptest.Server, *server, string, *testkit.LockedBuffer) {
+func startServer(t *testing.T, apiURL, cfg string, o Options, extraFlags ...string) (*httptest.Server, *server, string, *testkit.LockedBuffer) {
 	t.Helper()
 	t.Setenv("MAIN_TEST_KEY", mainTestKey)
 	cfgPath := filepath.Join(t.TempDir(), "mintlify.yml")
@@ -91,7 +91,7 @@ func startServer(t *testing.T, apiURL, cfg string, h hooks, extraFlags ...string
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newServer(&f, c, src, logger, h)
+	s, err := newServer(&f, c, src, logger, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func TestDemoLandingSaysDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newServer(&f, cfg, src, quiet, hooks{})
+	s, err := newServer(&f, cfg, src, quiet, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +330,7 @@ func TestCollectorFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newServer(&f, cfg, src, quiet, hooks{}); err == nil || !strings.Contains(err.Error(), "--collector.") {
+	if _, err := newServer(&f, cfg, src, quiet, Options{}); err == nil || !strings.Contains(err.Error(), "--collector.") {
 		t.Fatalf("all collectors off: err = %v", err)
 	}
 }

@@ -125,23 +125,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 	logger.Info("Starting "+exporterName, "version", version.Info())
 	logger.Info("Build context", "build_context", version.BuildContext())
 
-	src, err := newConfigSource(ctx, &f, logger)
-	if err != nil {
-		logger.Error("Invalid configuration", "err", err)
-		return 1
-	}
-	defer src.close()
-	cfg, err := src.load()
-	if err != nil {
-		logger.Error("Invalid configuration", "err", err)
-		return 1
-	}
-	srv, err := newServer(&f, cfg, src, logger, hooks{})
+	inst, err := New(ctx, args, Options{Logger: logger})
 	if err != nil {
 		logger.Error("Cannot start", "err", err)
 		return 1
 	}
-	defer srv.close()
+	defer inst.Close()
+	srv := inst.s
 	// On every return, the error paths included, the goroutines below end
 	// (cancel) and serve waits for them (wg) before the exporter closes.
 	var wg sync.WaitGroup

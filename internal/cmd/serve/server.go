@@ -124,15 +124,9 @@ type server struct {
 	reloadSuccess prometheus.Gauge
 }
 
-// hooks let tests swap the clock and shorten the client's retry delays;
-// the zero value is what production uses.
-type hooks struct {
-	clock     collector.Clock
-	retryBase time.Duration
-}
-
-// newServer wires the exporter.
-func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Logger, h hooks) (*server, error) {
+// newServer wires the exporter; o.Clock and o.RetryBase are its tests'
+// hooks (the zero Options are what production uses).
+func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Logger, o Options) (*server, error) {
 	s := &server{
 		f: f, src: src, log: logger,
 		registry: prometheus.NewRegistry(),
@@ -168,8 +162,8 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 		Getenv:            src.getenv,
 		UserAgent:         cli.UserAgent(),
 		Registerer:        s.registry,
-		Clock:             h.clock,
-		RetryBase:         h.retryBase,
+		Clock:             o.Clock,
+		RetryBase:         o.RetryBase,
 		StoragePath:       statePath,
 	})
 	if err != nil {
