@@ -64,10 +64,19 @@ func words(t *testing.T, line string) []string {
 }
 
 // helmCommands returns the `helm install` and `helm template` commands of
-// the file's sh blocks, as words.
+// the file's sh blocks and inline code, as words.
 func helmCommands(t *testing.T, path string) [][]string {
 	t.Helper()
 	var cmds [][]string
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range regexp.MustCompile("`(helm (?:install|template) [^`]*)`").FindAllStringSubmatch(string(b), -1) {
+		if !strings.Contains(m[1], "...") { // not an elided one
+			cmds = append(cmds, words(t, m[1]))
+		}
+	}
 	for _, block := range fences(t, path, "sh") {
 		for _, line := range regexp.MustCompile(`(?m)^helm (?:install|template) (?:.*\\\n)*.*$`).FindAllString(block, -1) {
 			cmds = append(cmds, words(t, line))
@@ -76,8 +85,8 @@ func helmCommands(t *testing.T, path string) [][]string {
 	return cmds
 }
 
-// TestDocumentedCommands: the helm commands of the chart's README and of
-// docs/deployment.md render (install turned into template, offline) once
+// TestDocumentedCommands: the helm commands of the chart's README, of
+// docs/deployment.md and of the README render (install turned into template, offline) once
 // YOUR_PROJECT_ID is replaced, into a configuration with that id and the
 // name docs; as written, they fail on the placeholder. The commands
 // that render offline pass --kube-version.
@@ -93,7 +102,7 @@ func TestDocumentedCommands(t *testing.T) {
 		t.Fatal("the chart's README shows no values file")
 	}
 	n := 0
-	for _, doc := range []string{filepath.Join(chart, "README.md"), "../../../docs/deployment.md"} {
+	for _, doc := range []string{filepath.Join(chart, "README.md"), "../../../docs/deployment.md", "../../../README.md"} {
 		for _, cmd := range helmCommands(t, doc) {
 			n++
 			if cmd[1] == "template" && !slices.Contains(cmd, "--kube-version") {
@@ -132,7 +141,7 @@ func TestDocumentedCommands(t *testing.T) {
 			checkDocumentedRelease(t, doc, objects(t, out))
 		}
 	}
-	if n < 3 {
+	if n < 5 {
 		t.Errorf("only %d helm commands found in the docs", n)
 	}
 }
