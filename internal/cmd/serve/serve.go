@@ -155,7 +155,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 	// A first refresh right away, so the first scrape finds data.
 	wg.Go(func() { srv.exporter.Refresh(ctx) })
 
-	httpSrv := &http.Server{Handler: srv.handler(), ReadHeaderTimeout: 10 * time.Second}
+	httpSrv := &http.Server{Handler: inst.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() {
 		if l != nil {
