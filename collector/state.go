@@ -94,6 +94,7 @@ func (e *Exporter) openState(cfg *config.Config) error {
 		return nil
 	}
 	e.ledger = ledger.For(path)
+	e.ledger.OnReplaced = e.ledgerReplaced
 	e.saveErr = map[string]string{}
 	release, err := claimState(path, e.ledger, e.log)
 	if err != nil {
@@ -113,7 +114,7 @@ func (e *Exporter) openState(cfg *config.Config) error {
 	}
 	keys, clampedLedger, err := e.ledger.Read(now)
 	if err != nil {
-		e.log.Warn("ignoring the ledger: the budget starts unspent, and the next save replaces it", "path", e.ledger.Path(), "err", err)
+		e.log.Warn("ignoring the ledger, which could not be read nor replaced: the budget counts only this process's requests until it can be, and saves of the ledger fail meanwhile", "path", e.ledger.Path(), "err", err)
 		keys = nil
 	}
 	if keys == nil && st != nil && len(st.Orgs) > 0 {
@@ -290,8 +291,10 @@ func (e *Exporter) saveWith(reserve func() bool) {
 	}
 	e.saveMu.Lock()
 	defer e.saveMu.Unlock()
+	ctx, cancel := e.lockContext()
+	defer cancel()
 	ran := false
-	err := e.ledger.Update(e.clock.Now(), func(keys ledger.Keys) bool {
+	written, err := e.ledger.UpdateContext(ctx, e.clock.Now(), func(keys ledger.Keys) bool {
 		e.storeMu.Lock()
 		for fp, o := range e.orgs {
 			o.budget.SetForeign(keys.Foreign(fp, ledger.Exporter))
@@ -314,7 +317,9 @@ func (e *Exporter) saveWith(reserve func() bool) {
 	if !ran && reserve != nil {
 		reserve()
 	}
-	e.noteSave("ledger", e.ledger.Path(), err)
+	if written || err != nil { // nothing to write is neither a success nor a failure
+		e.noteSave("ledger", e.ledger.Path(), err)
+	}
 }
 
 // saveData writes the data cache if a unit's state changed since it was
@@ -378,7 +383,9 @@ func (e *Exporter) saveSites() {
 	if len(sites) == 0 || maps.Equal(sites, e.sitesSaved) {
 		return
 	}
-	err := e.ledger.SetSites(e.clock.Now(), sites)
+	ctx, cancel := e.lockContext()
+	defer cancel()
+	err := e.ledger.SetSitesContext(ctx, e.clock.Now(), sites)
 	if err == nil {
 		e.sitesSaved = sites
 	}

@@ -76,3 +76,7 @@ func Fingerprint(key string) string {
 	sum := sha256.Sum256([]byte("mintlify_exporter key fingerprint\x00" + key))
 	return hex.EncodeToString(sum[:8])
 }
+
+// SetMaxWait changes the bound of a wait for the lock (MaxLockWait when
+// 0 or less).
+func (l *Ledger) SetMaxWait(d time.Duration) { l.maxWait = max(d, 0) }

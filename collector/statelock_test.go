@@ -1,0 +1,99 @@
+//go:build linux || darwin || freebsd || openbsd || netbsd || dragonfly || illumos
+
+package collector_test
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/filelock"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
+)
+
+// holdLock takes STATE.lock as another process would (flock locks belong
+// to an open file description) until the test ends or release is called.
+func holdLock(t *testing.T, state string) (release func()) {
+	t.Helper()
+	f, err := os.OpenFile(ledger.For(state).LockPath(), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := filelock.Lock(f, true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return func() { _ = filelock.Unlock(f) }
+}
+
+// TestShutdownEndsWhileTheLedgerLockIsHeld: with STATE.lock held by
+// someone else for good, a refresh waits for it in the background, and
+// Close (what SIGTERM runs) still returns: the wait ends with the
+// exporter's context, and the last save does not wait for ever.
+func TestShutdownEndsWhileTheLedgerLockIsHeld(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.json")
+	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n  max_refresh_interval: 2m\n", ""), envOpts{statePath: state,
+		sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}})
+	e.scrape()
+	holdLock(t, state)
+	e.clock.Advance(3 * time.Minute)
+	e.exp.Refresh(t.Context()) // the data is cached: it returns, the refresh waits for the lock
+	closed := make(chan struct{})
+	go func() {
+		e.exp.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-testkit.HangGuard(t).Done():
+		t.Fatal("Close did not return while another process held STATE.lock")
+	}
+}
+
+// TestHeldLedgerLockIsAFailedSave: a lock held for longer than the
+// exporter waits is a failed save of the ledger, counted each time and
+// logged once, naming the lock file and the process holding it; the
+// refreshes go on; once the lock is free, the ledger is written again.
+func TestHeldLedgerLockIsAFailedSave(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.json")
+	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n  max_refresh_interval: 2m\n", ""), envOpts{statePath: state, withAPIM: true,
+		sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}})
+	e.scrape()
+	release := holdLock(t, state)
+	e.exp.SetLockWaitForTest(time.Millisecond)
+	before := e.requests(mockapi.EndpointViews)
+	for range 3 {
+		e.clock.Advance(3 * time.Minute)
+		e.scrape()
+	}
+	out := e.gather()
+	if got := mustValue(t, out, `mintlify_exporter_state_save_failures_total{file="ledger"}`); got < 3 {
+		t.Errorf("%v failed ledger saves counted, want at least one per refresh (3)", got)
+	}
+	logs := e.logs.String()
+	if n := strings.Count(logs, "writing the ledger file failed"); n != 1 {
+		t.Errorf("%d warnings, want 1:\n%s", n, logs)
+	}
+	lockPath := ledger.For(state).LockPath()
+	if !strings.Contains(logs, lockPath+" is locked by") {
+		t.Errorf("the warning does not name %s:\n%s", lockPath, logs)
+	}
+	if strings.Contains(logs, "/proc/locks") || (runtime.GOOS == "linux" && !strings.Contains(logs, "process "+strconv.Itoa(os.Getpid()))) {
+		t.Errorf("the warning does not name the holder (process %d):\n%s", os.Getpid(), logs)
+	}
+	if after := e.requests(mockapi.EndpointViews); after <= before {
+		t.Error("no refresh ran while the lock was held")
+	}
+	release()
+	e.clock.Advance(3 * time.Minute)
+	e.scrape()
+	if !strings.Contains(e.logs.String(), "the ledger file is written again") {
+		t.Errorf("no word of the recovery:\n%s", e.logs)
+	}
+}
