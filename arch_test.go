@@ -27,7 +27,7 @@ var allowedImports = map[string][]string{
 	"config":                       {"internal/boundedfile", "internal/ids", "internal/kind", "internal/secret"},
 	"internal/mintlify":            {"internal/secret"},
 	"internal/trackfile":           {"internal/boundedfile", "internal/filelock", "internal/ids"},
-	"internal/testkit":             {"internal/mockapi"},
+	"internal/testkit":             {"internal/mockapi", "internal/toolcheck"},
 	"deploy/kubernetes/gen":        {"deploy"},
 	"deploy/helm/gen":              {"deploy"},
 	"packaging/gen":                {"packaging"},
