@@ -183,7 +183,9 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 		// The exporter records each project's month walk in the ledger:
 		// the size of the site, what a day costs before the backfill's
 		// own walks tell.
-		if sites, err := ledger.For(o.StoragePath).Sites(); err == nil {
+		l := ledger.For(o.StoragePath)
+		l.OnReplaced = e.ledgerReplaced
+		if sites, err := l.Sites(); err == nil {
 			plan.knownSites(sites)
 			progress.total = progress.done + progress.requestsLeft(nil)
 		}
@@ -329,7 +331,9 @@ func (e *backfillEnv) checkBudgets(o *backfillOptions, keys []*backfillKey, j *j
 		k.ledger = &backfillLedger{path: o.StoragePath, fp: ledger.Fingerprint(k.secret.Reveal())}
 		k.window = budget.New(k.budget, clockFunc(e.now))
 		if k.ledger.path != "" {
-			if err := ledger.For(k.ledger.path).Usage(k.ledger.fp, backfillWriter, k.window, e.now()); err != nil {
+			l := ledger.For(k.ledger.path)
+			l.OnReplaced = e.ledgerReplaced
+			if err := l.Usage(k.ledger.fp, backfillWriter, k.window, e.now()); err != nil {
 				return e.failf(backfillExitError, "%v (give --storage.path='' not to share the budget with the exporter)", err)
 			}
 		}

@@ -256,3 +256,10 @@ func (l *backfillLedger) take(window *budget.Window, now time.Time) (bool, error
 	err := ledger.For(l.path).Share(l.fp, backfillWriter, window, now, func() { took = window.TryTake() })
 	return took, err
 }
+
+// ledgerReplaced says that the shared ledger could not be read and was
+// replaced (internal/ledger): the key's hour counts as spent.
+func (e *backfillEnv) ledgerReplaced(r ledger.Replaced) {
+	fmt.Fprintf(e.stderr, "%s: the ledger %s could not be read (%v); it was moved aside to %s and a fresh one written. What it recorded is unknown, so the key's budget counts as spent until %s\n",
+		backfillCmdName, r.Path, r.Err, r.Aside, r.Until.UTC().Format(time.RFC3339))
+}
