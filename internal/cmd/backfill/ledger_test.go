@@ -4,11 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
 // TestBackfillReplacesACorruptLedger: a corrupt ledger shared through
@@ -41,5 +43,82 @@ func TestBackfillReplacesACorruptLedger(t *testing.T) {
 	}
 	if first := reqs[0].Time; first.Before(backfillNow.Add(time.Hour)) {
 		t.Errorf("first request at %s, within the hour the lost ledger may have spent (until %s)", first, backfillNow.Add(time.Hour))
+	}
+}
+
+// TestInstalledBackfillCommands: the commands docs/backfill.md gives for
+// running the backfill as an installed exporter's user use only flags the
+// backfill has, and the user, paths and credential of what they run
+// beside: the systemd unit, the package, the image and the Helm chart.
+func TestInstalledBackfillCommands(t *testing.T) {
+	root := testkit.RepoRoot(t)
+	read := func(rel string) string {
+		b, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	doc := read("docs/backfill.md")
+	start := strings.Index(doc, "## Beside an installed exporter")
+	if start < 0 {
+		t.Fatal("docs/backfill.md has no section on running beside an installed exporter")
+	}
+	section := doc[start:]
+	section = section[:strings.Index(section[3:], "\n## ")+3]
+	var commands []string
+	for i, block := range strings.Split(section, "```") {
+		if i%2 == 1 {
+			commands = append(commands, strings.ReplaceAll(strings.TrimPrefix(block, "sh\n"), "\\\n", " "))
+		}
+	}
+	if len(commands) != 4 {
+		t.Fatalf("%d commands, want 4 (systemd-run, podman exec, podman run, kubectl exec)", len(commands))
+	}
+	app, _ := newBackfillApp(&backfillOptions{})
+	known := map[string]bool{}
+	for _, f := range app.Model().Flags {
+		known[f.Name] = true
+	}
+	for _, cmd := range commands {
+		fields := strings.Fields(cmd)
+		at := slices.Index(fields, "backfill")
+		if at < 0 || !strings.HasSuffix(fields[at-1], "mintlify_exporter") && fields[at-1] != "mintlify_exporter:VERSION" {
+			t.Errorf("no backfill run in %q", cmd)
+			continue
+		}
+		for _, f := range fields[at+1:] {
+			if name, ok := strings.CutPrefix(f, "--"); ok {
+				name, _, _ = strings.Cut(name, "=")
+				if !known[name] {
+					t.Errorf("--%s is no backfill flag (in %q)", name, cmd)
+				}
+			}
+		}
+		if !strings.Contains(cmd, "--storage.path=/var/lib/mintlify_exporter/state.json") {
+			t.Errorf("%q does not share the exporter's state file", cmd)
+		}
+	}
+	unit := read("deploy/systemd/mintlify_exporter.service")
+	for _, want := range []string{"StateDirectory=mintlify_exporter", "StateDirectoryMode=0750", "DynamicUser=yes",
+		"LoadCredential=mintlify_api_key:/etc/mintlify_exporter/api_key"} {
+		if !strings.Contains(unit, "\n"+want+"\n") || !strings.Contains(commands[0], "-p "+want+" ") {
+			t.Errorf("%s: not both in the unit and the systemd-run command", want)
+		}
+	}
+	if !strings.Contains(read("packaging/nfpm.yaml"), "dst: /usr/bin/mintlify_exporter\n") || !strings.Contains(commands[0], " /usr/bin/mintlify_exporter backfill") {
+		t.Error("the systemd-run command does not run the packaged binary")
+	}
+	if !strings.Contains(read("Dockerfile"), "\nUSER 65532:65532\n") || !strings.Contains(commands[2], "--user 65532:65532") {
+		t.Error("podman run does not run as the image's user")
+	}
+	deployment := read("deploy/helm/mintlify-exporter/templates/deployment.yaml")
+	for _, want := range []string{"--config.file=/etc/mintlify/config/mintlify.yml", "--storage.path=/var/lib/mintlify_exporter/state.json", "- name: mintlify-exporter\n"} {
+		if !strings.Contains(deployment, want) {
+			t.Errorf("the chart's deployment has no %q", want)
+		}
+	}
+	if !strings.Contains(commands[3], "--config.file=/etc/mintlify/config/mintlify.yml") || !strings.Contains(commands[3], "-c mintlify-exporter ") {
+		t.Error("kubectl exec does not use the chart's container and configuration")
 	}
 }
