@@ -97,3 +97,32 @@ func TestHeldLedgerLockIsAFailedSave(t *testing.T) {
 		t.Errorf("no word of the recovery:\n%s", e.logs)
 	}
 }
+
+// TestDeletedOwnerFileStillRefusesASecondExporter: ownership is the first
+// exporter's lock, held for as long as it runs, not the owner file:
+// deleting STATE.owner does not let a second exporter start on the same
+// files, and the refusal names the first. Once the first stops, another
+// starts.
+func TestDeletedOwnerFileStillRefusesASecondExporter(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the deleted owner file's lock is found through /proc (Linux)")
+	}
+	clock := mockapi.NewManualClock(epoch)
+	api := testAPI(t, clock, 5)
+	path := filepath.Join(t.TempDir(), "state.json")
+	first, _, err := startAt(t, api, path, clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path + ".owner"); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = startAt(t, api, path, clock)
+	if err == nil || !strings.Contains(err.Error(), "in use by another exporter") || !strings.Contains(err.Error(), "process "+strconv.Itoa(os.Getpid())) {
+		t.Fatalf("second exporter after the owner file was deleted: %v", err)
+	}
+	first.Close()
+	if _, _, err := startAt(t, api, path, clock); err != nil {
+		t.Fatalf("after the first stopped: %v", err)
+	}
+}
