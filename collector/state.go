@@ -392,20 +392,21 @@ func (e *Exporter) saveSites() {
 	e.noteSave("ledger", e.ledger.Path(), err)
 }
 
-// noteSave counts a failed write of file (state or ledger) and logs a
-// change of state: the first failure, a different one, and the first
+// noteSave records a write of file (state or ledger) in the metrics
+// (failures counted, last outcome and success time) and logs a change of
+// state: the first failure, a different one, and the first
 // success after failures. The caller holds saveMu.
 func (e *Exporter) noteSave(file, path string, err error) {
 	prev := e.saveErr[file]
+	if e.saveMetrics != nil {
+		e.saveMetrics.observe(file, err, e.clock.Now())
+	}
 	if err == nil {
 		if prev != "" {
 			e.log.Info("the "+file+" file is written again", "path", path)
 		}
 		e.saveErr[file] = ""
 		return
-	}
-	if e.saveMetrics != nil {
-		e.saveMetrics.failures.WithLabelValues(file).Inc()
 	}
 	if prev != err.Error() {
 		e.log.Warn("writing the "+file+" file failed; the exporter goes on without it, and a restart would load the last one written", "path", path, "err", err)

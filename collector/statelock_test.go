@@ -76,6 +76,16 @@ func TestHeldLedgerLockIsAFailedSave(t *testing.T) {
 	if got := mustValue(t, out, `mintlify_exporter_state_save_failures_total{file="ledger"}`); got < 3 {
 		t.Errorf("%v failed ledger saves counted, want at least one per refresh (3)", got)
 	}
+	if got := mustValue(t, out, `mintlify_exporter_state_save_success{file="ledger"}`); got != 0 {
+		t.Errorf("mintlify_exporter_state_save_success{file=\"ledger\"} = %v while the lock is held, want 0", got)
+	}
+	lastOK := mustValue(t, out, `mintlify_exporter_state_last_save_success_timestamp_seconds{file="ledger"}`)
+	if lastOK != float64(epoch.Unix()) {
+		t.Errorf("last ledger save %v, want the first scrape's (%d)", lastOK, epoch.Unix())
+	}
+	if got := mustValue(t, out, `mintlify_exporter_state_save_success{file="state"}`); got != 1 {
+		t.Errorf("the state file's saves (no lock) = %v, want 1", got)
+	}
 	logs := e.logs.String()
 	if n := strings.Count(logs, "writing the ledger file failed"); n != 1 {
 		t.Errorf("%d warnings, want 1:\n%s", n, logs)
@@ -95,6 +105,13 @@ func TestHeldLedgerLockIsAFailedSave(t *testing.T) {
 	e.scrape()
 	if !strings.Contains(e.logs.String(), "the ledger file is written again") {
 		t.Errorf("no word of the recovery:\n%s", e.logs)
+	}
+	out = e.gather()
+	if got := mustValue(t, out, `mintlify_exporter_state_save_success{file="ledger"}`); got != 1 {
+		t.Errorf("mintlify_exporter_state_save_success{file=\"ledger\"} = %v once written, want 1", got)
+	}
+	if got := mustValue(t, out, `mintlify_exporter_state_last_save_success_timestamp_seconds{file="ledger"}`); got != float64(e.clock.Now().Unix()) {
+		t.Errorf("last ledger save %v, want now (%d)", got, e.clock.Now().Unix())
 	}
 }
 
