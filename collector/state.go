@@ -34,9 +34,10 @@ import (
 // Files are JSON, versioned, written whole (internal/atomicfile), read
 // only as regular files of bounded size. A path that exists as anything
 // but a regular file (a link, a device, a FIFO, a directory) stops the
-// exporter at start-up: it is never opened nor replaced. A file that is
-// too large, corrupt or of another version is logged once and ignored;
-// the next save replaces it.
+// exporter at start-up: it is never opened nor replaced. A state file
+// that is too large, corrupt or of another version is logged once and
+// ignored; the next save replaces it. A bad ledger is moved aside and
+// replaced at once, the hour counted as spent (internal/ledger).
 const (
 	// stateVersion 2: the ledger is a file of its own. Version 1 files
 	// (the ledger inside) are read, and their ledger moved out.

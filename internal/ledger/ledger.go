@@ -9,10 +9,12 @@
 // rewritten on every charged request, apart from the state file's cached
 // data, which is rewritten only when the data changes. Reads and writes
 // hold an exclusive flock(2) on STATE.lock (the ledger itself is replaced
-// by rename, so it cannot carry the lock); without flock(2) the writers
-// may miss each other's latest requests. It is written whole or not at
-// all, never through a link or over something that is not a regular file,
-// and read only as a regular file of at most MaxBytes.
+// by rename, so it cannot carry the lock), waited for at most MaxLockWait;
+// without flock(2) the writers may miss each other's latest requests. It
+// is written whole or not at all, never through a link or over something
+// that is not a regular file, keeping its owner and mode, and read only
+// as a regular file of at most MaxBytes; one that cannot be read is
+// replaced (recover.go).
 package ledger
 
 import (
