@@ -113,10 +113,13 @@ func TestInstalledBackfillCommands(t *testing.T) {
 		t.Error("podman run does not run as the image's user")
 	}
 	deployment := read("deploy/helm/mintlify-exporter/templates/deployment.yaml")
-	for _, want := range []string{"--config.file=/etc/mintlify/config/mintlify.yml", "--storage.path=/var/lib/mintlify_exporter/state.json", "- name: mintlify-exporter\n"} {
+	for _, want := range []string{"--config.file=/etc/mintlify/config/mintlify.yml", `--storage.path={{ .Values.persistence.mountPath | trimSuffix "/" }}/state.json`, "- name: mintlify-exporter\n"} {
 		if !strings.Contains(deployment, want) {
 			t.Errorf("the chart's deployment has no %q", want)
 		}
+	}
+	if !strings.Contains(read("deploy/helm/mintlify-exporter/values.yaml"), "\n  mountPath: /var/lib/mintlify_exporter\n") {
+		t.Error("the chart's default persistence.mountPath is not /var/lib/mintlify_exporter")
 	}
 	if !strings.Contains(commands[3], "--config.file=/etc/mintlify/config/mintlify.yml") || !strings.Contains(commands[3], "-c mintlify-exporter ") {
 		t.Error("kubectl exec does not use the chart's container and configuration")
