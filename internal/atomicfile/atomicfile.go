@@ -147,3 +147,18 @@ func RemoveStale(path string) ([]string, error) {
 	}
 	return removed, nil
 }
+
+// OwnerError is a rewrite refused because the new file could not keep
+// the old one's owner and group.
+type OwnerError struct {
+	Path     string
+	UID, GID int
+	Err      error
+}
+
+func (e *OwnerError) Error() string {
+	return fmt.Sprintf("%s belongs to uid %d, gid %d, an owner this process (uid %d) cannot give the file it would replace it with (%v); refusing to change its owner: run this as that user, or as root",
+		e.Path, e.UID, e.GID, os.Geteuid(), e.Err)
+}
+
+func (e *OwnerError) Unwrap() error { return e.Err }
