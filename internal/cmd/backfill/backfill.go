@@ -368,7 +368,13 @@ func (e *backfillEnv) write(o *backfillOptions, plan *backfillPlan, progress *ba
 	if toStdout {
 		fmt.Fprintf(e.stderr, "%s: wrote the OpenMetrics text to stdout\n", backfillCmdName)
 	} else {
-		fmt.Fprintf(e.stderr, "%s: wrote %s; next: promtool tsdb create-blocks-from openmetrics %s DATA_DIR\n", backfillCmdName, o.output, o.output)
+		// The command is for pasting: the path quoted, or no command
+		// when it holds a character a terminal would act on.
+		next := "; next: run promtool tsdb create-blocks-from openmetrics on it"
+		if q, ok := cli.ShellCommand(o.output); ok {
+			next = "; next: promtool tsdb create-blocks-from openmetrics " + q + " DATA_DIR"
+		}
+		fmt.Fprintf(e.stderr, "%s: wrote %s%s\n", backfillCmdName, o.output, next)
 	}
 	return backfillExitOK
 }
