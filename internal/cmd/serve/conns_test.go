@@ -183,3 +183,23 @@ func TestWebLimitFlagsChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowRequestDisconnected: a client that does not finish its request
+// within --web.read-timeout is disconnected, with no answer.
+func TestSlowRequestDisconnected(t *testing.T) {
+	addr, _ := serveOnLocalhost(t, "--web.read-timeout=50ms")
+	guard := testkit.HangGuard(t)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	stop := context.AfterFunc(guard, func() { c.Close() })
+	defer stop()
+	if _, err := io.WriteString(c, "GET /-/healthy HTTP/1.1\r\nHost: x\r\n"); err != nil { // no blank line
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(c); len(b) != 0 || err != nil {
+		t.Fatalf("read %q, %v; want the connection closed with no answer", b, err)
+	}
+}
