@@ -226,8 +226,10 @@ func (e *backfillEnv) plan(o *backfillOptions) (*backfillPlan, *config.Config, i
 	if o.output == "" {
 		return nil, nil, e.failf(backfillExitUsage, "--output is empty: give a file, or - for stdout")
 	}
-	if _, err := os.Lstat(o.output); err == nil && !o.force && o.output != "-" {
-		return nil, nil, e.failf(backfillExitUsage, "--output %s exists; give --force to overwrite it", o.output)
+	if o.output != "-" {
+		if err := checkOutput(o.output, o.force); err != nil {
+			return nil, nil, e.failf(backfillExitUsage, "%v", err)
+		}
 	}
 	return plan, cfg, backfillExitOK
 }
@@ -271,15 +273,17 @@ func (e *backfillEnv) openJournal(o *backfillOptions, plan *backfillPlan, toStdo
 			return nil, "", e.failf(backfillExitError, "no place for the progress file of --output -: %v (give --storage.path, or --output FILE)", err)
 		}
 	}
-	j, err := openJournal(partial, args)
-	if errors.Is(err, errJournalArgs) && o.force {
-		if err = os.Remove(partial); err == nil {
-			j, err = openJournal(partial, args)
-		}
-	}
+	j, err := openJournal(partial, args, o.force)
+	var notRegular *notRegularFileError
 	switch {
 	case errors.Is(err, errJournalArgs):
 		return nil, "", e.failf(backfillExitUsage, "%s is the progress of a backfill with other arguments; run that command again to finish it, or give --force to start this one", partial)
+	case errors.Is(err, errNotJournal):
+		return nil, "", e.failf(backfillExitUsage, "%s exists and is not the progress file of a backfill; refusing to overwrite it (remove it, or give --force)", partial)
+	case errors.As(err, &notRegular):
+		return nil, "", e.failf(backfillExitUsage, "%v", err)
+	case errors.As(err, new(*changedError)):
+		return nil, "", e.failf(backfillExitError, "%v", err)
 	case err != nil:
 		return nil, "", e.failf(backfillExitError, "progress file %s: %v", partial, err)
 	}
