@@ -200,6 +200,7 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 		}
 		defer closeClient()
 	}
+	e.sayLedger(o.StoragePath)
 	if code := e.fetch(ctx, plan, keys, j, progress); code != backfillExitOK {
 		return code
 	}
