@@ -72,6 +72,10 @@ type backfillEnv struct {
 func Run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal ends the run at its next step (resumably); then
+	// the signals' default action is back, so a second one ends the
+	// process whatever it waits on.
+	context.AfterFunc(ctx, stop)
 	env := &backfillEnv{stdout: stdout, stderr: stderr, getenv: os.Getenv, now: time.Now, sleep: cli.SleepContext}
 	if f, ok := stderr.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
