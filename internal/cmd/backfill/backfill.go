@@ -112,7 +112,7 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 		"An interrupted run keeps what it fetched in FILE.partial (with --output -, in a file whose path it prints); the same command continues it.\n\n"+
 		"The admin API key is read from --mintlify.api-key-file or the MINTLIFY_API_KEY environment variable, never from a flag value.\n\n"+
 		"Exit status: 0 success; 1 an API error, no answer, a file that cannot be read or written, or an interruption (run the same command again to continue); "+
-		"2 a bad command line: a malformed or future date, --from after --to, an existing --output without --force, a bad --label, a range the API refuses, "+
+		"2 a bad command line: a malformed or future date, --from after --to, an existing --output without --force, a symbolic link, FIFO, socket, device or directory at --output or FILE.partial, a FILE.partial that is not this command's journal without --force, a bad --label, a range the API refuses, "+
 		"or a cost above what is left of the budget this hour without --yes.")
 	app.HelpFlag.Short('h')
 	app.Flag("from", "First day, YYYY-MM-DD (UTC).").PlaceHolder("YYYY-MM-DD").Required().StringVar(&o.from)
@@ -130,7 +130,7 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	}
 	app.Flag("label", "Extra label name=value on every series, e.g. job=mintlify or instance=host:10491 so the history joins the scraped series; repeat for several.").PlaceHolder("NAME=VALUE").StringsVar(&o.labels)
 	app.Flag("output", "OpenMetrics file to write; FILE.partial keeps the progress of a run until it is complete. '-' writes to stdout once the run is complete, keeping the progress in a file named after the arguments next to --storage.path (or in the user's cache directory when it is empty).").Short('o').PlaceHolder("FILE").Required().StringVar(&o.output)
-	app.Flag("force", "Overwrite an existing --output, and start again when FILE.partial is from a run with other arguments.").BoolVar(&o.force)
+	app.Flag("force", "Overwrite an existing --output, and start again over a FILE.partial from a run with other arguments or a regular file that is no journal. Never over a symbolic link, FIFO, socket, device or directory: those are refused.").BoolVar(&o.force)
 	app.Flag("yes", "Spend more than is left of the budget this hour (the run is paced to --budget requests per hour).").BoolVar(&o.yes)
 	app.Flag("budget", "Analytics requests per hour the backfill may make with a key: the API allows 100 per organization, and the exporter keeps 10 in reserve. With --config.file the default is each key's budget_per_hour less its reserve, times its share.").Default(strconv.Itoa(defaultBackfillBudget)).IsSetByUser(&o.budgetSet).IntVar(&o.budget)
 	o.AddStoragePath(app, "The exporter's state file (its --storage.path): the backfill records its requests there, under a lock, and counts the exporter's, so that together they stay within --budget. Empty not to share (then lower --budget by what the exporter spends).")
