@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -62,12 +63,22 @@ func runBounded(t *testing.T, h *backfillHarness, args ...string) (int, string) 
 func TestBackfillJournalPathRefused(t *testing.T) {
 	h := newBackfillHarness(t, mockapi.Site{Seed: 5, Paths: 10}, nil)
 	other := []string{"--from", "2026-09-01", "--to", "2026-09-02"}
-	for _, c := range []struct {
+	type pathCase struct {
 		name  string
 		setup func(t *testing.T, partial string) // makes what is at partial
 		check func(t *testing.T, partial string) // it is left as it was
 		want  string
-	}{
+	}
+	var device []pathCase
+	if runtime.GOOS == "linux" && os.Geteuid() == 0 {
+		// Only root makes device nodes; the other kinds run everywhere.
+		device = append(device, pathCase{"character device", func(t *testing.T, partial string) {
+			if err := syscall.Mknod(partial, syscall.S_IFCHR|0o666, 1<<8|3); err != nil { // /dev/null's numbers
+				t.Fatal(err)
+			}
+		}, nil, "is a character device, not a regular file"})
+	}
+	for _, c := range append(device, []pathCase{
 		{"symbolic link to a precious file", func(t *testing.T, partial string) {
 			writePrecious(t, partial+".target")
 			if err := os.Symlink(filepath.Base(partial)+".target", partial); err != nil {
@@ -110,7 +121,7 @@ func TestBackfillJournalPathRefused(t *testing.T) {
 				t.Errorf("the journal of other arguments was changed: %q, was %q (%v)", b, was, err)
 			}
 		}, "is the progress of a backfill with other arguments"},
-	} {
+	}...) {
 		t.Run(c.name, func(t *testing.T) {
 			dir, err := os.MkdirTemp(h.dir, "j")
 			if err != nil {
