@@ -136,8 +136,14 @@ func reuseOrRestart(f *os.File, size int64, args string, force bool) error {
 		return err
 	}
 	got = got[:n]
+	// A journal of version 1 (the previous release's) resumes too: its
+	// header is as long, and load migrates its lines.
+	v1, err := json.Marshal(journalHeader{Version: 1, Args: args})
+	if err != nil {
+		return err
+	}
 	switch {
-	case bytes.Equal(got, want):
+	case bytes.Equal(got, want) || bytes.Equal(got, append(v1, '\n')):
 		return nil // this run's journal: resumed
 	case size == int64(n) && bytes.HasPrefix(want, got):
 		// Empty, or this run's header cut short: nothing was fetched.
