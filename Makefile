@@ -3,7 +3,11 @@
 GO          ?= go
 BINARY      ?= mintlify_exporter
 PKG         := github.com/prometheus/common/version
-VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.0.0-dev)
+# The version of every artifact (binary, archives, packages, image, chart)
+# is the VERSION file's, checked by packaging/version.sh; the commit is the
+# REVISION. See docs/development.md#cutting-a-release.
+VERSION     := $(shell sh packaging/version.sh)
+$(if $(VERSION),,$(error packaging/version.sh printed no version: see the VERSION file))
 REVISION    ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 BRANCH      ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null || echo unknown)
 BUILD_USER  ?= $(shell id -un 2>/dev/null || echo unknown)@$(shell hostname 2>/dev/null || echo unknown)
@@ -49,7 +53,7 @@ help: ## List the targets and what each does.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_.-]+:.*## / {printf "  %-22s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: build
-build: ## Build ./mintlify_exporter with the version from git stamped in.
+build: ## Build ./mintlify_exporter with the version of the VERSION file and the commit stamped in.
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BINARY) .
 
 .PHONY: test
@@ -198,10 +202,9 @@ docker: image-context ## Build the container image $(DOCKER_IMAGE) with a Docker
 	docker build $(IMAGE_ARGS) -t $(DOCKER_IMAGE) .
 
 # `make release`: archives, deb and rpm packages and sha256sums.txt in
-# RELEASE_DIR, stamped with RELEASE_VERSION: the tag without its v, or
-# 0.0.0-SNAPSHOT-<commit> without one (packaging/version.sh). See
-# docs/deployment.md#release-archives.
-RELEASE_VERSION   ?= $(shell sh packaging/version.sh)
+# RELEASE_DIR, stamped with RELEASE_VERSION: VERSION, the VERSION file's.
+# See docs/deployment.md#release-archives.
+RELEASE_VERSION   ?= $(VERSION)
 RELEASE_DIR       ?= .build/release
 RELEASE_PLATFORMS ?= linux/amd64 linux/arm64 linux/armv7 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 RELEASE_IMAGE     ?= mintlify_exporter:$(RELEASE_VERSION)
