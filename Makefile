@@ -165,7 +165,7 @@ e2e: ## End to end: exporter, Prometheus and Alertmanager on 127.0.0.1 (installs
 	bash e2e/run.sh
 
 .PHONY: e2e-image
-e2e-image: ## Build the image with buildah and run it with podman --demo (installs Debian packages if missing).
+e2e-image: ## Build the image with buildah; run it with podman in demo mode, then with a key and a state volume, restarted (installs Debian packages if missing).
 	bash e2e/image.sh
 
 .PHONY: demo
@@ -179,6 +179,8 @@ image-context: build ## Stage what the Dockerfile copies under .build/image/ (bi
 	@test -s $(CA_BUNDLE) || { echo "image-context: no CA bundle at $(CA_BUNDLE) (install ca-certificates or set CA_BUNDLE)"; exit 1; }
 	rm -rf .build/image
 	mkdir -p .build/image/licenses
+	@# /var/lib (root's) and the state directory (empty; the Dockerfile gives it to IMAGE_UID).
+	mkdir -p .build/image/rootfs/var/lib .build/image/state
 	cp $(BINARY) .build/image/mintlify_exporter
 	cp $(CA_BUNDLE) .build/image/ca-certificates.crt
 	printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:$(IMAGE_UID):$(IMAGE_UID):nonroot:/home/nonroot:/sbin/nologin\n' >.build/image/passwd

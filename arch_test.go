@@ -28,6 +28,7 @@ var allowedImports = map[string][]string{
 	"internal/mintlify":            {"internal/secret"},
 	"internal/trackfile":           {"internal/boundedfile", "internal/filelock", "internal/ids"},
 	"internal/testkit":             {"internal/mockapi"},
+	"e2e/mockapi":                  {"internal/mockapi"},
 	"deploy/kubernetes/gen":        {"deploy"},
 	"deploy/helm/gen":              {"deploy"},
 	"packaging/gen":                {"packaging"},
