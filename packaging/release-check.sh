@@ -164,7 +164,7 @@ while IFS= read -r md; do
   while IFS= read -r link; do
     target=${link%%#*}
     case "$target" in "" | *:*) continue ;; esac
-    resolved=$(realpath -m "$(dirname "$md")/$target")
+    resolved=$(realpath -m -s "$(dirname "$md")/$target")
     case "$resolved/" in "$top"/*) ;; *) fail "${md#"$top"/} links to $link, outside the archive's folder" ;; esac
     [ -f "$resolved" ] || fail "${md#"$top"/} links to $link, which the archive does not hold"
     nlinks=$((nlinks + 1))
