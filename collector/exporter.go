@@ -132,7 +132,7 @@ func New(cfg *config.Config, o Options) (*Exporter, error) {
 		}
 		if o.StatePath != "" {
 			e.saveMetrics = newSaveMetrics()
-			if err := o.Registerer.Register(e.saveMetrics.failures); err != nil {
+			if err := e.saveMetrics.register(o.Registerer); err != nil {
 				return nil, fmt.Errorf("registering state metrics: %w", err)
 			}
 		}
