@@ -191,6 +191,9 @@ func (e *Exporter) ApplyKeys(cfg *config.Config, secrets map[string]secret.Secre
 		}
 	}
 	e.adopt(b)
+	for _, k := range b.plan.keys {
+		k.warnCycle(e.log)
+	}
 	return nil
 }
 

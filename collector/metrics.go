@@ -93,6 +93,9 @@ var (
 	descBudgetUsed = prometheus.NewDesc("mintlify_analytics_budget_used_requests",
 		"Analytics requests this exporter made with the API key in the last hour (sliding window).",
 		[]string{"key"}, nil)
+	descBudgetCycle = prometheus.NewDesc("mintlify_analytics_budget_cycle_seconds",
+		"Planned time of one full round of the analytics work under the API key on its budget: the longest mintlify_refresh_interval_seconds of its projects' collectors. Above max_age, data goes stale before it is refreshed.",
+		[]string{"key"}, nil)
 	descBackoff = prometheus.NewDesc("mintlify_analytics_backoff_seconds",
 		"Seconds left before analytics requests with the API key resume, after a 429 answer or while the circuit breaker is open after upstream failures; 0 when not backing off.",
 		[]string{"key"}, nil)
@@ -102,7 +105,7 @@ var allDescs = func() []*prometheus.Desc {
 	ds := []*prometheus.Desc{
 		descPathsExported, descPathsDropped, descSweepTruncated,
 		descSweepDuplicates, descSweepRequests, descWalkRepeated, descWalkPagesLeft, descUp, descLastSuccess, descInterval, descRefreshFailures,
-		descBudgetLimit, descBudgetUsed, descBackoff,
+		descBudgetLimit, descBudgetUsed, descBudgetCycle, descBackoff,
 		descJobStatus, descJobInfo, descJobPR, descJobCreated, descJobArchived, descJobsNotFound, descJobsTracked, descJobsIgnored,
 		descDateFallback,
 	}

@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -127,6 +128,41 @@ func (k *keyState) plannedInterval(kind string) time.Duration {
 	return time.Duration(float64(budget.Period) * float64(max(cost, 1)) / (limit * share))
 }
 
+// cycle is the planned time of one full round of the key's analytics work
+// on its budget: the longest refresh interval of its units (see
+// unit.plannedInterval). requests is what that round costs; 0 and 0 for a
+// key without units.
+func (k *keyState) cycle() (d time.Duration, requests int) {
+	planned := map[string]time.Duration{}
+	for _, u := range k.units {
+		requests += u.fullCost()
+		name := u.src.name()
+		if _, ok := planned[name]; !ok {
+			planned[name] = k.plannedInterval(name)
+		}
+		d = max(d, planned[name], u.timing.minInterval)
+	}
+	return d, requests
+}
+
+// warnCycle logs, once for the config, when the key's budget cannot
+// refresh its work within max_age: the data of most of its projects will
+// be older than max_age (up 0, no series) between refreshes.
+func (k *keyState) warnCycle(log *slog.Logger) {
+	if len(k.units) == 0 {
+		return
+	}
+	maxAge := k.units[0].timing.maxAge
+	cycle, requests := k.cycle()
+	if maxAge <= 0 || cycle <= maxAge {
+		return
+	}
+	log.Warn("the key's analytics budget cannot refresh its work within max_age: data will be older than max_age between refreshes (mintlify_up 0); "+
+		"lower the work (projects, windows, collectors) or raise the budget (budget_per_hour, share) or max_age",
+		"key", k.name, "units", len(k.units), "requests_per_round", requests, "limit_per_hour", k.limit,
+		"cycle", cycle.Round(time.Second).String(), "max_age", maxAge.String())
+}
+
 // next picks the unit to run: the most overdue of those due, and reserves
 // what its round still needs (or what is left of the hour: a walk larger
 // than that resumes later). It returns nil when nothing can run now.
@@ -156,6 +192,8 @@ func (k *keyState) next(now time.Time) (*unit, *budget.Reservation) {
 func (k *keyState) collect(ch chan<- prometheus.Metric, now time.Time) {
 	ch <- prometheus.MustNewConstMetric(descBudgetLimit, prometheus.GaugeValue, float64(k.limit), k.name)
 	ch <- prometheus.MustNewConstMetric(descBudgetUsed, prometheus.GaugeValue, float64(k.org.budget.Used()), k.name)
+	cycle, _ := k.cycle()
+	ch <- prometheus.MustNewConstMetric(descBudgetCycle, prometheus.GaugeValue, cycle.Seconds(), k.name)
 	left := k.org.pausedUntil().Sub(now)
 	ch <- prometheus.MustNewConstMetric(descBackoff, prometheus.GaugeValue, max(left, 0).Seconds(), k.name)
 }

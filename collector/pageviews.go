@@ -3,7 +3,6 @@ package collector
 import (
 	"context"
 	"time"
-	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -12,11 +11,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
-
-// maxPathBytes bounds the path label. A longer "path" is not a page anyone
-// reads on a dashboard, and a 10 kB label value is a cost to every scrape
-// and to Prometheus' index; such rows are counted as dropped.
-const maxPathBytes = 1024
 
 // traffic label values. There is deliberately no "total": sum() does that.
 const (
@@ -48,10 +42,11 @@ type pathFilter struct {
 	maxPaths int
 }
 
-// allowed also refuses paths that cannot be a label value: too long, or
-// not UTF-8.
+// allowed also refuses paths that cannot be a label value
+// (mintlify.PathLabelOK: empty, too long, or not escaped); such rows are
+// counted as dropped.
 func (f pathFilter) allowed(path string) bool {
-	if len(path) > maxPathBytes || !utf8.ValidString(path) {
+	if !mintlify.PathLabelOK(path) {
 		return false
 	}
 	return f.match == nil || f.match(path)
@@ -260,7 +255,7 @@ func (p *pageViews) bookkeeping(ws *windowState, w windowSpec) []prometheus.Metr
 	}
 	return append(fallback,
 		prometheus.MustNewConstMetric(descPathsExported, prometheus.GaugeValue, float64(exported), lv...),
-		prometheus.MustNewConstMetric(descPathsDropped, prometheus.GaugeValue, float64(data.Dropped+len(data.Rows)-exported), lv...),
+		prometheus.MustNewConstMetric(descPathsDropped, prometheus.GaugeValue, float64(data.Dropped+data.Merged+len(data.Rows)-exported), lv...),
 		prometheus.MustNewConstMetric(descSweepTruncated, prometheus.GaugeValue, boolFloat(truncated), lv...),
 		prometheus.MustNewConstMetric(descSweepDuplicates, prometheus.GaugeValue, float64(data.Duplicates), lv...),
 		prometheus.MustNewConstMetric(descSweepRequests, prometheus.GaugeValue, float64(data.Requests), lv...),

@@ -368,7 +368,7 @@ func TestBadPathsAreDroppedNotFatal(t *testing.T) {
 		t.Fatal("odd paths broke the refresh")
 	}
 	if mustValue(t, out, `mintlify_page_views_paths_dropped{project="docs",window="month"}`) != 1 {
-		t.Fatal("the 10 kB path should be dropped (the invalid UTF-8 one arrives repaired by JSON decoding)")
+		t.Fatal("the 10 kB path should be dropped (the invalid UTF-8 one is exported escaped)")
 	}
 }
 

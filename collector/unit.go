@@ -160,9 +160,21 @@ type unit struct {
 	bookAt int
 }
 
+// interval is when the unit is due again after a refresh: the planned
+// interval within [min_refresh_interval, max_refresh_interval]. A unit
+// whose planned interval is longer is due sooner than the budget pays
+// for, and waits its turn (the most overdue first): its refreshes come
+// plannedInterval apart.
 func (u *unit) interval() time.Duration {
-	d := u.key.plannedInterval(u.src.name())
-	return min(max(d, u.timing.minInterval), u.timing.maxInterval)
+	return min(u.plannedInterval(), u.timing.maxInterval)
+}
+
+// plannedInterval is the time between the unit's refreshes that the
+// budget allows, at least min_refresh_interval: what
+// mintlify_refresh_interval_seconds reports, also beyond
+// max_refresh_interval.
+func (u *unit) plannedInterval() time.Duration {
+	return max(u.key.plannedInterval(u.src.name()), u.timing.minInterval)
 }
 
 // cost is the requests the unit's current round still needs.
@@ -332,7 +344,7 @@ func (u *unit) collectHealth(ch chan<- prometheus.Metric, now time.Time) {
 	h.FailCounts = maps.Clone(s.health.FailCounts)
 	h.LastSuccess = u.shownSince()
 	s.mu.Unlock()
-	h.emit(ch, u.src.name(), u.project, now, u.timing.maxAge, u.interval())
+	h.emit(ch, u.src.name(), u.project, now, u.timing.maxAge, u.plannedInterval())
 }
 
 // collectData emits the unit's data series, when fresh, and its

@@ -23,8 +23,33 @@ type Counts struct {
 
 // PageViewRow is the views of one path.
 type PageViewRow struct {
+	// Path is the label value of the path (see PathLabel): the path the
+	// API sent, escaped.
 	Path string
+	// Raw is the path as the API sent it when that differs from Path
+	// (invalid UTF-8 or control characters), else "". A walk tells rows
+	// apart by it: two paths that differ only in bytes the escaping writes
+	// alike are two rows, whose views it adds together. Never stored in
+	// the state file (a walk's rows are told apart before it is saved).
+	Raw string `json:"-"`
 	Counts
+}
+
+// newPageViewRow is the row of path raw, as the API sent it.
+func newPageViewRow(raw string, c Counts) PageViewRow {
+	r := PageViewRow{Path: EscapeText(raw), Counts: c}
+	if r.Path != raw {
+		r.Raw = raw
+	}
+	return r
+}
+
+// key is what tells two rows of a walk apart: the path as the API sent it.
+func (r PageViewRow) key() string {
+	if r.Raw != "" {
+		return r.Raw
+	}
+	return r.Path
 }
 
 // PageViewsPage is one page of GET /v1/analytics/{projectId}/views.
@@ -128,7 +153,7 @@ func checkCount(v float64, where string) error {
 }
 
 type wireViewRow struct {
-	Path *string `json:"path"`
+	Path *rawText `json:"path"`
 	wireCounts
 }
 
@@ -180,7 +205,7 @@ func rowsPage(key string, totals *wireCounts, in *[]wireViewRow, hasMore *bool) 
 		if err != nil {
 			return PageViewsPage{}, err
 		}
-		rows[i] = PageViewRow{Path: *r.Path, Counts: c}
+		rows[i] = newPageViewRow(string(*r.Path), c)
 	}
 	return PageViewsPage{Totals: t, Rows: rows, HasMore: *hasMore}, nil
 }

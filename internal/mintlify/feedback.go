@@ -17,7 +17,7 @@ const (
 // FeedbackRow is the feedback of one page. Code counts code-snippet
 // feedback entries.
 type FeedbackRow struct {
-	Path       string
+	Path       string // escaped, as PageViewRow.Path
 	ThumbsUp   float64
 	ThumbsDown float64
 	Code       float64
@@ -31,7 +31,7 @@ type FeedbackPage struct {
 }
 
 type wireFeedbackRow struct {
-	Path       *string  `json:"path"`
+	Path       *rawText `json:"path"`
 	ThumbsUp   *float64 `json:"thumbsUp"`
 	ThumbsDown *float64 `json:"thumbsDown"`
 	Code       *float64 `json:"code"`
@@ -63,7 +63,7 @@ func (w *wireFeedbackPage) validate() error {
 				return err
 			}
 		}
-		rows[i] = FeedbackRow{Path: *r.Path, ThumbsUp: *r.ThumbsUp, ThumbsDown: *r.ThumbsDown, Code: *r.Code, Total: *r.Total}
+		rows[i] = FeedbackRow{Path: EscapeText(string(*r.Path)), ThumbsUp: *r.ThumbsUp, ThumbsDown: *r.ThumbsDown, Code: *r.Code, Total: *r.Total}
 	}
 	w.page = FeedbackPage{Rows: rows, HasMore: *w.HasMore}
 	return nil

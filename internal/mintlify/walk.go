@@ -42,6 +42,10 @@ type Walk struct {
 	Requests   int           `json:"requests"`
 	Duplicates int           `json:"duplicates"` // rows whose path came on an earlier page
 	Dropped    int           `json:"dropped"`    // rows not kept (Keep said no, or beyond MaxRows)
+	// Merged counts rows added to another row of the same label value: two
+	// paths the API tells apart whose escaped forms are equal (see
+	// PathLabel). Their views are summed, not lost.
+	Merged int `json:"merged,omitempty"`
 	// Repeated is set when a page brought no path the walk had not
 	// already seen: the upstream is looping, and the walk ended there.
 	Repeated bool `json:"repeated"`
@@ -206,7 +210,7 @@ func (w *Walk) apply(idx int, p *PageViewsPage, keep func(string) bool) {
 	}
 	fresh := 0
 	for _, row := range p.Rows {
-		h := pathHash(row.Path)
+		h := pathHash(row.key())
 		if _, dup := w.seen[h]; dup {
 			w.Duplicates++
 			continue
@@ -231,11 +235,33 @@ func (w *Walk) apply(idx int, p *PageViewsPage, keep func(string) bool) {
 	}
 }
 
-// trim keeps the maxRows most viewed rows (see MostViewed).
+// trim merges the rows of one label value and keeps the maxRows most
+// viewed (see MostViewed).
 func (w *Walk) trim(maxRows int) {
+	w.merge()
 	n := len(w.Rows)
 	w.Rows = MostViewed(w.Rows, maxRows)
 	w.Dropped += n - len(w.Rows)
+}
+
+// merge adds each row whose Path equals an earlier row's to that row (the
+// views of two paths the escaping writes alike), counting it in Merged.
+// It sorts the rows by path.
+func (w *Walk) merge() {
+	slices.SortFunc(w.Rows, func(a, b PageViewRow) int { return strings.Compare(a.Path, b.Path) })
+	out := w.Rows[:0]
+	for _, r := range w.Rows {
+		if n := len(out); n > 0 && out[n-1].Path == r.Path {
+			c := &out[n-1].Counts
+			c.Human, c.AI, c.Total = c.Human+r.Human, c.AI+r.AI, c.Total+r.Total
+			w.Merged++
+			continue
+		}
+		r.Raw = "" // rows are told apart by Seen from here on
+		out = append(out, r)
+	}
+	clear(w.Rows[len(out):])
+	w.Rows = out
 }
 
 // MostViewed is the selection of the paths a walk exports, wherever it

@@ -187,7 +187,7 @@ func fetchStep(ctx context.Context, c *mintlify.Client, plan *backfillPlan, task
 	jp.Offset, jp.Totals, jp.HasMore = offset, page.Totals, page.HasMore
 	if plan.paths > 0 {
 		for _, row := range page.Rows {
-			jp.Rows = append(jp.Rows, journalRow{Path: row.Path, Human: row.Human, AI: row.AI, Total: row.Total})
+			jp.Rows = append(jp.Rows, journalRow{Path: row.Path, Raw: []byte(row.Raw), Human: row.Human, AI: row.AI, Total: row.Total})
 		}
 	}
 	return jp, nil

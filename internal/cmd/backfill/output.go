@@ -20,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
@@ -57,7 +56,12 @@ type journalPage struct {
 
 // journalRow is a path and its human, AI and total views.
 type journalRow struct {
-	Path  string  `json:"path"`
+	Path string `json:"path"`
+	// Raw is the path as the API sent it when that differs from Path
+	// (mintlify.PageViewRow.Raw), so that a resumed walk tells the rows
+	// apart as the first read did; JSON strings cannot hold invalid UTF-8,
+	// so it is written as base64.
+	Raw   []byte  `json:"raw,omitempty"`
 	Human float64 `json:"human"`
 	AI    float64 `json:"ai"`
 	Total float64 `json:"total"`
@@ -67,7 +71,7 @@ type journalRow struct {
 func (jp journalPage) page() *mintlify.PageViewsPage {
 	p := &mintlify.PageViewsPage{Totals: jp.Totals, HasMore: jp.HasMore, Rows: make([]mintlify.PageViewRow, len(jp.Rows))}
 	for i, r := range jp.Rows {
-		p.Rows[i] = mintlify.PageViewRow{Path: r.Path, Counts: mintlify.Counts{Human: r.Human, AI: r.AI, Total: r.Total}}
+		p.Rows[i] = mintlify.PageViewRow{Path: r.Path, Raw: string(r.Raw), Counts: mintlify.Counts{Human: r.Human, AI: r.AI, Total: r.Total}}
 	}
 	return p
 }
@@ -279,11 +283,4 @@ const (
 	trafficHuman = "human"
 	trafficAI    = "ai"
 	trafficOther = "other"
-	// maxPathBytes: the exporter drops longer paths.
-	maxPathBytes = 1024
 )
-
-// usablePath is a path the live exporter would export as a label.
-func usablePath(p string) bool {
-	return p != "" && len(p) <= maxPathBytes && utf8.ValidString(p)
-}

@@ -104,7 +104,7 @@ type keyRef struct {
 // id: a path the exporter exports, and allowed by the project's
 // include_paths and exclude_paths.
 func (p *backfillPlan) keep(id, path string) bool {
-	if !usablePath(path) {
+	if !mintlify.PathLabelOK(path) { // the exporter's rule
 		return false
 	}
 	pr, ok := p.configured[id]
