@@ -31,13 +31,17 @@ func serveOnLocalhost(t *testing.T, extra ...string) (string, *testkit.LockedBuf
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The state directory is made before the cleanup below is registered,
+	// so it is removed after the exporter has stopped writing to it
+	// (cleanups run last-registered first).
+	storage := filepath.Join(t.TempDir(), "state.json")
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, logs testkit.LockedBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- serve(ctx, append([]string{
 			"--mintlify.project-id=proj-docs", "--mintlify.api-url=" + api.URL(),
-			"--storage.path=" + filepath.Join(t.TempDir(), "state.json"),
+			"--storage.path=" + storage,
 		}, extra...), &out, &logs, l)
 	}()
 	t.Cleanup(func() {
