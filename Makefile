@@ -57,7 +57,7 @@ build: ## Build ./mintlify_exporter with the version of the VERSION file and the
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BINARY) .
 
 .PHONY: test
-test: ## Run every unit and integration test with the race detector; names skipped tool checks.
+test: ## Every unit and integration test with the race detector, the chart checks (with helm) and the image check (with buildah, podman, runc); names skipped tool checks.
 	@skips=$$(mktemp); trap 'rm -f "$$skips"' EXIT; \
 	echo "$(GO) test -race -count=1 ./..."; \
 	MINTLIFY_TOOL_SKIPS="$$skips" $(GO) test -race -count=1 ./...; rc=$$?; \
@@ -68,6 +68,13 @@ test: ## Run every unit and integration test with the race detector; names skipp
 	  echo "helm not found; CI must install it (go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)) for the Helm chart checks"; rc=1; \
 	else \
 	  echo "chartcheck: helm not installed (go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)), so skipped: the Helm chart checks (make test-chart)" >>"$$skips"; \
+	fi; \
+	if command -v buildah >/dev/null 2>&1 && command -v podman >/dev/null 2>&1 && command -v runc >/dev/null 2>&1; then \
+	  echo "bash e2e/image.sh"; bash e2e/image.sh || rc=1; \
+	elif [ "$$CI" = true ]; then \
+	  echo "buildah, podman or runc not found; CI must install them for the image check (e2e/image.sh)"; rc=1; \
+	else \
+	  echo "e2e/image.sh: buildah, podman and runc not all installed, so skipped: the image check (make e2e-image)" >>"$$skips"; \
 	fi; \
 	if [ -s "$$skips" ]; then \
 	  echo "SKIPPED tool checks (install the tools; CI=true makes this a failure): $$(paste -sd'|' "$$skips" | sed 's/|/ | /g')"; \
