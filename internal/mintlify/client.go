@@ -206,6 +206,9 @@ type request struct {
 	// retried only when nothing reached the server (dial errors), since a
 	// retried create could start a second agent job.
 	idempotent bool
+	// maxBody, when above 0, bounds this call's body below the client's
+	// MaxBodyBytes (endpoints whose rows carry visitor text).
+	maxBody int64
 }
 
 // do performs r and decodes a 2xx JSON body into out.
@@ -352,7 +355,11 @@ func (c *Client) attempt(ctx context.Context, r request, target string, payload 
 		return 0, nil, nil, fmt.Errorf("mintlify %s: %w", r.endpoint, scrubURLError(err))
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	limit := c.maxBody
+	if r.maxBody > 0 && r.maxBody < limit {
+		limit = r.maxBody
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	elapsed := time.Since(start)
 	c.observe(r.endpoint, resp.StatusCode, elapsed)
 	c.logger.Debug("API request", "endpoint", r.endpoint, "method", r.method, "path", req.URL.Path, "status", resp.StatusCode, "duration", elapsed)
@@ -366,10 +373,10 @@ func (c *Client) attempt(ctx context.Context, r request, target string, payload 
 		return 0, nil, nil, &ResponseError{Endpoint: r.endpoint, StatusCode: resp.StatusCode,
 			Reason: "reading body: " + ScrubText(err.Error(), c.key.Reveal())}
 	}
-	if int64(len(body)) > c.maxBody {
+	if int64(len(body)) > limit {
 		// Too large to be a real answer; not retried, a retry would be as big.
 		return resp.StatusCode, nil, nil, &ResponseError{Endpoint: r.endpoint, StatusCode: resp.StatusCode,
-			Reason: fmt.Sprintf("body exceeds %d bytes", c.maxBody)}
+			Reason: fmt.Sprintf("body exceeds %d bytes", limit)}
 	}
 	return resp.StatusCode, body, resp.Header, nil
 }
