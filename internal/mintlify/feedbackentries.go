@@ -17,10 +17,10 @@ import (
 // code-snippet entry the snippet itself, so one page is bounded twice:
 // MaxFeedbackEntriesLimit (100) rows, and a body of at most
 // FeedbackEntriesMaxBodyBytes (2 MiB, some 20 KiB a row). None of that
-// text is decoded (the wire row has no field for it); a decoded page holds
-// 100 rows of about 100 bytes beside their path. One page in memory is at
-// most the 2 MiB body plus about 0.1 MiB, and a walk reads one page at a
-// time.
+// text is decoded (the wire row has no field for it); a decoded page
+// keeps 100 rows of about 100 bytes beside their path. Reading a page
+// holds its body once (twice the bound, 4 MiB, at worst while a body of
+// unknown length grows), and a walk reads one page at a time.
 const (
 	// MaxFeedbackEntriesLimit is the largest limit the endpoint
 	// documents, and the page size the exporter asks for.
