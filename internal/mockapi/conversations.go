@@ -12,6 +12,9 @@ import (
 // timestamp in the first 48 bits), served oldest first; the cursor is the
 // ULID of the last row served.
 
+// conversationsPath is the endpoint's path under /v1/analytics/{projectId}/.
+const conversationsPath = "assistant"
+
 // Hash tags of the conversation and feedback streams.
 const (
 	tagConvCount uint64 = iota + 101

@@ -15,6 +15,9 @@ import (
 // and one of the three documented shapes by source. Entries are served
 // newest first; the cursor is opaque (base64url of the last id served).
 
+// feedbackEntriesPath is the endpoint's path under /v1/analytics/{projectId}/.
+const feedbackEntriesPath = "feedback"
+
 // FeedbackEntry is one entry in any of its shapes: the base fields all
 // shapes share, Helpful and Contact for contextual entries, Code, Filename
 // and Lang for code-snippet ones. Marshal it with its JSON method.

@@ -308,8 +308,8 @@ var analyticsRoutes = func() map[string]string {
 		}
 	}
 	// The list endpoints, served before the kinds that read them exist.
-	routes["assistant"] = EndpointConversations
-	routes["feedback"] = EndpointFeedbackEntries
+	routes[conversationsPath] = EndpointConversations
+	routes[feedbackEntriesPath] = EndpointFeedbackEntries
 	return routes
 }()
 
