@@ -19,6 +19,7 @@ import (
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
@@ -26,6 +27,22 @@ import (
 )
 
 const chart = "../mintlify-exporter"
+
+// kubeVersion is the Kubernetes version every helm call renders and lints
+// for (--kube-version): $HELM_KUBE_VERSION, which the Makefile sets, or
+// 1.31.0. Without it, a helm built by `go install` (no version stamped
+// in) assumes v1.20, which the chart's kubeVersion (>= 1.25) refuses.
+var kubeVersion = func() string {
+	v := os.Getenv("HELM_KUBE_VERSION")
+	if v == "" {
+		return "1.31.0"
+	}
+	if !regexp.MustCompile(`^v?1\.[0-9]{1,3}\.[0-9]{1,3}$`).MatchString(v) {
+		fmt.Fprintf(os.Stderr, "HELM_KUBE_VERSION=%q is not a Kubernetes version such as 1.31.0\n", v)
+		os.Exit(2)
+	}
+	return v
+}()
 
 func TestMain(m *testing.M) { os.Exit(toolcheck.Wrap(m, "chartcheck").Run()) }
 
@@ -49,7 +66,7 @@ func helm(t *testing.T, args ...string) (string, error) {
 // valuesFiles are the chart's ci/*-values.yaml.
 func valuesFiles(t *testing.T) []string {
 	files, err := filepath.Glob(filepath.Join(chart, "ci", "*-values.yaml"))
-	if err != nil || len(files) < 5 {
+	if err != nil || len(files) < 7 {
 		t.Fatalf("ci values files: %v %v", files, err)
 	}
 	return files
@@ -57,11 +74,18 @@ func valuesFiles(t *testing.T) []string {
 
 func render(t *testing.T, values ...string) string {
 	t.Helper()
-	args := []string{"template", "mintlify", chart, "--namespace", "monitoring", "--kube-version", "1.31.0"}
+	var args []string
 	for _, v := range values {
 		args = append(args, "-f", v)
 	}
-	out, err := helm(t, args...)
+	return renderChart(t, chart, args...)
+}
+
+// renderChart renders dir (the chart, or an umbrella chart) as the release
+// mintlify in the namespace monitoring, with args.
+func renderChart(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := helm(t, append([]string{"template", "mintlify", dir, "--namespace", "monitoring", "--kube-version", kubeVersion}, args...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,6 +138,8 @@ func decode(o rendered) (any, error) {
 		v = &monitoringv1.ServiceMonitor{}
 	case "PrometheusRule":
 		v = &monitoringv1.PrometheusRule{}
+	case "NetworkPolicy":
+		v = &networkingv1.NetworkPolicy{}
 	default:
 		return nil, fmt.Errorf("kind %q has no type here", o.kind)
 	}
@@ -123,7 +149,7 @@ func decode(o rendered) (any, error) {
 // TestChartLints: helm lint --strict passes with every values file.
 func TestChartLints(t *testing.T) {
 	for _, f := range valuesFiles(t) {
-		if out, err := helm(t, "lint", "--strict", chart, "-f", f); err != nil {
+		if out, err := helm(t, "lint", "--strict", "--kube-version", kubeVersion, chart, "-f", f); err != nil {
 			t.Errorf("%s: %v\n%s", f, err, out)
 		}
 	}
@@ -149,7 +175,7 @@ func TestRenderedObjectsAreValid(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []string{"Deployment", "Service", "ServiceAccount", "ConfigMap", "Secret", "PersistentVolumeClaim", "Pod", "ServiceMonitor", "PrometheusRule"} {
+	for _, k := range []string{"Deployment", "Service", "ServiceAccount", "ConfigMap", "Secret", "PersistentVolumeClaim", "Pod", "ServiceMonitor", "PrometheusRule", "NetworkPolicy"} {
 		if !kinds[k] {
 			t.Errorf("no values file renders a %s", k)
 		}
@@ -236,15 +262,26 @@ func TestDeployment(t *testing.T) {
 // TestRenderingNeedsAKey: without a key, or with two, rendering fails
 // with a message that says what to set; unknown values are refused.
 func TestRenderingNeedsAKey(t *testing.T) {
-	base := []string{"template", "mintlify", chart, "--kube-version", "1.31.0"}
+	base := []string{"template", "mintlify", chart, "--kube-version", kubeVersion}
+	project := []string{"--set", "config.projects[0].id=abc"}
+	placeholder := `config.projects[0].id is the placeholder "your-project-id": set your Mintlify project id`
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{nil, "an admin API key is required: set apiKey.existingSecret.name"},
-		{[]string{"--set", "apiKey.value=mint_x", "--set", "apiKey.existingSecret.name=s"}, "set either apiKey.existingSecret.name or apiKey.value, not both"},
-		{[]string{"--set", "apiKey.value=mint_x", "--set", "replicas=2"}, "additional properties 'replicas' not allowed"},
-		{[]string{"--set", "apiKey.value=mint_x", "--set", "service.port=web"}, "service.port"},
+		{project, "an admin API key is required: set apiKey.existingSecret.name"},
+		{append([]string{"--set", "apiKey.value=mint_x", "--set", "apiKey.existingSecret.name=s"}, project...), "set either apiKey.existingSecret.name or apiKey.value, not both"},
+		// The default project id is a placeholder, refused like a missing
+		// key; with neither set, both are named.
+		{[]string{"--set", "apiKey.value=mint_x"}, placeholder},
+		{nil, "an admin API key is required: set apiKey.existingSecret.name (a Secret holding it) or apiKey.value; " + placeholder},
+		{[]string{"--set", "apiKey.value=mint_x", "--set", "config.projects[0].id=YOUR_PROJECT_ID"}, `config.projects[0].id is the placeholder "YOUR_PROJECT_ID"`},
+		{[]string{"--set", "apiKey.value=mint_x", "--set-json", `config.projects=[{"id":"abc"},{"name":"docs"}]`}, "config.projects[1].id is empty"},
+		{[]string{"--set", "apiKey.value=mint_x", "--set-json", `config.projects=[]`}, "config.projects is empty"},
+		{append([]string{"--set", "apiKey.value=mint_x", "--set", "replicas=2"}, project...), "additional properties 'replicas' not allowed"},
+		{append([]string{"--set", "apiKey.value=mint_x", "--set", "replicaCount=2"}, project...), "additional properties 'replicaCount' not allowed"},
+		{append([]string{"--set", "apiKey.value=mint_x", "--set", "service.port=web"}, project...), "service.port"},
+		{append([]string{"--set", "apiKey.value=mint_x", "--set", "persistence.mountPath=data"}, project...), "persistence.mountPath"},
 	} {
 		out, err := helm(t, append(slices.Clone(base), c.args...)...)
 		if err == nil || !strings.Contains(out+err.Error(), c.want) {

@@ -34,15 +34,62 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- end }}
 
-{{/* The image reference. */}}
+{{/* The namespace of the objects. */}}
+{{- define "mintlify-exporter.namespace" -}}
+{{- default .Release.Namespace .Values.namespaceOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The registry of an image: global.imageRegistry (an umbrella chart's)
+  before the image's own. */}}
+{{- define "mintlify-exporter.registry" -}}
+{{- $global := .root.Values.global | default dict }}
+{{- default .image.registry $global.imageRegistry }}
+{{- end }}
+
+{{/* The image reference: [registry/]repository, then @digest when set,
+  else :tag, the tag defaulting to the chart's appVersion. */}}
 {{- define "mintlify-exporter.image" -}}
 {{- $repo := .Values.image.repository }}
-{{- if .Values.image.registry }}{{ $repo = printf "%s/%s" .Values.image.registry $repo }}{{ end }}
+{{- with include "mintlify-exporter.registry" (dict "root" . "image" .Values.image) }}{{ $repo = printf "%s/%s" . $repo }}{{ end }}
 {{- if .Values.image.digest }}
 {{- printf "%s@%s" $repo .Values.image.digest }}
 {{- else }}
 {{- printf "%s:%s" $repo (default .Chart.AppVersion .Values.image.tag) }}
 {{- end }}
+{{- end }}
+
+{{/* The image of the `helm test` pod. */}}
+{{- define "mintlify-exporter.testImage" -}}
+{{- $img := .Values.helmTest.image }}
+{{- $repo := $img.repository }}
+{{- with include "mintlify-exporter.registry" (dict "root" . "image" $img) }}{{ $repo = printf "%s/%s" . $repo }}{{ end }}
+{{- printf "%s:%s" $repo $img.tag }}
+{{- end }}
+
+{{/* The pull secrets: global.imagePullSecrets, then imagePullSecrets;
+  each a name or a {name: ...} reference. */}}
+{{- define "mintlify-exporter.imagePullSecrets" -}}
+{{- $global := .Values.global | default dict }}
+{{- $seen := dict }}
+{{- range concat ($global.imagePullSecrets | default list) (.Values.imagePullSecrets | default list) }}
+{{- $name := . }}
+{{- if kindIs "map" . }}{{ $name = .name }}{{ end }}
+{{- if and $name (not (hasKey $seen $name)) }}
+{{- $_ := set $seen $name true }}
+- name: {{ $name }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* A probe of values: an httpGet without port or scheme gets the
+  container's port and the scheme webConfig implies. */}}
+{{- define "mintlify-exporter.probe" -}}
+{{- $p := deepCopy .probe }}
+{{- with $p.httpGet }}
+{{- if not .port }}{{ $_ := set . "port" "http" }}{{ end }}
+{{- if not .scheme }}{{ $_ := set . "scheme" (ternary (upper $.root.Values.serviceMonitor.scheme) "HTTP" (not (empty $.root.Values.webConfig))) }}{{ end }}
+{{- end }}
+{{- toYaml $p }}
 {{- end }}
 
 {{/* The service account's name. */}}
@@ -83,4 +130,40 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- $_ := set $cfg "keys" $keys }}
 {{- toYaml $cfg }}
+{{- end }}
+
+{{/* Fails, naming every value to fix, when the release could not work:
+  no API key (or two), or a project without its real id (the default
+  your-project-id is a placeholder). deployment.yaml includes it first. */}}
+{{- define "mintlify-exporter.validate" -}}
+{{- $errs := list }}
+{{- if and .Values.apiKey.value .Values.apiKey.existingSecret.name }}
+{{- $errs = append $errs "set either apiKey.existingSecret.name or apiKey.value, not both" }}
+{{- else if not (or .Values.apiKey.value .Values.apiKey.existingSecret.name) }}
+{{- $errs = append $errs "an admin API key is required: set apiKey.existingSecret.name (a Secret holding it) or apiKey.value" }}
+{{- end }}
+{{- if not .Values.existingConfigMap }}
+{{- $projects := .Values.config.projects | default list }}
+{{- if not (kindIs "slice" $projects) }}
+{{- $errs = append $errs "config.projects must be a list of projects (id and name)" }}
+{{- else if not $projects }}
+{{- $errs = append $errs "config.projects is empty: list at least one project (id and name)" }}
+{{- end }}
+{{- if kindIs "slice" $projects }}
+{{- range $i, $p := $projects }}
+{{- $id := "" }}
+{{- if kindIs "map" $p }}{{ $id = toString ($p.id | default "") }}{{ end }}
+{{- if not (kindIs "map" $p) }}
+{{- $errs = append $errs (printf "config.projects[%d] must be a map with id and name" $i) }}
+{{- else if not $id }}
+{{- $errs = append $errs (printf "config.projects[%d].id is empty: set your Mintlify project id" $i) }}
+{{- else if eq (lower $id | replace "_" "-") "your-project-id" }}
+{{- $errs = append $errs (printf "config.projects[%d].id is the placeholder %q: set your Mintlify project id, in a values file or with --set-json 'config.projects=[{\"id\":\"...\",\"name\":\"docs\"}]' (see the chart's README)" $i $id) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- with $errs }}
+{{- fail (join "; " .) }}
+{{- end }}
 {{- end }}
