@@ -77,13 +77,13 @@ func PagePath(raw string) (path string, ok bool) {
 func Category(raw string) (category string, cut bool) {
 	var b strings.Builder
 	n, space := 0, false
-	for _, r := range strings.ToValidUTF8(raw, "") {
+	for _, r := range raw { // stops at the cut: a long raw value is not copied
 		switch {
 		case unicode.IsSpace(r):
 			space = b.Len() > 0
 			continue
-		case unicode.IsControl(r) || !unicode.IsPrint(r):
-			continue
+		case r == utf8.RuneError || unicode.IsControl(r) || !unicode.IsPrint(r):
+			continue // invalid UTF-8 among them
 		}
 		if space {
 			if n+1 >= MaxCategoryRunes {
