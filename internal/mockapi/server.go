@@ -79,10 +79,14 @@ const (
 	EndpointFeedback    = "feedback_by_page"
 	EndpointSearches    = kind.Searches
 	EndpointCallerStats = "caller_stats"
-	EndpointCreateJob   = "create_job"
-	EndpointGetJob      = "get_job"
-	EndpointSendMessage = "send_message"
-	EndpointUnknown     = "unknown" // no route matched
+	// EndpointConversations and EndpointFeedbackEntries are the list
+	// endpoints assistant and feedback.
+	EndpointConversations   = "conversations"
+	EndpointFeedbackEntries = "feedback_entries"
+	EndpointCreateJob       = "create_job"
+	EndpointGetJob          = "get_job"
+	EndpointSendMessage     = "send_message"
+	EndpointUnknown         = "unknown" // no route matched
 )
 
 // StatusClientClosed is recorded (never sent) when the client went away
@@ -303,6 +307,9 @@ var analyticsRoutes = func() map[string]string {
 			routes[k.Endpoint] = name
 		}
 	}
+	// The list endpoints, served before the kinds that read them exist.
+	routes[conversationsPath] = EndpointConversations
+	routes[feedbackEntriesPath] = EndpointFeedbackEntries
 	return routes
 }()
 
