@@ -70,6 +70,30 @@ type Global struct {
 	CollectorWeights CollectorWeights `yaml:"collector_weights"`
 	// SearchTopN is how many search terms the searches collector exports.
 	SearchTopN int `yaml:"search_top_n"`
+	// CollectorTopN is the length of the top lists of the collectors
+	// that have one (kind.Kind.TopN), by name; a collector left out
+	// keeps the table's default. See TopN.
+	CollectorTopN map[string]int `yaml:"collector_top_n,omitempty"`
+}
+
+// MaxTopN bounds every top list: each entry is a series a project.
+const MaxTopN = 100
+
+// TopN is the length of the named collector's top lists: search_top_n
+// for searches, collector_top_n for the others (the table's default when
+// the configuration does not say), 0 for a collector without one.
+func (g *Global) TopN(name string) int {
+	if name == kind.Searches {
+		return g.SearchTopN
+	}
+	k, ok := kind.Lookup(name)
+	if !ok || k.TopN == 0 {
+		return 0
+	}
+	if n, ok := g.CollectorTopN[name]; ok {
+		return n
+	}
+	return k.TopN
 }
 
 // AnalyticsCollectors are the collectors that draw on the analytics

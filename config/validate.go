@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	idcheck "github.com/mintlify-exporter/mintlify_exporter/internal/ids"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
@@ -322,8 +323,17 @@ func (c *Config) validateGlobal(v *validator) {
 			v.add("global.collector_weights."+name, s, "collector_weights.%s must be greater than 0, got %g", name, w)
 		}
 	}
-	if g.SearchTopN < 1 || g.SearchTopN > 100 {
-		v.add("global.search_top_n", s, "search_top_n must be between 1 and 100, got %d", g.SearchTopN)
+	if g.SearchTopN < 1 || g.SearchTopN > MaxTopN {
+		v.add("global.search_top_n", s, "search_top_n must be between 1 and %d, got %d", MaxTopN, g.SearchTopN)
+	}
+	for _, name := range slices.Sorted(maps.Keys(g.CollectorTopN)) {
+		k, ok := kind.Lookup(name)
+		switch n := g.CollectorTopN[name]; {
+		case !ok || k.TopN == 0:
+			v.add("global.collector_top_n."+name, s, "collector_top_n.%s: %s", name, topNKinds())
+		case n < 1 || n > MaxTopN:
+			v.add("global.collector_top_n."+name, s, "collector_top_n.%s must be between 1 and %d, got %d", name, MaxTopN, n)
+		}
 	}
 }
 
@@ -351,4 +361,18 @@ func (c *Config) validateWindows(v *validator, i int) {
 		}
 		seen[w.Duration] = j
 	}
+}
+
+// topNKinds says which collectors have a top list of their own.
+func topNKinds() string {
+	var names []string
+	for _, k := range kind.All {
+		if k.TopN > 0 {
+			names = append(names, k.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "no collector has a top list of its own (searches: search_top_n)"
+	}
+	return "not a collector with a top list of its own (those are " + strings.Join(names, ", ") + "; searches: search_top_n)"
 }

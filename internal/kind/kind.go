@@ -71,6 +71,10 @@ type Kind struct {
 	Weight   float64
 	Endpoint string // the API path under /v1/analytics/{projectId}/
 	Windows  Windows
+	// TopN is the default length of the kind's top lists (the
+	// configuration's collector_top_n, the flag --collector.NAME.top-n);
+	// 0 when it has none of its own (searches have search_top_n).
+	TopN     int
 	Families []Family
 }
 

@@ -102,6 +102,12 @@ func (s *configSource) load() (*config.Config, error) {
 	cfg.Projects[0].Windows = windows
 	cfg.Global.RequestTimeout = config.Duration(s.f.common.RequestTimeout)
 	cfg.Global.TrackedJobsFile = s.f.trackedJobsFile
+	for name, n := range s.f.topN {
+		if cfg.Global.CollectorTopN == nil {
+			cfg.Global.CollectorTopN = map[string]int{}
+		}
+		cfg.Global.CollectorTopN[name] = *n
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
