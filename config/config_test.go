@@ -49,6 +49,7 @@ func TestGoodFile(t *testing.T) {
 		TrackedJobsFile:    "/var/lib/mintlify_exporter/jobs.txt",
 		CollectorWeights:   CollectorWeights{"pageviews": 4, "visitors": 2, "feedback": 1, "searches": 1, "assistant": 3},
 		SearchTopN:         10,
+		CollectorTopN:      map[string]int{},
 	}
 	if !reflect.DeepEqual(c.Global, wantGlobal) {
 		t.Errorf("global = %+v\nwant     %+v", c.Global, wantGlobal)
