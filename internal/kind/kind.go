@@ -22,6 +22,8 @@ const (
 	Feedback  = "feedback"
 	Searches  = "searches"
 	Assistant = "assistant"
+	// Conversations: assistant conversations, answered or not.
+	Conversations = "conversations"
 )
 
 // Windows is what a kind counts over.
@@ -145,6 +147,20 @@ var All = []Kind{
 				Help: "Assistant queries since the start of the current UTC calendar month, by caller: web, api, other." + monthCounter},
 			{Name: "mintlify_assistant_queries", Labels: []string{"caller", "project", "window"},
 				Help: "Assistant queries in the rolling window by caller: web (the docs site), api, other (integrations, SDKs)."},
+		},
+	},
+	{
+		Name: Conversations, Weight: 1, TopN: 20, Summary: "assistant conversations answered or not, and the categories and pages of the unanswered",
+		Endpoint: "assistant", Windows: MonthOnly,
+		Families: []Family{
+			{Name: "mintlify_assistant_conversations_total", Counter: true, Labels: []string{"project", "resolution", "response_type"},
+				Help: "Assistant conversations since the start of the current UTC calendar month, by resolution (answered, or unanswered when the assistant marked the question as not covered by the documentation) and response_type (answer, clarifying_question)." + monthCounter},
+			{Name: "mintlify_assistant_unanswered_total", Counter: true, Labels: []string{"category", "project"},
+				Help: "Unanswered assistant conversations since the start of the current UTC calendar month by the category the API assigned (uncategorized when none); only the month's top categories (collector_top_n) are listed, see mintlify_assistant_unanswered_truncated." + monthCounter},
+			{Name: "mintlify_assistant_unanswered_pages_total", Counter: true, Labels: []string{"path", "project"},
+				Help: "Unanswered assistant conversations since the start of the current UTC calendar month by the page they started on (none without a page); only the month's top pages (collector_top_n) are listed, see mintlify_assistant_unanswered_truncated." + monthCounter},
+			{Name: "mintlify_assistant_unanswered_truncated", Month: true, Labels: []string{"list", "project", "window"},
+				Help: "1 if the month's unanswered conversations had more categories (list=\"category\") or pages (list=\"path\") than are listed, so the listed ones do not add up to all of them."},
 		},
 	},
 }

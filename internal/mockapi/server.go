@@ -81,7 +81,7 @@ const (
 	EndpointCallerStats = "caller_stats"
 	// EndpointConversations and EndpointFeedbackEntries are the list
 	// endpoints assistant and feedback.
-	EndpointConversations   = "conversations"
+	EndpointConversations   = kind.Conversations
 	EndpointFeedbackEntries = "feedback_entries"
 	EndpointCreateJob       = "create_job"
 	EndpointGetJob          = "get_job"
@@ -295,11 +295,12 @@ type route struct {
 // table of internal/kind) to the name its requests are recorded under.
 var analyticsRoutes = func() map[string]string {
 	names := map[string]string{
-		kind.PageViews: EndpointViews,
-		kind.Visitors:  EndpointVisitors,
-		kind.Feedback:  EndpointFeedback,
-		kind.Searches:  EndpointSearches,
-		kind.Assistant: EndpointCallerStats,
+		kind.PageViews:     EndpointViews,
+		kind.Visitors:      EndpointVisitors,
+		kind.Feedback:      EndpointFeedback,
+		kind.Searches:      EndpointSearches,
+		kind.Assistant:     EndpointCallerStats,
+		kind.Conversations: EndpointConversations,
 	}
 	routes := map[string]string{}
 	for _, k := range kind.All {
