@@ -74,7 +74,14 @@ type Global struct {
 	// that have one (kind.Kind.TopN), by name; a collector left out
 	// keeps the table's default. See TopN.
 	CollectorTopN map[string]int `yaml:"collector_top_n,omitempty"`
+	// FeedbackLookBack is how far back the feedback-backlog collector
+	// looks for entries still open.
+	FeedbackLookBack Duration `yaml:"feedback_look_back"`
 }
+
+// MaxFeedbackLookBack bounds feedback_look_back: every open entry of the
+// look-back is read on each refresh.
+const MaxFeedbackLookBack = Duration(366 * 24 * time.Hour)
 
 // MaxTopN bounds every top list: each entry is a series a project.
 const MaxTopN = 100
@@ -197,6 +204,7 @@ var (
 		JobConcurrency:     4,
 		CollectorWeights:   defaultWeights(),
 		SearchTopN:         10,
+		FeedbackLookBack:   Duration(90 * 24 * time.Hour),
 	}
 	DefaultKey = Key{
 		BudgetPerHour: 100,

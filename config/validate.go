@@ -326,6 +326,9 @@ func (c *Config) validateGlobal(v *validator) {
 	if g.SearchTopN < 1 || g.SearchTopN > MaxTopN {
 		v.add("global.search_top_n", s, "search_top_n must be between 1 and %d, got %d", MaxTopN, g.SearchTopN)
 	}
+	if g.FeedbackLookBack < Duration(24*time.Hour) || g.FeedbackLookBack > MaxFeedbackLookBack {
+		v.add("global.feedback_look_back", s, "feedback_look_back must be between 1d and %s, got %s", MaxFeedbackLookBack, g.FeedbackLookBack)
+	}
 	for _, name := range slices.Sorted(maps.Keys(g.CollectorTopN)) {
 		k, ok := kind.Lookup(name)
 		switch n := g.CollectorTopN[name]; {

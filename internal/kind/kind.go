@@ -24,6 +24,8 @@ const (
 	Assistant = "assistant"
 	// Conversations: assistant conversations, answered or not.
 	Conversations = "conversations"
+	// FeedbackBacklog: reader feedback nobody has handled yet.
+	FeedbackBacklog = "feedback-backlog"
 )
 
 // Windows is what a kind counts over.
@@ -161,6 +163,16 @@ var All = []Kind{
 				Help: "Unanswered assistant conversations since the start of the current UTC calendar month by the page they started on (none without a page); only the month's top pages (collector_top_n) are listed, see mintlify_assistant_unanswered_truncated." + monthCounter},
 			{Name: "mintlify_assistant_unanswered_truncated", Month: true, Labels: []string{"list", "project", "window"},
 				Help: "1 if the month's unanswered conversations had more categories (list=\"category\") or pages (list=\"path\") than are listed, so the listed ones do not add up to all of them."},
+		},
+	},
+	{
+		Name: FeedbackBacklog, Weight: 1, Summary: "reader feedback still open (pending, in progress) by status and source, and when the oldest was left",
+		Endpoint: "feedback", Windows: Snapshot,
+		Families: []Family{
+			{Name: "mintlify_feedback_open", Labels: []string{"project", "source", "status"},
+				Help: "Feedback entries still open (status pending or in_progress) created in the look-back (feedback_look_back, default 90 days), by source: code_snippet, contextual, agent, thumbs_only."},
+			{Name: "mintlify_feedback_oldest_open_timestamp_seconds", Labels: []string{"project"},
+				Help: "Unix time at which the oldest feedback entry still open (of the look-back) was created; absent when none is open."},
 		},
 	},
 }

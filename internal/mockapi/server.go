@@ -295,12 +295,13 @@ type route struct {
 // table of internal/kind) to the name its requests are recorded under.
 var analyticsRoutes = func() map[string]string {
 	names := map[string]string{
-		kind.PageViews:     EndpointViews,
-		kind.Visitors:      EndpointVisitors,
-		kind.Feedback:      EndpointFeedback,
-		kind.Searches:      EndpointSearches,
-		kind.Assistant:     EndpointCallerStats,
-		kind.Conversations: EndpointConversations,
+		kind.PageViews:       EndpointViews,
+		kind.Visitors:        EndpointVisitors,
+		kind.Feedback:        EndpointFeedback,
+		kind.Searches:        EndpointSearches,
+		kind.Assistant:       EndpointCallerStats,
+		kind.Conversations:   EndpointConversations,
+		kind.FeedbackBacklog: EndpointFeedbackEntries,
 	}
 	routes := map[string]string{}
 	for _, k := range kind.All {

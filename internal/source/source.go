@@ -67,6 +67,9 @@ type Settings struct {
 	// TopN is the length of the kind's top lists: search_top_n for
 	// searches, the configuration's collector_top_n for the others.
 	TopN int
+	// LookBack is how far back a snapshot of what is still open looks
+	// (feedback_look_back).
+	LookBack time.Duration
 }
 
 // Sample is one value of a kind's data: Family is a gauge family of the

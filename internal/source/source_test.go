@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 )
@@ -20,6 +21,8 @@ var examples = map[string]Payload{
 			Categories: []NamedCount{{"billing", 2}, {"uncategorized", 1}}, Pages: []NamedCount{{"/a", 2}, {"/hidden", 1}}},
 		{Date: "2026-11-02", Rows: 2, Unanswered: ConversationsByType{Answer: 2},
 			Categories: []NamedCount{{"uncategorized", 2}}, Pages: []NamedCount{{"/b", 1}}, PagesCut: true}}},
+	kind.FeedbackBacklog: &FeedbackBacklogPayload{Backlog: FeedbackBacklog{Entries: 3, Oldest: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC),
+		Open: []FeedbackOpen{{"pending", "contextual", 2}, {"in_progress", "agent", 1}}}},
 }
 
 // TestSamplesAreOfTheTable: every kind here turns a payload into samples
