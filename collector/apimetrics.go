@@ -47,18 +47,54 @@ func (m *apiMetrics) Collect(ch chan<- prometheus.Metric) {
 	m.duration.Collect(ch)
 }
 
-// saveMetrics count the failed writes of the state files, by file.
+// saveMetrics count the failed writes of the state files, by file, and
+// tell whether the last write of each worked, and when one last did.
 type saveMetrics struct {
-	failures *prometheus.CounterVec
+	failures    *prometheus.CounterVec
+	success     *prometheus.GaugeVec
+	lastSuccess *prometheus.GaugeVec
 }
 
 func newSaveMetrics() *saveMetrics {
-	m := &saveMetrics{failures: prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "mintlify_exporter_state_save_failures_total",
-		Help: "Writes of the exporter's state files that failed, by file: state (the cached data) or ledger (the analytics budget spent). The exporter goes on without them; a restart loads the last ones written.",
-	}, []string{"file"})}
+	m := &saveMetrics{
+		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mintlify_exporter_state_save_failures_total",
+			Help: "Writes of the exporter's state files that failed, by file: state (the cached data) or ledger (the analytics budget spent). The exporter goes on without them; a restart loads the last ones written.",
+		}, []string{"file"}),
+		success: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "mintlify_exporter_state_save_success",
+			Help: "1 if the last write of the state file (file=\"state\") or ledger (file=\"ledger\") worked, or none was needed yet; 0 from a failed write until one works. It stays 0 between saves, however far apart.",
+		}, []string{"file"}),
+		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "mintlify_exporter_state_last_save_success_timestamp_seconds",
+			Help: "When the state file or ledger was last written by this process; 0 until it has been.",
+		}, []string{"file"}),
+	}
 	for _, f := range []string{"state", "ledger"} {
 		m.failures.WithLabelValues(f)
+		m.success.WithLabelValues(f).Set(1)
+		m.lastSuccess.WithLabelValues(f)
 	}
 	return m
+}
+
+// register adds the metrics to r.
+func (m *saveMetrics) register(r prometheus.Registerer) error {
+	for _, c := range []prometheus.Collector{m.failures, m.success, m.lastSuccess} {
+		if err := r.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// observe records one write of file, at now: failed when err is not nil.
+func (m *saveMetrics) observe(file string, err error, now time.Time) {
+	if err != nil {
+		m.failures.WithLabelValues(file).Inc()
+		m.success.WithLabelValues(file).Set(0)
+		return
+	}
+	m.success.WithLabelValues(file).Set(1)
+	m.lastSuccess.WithLabelValues(file).Set(float64(now.UnixNano()) / 1e9)
 }

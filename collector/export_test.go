@@ -1,5 +1,7 @@
 package collector
 
+import "time"
+
 // ChargeForTest charges one analytics request to every organization, as a
 // refresh does when it reserves its requests: under the ledger's lock,
 // the ledger rewritten, no data changed.
@@ -13,3 +15,6 @@ func (e *Exporter) ChargeForTest() {
 		return true
 	})
 }
+
+// SetLockWaitForTest bounds the exporter's waits for the ledger's lock.
+func (e *Exporter) SetLockWaitForTest(d time.Duration) { e.ledger.SetMaxWait(d) }

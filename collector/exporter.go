@@ -134,7 +134,7 @@ func New(cfg *config.Config, o Options) (*Exporter, error) {
 		}
 		if o.StoragePath != "" {
 			e.saveMetrics = newSaveMetrics()
-			if err := o.Registerer.Register(e.saveMetrics.failures); err != nil {
+			if err := e.saveMetrics.register(o.Registerer); err != nil {
 				return nil, fmt.Errorf("registering state metrics: %w", err)
 			}
 		}

@@ -26,7 +26,10 @@ import (
 //   - STATE.owner is locked (flock) for as long as the exporter runs, and
 //     holds its process id: a second exporter on the same files is refused
 //     with a message naming the first (two would each spend the whole
-//     budget). The backfill does not take it: it shares the ledger;
+//     budget). The lock, not the file, is what owns: should STATE.owner be
+//     deleted while the first runs, the second finds the first's lock on
+//     the deleted file (filelock.DeletedHolders, Linux) and is refused all
+//     the same. The backfill does not take it: it shares the ledger;
 //   - the temporary files that writes killed mid-way left are removed.
 //
 // It returns the release of the lock.
@@ -58,6 +61,13 @@ func claimState(path string, l *ledger.Ledger, log *slog.Logger) (func(), error)
 		}
 		f.Close()
 		return nil, fmt.Errorf("--storage.path %s is in use by another exporter (%s holds %s): give each exporter its own --storage.path; to split a key's budget between exporters, set each one's share of the key", path, holder, owner)
+	}
+	if pids := filelock.DeletedHolders(owner); len(pids) > 0 {
+		// The first exporter still holds its lock, on the owner file
+		// someone deleted: a new file at the same path does not meet it.
+		_ = filelock.Unlock(f)
+		f.Close()
+		return nil, fmt.Errorf("--storage.path %s is in use by another exporter (process %d holds the lock of %s, which was deleted while it ran): stop it first; give each exporter its own --storage.path", path, pids[0], owner)
 	}
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte("pid "+strconv.Itoa(os.Getpid())+"\n"), 0)

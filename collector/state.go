@@ -34,9 +34,10 @@ import (
 // Files are JSON, versioned, written whole (internal/atomicfile), read
 // only as regular files of bounded size. A path that exists as anything
 // but a regular file (a link, a device, a FIFO, a directory) stops the
-// exporter at start-up: it is never opened nor replaced. A file that is
-// too large, corrupt or of another version is logged once and ignored;
-// the next save replaces it.
+// exporter at start-up: it is never opened nor replaced. A state file
+// that is too large, corrupt or of another version is logged once and
+// ignored; the next save replaces it. A bad ledger is moved aside and
+// replaced at once, the hour counted as spent (internal/ledger).
 const (
 	// stateVersion 3: the windows are the exporter's own types
 	// (statefile.go). Version 2 files (the API client's types inside) and
@@ -97,6 +98,7 @@ func (e *Exporter) openState(cfg *config.Config) error {
 		return nil
 	}
 	e.ledger = ledger.For(path)
+	e.ledger.OnReplaced = e.ledgerReplaced
 	e.saveErr = map[string]string{}
 	release, err := claimState(path, e.ledger, e.log)
 	if err != nil {
@@ -119,7 +121,7 @@ func (e *Exporter) openState(cfg *config.Config) error {
 	}
 	keys, clampedLedger, err := e.ledger.Read(now)
 	if err != nil {
-		e.log.Warn("ignoring the ledger: the budget starts unspent, and the next save replaces it", "path", e.ledger.Path(), "err", err)
+		e.log.Warn("ignoring the ledger, which could not be read nor replaced: the budget counts only this process's requests until it can be, and saves of the ledger fail meanwhile", "path", e.ledger.Path(), "err", err)
 		keys = nil
 	}
 	if keys == nil && st != nil && len(st.Orgs) > 0 {
@@ -301,8 +303,10 @@ func (e *Exporter) saveWith(reserve func() bool) {
 	}
 	e.saveMu.Lock()
 	defer e.saveMu.Unlock()
+	ctx, cancel := e.lockContext()
+	defer cancel()
 	ran := false
-	err := e.ledger.Update(e.clock.Now(), func(keys ledger.Keys) bool {
+	written, err := e.ledger.UpdateContext(ctx, e.clock.Now(), func(keys ledger.Keys) bool {
 		e.storeMu.Lock()
 		for fp, o := range e.orgs {
 			o.budget.SetForeign(keys.Foreign(fp, ledger.Exporter))
@@ -325,7 +329,9 @@ func (e *Exporter) saveWith(reserve func() bool) {
 	if !ran && reserve != nil {
 		reserve()
 	}
-	e.noteSave("ledger", e.ledger.Path(), err)
+	if written || err != nil { // nothing to write is neither a success nor a failure
+		e.noteSave("ledger", e.ledger.Path(), err)
+	}
 }
 
 // saveData writes the data cache if a unit's state changed since it was
@@ -389,27 +395,30 @@ func (e *Exporter) saveSites() {
 	if len(sites) == 0 || maps.Equal(sites, e.sitesSaved) {
 		return
 	}
-	err := e.ledger.SetSites(e.clock.Now(), sites)
+	ctx, cancel := e.lockContext()
+	defer cancel()
+	err := e.ledger.SetSitesContext(ctx, e.clock.Now(), sites)
 	if err == nil {
 		e.sitesSaved = sites
 	}
 	e.noteSave("ledger", e.ledger.Path(), err)
 }
 
-// noteSave counts a failed write of file (state or ledger) and logs a
-// change of state: the first failure, a different one, and the first
+// noteSave records a write of file (state or ledger) in the metrics
+// (failures counted, last outcome and success time) and logs a change of
+// state: the first failure, a different one, and the first
 // success after failures. The caller holds saveMu.
 func (e *Exporter) noteSave(file, path string, err error) {
 	prev := e.saveErr[file]
+	if e.saveMetrics != nil {
+		e.saveMetrics.observe(file, err, e.clock.Now())
+	}
 	if err == nil {
 		if prev != "" {
 			e.log.Info("the "+file+" file is written again", "path", path)
 		}
 		e.saveErr[file] = ""
 		return
-	}
-	if e.saveMetrics != nil {
-		e.saveMetrics.failures.WithLabelValues(file).Inc()
 	}
 	if prev != err.Error() {
 		e.log.Warn("writing the "+file+" file failed; the exporter goes on without it, and a restart would load the last one written", "path", path, "err", err)

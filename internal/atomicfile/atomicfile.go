@@ -10,6 +10,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -26,8 +27,17 @@ import (
 // file is removed if anything fails. A path that exists and is not a
 // regular file is refused and left alone. Errors name path, never the
 // temporary file, so the same failure reads the same each time.
+//
+// A file that exists keeps its owner, group and permission bits: the new
+// one is given them before the rename, and when this process may not
+// give it that owner (a user rewriting root's file) the write is refused
+// with an *OwnerError and the old file is left as it was.
 func Write(path string, write func(io.Writer) error) error {
 	if err := CheckTarget(path); err != nil {
+		return err
+	}
+	old, err := os.Lstat(path)
+	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
 	dir := filepath.Dir(path)
@@ -42,6 +52,16 @@ func Write(path string, write func(io.Writer) error) error {
 	}
 	if err := write(tmp); err != nil {
 		return fail(err)
+	}
+	if old != nil {
+		if err := keepOwner(tmp, path, old); err != nil {
+			var oe *OwnerError
+			if errors.As(err, &oe) {
+				tmp.Close()
+				return err
+			}
+			return fail(err)
+		}
 	}
 	if err := tmp.Sync(); err != nil {
 		return fail(err)
@@ -127,3 +147,18 @@ func RemoveStale(path string) ([]string, error) {
 	}
 	return removed, nil
 }
+
+// OwnerError is a rewrite refused because the new file could not keep
+// the old one's owner and group.
+type OwnerError struct {
+	Path     string
+	UID, GID int
+	Err      error
+}
+
+func (e *OwnerError) Error() string {
+	return fmt.Sprintf("%s belongs to uid %d, gid %d, an owner this process (uid %d) cannot give the file it would replace it with (%v); refusing to change its owner: run this as that user, or as root",
+		e.Path, e.UID, e.GID, os.Geteuid(), e.Err)
+}
+
+func (e *OwnerError) Unwrap() error { return e.Err }

@@ -9,18 +9,23 @@
 // rewritten on every charged request, apart from the state file's cached
 // data, which is rewritten only when the data changes. Reads and writes
 // hold an exclusive flock(2) on STATE.lock (the ledger itself is replaced
-// by rename, so it cannot carry the lock); without flock(2) the writers
-// may miss each other's latest requests. It is written whole or not at
-// all, never through a link or over something that is not a regular file,
-// and read only as a regular file of at most MaxBytes.
+// by rename, so it cannot carry the lock), waited for at most MaxLockWait;
+// without flock(2) the writers may miss each other's latest requests. It
+// is written whole or not at all, never through a link or over something
+// that is not a regular file, keeping its owner and mode, and read only
+// as a regular file of at most MaxBytes; one that cannot be read is
+// replaced (recover.go).
 package ledger
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
@@ -49,12 +54,20 @@ type Entry struct {
 // Keys are the ledger's entries, by key fingerprint.
 type Keys map[string]Entry
 
-// Foreign is every request time of key fp except writer's own.
+// Foreign is every request time of key fp except writer's own. For an
+// hour after a bad ledger was replaced (see Replaced), it also holds, as
+// made at the replacement, as many requests as any budget allows: what
+// the lost ledger recorded is unknown, so the hour counts as spent.
 func (k Keys) Foreign(fp, writer string) []time.Time {
 	var out []time.Time
 	for name, times := range k[fp].Writers {
 		if name != writer {
 			out = append(out, times...)
+		}
+	}
+	if fp != unknownKey {
+		for _, t := range k[unknownKey].Writers[unknownKey] {
+			out = append(out, slices.Repeat([]time.Time{t}, budget.MaxRecorded)...)
 		}
 	}
 	return out
@@ -81,7 +94,14 @@ type file struct {
 }
 
 // Ledger is the ledger of one state file.
-type Ledger struct{ path, lock string }
+type Ledger struct {
+	path, lock string
+	stuck      atomic.Bool   // the last wait for the lock ran out (see Lock)
+	maxWait    time.Duration // MaxLockWait when 0; tests shorten it
+	// OnReplaced, when set, is told each time a ledger that could not be
+	// read is moved aside and replaced (see Replaced), for the log.
+	OnReplaced func(Replaced)
+}
 
 // For is the ledger of the state file at statePath.
 func For(statePath string) *Ledger {
@@ -97,7 +117,7 @@ func (l *Ledger) LockPath() string { return l.lock }
 // from the future) counts as made now: dropped, it would open the budget
 // early. clamped is how many were.
 func (l *Ledger) Read(now time.Time) (keys Keys, clamped int, err error) {
-	f, clamped, err := l.read(now)
+	f, clamped, err := l.load(now)
 	if f == nil {
 		return nil, clamped, err
 	}
@@ -107,7 +127,7 @@ func (l *Ledger) Read(now time.Time) (keys Keys, clamped int, err error) {
 // Sites returns the pages of each project's last complete month walk
 // the exporter recorded, by project id (none without a ledger).
 func (l *Ledger) Sites() (map[string]int, error) {
-	f, _, err := l.read(time.Now())
+	f, _, err := l.load(time.Now())
 	if f == nil {
 		return nil, err
 	}
@@ -117,10 +137,16 @@ func (l *Ledger) Sites() (map[string]int, error) {
 // SetSites records the pages of the projects' last complete month walks,
 // under the ledger's lock, keeping the rest of the ledger.
 func (l *Ledger) SetSites(now time.Time, sites map[string]int) error {
-	return l.update(now, func(f *file) bool {
+	return l.SetSitesContext(context.Background(), now, sites)
+}
+
+// SetSitesContext is SetSites waiting for the lock until ctx ends.
+func (l *Ledger) SetSitesContext(ctx context.Context, now time.Time, sites map[string]int) error {
+	_, err := l.update(ctx, now, func(f *file) bool {
 		f.Sites = sites
 		return true
 	})
+	return err
 }
 
 func (l *Ledger) read(now time.Time) (*file, int, error) {
@@ -132,11 +158,11 @@ func (l *Ledger) read(now time.Time) (*file, int, error) {
 		return nil, 0, nil
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, classify(err)
 	}
 	var f file
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, 0, fmt.Errorf("ledger %s is corrupt: %w", l.path, err)
+		return nil, 0, &badError{fmt.Errorf("ledger %s is corrupt: %w", l.path, err)}
 	}
 	if f.Kind != kind || f.Version != version {
 		return nil, 0, fmt.Errorf("%s is not a ledger of this exporter (kind %q, version %d)", l.path, f.Kind, f.Version)
@@ -162,36 +188,50 @@ func (l *Ledger) read(now time.Time) (*file, int, error) {
 
 // Update runs fn on the ledger's entries under its lock and, when fn
 // returns true, writes them back, each writer's times pruned to the last
-// hour. A ledger that cannot be read is an error and is left alone.
+// hour. A ledger that is corrupt, too large or unreadable is moved aside
+// and replaced first (see Replaced); one of another program or version is
+// an error and is left alone.
 func (l *Ledger) Update(now time.Time, fn func(Keys) bool) error {
-	return l.update(now, func(f *file) bool { return fn(f.Keys) })
+	_, err := l.UpdateContext(context.Background(), now, fn)
+	return err
 }
 
-func (l *Ledger) update(now time.Time, fn func(*file) bool) error {
-	unlock, err := l.Lock()
+// UpdateContext is Update waiting for the lock until ctx ends (and at
+// most MaxLockWait). written reports whether the ledger was written: not
+// when fn declined, nor on an error.
+func (l *Ledger) UpdateContext(ctx context.Context, now time.Time, fn func(Keys) bool) (written bool, err error) {
+	return l.update(ctx, now, func(f *file) bool { return fn(f.Keys) })
+}
+
+func (l *Ledger) update(ctx context.Context, now time.Time, fn func(*file) bool) (bool, error) {
+	unlock, err := l.Lock(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer unlock()
 	f, _, err := l.read(now)
+	if bad := (*badError)(nil); errors.As(err, &bad) {
+		f, err = l.replace(now, bad)
+	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	if f == nil {
 		f = &file{Keys: Keys{}}
 	}
 	if !fn(f) {
-		return nil
+		return false, nil
 	}
-	return l.write(now, f)
+	return true, l.write(now, f)
 }
 
 // Write replaces the ledger's entries with keys, under its lock.
 func (l *Ledger) Write(now time.Time, keys Keys) error {
-	return l.update(now, func(f *file) bool {
+	_, err := l.update(context.Background(), now, func(f *file) bool {
 		f.Keys = keys
 		return true
 	})
+	return err
 }
 
 func (l *Ledger) write(now time.Time, f *file) error {

@@ -1,17 +1,41 @@
 package ledger
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/filelock"
 )
 
-// Lock takes the ledger's lock and returns its release.
-func (l *Ledger) Lock() (func(), error) {
+// MaxLockWait bounds a wait for the ledger's lock. Its writers hold it for
+// the few milliseconds of a read and a write; a lock held longer is
+// another process stuck, or holding it on purpose (`flock STATE.lock
+// sleep`), and waiting for it would stop the exporter's refreshes and its
+// shutdown for as long.
+const MaxLockWait = 10 * time.Second
+
+// LockHeldError is a ledger lock that another process held for longer
+// than the writer would wait: the write is skipped (a failed save).
+type LockHeldError struct{ *filelock.HeldError }
+
+func (e *LockHeldError) Error() string {
+	return fmt.Sprintf("%s; the ledger was not read nor written (the lock guards it against two writers at once)", e.HeldError.Error())
+}
+
+// Lock takes the ledger's lock and returns its release. It waits until
+// ctx ends, and at most MaxLockWait; after a wait that ran out, the next
+// ones do not wait (the lock is taken only if it is free at once) until
+// one succeeds, so that a lock held for ever costs each save nothing. The
+// error of a wait that ended is a *LockHeldError naming the lock file and
+// its holder where the system tells it.
+func (l *Ledger) Lock(ctx context.Context) (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(l.lock), 0o750); err != nil {
 		return nil, err
 	}
@@ -22,10 +46,27 @@ func (l *Ledger) Lock() (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := filelock.Lock(f, true); err != nil {
+	wait := MaxLockWait
+	if l.maxWait > 0 {
+		wait = l.maxWait
+	}
+	if l.stuck.Load() {
+		wait = 0
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	if err := filelock.LockContext(ctx, f); err != nil {
 		f.Close()
+		var held *filelock.HeldError
+		if errors.As(err, &held) {
+			if errors.Is(err, context.DeadlineExceeded) {
+				l.stuck.Store(true)
+			}
+			return nil, &LockHeldError{held}
+		}
 		return nil, err
 	}
+	l.stuck.Store(false)
 	return func() { _ = filelock.Unlock(f); f.Close() }, nil
 }
 
@@ -35,3 +76,7 @@ func Fingerprint(key string) string {
 	sum := sha256.Sum256([]byte("mintlify_exporter key fingerprint\x00" + key))
 	return hex.EncodeToString(sum[:8])
 }
+
+// SetMaxWait changes the bound of a wait for the lock (MaxLockWait when
+// 0 or less).
+func (l *Ledger) SetMaxWait(d time.Duration) { l.maxWait = max(d, 0) }

@@ -3,7 +3,6 @@ package mintlify
 import (
 	"regexp"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -24,9 +23,9 @@ var tokenRE = regexp.MustCompile(`(?i)\bbearer\s+\S+|mint_\S*`)
 
 // ScrubText makes upstream text safe to log: every occurrence of key (the
 // client's own API key), every "Bearer …" token and every "mint_…" word is
-// replaced by [REDACTED]; control and unprintable characters become
-// spaces or U+FFFD; the result is at most MaxUpstreamText bytes plus a
-// marker. key may be empty.
+// replaced by [REDACTED]; control and unprintable characters and invalid
+// UTF-8 are escaped (EscapeText); the result is at most MaxUpstreamText
+// bytes plus a marker. key may be empty.
 func ScrubText(s, key string) string {
 	// Scrub before cutting, so a key cut in two cannot leave a readable
 	// half, and bound the work first: text far past the cap cannot show
@@ -44,17 +43,7 @@ func ScrubText(s, key string) string {
 		}
 		return redacted
 	})
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == utf8.RuneError:
-			return r
-		case unicode.IsSpace(r) || unicode.IsControl(r):
-			return ' '
-		case !unicode.IsPrint(r):
-			return utf8.RuneError
-		}
-		return r
-	}, s)
+	s = EscapeText(s)
 	if len(s) > MaxUpstreamText {
 		cut := MaxUpstreamText
 		for cut > 0 && !utf8.RuneStart(s[cut]) {

@@ -50,9 +50,6 @@ func (f clockFunc) Now() time.Time { return f() }
 // fetch makes the requests the journal does not hold yet, paced to each
 // key's budget in any sliding hour.
 func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*backfillKey, j *journal, progress *backfillProgress) int {
-	if keys[0].ledger.path != "" {
-		fmt.Fprintf(e.stderr, "%s: sharing the budget with the exporter through %s\n", backfillCmdName, keys[0].ledger.path)
-	}
 	f := &fetcher{e: e, ctx: ctx, plan: plan, j: j, progress: progress}
 	gated := make([]context.Context, len(keys))
 	for i, k := range keys {
@@ -242,4 +239,11 @@ func (l *backfillLedger) take(window *budget.Window, now time.Time) (bool, error
 	var took bool
 	err := ledger.For(l.path).Share(l.fp, backfillWriter, window, now, func() { took = window.TryTake() })
 	return took, err
+}
+
+// ledgerReplaced says that the shared ledger could not be read and was
+// replaced (internal/ledger): the key's hour counts as spent.
+func (e *backfillEnv) ledgerReplaced(r ledger.Replaced) {
+	fmt.Fprintf(e.stderr, "%s: the ledger %s could not be read (%v); it was moved aside to %s and a fresh one written. What it recorded is unknown, so the key's budget counts as spent until %s\n",
+		backfillCmdName, r.Path, r.Err, r.Aside, r.Until.UTC().Format(time.RFC3339))
 }

@@ -205,13 +205,31 @@ func (e *jobsEnv) create(ctx context.Context, client *mintlify.Client, o *jobsOp
 	}
 	code := e.printJob(o.output, job)
 	if o.track != "" {
-		// project_id/job_id: the exporter may follow several projects, and
-		// job ids are only unique within one.
-		line := o.ProjectID + "/" + job.ID
-		if err := trackfile.Append(o.track, line); err != nil {
-			return e.failf(cli.ExitError, "job %s was created but is NOT tracked: %v; add it by hand: echo %s >> %s",
-				job.ID, err, line, o.track)
+		return e.track(o, job, code)
+	}
+	return code
+}
+
+// track appends the new job to the --track file. When that fails, the
+// message says how to add it by hand: a command with every argument
+// quoted, and none at all when the API's id fails the id rules (it could
+// not be followed, and would be pasted into a shell).
+func (e *jobsEnv) track(o *jobsOptions, job *mintlify.Job, code int) int {
+	shown := mintlify.EscapeText(job.ID)
+	if err := ids.Check(job.ID); err != nil {
+		return e.failf(cli.ExitError, "job %s was created but is NOT tracked: the API returned an id that is not a valid job id (%v), so the exporter could not follow it", shown, err)
+	}
+	// project_id/job_id: the exporter may follow several projects, and
+	// job ids are only unique within one.
+	line := o.ProjectID + "/" + job.ID
+	if err := trackfile.Append(o.track, line); err != nil {
+		advice := "add the line " + mintlify.EscapeText(line) + " to it by hand"
+		if cmd, ok := cli.ShellCommand("echo", line); ok {
+			if file, ok := cli.ShellCommand(o.track); ok {
+				advice = "add it by hand: " + cmd + " >> " + file
+			}
 		}
+		return e.failf(cli.ExitError, "job %s was created but is NOT tracked: %v; %s", shown, err, advice)
 	}
 	return code
 }
@@ -243,7 +261,7 @@ func (e *jobsEnv) watch(ctx context.Context, client *mintlify.Client, o *jobsOpt
 			case mintlify.JobCompleted, mintlify.JobArchived:
 				return cli.ExitOK
 			case mintlify.JobFailed:
-				return e.failf(cli.ExitError, "job %s failed", job.ID)
+				return e.failf(cli.ExitError, "job %s failed", mintlify.EscapeText(job.ID))
 			}
 		}
 		now := e.now()

@@ -22,7 +22,8 @@ const (
 	opGet
 )
 
-// printJob writes job as a table with a header, or as one JSON line.
+// printJob writes job as a table with a header, or as one JSON line (the
+// API's text exactly, escaped as JSON).
 func (e *jobsEnv) printJob(output string, job *mintlify.Job) int {
 	var err error
 	if output == "json" {
@@ -30,9 +31,11 @@ func (e *jobsEnv) printJob(output string, job *mintlify.Job) int {
 	} else {
 		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tSTATUS\tMODEL\tREPOSITORY\tREF\tCREATED\tPR\tARCHIVED")
+		// Every text field comes from the API: escaped (cell), so no
+		// control character reaches the terminal or breaks the columns.
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			orDash(job.ID), orDash(string(job.Status)), orDash(job.Model), orDash(job.Repository),
-			orDash(deref(job.Ref)), formatTime(&job.CreatedAt), orDash(prLink(job)), formatTime(job.ArchivedAt))
+			cell(job.ID), cell(string(job.Status)), cell(job.Model), cell(job.Repository),
+			cell(deref(job.Ref)), formatTime(&job.CreatedAt), cell(prLink(job)), formatTime(job.ArchivedAt))
 		err = tw.Flush()
 	}
 	if err != nil {
@@ -48,9 +51,9 @@ func (e *jobsEnv) printWatchLine(output string, job *mintlify.Job) int {
 	if output == "json" {
 		err = json.NewEncoder(e.stdout).Encode(job)
 	} else {
-		line := e.now().Format(time.RFC3339) + "  " + job.ID + "  " + string(job.Status)
+		line := e.now().Format(time.RFC3339) + "  " + cell(job.ID) + "  " + cell(string(job.Status))
 		if pr := prLink(job); pr != "" {
-			line += "  " + pr
+			line += "  " + cell(pr)
 		}
 		_, err = fmt.Fprintln(e.stdout, line)
 	}
@@ -69,11 +72,14 @@ func deref(s *string) string {
 	return *s
 }
 
-func orDash(s string) string {
+// cell is a text field from the API as the table and watch lines show it:
+// "-" when empty, control and unprintable characters escaped
+// (mintlify.EscapeText). JSON output is written as the API sent it.
+func cell(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return mintlify.EscapeText(s)
 }
 
 func formatTime(t *time.Time) string {

@@ -6,10 +6,12 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
@@ -169,8 +171,15 @@ built into the exporter. Its agent jobs stay active for 2 minutes, then complete
 API key (fixed, public, demo only): <code>{{.Key}}</code><br>
 Projects: <code>demo-docs</code> (metrics: <code>project="docs"</code>) and <code>demo-blog</code> (<code>project="blog"</code>).</p>
 <pre>export MINTLIFY_API_KEY={{.Key}} MINTLIFY_PROJECT_ID=demo-docs
-mintlify_exporter jobs --mintlify.api-url={{.APIURL}} create --prompt "Document the rate limits"
+mintlify_exporter jobs --mintlify.api-url={{.APIURL}} create --prompt "Document the rate limits"{{with .Track}} --track {{.}}{{end}}
 mintlify_exporter jobs --mintlify.api-url={{.APIURL}} watch JOB_ID --interval 15s</pre>
+{{if .Track}}<p><code>--track</code> appends the new job to the tracked-jobs file this demo follows, so it shows
+on <a href="{{.Metrics}}">{{.Metrics}}</a> at the next job poll.</p>
+{{else}}<p>This demo follows no tracked-jobs file, so a job created here does not show on
+<a href="{{.Metrics}}">{{.Metrics}}</a>: start the demo with
+<code>--mintlify.tracked-jobs-file=FILE</code> (<code>make demo</code> does, with <code>.demo/jobs.txt</code>)
+and add <code>--track FILE</code> to the create command.</p>
+{{end}}
 <h2>Make a job fail</h2>
 <p>For the alerting path (<code>MintlifyAgentJobFailed</code>): an active job fails at once.</p>
 <form method="post" action="fail-job">
@@ -192,12 +201,29 @@ func (d *demoAPI) page(metricsPath string) http.HandlerFunc {
 		base := "http://" + r.Host
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_ = demoPage.Execute(w, map[string]string{
+			"Track":   d.trackArg(),
 			"Metrics": metricsPath,
 			"APIURL":  base + demoAPIPath,
 			"Key":     d.key,
 			"FailJob": base + demoPagePath + "fail-job",
 		})
 	}
+}
+
+// trackArg is the tracked-jobs file the demo follows as the page's create
+// command gives it to --track: absolute, so the command works from any
+// directory, and shell-quoted; "" when the demo follows none (or the path
+// could not be shown in a command).
+func (d *demoAPI) trackArg() string {
+	if d.trackedJobsFile == "" {
+		return ""
+	}
+	p, err := filepath.Abs(d.trackedJobsFile)
+	if err != nil {
+		return ""
+	}
+	q, _ := cli.ShellCommand(p)
+	return q
 }
 
 // demoAPIURL is the simulated API's URL on the exporter's port, for the

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -236,5 +238,74 @@ func TestLandingPageLinks(t *testing.T) {
 	ts := demoServer(t)
 	if code, _ := get(t, ts.URL+"/debug/pprof/heap", nil); code != 404 {
 		t.Errorf("/debug/pprof/heap without --web.enable-pprof: %d, want 404", code)
+	}
+}
+
+// shellWords splits a command line as sh does.
+func shellWords(t *testing.T, line string) []string {
+	t.Helper()
+	out, err := exec.Command("sh", "-c", `set -- `+line+`; printf '%s\0' "$@"`).Output()
+	if err != nil {
+		t.Fatalf("sh cannot read %s: %v", line, err)
+	}
+	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+}
+
+// TestDemoPageCommandsRun runs the commands the /-/demo/ page shows, as a
+// user pastes them: the job created with the page's create command is
+// tracked and shows on /metrics, and the watch command's flags are the
+// jobs command's. Without a tracked-jobs file the page says so and shows
+// no --track.
+func TestDemoPageCommandsRun(t *testing.T) {
+	track := filepath.Join(t.TempDir(), "it's jobs.txt")
+	ts := demoServer(t, "--mintlify.tracked-jobs-file="+track)
+	_, page := get(t, ts.URL+demoPagePath, nil)
+	pre := regexp.MustCompile(`(?s)<pre>(export .*?)</pre>`).FindStringSubmatch(page)
+	if pre == nil {
+		t.Fatalf("no commands on the page:\n%s", page)
+	}
+	var create, watch []string
+	for _, line := range strings.Split(html.UnescapeString(pre[1]), "\n") {
+		words := shellWords(t, line)
+		switch {
+		case words[0] == "export":
+			for _, kv := range words[1:] {
+				k, v, _ := strings.Cut(kv, "=")
+				t.Setenv(k, v)
+			}
+		case slices.Contains(words, "create"):
+			create = words
+		case slices.Contains(words, "watch"):
+			watch = words
+		}
+	}
+	if create == nil || watch == nil || create[0] != "mintlify_exporter" || watch[0] != "mintlify_exporter" {
+		t.Fatalf("commands %q and %q on the page:\n%s", create, watch, pre[1])
+	}
+	var stdout, stderr bytes.Buffer
+	if rc := run(create[1:], &stdout, &stderr); rc != 0 || !slices.Contains(create, "--track") {
+		t.Fatalf("%q: exit %d: %s", create, rc, stderr.String())
+	}
+	id := strings.Fields(strings.Split(stdout.String(), "\n")[1])[0]
+	series := fmt.Sprintf(`mintlify_agent_job_status{job_id=%q,project="docs",status="active"} 1`, id)
+	scrapeUntil(t, ts.URL+"/metrics", func(body string) bool { return slices.Contains(strings.Split(body, "\n"), series) })
+
+	// The seeded completed job ends a watch at once.
+	i := slices.Index(watch, "JOB_ID")
+	if i < 0 {
+		t.Fatalf("no JOB_ID in %q", watch)
+	}
+	watch[i] = "job_demo_completed"
+	stdout.Reset()
+	stderr.Reset()
+	if rc := run(watch[1:], &stdout, &stderr); rc != 0 || !strings.Contains(stdout.String(), "completed") {
+		t.Fatalf("%q: exit %d: %s %s", watch, rc, stdout.String(), stderr.String())
+	}
+
+	ts = demoServer(t)
+	_, page = get(t, ts.URL+demoPagePath, nil)
+	if strings.Contains(page, "--track") && !strings.Contains(page, "add <code>--track FILE</code>") ||
+		!strings.Contains(page, "follows no tracked-jobs file") {
+		t.Errorf("the page without a tracked-jobs file:\n%s", page)
 	}
 }

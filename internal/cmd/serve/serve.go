@@ -45,6 +45,9 @@ type flags struct {
 	disableSelf     bool
 	enablePprof     bool
 	maxRequests     int
+	maxConns        int
+	readTimeout     time.Duration
+	idleTimeout     time.Duration
 	timeoutOffset   time.Duration
 	defaultTimeout  time.Duration
 	common          cli.Flags
@@ -68,6 +71,9 @@ func newApp(f *flags) *kingpin.Application {
 	app.Flag("web.disable-exporter-metrics", "Exclude the exporter's own Go, process and promhttp metrics from /metrics.").BoolVar(&f.disableSelf)
 	app.Flag("web.enable-pprof", "Serve Go runtime profiles under /debug/pprof/ (and link them from the landing page).").BoolVar(&f.enablePprof)
 	app.Flag("web.max-requests", "Maximum number of parallel scrapes; 0 means no limit.").Default("40").IntVar(&f.maxRequests)
+	app.Flag("web.max-connections", "Maximum number of connections open at once, across every listen address; more wait in the kernel's backlog until one closes.").Default("512").IntVar(&f.maxConns)
+	app.Flag("web.read-timeout", "Maximum time to read a request, the TLS handshake included; a slower client is disconnected.").Default("30s").DurationVar(&f.readTimeout)
+	app.Flag("web.idle-timeout", "Maximum time a keep-alive connection stays open between requests.").Default("2m").DurationVar(&f.idleTimeout)
 	app.Flag("web.scrape-timeout-offset", "Subtracted from Prometheus' X-Prometheus-Scrape-Timeout-Seconds to get the time a scrape may wait for a refresh.").Default("500ms").DurationVar(&f.timeoutOffset)
 	app.Flag("web.default-scrape-timeout", "Scrape timeout assumed when the request does not carry X-Prometheus-Scrape-Timeout-Seconds.").Default("10s").DurationVar(&f.defaultTimeout)
 	f.common.AddConfigFile(app, "YAML configuration file (several projects, keys, budgets). Without it, the --mintlify.* flags describe one project.")
@@ -128,6 +134,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 		fmt.Fprintf(stderr, "%s: %v\n", exporterName, err)
 		return 2
 	}
+	if err := checkWebFlags(&f); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", exporterName, err)
+		return 2
+	}
 	if f.configCheck || f.checkOnline {
 		return checkConfig(ctx, &f, stdout, stderr)
 	}
@@ -166,15 +176,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 	// A first refresh right away, so the first scrape finds data.
 	wg.Go(func() { srv.exporter.Refresh(ctx) })
 
-	httpSrv := &http.Server{Handler: srv.handler(), ReadHeaderTimeout: 10 * time.Second}
+	httpSrv := &http.Server{
+		Handler:           srv.handler(),
+		ReadHeaderTimeout: min(readHeaderTimeout, f.readTimeout),
+		ReadTimeout:       f.readTimeout,
+		IdleTimeout:       f.idleTimeout,
+	}
 	errc := make(chan error, 1)
-	go func() {
-		if l != nil {
-			errc <- web.Serve(l, httpSrv, f.web, logger)
-			return
-		}
-		errc <- web.ListenAndServe(httpSrv, f.web, logger)
-	}()
+	go func() { errc <- listenAndServe(httpSrv, &f, logger, l) }()
 	select {
 	case err := <-errc:
 		if err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -190,6 +199,42 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 		}
 	}
 	return 0
+}
+
+// readHeaderTimeout bounds the time to read a request's headers.
+const readHeaderTimeout = 10 * time.Second
+
+// checkWebFlags refuses limits that would stop the server serving.
+func checkWebFlags(f *flags) error {
+	switch {
+	case f.maxConns < 1:
+		return fmt.Errorf("--web.max-connections must be at least 1, got %d", f.maxConns)
+	case f.readTimeout <= 0:
+		return fmt.Errorf("--web.read-timeout must be positive, got %s", f.readTimeout)
+	case f.idleTimeout <= 0:
+		return fmt.Errorf("--web.idle-timeout must be positive, got %s", f.idleTimeout)
+	}
+	return nil
+}
+
+// listenAndServe serves httpSrv on l, or where --web.listen-address or
+// --web.systemd-socket say when l is nil, every listener behind one
+// --web.max-connections limit; TLS and basic auth come from
+// --web.config.file as exporter-toolkit sets them up.
+func listenAndServe(httpSrv *http.Server, f *flags, logger *slog.Logger, l net.Listener) error {
+	ls := []net.Listener{l}
+	if l == nil {
+		var err error
+		if ls, err = listenAll(f.web, logger); err != nil {
+			return err
+		}
+	}
+	lim := newConnLimit(f.maxConns, logger)
+	for i := range ls {
+		defer ls[i].Close()
+		ls[i] = lim.wrap(ls[i])
+	}
+	return web.ServeMultiple(ls, httpSrv, f.web, logger)
 }
 
 // quiet is a logger for code paths that must not log.

@@ -1,0 +1,61 @@
+package collector_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+)
+
+// TestCorruptLedgerIsReplaced: a corrupt ledger at start-up is moved
+// aside once and a fresh one written, with one warning saying so; for the
+// hour after, no analytics request is made (what the lost ledger recorded
+// is unknown), then refreshes resume and every save works; the backfill
+// shares the new ledger.
+func TestCorruptLedgerIsReplaced(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.json")
+	l := ledger.For(state)
+	if err := os.WriteFile(l.Path(), []byte("garbage{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n  max_refresh_interval: 2m\n", ""), envOpts{statePath: state, withAPIM: true,
+		sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}})
+	for range 3 {
+		e.scrape()
+		e.clock.Advance(10 * time.Minute)
+	}
+	if n := e.requests(mockapi.EndpointViews); n != 0 {
+		t.Errorf("%d analytics requests in the hour after the ledger was lost, want none", n)
+	}
+	aside, _ := filepath.Glob(l.Path() + ".corrupt-*")
+	if len(aside) != 1 {
+		t.Fatalf("moved aside: %v, want one file", aside)
+	}
+	if b, _ := os.ReadFile(aside[0]); string(b) != "garbage{" {
+		t.Errorf("the corrupt ledger was not kept as it was: %q", b)
+	}
+	logs := e.logs.String()
+	if n := strings.Count(logs, "moved aside and a fresh one written"); n != 1 || !strings.Contains(logs, "counts as spent for an hour") {
+		t.Errorf("%d warnings of the replacement, want one saying what the budget does:\n%s", n, logs)
+	}
+	e.clock.Advance(40 * time.Minute)
+	e.scrape()
+	if n := e.requests(mockapi.EndpointViews); n == 0 {
+		t.Error("no analytics request an hour after the ledger was replaced")
+	}
+	if got := mustValue(t, e.gather(), `mintlify_exporter_state_save_failures_total{file="ledger"}`); got != 0 {
+		t.Errorf("%v failed ledger saves after the replacement", got)
+	}
+	w := budget.New(10, e.clock)
+	if err := l.Share("fp", "backfill", w, e.clock.Now(), func() { w.TryTake() }); err != nil {
+		t.Errorf("the backfill cannot share the new ledger: %v", err)
+	}
+	if aside, _ := filepath.Glob(l.Path() + ".corrupt-*"); len(aside) != 1 {
+		t.Errorf("moved aside again: %v", aside)
+	}
+}

@@ -1,0 +1,14 @@
+//go:build !unix
+
+package atomicfile
+
+import (
+	"io/fs"
+	"os"
+)
+
+// keepOwner keeps the old file's permission bits where files have no
+// owner this package can set.
+func keepOwner(tmp *os.File, _ string, old fs.FileInfo) error {
+	return tmp.Chmod(old.Mode().Perm())
+}

@@ -1,0 +1,113 @@
+//go:build linux
+
+package atomicfile
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/toolcheck"
+)
+
+func writeString(s string) func(io.Writer) error {
+	return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+}
+
+func ownerOf(t *testing.T, path string) (uid, gid uint32, perm os.FileMode) {
+	t.Helper()
+	fi, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	return st.Uid, st.Gid, fi.Mode().Perm()
+}
+
+// TestRootRewriteKeepsOwnerAndMode: a file of the user nobody, mode 0640,
+// rewritten by root (a root backfill on the service's ledger) is still
+// nobody's, mode 0640, so its owner can go on writing it.
+func TestRootRewriteKeepsOwnerAndMode(t *testing.T) {
+	if os.Geteuid() != 0 {
+		if toolcheck.InCI() {
+			t.Fatal("CI runs as root")
+		}
+		t.Skip("rewriting another user's file needs root")
+	}
+	path := filepath.Join(t.TempDir(), "state.json.ledger")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(path, testkit.Nobody, testkit.Nobody); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(path, writeString("new")); err != nil {
+		t.Fatal(err)
+	}
+	if uid, gid, perm := ownerOf(t, path); uid != testkit.Nobody || gid != testkit.Nobody || perm != 0o640 {
+		t.Errorf("after root's rewrite: uid %d gid %d mode %#o, want %d %d 0640", uid, gid, perm, testkit.Nobody, testkit.Nobody)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "new" {
+		t.Errorf("content %q", b)
+	}
+}
+
+// TestUserRewrites: an unprivileged user rewrites its own file (mode
+// kept), and refuses to replace root's file in a directory it may write,
+// which would have made root's file its own; root's file is left as it
+// was.
+func TestUserRewrites(t *testing.T) {
+	const dirEnv = "MINTLIFY_TEST_SHARED_DIR"
+	if !testkit.AsUser(t, testkit.Nobody, testkit.Nobody, dirEnv+"="+sharedDirWithRootFile(t)) {
+		return
+	}
+	own := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(own, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(own, writeString("new")); err != nil {
+		t.Fatalf("rewriting its own file: %v", err)
+	}
+	if uid, _, perm := ownerOf(t, own); uid != testkit.Nobody || perm != 0o644 {
+		t.Errorf("own file: uid %d mode %#o", uid, perm)
+	}
+	roots := filepath.Join(os.Getenv(dirEnv), "state.json")
+	err := Write(roots, writeString("mine now"))
+	var oe *OwnerError
+	if !errors.As(err, &oe) || oe.UID != 0 {
+		t.Fatalf("replacing root's file: %v, want an *OwnerError naming uid 0", err)
+	}
+	if b, _ := os.ReadFile(roots); string(b) != "root's" {
+		t.Errorf("root's file now holds %q", b)
+	}
+	if matches, _ := filepath.Glob(filepath.Join(os.Getenv(dirEnv), ".state.json.*")); len(matches) != 0 {
+		t.Errorf("temporary files left: %v", matches)
+	}
+}
+
+// sharedDirWithRootFile is a directory the user nobody may write, holding
+// root's file state.json (mode 0644).
+func sharedDirWithRootFile(t *testing.T) string {
+	if os.Getenv("MINTLIFY_TEST_AS_USER") != "" || os.Geteuid() != 0 {
+		return "" // the copy run as nobody, or no root: AsUser skips
+	}
+	dir, err := os.MkdirTemp("", "shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte("root's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, testkit.Nobody, testkit.Nobody); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

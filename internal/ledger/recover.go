@@ -1,0 +1,119 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
+)
+
+// A ledger that cannot be read (corrupt, larger than MaxBytes, or
+// refused by the system) would fail every save for ever, and the budget
+// with it. The first writer that finds one under the lock moves it aside
+// to STATE.ledger.corrupt-<time> (the KeepCorrupt newest are kept, older
+// ones removed), writes a fresh ledger, and records the replacement: for
+// the hour after it, every key's hour counts as spent (Keys.Foreign),
+// since what the lost ledger recorded is unknown. A ledger of another
+// program or version is not ours to move: it stays an error.
+const (
+	// KeepCorrupt is how many ledgers moved aside are kept.
+	KeepCorrupt = 3
+	corruptTag  = ".corrupt-"
+	corruptTime = "20060102T150405.000Z"
+	// unknownKey holds the replacement time: an entry no fingerprint (16
+	// hex digits) can name, with one writer of the same name.
+	unknownKey = "unknown"
+)
+
+// badError is a ledger that is ours but cannot be read.
+type badError struct{ err error }
+
+func (e *badError) Error() string { return e.err.Error() }
+func (e *badError) Unwrap() error { return e.err }
+
+// Replaced tells of a bad ledger moved aside and replaced.
+type Replaced struct {
+	Path  string    // the ledger
+	Aside string    // where the bad one went
+	Err   error     // why it could not be read
+	Until time.Time // the budget counts as spent until then
+}
+
+// classify makes a read error that replacing the ledger cures a
+// *badError: a file too large, or one the system refuses to read.
+// Others (too many open files, a FIFO put there meanwhile) are kept.
+func classify(err error) error {
+	var large *boundedfile.TooLargeError
+	if errors.As(err, &large) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EIO) {
+		return &badError{err}
+	}
+	return err
+}
+
+// replace moves the bad ledger aside, writes a fresh one recording the
+// replacement and returns it. The caller holds the lock.
+func (l *Ledger) replace(now time.Time, bad *badError) (*file, error) {
+	aside := l.path + corruptTag + now.UTC().Format(corruptTime)
+	if err := os.Rename(l.path, aside); err != nil {
+		return nil, fmt.Errorf("%w; moving it aside to %s failed too: %w", bad, filepath.Base(aside), err)
+	}
+	l.pruneCorrupt()
+	f := &file{Keys: Keys{}}
+	f.Keys.Set(unknownKey, unknownKey, []time.Time{now})
+	if err := l.write(now, f); err != nil {
+		return nil, fmt.Errorf("%w; it was moved aside to %s, but %w", bad, filepath.Base(aside), err)
+	}
+	if l.OnReplaced != nil {
+		l.OnReplaced(Replaced{Path: l.path, Aside: aside, Err: bad.err, Until: now.Add(time.Hour)})
+	}
+	return f, nil
+}
+
+// pruneCorrupt removes all but the KeepCorrupt newest ledgers moved aside
+// (their names sort by time). Only regular files of that name are touched.
+func (l *Ledger) pruneCorrupt() {
+	dir, prefix := filepath.Dir(l.path), filepath.Base(l.path)+corruptTag
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && strings.HasPrefix(e.Name(), prefix) {
+			names = append(names, e.Name())
+		}
+	}
+	slices.Sort(names)
+	for len(names) > KeepCorrupt {
+		_ = os.Remove(filepath.Join(dir, names[0]))
+		names = names[1:]
+	}
+}
+
+// load reads the ledger and, when it is bad, replaces it under the lock
+// (another process may have done so meanwhile: then its fresh ledger is
+// read).
+func (l *Ledger) load(now time.Time) (*file, int, error) {
+	f, clamped, err := l.read(now)
+	if bad := (*badError)(nil); !errors.As(err, &bad) {
+		return f, clamped, err
+	}
+	unlock, lerr := l.Lock(context.Background())
+	if lerr != nil {
+		return nil, 0, fmt.Errorf("%w (%w)", err, lerr)
+	}
+	defer unlock()
+	f, clamped, err = l.read(now)
+	if bad := (*badError)(nil); errors.As(err, &bad) {
+		f, err = l.replace(now, bad)
+	}
+	return f, clamped, err
+}
