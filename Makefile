@@ -3,7 +3,11 @@
 GO          ?= go
 BINARY      ?= mintlify_exporter
 PKG         := github.com/prometheus/common/version
-VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.0.0-dev)
+# The version of every artifact (binary, archives, packages, image, chart)
+# is the VERSION file's, checked by packaging/version.sh; the commit is the
+# REVISION. See docs/development.md#cutting-a-release.
+VERSION     := $(shell sh packaging/version.sh)
+$(if $(VERSION),,$(error packaging/version.sh printed no version: see the VERSION file))
 REVISION    ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 BRANCH      ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null || echo unknown)
 BUILD_USER  ?= $(shell id -un 2>/dev/null || echo unknown)@$(shell hostname 2>/dev/null || echo unknown)
@@ -49,7 +53,7 @@ help: ## List the targets and what each does.
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_.-]+:.*## / {printf "  %-22s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: build
-build: ## Build ./mintlify_exporter with the version from git stamped in.
+build: ## Build ./mintlify_exporter with the version of the VERSION file and the commit stamped in.
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BINARY) .
 
 .PHONY: test
@@ -165,7 +169,7 @@ e2e: ## End to end: exporter, Prometheus and Alertmanager on 127.0.0.1 (installs
 	bash e2e/run.sh
 
 .PHONY: e2e-image
-e2e-image: ## Build the image with buildah and run it with podman --demo (installs Debian packages if missing).
+e2e-image: ## Build the image with buildah; run it with podman in demo mode, then with a key and a state volume, restarted (installs Debian packages if missing).
 	bash e2e/image.sh
 
 .PHONY: demo
@@ -179,6 +183,8 @@ image-context: build ## Stage what the Dockerfile copies under .build/image/ (bi
 	@test -s $(CA_BUNDLE) || { echo "image-context: no CA bundle at $(CA_BUNDLE) (install ca-certificates or set CA_BUNDLE)"; exit 1; }
 	rm -rf .build/image
 	mkdir -p .build/image/licenses
+	@# /var/lib (root's) and the state directory (empty; the Dockerfile gives it to IMAGE_UID).
+	mkdir -p .build/image/rootfs/var/lib .build/image/state
 	cp $(BINARY) .build/image/mintlify_exporter
 	cp $(CA_BUNDLE) .build/image/ca-certificates.crt
 	printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:$(IMAGE_UID):$(IMAGE_UID):nonroot:/home/nonroot:/sbin/nologin\n' >.build/image/passwd
@@ -202,10 +208,9 @@ docker: image-context ## Build the container image $(DOCKER_IMAGE) with a Docker
 	docker build $(IMAGE_ARGS) -t $(DOCKER_IMAGE) .
 
 # `make release`: archives, deb and rpm packages and sha256sums.txt in
-# RELEASE_DIR, stamped with RELEASE_VERSION: the tag without its v, or
-# 0.0.0-SNAPSHOT-<commit> without one (packaging/version.sh). See
-# docs/deployment.md#release-archives.
-RELEASE_VERSION   ?= $(shell sh packaging/version.sh)
+# RELEASE_DIR, stamped with RELEASE_VERSION: VERSION, the VERSION file's.
+# See docs/deployment.md#release-archives.
+RELEASE_VERSION   ?= $(VERSION)
 RELEASE_DIR       ?= .build/release
 RELEASE_PLATFORMS ?= linux/amd64 linux/arm64 linux/armv7 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 RELEASE_IMAGE     ?= mintlify_exporter:$(RELEASE_VERSION)

@@ -29,6 +29,7 @@ var allowedImports = map[string][]string{
 	"internal/mintlify":            {"internal/secret"},
 	"internal/trackfile":           {"internal/boundedfile", "internal/filelock", "internal/ids"},
 	"internal/testkit":             {"internal/mockapi", "internal/toolcheck"},
+	"e2e/mockapi":                  {"internal/mockapi"},
 	"deploy/kubernetes/gen":        {"deploy"},
 	"deploy/helm/gen":              {"deploy"},
 	"packaging/gen":                {"packaging"},

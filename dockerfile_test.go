@@ -4,6 +4,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,6 +40,12 @@ func TestDockerfile(t *testing.T) {
 		{"with a user other than the passwd entry's", "IMAGE_UID    := 65532", "IMAGE_UID    := 1000", &mk},
 		{"with a dynamically linked binary", "CGO_ENABLED=0 $(GO) build", "$(GO) build", &mk},
 		{"with a source the build context leaves out", "!.build/image/", "!.build/other/", &ignore},
+		{"without a state volume", `VOLUME ["/var/lib/mintlify_exporter"]`, "", &df},
+		{"whose state directory the user cannot write", "COPY --chown=65532:65532 .build/image/state/", "COPY .build/image/state/", &df},
+		{"whose state directory is another user's", "COPY --chown=65532:65532 .build/image/state/", "COPY --chown=1000:1000 .build/image/state/", &df},
+		{"whose state file is not on the volume", "ENV STATE_DIRECTORY=/var/lib/mintlify_exporter", "ENV STATE_DIRECTORY=/tmp", &df},
+		{"whose /var/lib is the user's", "COPY .build/image/rootfs/ /", "", &df},
+		{"without the version label from VERSION", `org.opencontainers.image.version="${VERSION}"`, `org.opencontainers.image.version="0.0.1"`, &df},
 	} {
 		if !strings.Contains(*c.file, c.from) {
 			t.Fatalf("nothing to break: %q not found", c.from)
@@ -63,7 +70,7 @@ func checkDockerfile(df, mk, ignore string) string {
 			froms = append(froms, strings.Fields(f)[0])
 		}
 		if c, ok := strings.CutPrefix(line, "COPY "); ok && !strings.HasPrefix(c, "--from") {
-			f := strings.Fields(c)
+			f := slices.DeleteFunc(strings.Fields(c), func(w string) bool { return strings.HasPrefix(w, "--") })
 			copies[f[len(f)-1]] = append(copies[f[len(f)-1]], f[:len(f)-1]...)
 		}
 	}
@@ -96,6 +103,11 @@ func checkDockerfile(df, mk, ignore string) string {
 		return "ENTRYPOINT is not the binary"
 	case !strings.Contains(df, `org.opencontainers.image.licenses="Apache-2.0"`):
 		return `the image does not carry the org.opencontainers.image.licenses="Apache-2.0" label`
+	case !strings.Contains(df, `org.opencontainers.image.version="${VERSION}"`) || !strings.Contains(mk, "--build-arg VERSION=$(VERSION)"):
+		return "the image's version label is not make's VERSION"
+	}
+	if msg := checkStateDir(df, uid[1]); msg != "" {
+		return msg
 	}
 	for _, l := range []string{"title", "description", "source", "version", "revision", "created"} {
 		if !strings.Contains(df, "org.opencontainers.image."+l+"=") {
@@ -142,4 +154,25 @@ func dockerignoreKeeps(ignore, src string) bool {
 		}
 	}
 	return keep
+}
+
+// imageStateDir is where the image keeps the state file and its ledger.
+const imageStateDir = "/var/lib/mintlify_exporter"
+
+// checkStateDir: the image has a state directory that the user uid owns,
+// declared a volume, with --storage.path's default in it (through
+// STATE_DIRECTORY, as under systemd), and /var/lib above it stays root's.
+func checkStateDir(df, uid string) string {
+	chown := regexp.MustCompile(`(?m)^COPY --chown=(\d+):(\d+) \S+ ` + regexp.QuoteMeta(imageStateDir) + `/?\s*$`).FindStringSubmatch(df)
+	switch {
+	case !strings.Contains(df, `VOLUME ["`+imageStateDir+`"]`):
+		return "the state directory " + imageStateDir + " is not a VOLUME: the state would be lost with the container"
+	case chown == nil || chown[1] != uid || chown[2] != uid:
+		return "the state directory is not created owned by the image's user " + uid + ": the exporter could not write its state"
+	case !strings.Contains(df, "ENV STATE_DIRECTORY="+imageStateDir+"\n"):
+		return "STATE_DIRECTORY is not " + imageStateDir + ": --storage.path would default to data/ below /, which the user cannot create"
+	case !regexp.MustCompile(`(?m)^COPY \S+ /\s*$`).MatchString(df[:strings.Index(df, chown[0])]):
+		return "no root-owned /var/lib is copied before the state directory: COPY --chown would give /var and /var/lib to the user"
+	}
+	return ""
 }

@@ -8,8 +8,12 @@
 package main
 
 import (
+	_ "embed"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/prometheus/common/version"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/backfill"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/jobs"
@@ -23,8 +27,24 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"backfill": backfill.Run,
 }
 
+// versionFile is the VERSION file: the version of a binary built without
+// make's ldflags (go build, go install) too. make stamps the same version,
+// and the commit as the revision.
+//
+//go:embed VERSION
+var versionFile string
+
 func main() {
+	stampVersion()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// stampVersion gives a binary built without make's ldflags the VERSION
+// file's version; go build records the commit itself (the revision).
+func stampVersion() {
+	if version.Version == "" {
+		version.Version = strings.TrimSpace(versionFile)
+	}
 }
 
 // run dispatches the command line and returns the exit status.

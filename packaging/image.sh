@@ -34,6 +34,7 @@ for arch in $ARCHES; do
   ctx="$RELEASE_DIR/image/$arch"
   rm -rf "$ctx"
   mkdir -p "$ctx/.build/image"
+  mkdir -p "$ctx/.build/image/rootfs/var/lib" "$ctx/.build/image/state"
   cp Dockerfile .dockerignore LICENSE NOTICE "$ctx/"
   cp "$bin/mintlify_exporter" "$ctx/.build/image/mintlify_exporter"
   cp -R "$bin/licenses" "$ctx/.build/image/licenses"

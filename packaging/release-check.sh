@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Checks a snapshot release (make release-check, run by CI):
+# Checks a release built from the work tree (make release-check, run by CI):
 #
 #   1. make release (every platform) into a temporary directory
 #   2. sha256sum -c sha256sums.txt, and every archive and package is listed
 #   3. each archive holds one folder mintlify_exporter-<version>.<os>-<arch>/
-#      with the binary (.exe on windows), LICENSE, NOTICE, README.md and
-#      licenses/; the binaries are for their platform (file(1) when installed)
+#      with the binary (.exe on windows), LICENSE, NOTICE, README.md,
+#      CHANGELOG.md (with a section for the version), docs/ and licenses/;
+#      the binaries are for their platform (file(1) when installed); in the
+#      linux/amd64 one, every relative link of every Markdown file resolves
+#      to a file inside the archive's folder
 #   4. make release-image (when buildah is installed): the manifest list
 #      holds linux/amd64 and linux/arm64, each image the release's binary
 #   5. from the extracted linux/amd64 archive: --version prints the version;
@@ -55,11 +58,8 @@ out="$tmp/release"
 
 # ------------------------------------------------------------ 1. build
 step="make release"
-version=$(sh packaging/version.sh)
-case "$version" in
-*-SNAPSHOT-* | [0-9]*.[0-9]*.[0-9]*) ;;
-*) fail "packaging/version.sh printed '$version'" ;;
-esac
+version=$(sh packaging/version.sh) || fail "packaging/version.sh failed"
+[ "$version" = "$(tr -d '[:space:]' <VERSION)" ] || fail "packaging/version.sh printed '$version', VERSION holds $(cat VERSION)"
 start=$SECONDS
 make --no-print-directory release RELEASE_DIR="$out" RELEASE_VERSION="$version" >"$tmp/release.log" 2>&1 ||
   { tail -n 30 "$tmp/release.log" >&2; fail "make release failed"; }
@@ -91,7 +91,8 @@ for platform in $platforms; do
   # One top folder, named after the archive.
   tops=$(printf '%s\n' "$entries" | cut -d/ -f1 | sort -u)
   [ "$tops" = "$name" ] || fail "$name.$ext: top-level entries are $(echo $tops), want $name/"
-  for want in "mintlify_exporter$exe" LICENSE NOTICE README.md licenses/github.com/prometheus/client_golang/LICENSE; do
+  for want in "mintlify_exporter$exe" LICENSE NOTICE README.md CHANGELOG.md docs/deployment.md docs/configuration.md \
+    licenses/github.com/prometheus/client_golang/LICENSE; do
     grep -qxF "$name/$want" <<<"$entries" || fail "$name.$ext lacks $name/$want"
   done
   if command -v file >/dev/null; then
@@ -114,7 +115,7 @@ for platform in $platforms; do
     printf '%s\n' "$desc" | grep -Eq "$want" || fail "$platform binary is '$desc', want /$want/"
   fi
 done
-log "7 archives hold their folder, binary, LICENSE, NOTICE, README.md and licenses/"
+log "7 archives hold their folder, binary, LICENSE, NOTICE, README.md, CHANGELOG.md, docs/ and licenses/"
 
 # ------------------------------------------------------------ image
 # make release-image: both architectures and the manifest list, each image
@@ -153,6 +154,26 @@ mkdir -p "$tmp/run"
 tar -xzf "$out/$name.tar.gz" -C "$tmp/run" || fail "tar -x failed"
 bin="$tmp/run/$name/mintlify_exporter"
 [ -x "$bin" ] || fail "$bin is not executable"
+
+# The documentation in the archive: each relative link of each Markdown
+# file names a file inside the folder (anchors aside).
+step="documentation links"
+top="$tmp/run/$name"
+nlinks=0
+while IFS= read -r md; do
+  while IFS= read -r link; do
+    target=${link%%#*}
+    case "$target" in "" | *:*) continue ;; esac
+    resolved=$(realpath -m -s "$(dirname "$md")/$target")
+    case "$resolved/" in "$top"/*) ;; *) fail "${md#"$top"/} links to $link, outside the archive's folder" ;; esac
+    [ -f "$resolved" ] || fail "${md#"$top"/} links to $link, which the archive does not hold"
+    nlinks=$((nlinks + 1))
+  done < <(grep -oE '\]\([^) ]+\)' "$md" | sed -E 's/^\]\(//; s/\)$//')
+done < <(find "$top" -name '*.md' ! -path "$top/licenses/*")
+[ "$nlinks" -gt 10 ] || fail "only $nlinks relative links in the archive's documentation"
+grep -qE "^## $(printf '%s' "$version" | sed 's/[.]/\\./g') / [0-9]{4}-[0-9]{2}-[0-9]{2}$" "$top/CHANGELOG.md" ||
+  fail "the archive's CHANGELOG.md has no section for $version"
+log "$nlinks relative links of the archive's documentation resolve inside it"
 
 step="--version"
 "$bin" --version >"$tmp/version.txt" 2>&1 || fail "--version exited $?"

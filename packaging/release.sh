@@ -3,8 +3,10 @@
 #
 #   mintlify_exporter-<version>.<os>-<arch>.tar.gz   (.zip for windows), each
 #       holding the folder mintlify_exporter-<version>.<os>-<arch>/ with the
-#       binary, LICENSE, NOTICE, README.md and licenses/ (the license and
-#       NOTICE files of every Go module built into the binary)
+#       binary, LICENSE, NOTICE, README.md, CHANGELOG.md, docs/ and every
+#       other file the documentation links to (docs_files), and licenses/
+#       (the license and NOTICE files of every Go module built into the
+#       binary)
 #   mintlify-exporter_<debversion>_<arch>.deb and
 #   mintlify-exporter-<rpmversion>.<arch>.rpm        for each linux architecture
 #   sha256sums.txt                                   of all of them (sha256sum -c)
@@ -67,6 +69,35 @@ licenses() {
     done
 }
 
+# docs_files prints the documentation an archive holds, by its path in the
+# repository: README.md, CHANGELOG.md, docs/*.md and every file they link
+# to, and those files' links in turn, so that every relative link of the
+# archive's documentation resolves inside it (make release-check checks
+# it). A link must name a file of the repository.
+docs_files() {
+  local -A seen=()
+  local todo=(README.md CHANGELOG.md docs/*.md) f link target
+  while [ ${#todo[@]} -gt 0 ]; do
+    f=${todo[0]}
+    todo=("${todo[@]:1}")
+    [ -z "${seen[$f]:-}" ] || continue
+    seen[$f]=1
+    printf '%s\n' "$f"
+    case "$f" in *.md) ;; *) continue ;; esac
+    while IFS= read -r link; do
+      link=${link%%#*}
+      case "$link" in "" | *:*) continue ;; esac
+      target=$(realpath -m --relative-to=. "$(dirname "$f")/$link")
+      case "$target" in ../* | /*) die "$f links to $link, outside the repository" ;; esac
+      [ -f "$target" ] || die "$f links to $link, which is not a file of the repository"
+      todo+=("$target")
+    done < <(grep -oE '\]\([^) ]+\)' "$f" | sed -E 's/^\]\(//; s/\)$//')
+  done
+}
+docs_files >"$OUT/stage/docs.txt" || exit 1
+mapfile -t docs < <(LC_ALL=C sort "$OUT/stage/docs.txt")
+log "documentation in each archive: ${docs[*]}"
+
 # archive NAME: NAME.tar.gz or NAME.zip of stage/NAME, reproducibly.
 archive() {
   local name=$1 os=$2
@@ -117,7 +148,10 @@ for platform in $PLATFORMS; do
   dir="$OUT/stage/$name"
   mkdir -p "$dir"
   install -m 0755 "$bindir/mintlify_exporter$exe" "$dir/"
-  install -m 0644 LICENSE NOTICE README.md "$dir/"
+  install -m 0644 LICENSE NOTICE "$dir/"
+  for f in "${docs[@]}"; do
+    install -D -m 0644 "$f" "$dir/$f"
+  done
   licenses "$dir/licenses" "$os" "$goarch"
   cp -R "$dir/licenses" "$bindir/"
   archive "$name" "$os"

@@ -137,14 +137,3 @@ func Decode(name string, raw json.RawMessage) (Payload, error) {
 	}
 	return p, nil
 }
-
-// Names are the kinds with code here, in the table's order.
-func Names() []string {
-	var names []string
-	for _, n := range kind.Names() {
-		if _, ok := kinds[n]; ok {
-			names = append(names, n)
-		}
-	}
-	return names
-}

@@ -136,11 +136,15 @@ func reuseOrRestart(f *os.File, size int64, args string, force bool) error {
 		return err
 	}
 	got = got[:n]
+	// A journal of version 1 (the previous release's) resumes too: its
+	// header is as long, and load migrates its lines.
+	v1, err := json.Marshal(journalHeader{Version: 1, Args: args})
+	if err != nil {
+		return err
+	}
 	switch {
-	case bytes.Equal(got, want):
+	case bytes.Equal(got, want) || bytes.Equal(got, append(v1, '\n')):
 		return nil // this run's journal: resumed
-	case olderJournalOf(f, args):
-		return nil // this run's journal, written by an earlier release: resumed (load reads it)
 	case size == int64(n) && bytes.HasPrefix(want, got):
 		// Empty, or this run's header cut short: nothing was fetched.
 	case !force:
@@ -160,15 +164,4 @@ func otherJournal(f *os.File) bool {
 	}
 	var h journalHeader
 	return json.Unmarshal(line, &h) == nil && h.Version > 0 && h.Args != ""
-}
-
-// olderJournalOf reports whether f is the journal of args in a format of
-// an earlier release that load still reads (version 1).
-func olderJournalOf(f *os.File, args string) bool {
-	line, err := bufio.NewReader(io.NewSectionReader(f, 0, maxHeaderLine)).ReadBytes('\n')
-	if err != nil {
-		return false
-	}
-	var h journalHeader
-	return json.Unmarshal(line, &h) == nil && h.Version == 1 && h.Args == args
 }

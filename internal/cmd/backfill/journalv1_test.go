@@ -34,7 +34,10 @@ func asVersion1(t *testing.T, path string) {
 			t.Fatal(err)
 		}
 		if i == 0 {
-			v["version"] = 1
+			// As the earlier release wrote it: its header type, fields in order.
+			hb, _ := json.Marshal(journalHeader{Version: 1, Args: v["args"].(string)})
+			out.Write(append(hb, '\n'))
+			continue
 		}
 		if raw, ok := v["payload"]; ok {
 			delete(v, "payload")

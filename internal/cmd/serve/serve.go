@@ -177,7 +177,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 	wg.Go(func() { srv.exporter.Refresh(ctx) })
 
 	httpSrv := &http.Server{
-		Handler:           srv.handler(),
+		Handler:           inst.Handler(),
 		ReadHeaderTimeout: min(readHeaderTimeout, f.readTimeout),
 		ReadTimeout:       f.readTimeout,
 		IdleTimeout:       f.idleTimeout,

@@ -1,0 +1,128 @@
+// Command mockapi serves the simulated Mintlify API (internal/mockapi) on
+// an address of its own, for the shell checks that run the exporter
+// outside this process: e2e/image.sh points the container at it.
+//
+//	MINTLIFY_API_KEY=mint_... go run ./e2e/mockapi -listen 127.0.0.1:PORT -project ID
+//
+// The one key it accepts comes from MINTLIFY_API_KEY (never a flag) and
+// owns the projects given with -project. Besides the API it answers
+// GET /-/requests with the number of API requests it has recorded, as one
+// decimal line, so that a check can tell whether the exporter asked
+// anything. It stops on SIGINT or SIGTERM.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+)
+
+// requestsPath is where the count of recorded requests is served; the
+// API's own paths all start with /v1 or /v2.
+const requestsPath = "/-/requests"
+
+// maxPaths bounds -paths: the simulated site is generated in memory.
+const maxPaths = 100_000
+
+type projectList []string
+
+func (p *projectList) String() string { return strings.Join(*p, ",") }
+func (p *projectList) Set(v string) error {
+	*p = append(*p, v)
+	return nil
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "mockapi:", err)
+		os.Exit(1)
+	}
+}
+
+// run parses args, serves until ctx ends and returns why it could not.
+func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("mockapi", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "127.0.0.1:0", "address to listen on")
+	paths := fs.Int("paths", 200, fmt.Sprintf("page paths of each project's site (1-%d)", maxPaths))
+	var projects projectList
+	fs.Var(&projects, "project", "project id the key owns (repeatable; at least one)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	srv, err := newServer(getenv("MINTLIFY_API_KEY"), projects, *paths)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return fmt.Errorf("-listen: %w", err)
+	}
+	hs := &http.Server{Handler: handler(srv), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stderr, "mockapi: serving projects %s on http://%s\n", projects.String(), ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// newServer checks the key, the projects and the site size and builds the
+// simulated API.
+func newServer(key string, projects []string, paths int) (*mockapi.Server, error) {
+	switch {
+	case key == "":
+		return nil, errors.New("MINTLIFY_API_KEY is empty: set the one key the simulated API accepts")
+	case !strings.HasPrefix(key, "mint_"):
+		return nil, errors.New("MINTLIFY_API_KEY does not start with mint_, as admin keys do")
+	case len(projects) == 0:
+		return nil, errors.New("no -project: give the id of at least one project")
+	case paths < 1 || paths > maxPaths:
+		return nil, fmt.Errorf("-paths %d is not between 1 and %d", paths, maxPaths)
+	}
+	sites := map[string]mockapi.Site{}
+	for i, id := range projects {
+		if id == "" || strings.ContainsAny(id, "/?#% \t\n") {
+			return nil, fmt.Errorf("-project %q is not a usable project id", id)
+		}
+		sites[id] = mockapi.Site{Seed: int64(i + 1), Paths: paths, OtherTraffic: true}
+	}
+	return mockapi.New(mockapi.Options{
+		Keys:       []mockapi.KeySpec{{Key: key, Org: "e2e-org", Scope: mockapi.ReadOnly, ProjectIDs: projects}},
+		Projects:   sites,
+		RetryAfter: true,
+	}), nil
+}
+
+// handler serves the API and, at requestsPath, the count of the requests
+// the API recorded.
+func handler(srv *mockapi.Server) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+requestsPath, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, srv.CountRequests(func(mockapi.Request) bool { return true }))
+	})
+	mux.Handle("/", srv)
+	return mux
+}
