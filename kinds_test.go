@@ -118,6 +118,11 @@ var kindLiteralsAllowed = map[string]string{
 	"internal/mintlify/feedback.go":  "wire format",
 	"internal/mintlify/searches.go":  "wire format",
 	"internal/mockapi/analytics.go":  "wire format",
+	// The list endpoints assistant (conversations) and feedback (entries).
+	"internal/mintlify/conversations.go":   "wire format",
+	"internal/mintlify/feedbackentries.go": "wire format",
+	"internal/mockapi/conversations.go":    "wire format",
+	"internal/mockapi/feedbackentries.go":  "wire format",
 	// The simulated API's words for its synthetic page paths, of which
 	// two happen to be kind names: page names, not kinds.
 	"internal/mockapi/data.go": "page-name words",

@@ -43,6 +43,14 @@ func (p *perWindow) advance(ctx context.Context, ws *windowState, w windowSpec, 
 		}
 	}
 	if err != nil {
+		if errors.Is(err, mintlify.ErrSweepStopped) && ctx.Err() == nil && pl != nil {
+			// The budget ran out mid-fetch and the kind returned what it
+			// finished (whole days, say): kept, and the next try goes on
+			// from it. Not a failure; the round resumes when budget frees.
+			ws.Payload, ws.Range = pl, &r
+			ws.Hint = p.code.Cost(pl)
+			return false, nil
+		}
 		return false, err
 	}
 	ws.Payload, ws.DataTime, ws.Range = pl, now, &r

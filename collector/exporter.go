@@ -306,7 +306,7 @@ func (b *builder) project(pr config.Project) error {
 		var src source
 		if code, ok := sources.Lookup(name); ok {
 			src = &perWindow{kind: k, code: code, project: label, id: pr.ID, client: ks.client,
-				settings: sources.Settings{Keep: filter.allowed, TopN: g.SearchTopN}}
+				settings: sources.Settings{Keep: filter.allowed, TopN: g.TopN(name), LookBack: time.Duration(g.FeedbackLookBack)}}
 		} else {
 			src = &pageViews{
 				kind: mintlify.RowsKind(k.Endpoint), project: label, id: pr.ID, client: ks.client,

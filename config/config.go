@@ -70,6 +70,37 @@ type Global struct {
 	CollectorWeights CollectorWeights `yaml:"collector_weights"`
 	// SearchTopN is how many search terms the searches collector exports.
 	SearchTopN int `yaml:"search_top_n"`
+	// CollectorTopN is the length of the top lists of the collectors
+	// that have one (kind.Kind.TopN), by name; a collector left out
+	// keeps the table's default. See TopN.
+	CollectorTopN map[string]int `yaml:"collector_top_n,omitempty"`
+	// FeedbackLookBack is how far back the feedback-backlog collector
+	// looks for entries still open.
+	FeedbackLookBack Duration `yaml:"feedback_look_back"`
+}
+
+// MaxFeedbackLookBack bounds feedback_look_back: every open entry of the
+// look-back is read on each refresh.
+const MaxFeedbackLookBack = Duration(366 * 24 * time.Hour)
+
+// MaxTopN bounds every top list: each entry is a series a project.
+const MaxTopN = 100
+
+// TopN is the length of the named collector's top lists: search_top_n
+// for searches, collector_top_n for the others (the table's default when
+// the configuration does not say), 0 for a collector without one.
+func (g *Global) TopN(name string) int {
+	if name == kind.Searches {
+		return g.SearchTopN
+	}
+	k, ok := kind.Lookup(name)
+	if !ok || k.TopN == 0 {
+		return 0
+	}
+	if n, ok := g.CollectorTopN[name]; ok {
+		return n
+	}
+	return k.TopN
 }
 
 // AnalyticsCollectors are the collectors that draw on the analytics
@@ -173,6 +204,7 @@ var (
 		JobConcurrency:     4,
 		CollectorWeights:   defaultWeights(),
 		SearchTopN:         10,
+		FeedbackLookBack:   Duration(90 * 24 * time.Hour),
 	}
 	DefaultKey = Key{
 		BudgetPerHour: 100,

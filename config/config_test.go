@@ -47,8 +47,10 @@ func TestGoodFile(t *testing.T) {
 		JobRetention:       Duration(24 * time.Hour),
 		JobConcurrency:     4,
 		TrackedJobsFile:    "/var/lib/mintlify_exporter/jobs.txt",
-		CollectorWeights:   CollectorWeights{"pageviews": 4, "visitors": 2, "feedback": 1, "searches": 1, "assistant": 3},
+		CollectorWeights:   withDefaultWeights(CollectorWeights{"pageviews": 4, "visitors": 2, "feedback": 1, "searches": 1, "assistant": 3}),
 		SearchTopN:         10,
+		CollectorTopN:      map[string]int{"conversations": 20},
+		FeedbackLookBack:   Duration(90 * 24 * time.Hour),
 	}
 	if !reflect.DeepEqual(c.Global, wantGlobal) {
 		t.Errorf("global = %+v\nwant     %+v", c.Global, wantGlobal)
@@ -430,4 +432,15 @@ func TestEveryFieldDocumented(t *testing.T) {
 			t.Errorf("the example of docs/configuration.md does not set %s", f)
 		}
 	}
+}
+
+// withDefaultWeights is w with the default weight of each collector it
+// leaves out (the example lists those it sets).
+func withDefaultWeights(w CollectorWeights) CollectorWeights {
+	for name, d := range defaultWeights() {
+		if _, ok := w[name]; !ok {
+			w[name] = d
+		}
+	}
+	return w
 }

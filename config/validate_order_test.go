@@ -45,7 +45,7 @@ projects:
 		`line 9: projects[1] "bad name": name must match ^[a-zA-Z0-9_.-]+$`,
 		`line 9: projects[1] "bad name": key "nokey" is not defined in keys`,
 		`line 9: projects[1] "bad name": max_paths must be 0 (unlimited) or more, got -1`,
-		`line 9: projects[1] "bad name": collectors[0] "nope" is not one of pageviews, visitors, feedback, searches, assistant`,
+		`line 9: projects[1] "bad name": collectors[0] "nope" is not one of ` + strings.Join(AnalyticsCollectors, ", "),
 		`line 9: projects[1] "bad name": collectors[2] "pageviews" is listed twice`,
 		`line 9: projects[1] "bad name": jobs[0] is empty`,
 		`line 9: projects[1] "bad name": jobs[1]: id "a b" must not contain whitespace or control characters`,

@@ -31,6 +31,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/toolcheck"
 )
@@ -490,9 +491,9 @@ projects:
   - id: proj-docs
     name: docs
     windows: [24h, 7d]
-    collectors: [pageviews, visitors, feedback, searches, assistant]
+    collectors: [%s]
     jobs: [job_archived, job_completed, job_failed, job_active, job_missing]
-`, api.URL(), keyEnv)))
+`, api.URL(), keyEnv, strings.Join(kind.Names(), ", "))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -687,6 +688,7 @@ var wantAlerts = []string{
 	"MintlifyUpstreamDown", "MintlifyDataStale", "MintlifyRateLimited", "MintlifyBudgetNearlyExhausted",
 	"MintlifyAgentJobFailed", "MintlifyAgentJobActiveTooLong", "MintlifyHumanPageViewsDrop",
 	"MintlifyExporterConfigReloadFailed", "MintlifyExporterStateNotSaved", "MintlifyPageThumbsDownSpike",
+	"MintlifyAssistantUnansweredShareHigh", "MintlifyFeedbackWaiting",
 }
 
 func TestAlertRulesShape(t *testing.T) {

@@ -22,6 +22,10 @@ const (
 	Feedback  = "feedback"
 	Searches  = "searches"
 	Assistant = "assistant"
+	// Conversations: assistant conversations, answered or not.
+	Conversations = "conversations"
+	// FeedbackBacklog: reader feedback nobody has handled yet.
+	FeedbackBacklog = "feedback-backlog"
 )
 
 // Windows is what a kind counts over.
@@ -71,6 +75,10 @@ type Kind struct {
 	Weight   float64
 	Endpoint string // the API path under /v1/analytics/{projectId}/
 	Windows  Windows
+	// TopN is the default length of the kind's top lists (the
+	// configuration's collector_top_n, the flag --collector.NAME.top-n);
+	// 0 when it has none of its own (searches have search_top_n).
+	TopN     int
 	Families []Family
 }
 
@@ -141,6 +149,30 @@ var All = []Kind{
 				Help: "Assistant queries since the start of the current UTC calendar month, by caller: web, api, other." + monthCounter},
 			{Name: "mintlify_assistant_queries", Labels: []string{"caller", "project", "window"},
 				Help: "Assistant queries in the rolling window by caller: web (the docs site), api, other (integrations, SDKs)."},
+		},
+	},
+	{
+		Name: Conversations, Weight: 1, TopN: 20, Summary: "assistant conversations answered or not, and the categories and pages of the unanswered",
+		Endpoint: "assistant", Windows: MonthOnly,
+		Families: []Family{
+			{Name: "mintlify_assistant_conversations_total", Counter: true, Labels: []string{"project", "resolution", "response_type"},
+				Help: "Assistant conversations since the start of the current UTC calendar month, by resolution (answered, or unanswered when the assistant marked the question as not covered by the documentation) and response_type (answer, clarifying_question)." + monthCounter},
+			{Name: "mintlify_assistant_unanswered_total", Counter: true, Labels: []string{"category", "project"},
+				Help: "Unanswered assistant conversations since the start of the current UTC calendar month by the category the API assigned (uncategorized when none); only the month's top categories (collector_top_n) are listed, see mintlify_assistant_unanswered_truncated." + monthCounter},
+			{Name: "mintlify_assistant_unanswered_pages_total", Counter: true, Labels: []string{"path", "project"},
+				Help: "Unanswered assistant conversations since the start of the current UTC calendar month by the page they started on (none without a page); only the month's top pages (collector_top_n) are listed, see mintlify_assistant_unanswered_truncated." + monthCounter},
+			{Name: "mintlify_assistant_unanswered_truncated", Month: true, Labels: []string{"list", "project", "window"},
+				Help: "1 if the month's unanswered conversations had more categories (list=\"category\") or pages (list=\"path\") than are listed, so the listed ones do not add up to all of them."},
+		},
+	},
+	{
+		Name: FeedbackBacklog, Weight: 1, Summary: "reader feedback still open (pending, in progress) by status and source, and when the oldest was left",
+		Endpoint: "feedback", Windows: Snapshot,
+		Families: []Family{
+			{Name: "mintlify_feedback_open", Labels: []string{"project", "source", "status"},
+				Help: "Feedback entries still open (status pending or in_progress) created in the look-back (feedback_look_back, default 90 days), by source: code_snippet, contextual, agent, thumbs_only."},
+			{Name: "mintlify_feedback_oldest_open_timestamp_seconds", Labels: []string{"project"},
+				Help: "Unix time at which the oldest feedback entry still open (of the look-back) was created; absent when none is open."},
 		},
 	},
 }

@@ -206,6 +206,9 @@ type request struct {
 	// retried only when nothing reached the server (dial errors), since a
 	// retried create could start a second agent job.
 	idempotent bool
+	// maxBody, when above 0, bounds this call's body below the client's
+	// MaxBodyBytes (endpoints whose rows carry visitor text).
+	maxBody int64
 }
 
 // do performs r and decodes a 2xx JSON body into out.
@@ -352,7 +355,11 @@ func (c *Client) attempt(ctx context.Context, r request, target string, payload 
 		return 0, nil, nil, fmt.Errorf("mintlify %s: %w", r.endpoint, scrubURLError(err))
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	limit := c.maxBody
+	if r.maxBody > 0 && r.maxBody < limit {
+		limit = r.maxBody
+	}
+	body, err := readBody(resp, limit)
 	elapsed := time.Since(start)
 	c.observe(r.endpoint, resp.StatusCode, elapsed)
 	c.logger.Debug("API request", "endpoint", r.endpoint, "method", r.method, "path", req.URL.Path, "status", resp.StatusCode, "duration", elapsed)
@@ -366,12 +373,25 @@ func (c *Client) attempt(ctx context.Context, r request, target string, payload 
 		return 0, nil, nil, &ResponseError{Endpoint: r.endpoint, StatusCode: resp.StatusCode,
 			Reason: "reading body: " + ScrubText(err.Error(), c.key.Reveal())}
 	}
-	if int64(len(body)) > c.maxBody {
+	if int64(len(body)) > limit {
 		// Too large to be a real answer; not retried, a retry would be as big.
 		return resp.StatusCode, nil, nil, &ResponseError{Endpoint: r.endpoint, StatusCode: resp.StatusCode,
-			Reason: fmt.Sprintf("body exceeds %d bytes", c.maxBody)}
+			Reason: fmt.Sprintf("body exceeds %d bytes", limit)}
 	}
 	return resp.StatusCode, body, resp.Header, nil
+}
+
+// readBody reads at most limit+1 bytes of resp's body. With a
+// Content-Length within the limit the buffer is allocated once, at its
+// size: io.ReadAll would grow it by doubling, allocating about twice the
+// body and holding 1.5 times it at the last copy.
+func readBody(resp *http.Response, limit int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if n := resp.ContentLength; n > 0 && n <= limit {
+		buf.Grow(int(n) + bytes.MinRead) // room for the read that sees EOF
+	}
+	_, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
+	return buf.Bytes(), err
 }
 
 // scrubURLError drops the URL from a *url.Error: the URL carries no key,

@@ -20,7 +20,7 @@ import (
 
 const testKey = "mint_testkey0123456789"
 
-func newTestClient(t *testing.T, h http.Handler, mod ...func(*Options)) (*Client, *bytes.Buffer) {
+func newTestClient(t testing.TB, h http.Handler, mod ...func(*Options)) (*Client, *bytes.Buffer) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

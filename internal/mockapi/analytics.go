@@ -104,7 +104,7 @@ func (s *Server) analyticsEndpoint(c *call) *response {
 	if refuseFuture && len(v.problems) == 0 && to.After(c.now) {
 		v.failf("dateTo: must not be in the future")
 	}
-	pq := s.pageQuery(c.rt.endpoint, v)
+	answer := s.answerFor(c, v)
 	if len(v.problems) > 0 {
 		return errorResponse(http.StatusBadRequest, true, "Invalid query parameters", v.problems...)
 	}
@@ -119,11 +119,35 @@ func (s *Server) analyticsEndpoint(c *call) *response {
 	if to.After(c.now) {
 		to = c.now
 	}
+	return answer(from, to)
+}
+
+// answerFor reads the endpoint's own parameters (problems go to v) and
+// returns how it answers a range.
+func (s *Server) answerFor(c *call, v *validator) func(from, to time.Time) *response {
+	switch c.rt.endpoint {
+	case EndpointConversations:
+		limit := v.integer("limit", 100, 1, 1000, true)
+		var cursor string
+		if cs, ok := v.q["cursor"]; ok {
+			if cursor = cs[0]; !validULID(cursor) {
+				v.failf("cursor: invalid pagination cursor, expected a ULID")
+			}
+		}
+		return func(from, to time.Time) *response { return conversationsAnswer(c.site, from, to, limit, cursor) }
+	case EndpointFeedbackEntries:
+		fq := feedbackParams(v)
+		fq.limit = v.integer("limit", 50, 1, 100, true)
+		return func(from, to time.Time) *response { return feedbackAnswer(c.site, from, to, fq) }
+	}
+	pq := s.pageQuery(c.rt.endpoint, v)
 	f := c.fault
 	if f == nil {
 		f = &Fault{}
 	}
-	return analyticsAnswer(c.rt.endpoint, c.site.compute(from, to), pq, f)
+	return func(from, to time.Time) *response {
+		return analyticsAnswer(c.rt.endpoint, c.site.compute(from, to), pq, f)
+	}
 }
 
 // pageQuery is the part of an analytics query that picks the page.

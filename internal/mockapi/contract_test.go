@@ -25,6 +25,7 @@ type schema struct {
 	Enum                 []string           `json:"enum"`
 	Minimum              *float64           `json:"minimum"`
 	Format               string             `json:"format"`
+	AnyOf                []*schema          `json:"anyOf"`
 }
 
 func loadFixture(t *testing.T, name string) *schema {
@@ -46,6 +47,10 @@ func loadFixture(t *testing.T, name string) *schema {
 // check validates v (decoded with UseNumber) against s, collecting problems.
 func (s *schema) check(at string, v any, problems *[]string) {
 	bad := func(format string, args ...any) { *problems = append(*problems, at+": "+fmt.Sprintf(format, args...)) }
+	if len(s.AnyOf) > 0 {
+		s.checkAnyOf(at, v, problems)
+		return
+	}
 	if v == nil {
 		if !s.Nullable {
 			bad("null is not allowed")
@@ -97,6 +102,10 @@ func (s *schema) check(at string, v any, problems *[]string) {
 			if _, err := time.Parse(time.RFC3339Nano, str); err != nil {
 				bad("not a date-time: %q", str)
 			}
+		case "ulid":
+			if !validULID(str) {
+				bad("not a ULID: %q", str)
+			}
 		case "uri":
 			if u, err := url.Parse(str); err != nil || u.Scheme == "" || u.Host == "" {
 				bad("not a URI: %q", str)
@@ -125,6 +134,23 @@ func (s *schema) check(at string, v any, problems *[]string) {
 	default:
 		bad("fixture uses unknown type %q", s.Type)
 	}
+}
+
+// checkAnyOf accepts v when one of the alternatives does; else it
+// reports each alternative's problems.
+func (s *schema) checkAnyOf(at string, v any, problems *[]string) {
+	var all []string
+	for i, alt := range s.AnyOf {
+		var p []string
+		alt.check(at, v, &p)
+		if len(p) == 0 {
+			return
+		}
+		for _, q := range p {
+			all = append(all, fmt.Sprintf("(shape %d) %s", i, q))
+		}
+	}
+	*problems = append(*problems, at+": matches none of the shapes: "+strings.Join(all, "; "))
 }
 
 func TestContract(t *testing.T) {

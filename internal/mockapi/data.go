@@ -22,6 +22,18 @@ type Site struct {
 	// Order is the order views and visitors rows are served in; the API
 	// documents none, so clients must not rely on it.
 	Order RowOrder
+	// ConversationsPerHour is the mean number of assistant conversations
+	// an hour: 0 derives it from Paths (1 + Paths/100, at most 40), a
+	// negative value means none. About 18% are unanswered.
+	ConversationsPerHour int
+	// FeedbackPerDay is the mean number of feedback entries a day: 0
+	// derives it from Paths (1 + Paths/50, at most 50), a negative value
+	// means none. A quarter of them stay pending.
+	FeedbackPerDay int
+	// VisitorText, when set, is planted in every piece of text a visitor
+	// wrote or was shown (queries, responses, sources, comments, contacts,
+	// code snippets), for tests that none of it leaks.
+	VisitorText string
 }
 
 // RowOrder is the order per-path rows are served in.

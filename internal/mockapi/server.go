@@ -79,10 +79,14 @@ const (
 	EndpointFeedback    = "feedback_by_page"
 	EndpointSearches    = kind.Searches
 	EndpointCallerStats = "caller_stats"
-	EndpointCreateJob   = "create_job"
-	EndpointGetJob      = "get_job"
-	EndpointSendMessage = "send_message"
-	EndpointUnknown     = "unknown" // no route matched
+	// EndpointConversations and EndpointFeedbackEntries are the list
+	// endpoints assistant and feedback.
+	EndpointConversations   = kind.Conversations
+	EndpointFeedbackEntries = "feedback_entries"
+	EndpointCreateJob       = "create_job"
+	EndpointGetJob          = "get_job"
+	EndpointSendMessage     = "send_message"
+	EndpointUnknown         = "unknown" // no route matched
 )
 
 // StatusClientClosed is recorded (never sent) when the client went away
@@ -291,11 +295,13 @@ type route struct {
 // table of internal/kind) to the name its requests are recorded under.
 var analyticsRoutes = func() map[string]string {
 	names := map[string]string{
-		kind.PageViews: EndpointViews,
-		kind.Visitors:  EndpointVisitors,
-		kind.Feedback:  EndpointFeedback,
-		kind.Searches:  EndpointSearches,
-		kind.Assistant: EndpointCallerStats,
+		kind.PageViews:       EndpointViews,
+		kind.Visitors:        EndpointVisitors,
+		kind.Feedback:        EndpointFeedback,
+		kind.Searches:        EndpointSearches,
+		kind.Assistant:       EndpointCallerStats,
+		kind.Conversations:   EndpointConversations,
+		kind.FeedbackBacklog: EndpointFeedbackEntries,
 	}
 	routes := map[string]string{}
 	for _, k := range kind.All {
@@ -303,6 +309,9 @@ var analyticsRoutes = func() map[string]string {
 			routes[k.Endpoint] = name
 		}
 	}
+	// The list endpoints, served before the kinds that read them exist.
+	routes[conversationsPath] = EndpointConversations
+	routes[feedbackEntriesPath] = EndpointFeedbackEntries
 	return routes
 }()
 

@@ -35,7 +35,11 @@ type Kind interface {
 	Cost(old Payload) int
 	// Fetch asks the API for the window of q and returns its new payload.
 	// Each request passes the gate of q.Ctx (mintlify.WithGate), which
-	// charges it to the budget.
+	// charges it to the budget. When the gate stops it (an error wrapping
+	// mintlify.ErrSweepStopped), a kind may return, beside the error, a
+	// payload of what it finished, every part of it whole: the exporter
+	// keeps it as the next Fetch's Old (and shows it), so a walk longer
+	// than one grant of the budget still ends. Else it returns nil.
 	Fetch(ctx context.Context, q Query) (Payload, error)
 	// Samples turns a payload into the samples of the kind's families.
 	Samples(p Payload, s Settings) []Sample
@@ -60,8 +64,12 @@ type Settings struct {
 	// Keep reports whether a path is exported (include_paths,
 	// exclude_paths, and what can be a label value).
 	Keep func(path string) bool
-	// TopN is how many search terms are exported (search_top_n).
+	// TopN is the length of the kind's top lists: search_top_n for
+	// searches, the configuration's collector_top_n for the others.
 	TopN int
+	// LookBack is how far back a snapshot of what is still open looks
+	// (feedback_look_back).
+	LookBack time.Duration
 }
 
 // Sample is one value of a kind's data: Family is a gauge family of the

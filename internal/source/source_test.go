@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 )
@@ -15,6 +16,13 @@ var examples = map[string]Payload{
 		{Path: "/a", ThumbsUp: 3, ThumbsDown: 1, Code: 2}, {Path: "/a", ThumbsUp: 9}, {Path: "/hidden", ThumbsUp: 1}}},
 	kind.Searches:  &SearchesPayload{Total: 40, Terms: []SearchTerm{{Query: "Deploy  Now", Hits: 7, CTR: 1.5}, {Query: "deploy now", Hits: 2}, {Query: "b", Hits: 1}}},
 	kind.Assistant: &AssistantPayload{Web: 5, API: 2, Other: 1},
+	kind.Conversations: &ConversationsPayload{Days: []ConversationsDay{
+		{Date: "2026-11-01", Final: true, Rows: 9, Answered: ConversationsByType{Answer: 5, Clarifying: 1}, Unanswered: ConversationsByType{Answer: 2, Clarifying: 1},
+			Categories: []NamedCount{{"billing", 2}, {"uncategorized", 1}}, Pages: []NamedCount{{"/a", 2}, {"/hidden", 1}}},
+		{Date: "2026-11-02", Rows: 2, Unanswered: ConversationsByType{Answer: 2},
+			Categories: []NamedCount{{"uncategorized", 2}}, Pages: []NamedCount{{"/b", 1}}, PagesCut: true}}},
+	kind.FeedbackBacklog: &FeedbackBacklogPayload{Backlog: FeedbackBacklog{Entries: 3, Oldest: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC),
+		Open: []FeedbackOpen{{"pending", "contextual", 2}, {"in_progress", "agent", 1}}}},
 }
 
 // TestSamplesAreOfTheTable: every kind here turns a payload into samples
@@ -39,8 +47,9 @@ func TestSamplesAreOfTheTable(t *testing.T) {
 		seen := map[string]bool{}
 		for _, s := range samples {
 			i := slices.IndexFunc(k.Families, func(f kind.Family) bool { return f.Name == s.Family })
-			if i < 0 || k.Families[i].Counter {
-				t.Errorf("%s: sample of %q, not a gauge family of its row", name, s.Family)
+			// A month-only kind's samples name its counters.
+			if i < 0 || k.Families[i].Counter != (k.Windows == kind.MonthOnly && !k.Families[i].Month) {
+				t.Errorf("%s: sample of %q, not a gauge family of its row (or a counter of a month-only row)", name, s.Family)
 				continue
 			}
 			var labels []string

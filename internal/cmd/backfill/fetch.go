@@ -128,7 +128,7 @@ func (f *fetcher) request(gctx context.Context, k *backfillKey, task backfillTas
 		return e.failf(cli.ExitError, "interrupted; %d of %d requests are done and kept in %s: run the same command again to continue", f.progress.done, f.progress.total, f.j.f.Name())
 	}
 	for limited := 0; ; limited++ {
-		jp, err := fetchStep(gctx, k.client, f.plan, task, step, offset)
+		jp, err := fetchStep(gctx, k.client, f.plan, task, step, offset, f.progress.previous(task, step), e.now())
 		switch {
 		case err == nil:
 			return jp, cli.ExitOK
@@ -168,12 +168,15 @@ func (f *fetcher) failed(task backfillTask, err error) int {
 
 // fetchStep makes the request of one step of a task: a page of views at
 // offset (kind ""), or the month-to-date answer of another counter.
-func fetchStep(ctx context.Context, c *mintlify.Client, plan *backfillPlan, task backfillTask, step string, offset int) (journalPage, error) {
+// old is the kind's answer of the day before in the same month, nil when
+// none: a kind that keeps its finished days asks only for the new day.
+func fetchStep(ctx context.Context, c *mintlify.Client, plan *backfillPlan, task backfillTask, step string, offset int, old source.Payload, now time.Time) (journalPage, error) {
 	r := task.viewsRange()
 	jp := journalPage{Project: task.project, Day: task.day.Format(mintlify.DayLayout), Kind: step}
 	if code, ok := source.Lookup(step); ok {
-		// A search total does not depend on how many terms come with it.
-		p, err := code.Fetch(ctx, source.Query{Client: c, Project: task.project, Range: r, Settings: source.Settings{TopN: 1}})
+		q := source.Query{Client: c, Project: task.project, Range: r, Old: old, Now: now,
+			Settings: plan.settings(step, func(string) bool { return true })}
+		p, err := code.Fetch(ctx, q)
 		if err != nil {
 			return jp, err
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // backfillPlan is what a run fetches.
@@ -37,6 +38,9 @@ type backfillPlan struct {
 	// extra is the counters other than the views backfilled for each
 	// project, in the order of extraKinds.
 	extra map[string][]string
+	// global is the configuration's global section (--config.file), for
+	// the collectors' top lists; nil without one.
+	global *config.Global
 	// maxPages bounds each walk (the configuration's max_pages);
 	// walkPages is the pages of each project's longest walk in the
 	// journal, the best guess of what the next ones cost.
@@ -445,9 +449,25 @@ func (p *backfillPlan) fromConfig(o *backfillOptions, cfg *config.Config) error 
 		p.extra[pr.ID] = o.extraKinds(pr.Collectors)
 	}
 	p.apiURL, p.maxPages = cfg.Global.APIURL, cfg.Global.MaxPages
+	p.global = &cfg.Global
 	p.timeout = time.Duration(cfg.Global.RequestTimeout)
 	if o.TimeoutSet {
 		p.timeout = o.RequestTimeout
 	}
 	return nil
+}
+
+// settings are what kind name's fetch and samples are told: the path
+// filter keep, and its top lists' length as the exporter's (the
+// configuration's, else the table's default; 1 for a kind whose top
+// lists have no counter, such as the search terms).
+func (p *backfillPlan) settings(name string, keep func(string) bool) source.Settings {
+	n := 1
+	if k, _ := kind.Lookup(name); k.TopN > 0 {
+		n = k.TopN
+		if p.global != nil {
+			n = p.global.TopN(name)
+		}
+	}
+	return source.Settings{Keep: keep, TopN: n}
 }

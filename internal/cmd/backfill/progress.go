@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // backfillTask is one project and day.
@@ -133,4 +134,22 @@ func (p *backfillProgress) requestsLeft(of func(id string) bool) int {
 		}
 	}
 	return n
+}
+
+// previous is kind's journaled answer of the day before t in the same
+// month, decoded; nil when there is none (the 1st, or not fetched).
+func (p *backfillProgress) previous(t backfillTask, kind string) source.Payload {
+	before := t.day.AddDate(0, 0, -1)
+	if before.Month() != t.day.Month() {
+		return nil
+	}
+	jp, ok := p.extra[taskKind{backfillTask{t.project, before}, kind}]
+	if !ok || len(jp.Payload) == 0 {
+		return nil
+	}
+	old, err := source.Decode(kind, jp.Payload)
+	if err != nil {
+		return nil // fetched again whole
+	}
+	return old
 }

@@ -55,7 +55,7 @@ func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress)
 			if !ok {
 				return fmt.Errorf("no %s data for project %s, day %s", name, id, d.Format(mintlify.DayLayout))
 			}
-			samples, err := daySamples(name, jp, func(path string) bool { return plan.keep(id, path) })
+			samples, err := daySamples(name, jp, plan.settings(name, func(path string) bool { return plan.keep(id, path) }))
 			if err != nil {
 				return fmt.Errorf("project %s, day %s: %v", id, d.Format(mintlify.DayLayout), err)
 			}
@@ -74,7 +74,7 @@ func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress)
 // daySamples are the counter samples of kind name's journaled answer:
 // its samples that are month-to-date counters, named by their counter
 // family.
-func daySamples(name string, jp journalPage, keep func(string) bool) ([]source.Sample, error) {
+func daySamples(name string, jp journalPage, settings source.Settings) ([]source.Sample, error) {
 	if len(jp.Payload) == 0 {
 		return nil, nil
 	}
@@ -85,7 +85,7 @@ func daySamples(name string, jp journalPage, keep func(string) bool) ([]source.S
 		return nil, err
 	}
 	var out []source.Sample
-	for _, s := range code.Samples(p, source.Settings{Keep: keep, TopN: 1}) {
+	for _, s := range code.Samples(p, settings) {
 		if f, ok := k.MonthOf(s.Family); ok && f.Counter {
 			s.Family = f.Name
 			out = append(out, s)

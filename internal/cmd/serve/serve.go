@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -25,6 +26,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
+	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 )
@@ -56,6 +58,8 @@ type flags struct {
 	logConfig       *promslog.Config
 	trackedJobsFile string
 	collectors      map[string]*bool // --[no-]collector.NAME
+	topN            map[string]*int  // --collector.NAME.top-n
+	lookBack        string           // --collector.feedback-backlog.look-back
 }
 
 func newApp(f *flags) *kingpin.Application {
@@ -90,6 +94,13 @@ func newApp(f *flags) *kingpin.Application {
 		}
 		f.collectors[k.Name] = app.Flag("collector."+k.Name, "Enable the "+k.Name+" collector (default: "+onOff+"): "+k.Summary+". Every analytics collector shares the hourly budget; a project's `collectors` list in the config file overrides these flags.").Default(def).Bool()
 	}
+	f.topN = map[string]*int{}
+	for _, k := range kind.All {
+		if k.TopN > 0 {
+			f.topN[k.Name] = app.Flag("collector."+k.Name+".top-n", fmt.Sprintf("Length of the %s collector's top lists, 1 to %d (without --config.file; the file's global collector_top_n otherwise).", k.Name, config.MaxTopN)).Default(strconv.Itoa(k.TopN)).Int()
+		}
+	}
+	app.Flag("collector."+kind.FeedbackBacklog+".look-back", "How far back the "+kind.FeedbackBacklog+" collector looks for feedback still open, 1d to 366d (without --config.file; the file's global feedback_look_back otherwise).").Default(config.DefaultGlobal.FeedbackLookBack.String()).StringVar(&f.lookBack)
 	f.common.AddStoragePath(app, "State file: the analytics budget spent in the last hour (per key fingerprint, never the key), each collector's schedule and its last good data, so that a restart serves data at once and spends nothing extra. Empty to keep no state.")
 	app.Flag("demo", "Serve data from a built-in simulated Mintlify API with a synthetic site and agent jobs; no account needed.").BoolVar(&f.demo)
 	f.logConfig = &promslog.Config{}

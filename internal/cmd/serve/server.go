@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 
@@ -102,6 +103,19 @@ func (s *configSource) load() (*config.Config, error) {
 	cfg.Projects[0].Windows = windows
 	cfg.Global.RequestTimeout = config.Duration(s.f.common.RequestTimeout)
 	cfg.Global.TrackedJobsFile = s.f.trackedJobsFile
+	if s.f.lookBack != "" {
+		d, err := model.ParseDuration(s.f.lookBack)
+		if err != nil {
+			return nil, fmt.Errorf("--collector.%s.look-back %q: %w", kind.FeedbackBacklog, s.f.lookBack, err)
+		}
+		cfg.Global.FeedbackLookBack = config.Duration(d)
+	}
+	for name, n := range s.f.topN {
+		if cfg.Global.CollectorTopN == nil {
+			cfg.Global.CollectorTopN = map[string]int{}
+		}
+		cfg.Global.CollectorTopN[name] = *n
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

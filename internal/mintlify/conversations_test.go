@@ -1,0 +1,185 @@
+package mintlify
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// secretText stands for what a visitor typed: it must never reach a
+// decoded value.
+const secretText = "VISITOR-TEXT-7f3a"
+
+func conversationJSON(category, pageURL, responseType string) string {
+	rt := ""
+	if responseType != "" {
+		rt = `"responseType":"` + responseType + `",`
+	}
+	return `{"id":"01JD0000000000000000000000","timestamp":"2026-11-01T10:00:00.123Z",` +
+		`"query":"` + secretText + `","response":"` + secretText + `",` + rt +
+		`"sources":[{"title":"` + secretText + `","url":"https://x/` + secretText + `"}],` +
+		`"resolutionStatus":"unanswered","queryCategory":` + category + `,"pageUrl":` + pageURL + `}`
+}
+
+func TestConversationsDecodesCountsOnly(t *testing.T) {
+	var got url.Values
+	var gotPath string
+	long := `"` + strings.Repeat("é", MaxCategoryRunes+5) + `"`
+	rows := []string{
+		conversationJSON(`"Authentication  setup"`, `"https://docs.example.com/docs/auth?q=`+secretText+`#x"`, "answer"),
+		conversationJSON(`null`, `null`, ""),
+		conversationJSON(long, `"/guides/start"`, "clarifying_question"),
+		conversationJSON(`"  "`, `"https://docs.example.com/`+strings.Repeat("a", MaxPathBytes)+`"`, ""),
+	}
+	body := `{"conversations":[` + strings.Join(rows, ",") + `],"nextCursor":"01JD0000000000000000000001","hasMore":true}`
+	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, gotPath = r.URL.Query(), r.URL.Path
+		_, _ = w.Write([]byte(body))
+	}))
+	days := DateRange{From: day.From, To: day.To, Days: true}
+	p, err := c.Conversations(context.Background(), "proj", days, 100, "01JC0000000000000000000000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotPath != "/v1/analytics/proj/assistant" || got.Get("dateFrom") != "2026-11-01" || got.Get("dateTo") != "2026-11-02" ||
+		got.Get("limit") != "100" || got.Get("cursor") != "01JC0000000000000000000000" {
+		t.Errorf("request %s %v", gotPath, got)
+	}
+	want := []Conversation{
+		{Resolution: Unanswered, ResponseType: ResponseAnswer, Category: "Authentication setup", Path: "/docs/auth"},
+		{Resolution: Unanswered, ResponseType: ResponseAnswer, Category: Uncategorized},
+		{Resolution: Unanswered, ResponseType: ResponseClarifying, Category: strings.Repeat("é", MaxCategoryRunes), Path: "/guides/start"},
+		{Resolution: Unanswered, ResponseType: ResponseAnswer, Category: Uncategorized},
+	}
+	at := time.Date(2026, 11, 1, 10, 0, 0, 123e6, time.UTC)
+	for i := range want {
+		want[i].Time = at
+		if p.Rows[i] != want[i] {
+			t.Errorf("row %d = %+v, want %+v", i, p.Rows[i], want[i])
+		}
+	}
+	if !p.HasMore || p.NextCursor != "01JD0000000000000000000001" || p.CutCategories != 1 || p.DroppedPaths != 1 {
+		t.Errorf("page %+v", p)
+	}
+	if s := fmt.Sprintf("%#v", p); strings.Contains(s, secretText) {
+		t.Errorf("visitor text decoded: %s", s)
+	}
+}
+
+func TestConversationsRefusesBrokenPages(t *testing.T) {
+	row := conversationJSON(`null`, `null`, "")
+	for name, tc := range map[string]struct{ body, want string }{
+		"no conversations":  {`{"nextCursor":null,"hasMore":false}`, `"conversations"`},
+		"no hasMore":        {`{"conversations":[],"nextCursor":null}`, `"hasMore"`},
+		"no nextCursor":     {`{"conversations":[],"hasMore":false}`, `"nextCursor"`},
+		"more without next": {`{"conversations":[` + row + `],"nextCursor":null,"hasMore":true}`, `nextCursor`},
+		"bad cursor":        {`{"conversations":[` + row + `],"nextCursor":"a b","hasMore":true}`, `nextCursor`},
+		"no category": {`{"conversations":[` + strings.Replace(row, `"queryCategory":null,`, "", 1) + `],"nextCursor":null,"hasMore":false}`,
+			`conversations[0].queryCategory`},
+		"no pageUrl": {`{"conversations":[` + strings.Replace(row, `,"pageUrl":null`, "", 1) + `],"nextCursor":null,"hasMore":false}`,
+			`conversations[0].pageUrl`},
+		"unknown resolution": {`{"conversations":[` + strings.Replace(row, `"unanswered"`, `"maybe"`, 1) + `],"nextCursor":null,"hasMore":false}`,
+			`conversations[0].resolutionStatus`},
+		"unknown response type": {`{"conversations":[` + conversationJSON(`null`, `null`, "poem") + `],"nextCursor":null,"hasMore":false}`,
+			`conversations[0].responseType`},
+		"bad timestamp": {`{"conversations":[` + strings.Replace(row, `2026-11-01T10:00:00.123Z`, `yesterday`, 1) + `],"nextCursor":null,"hasMore":false}`,
+			`conversations[0].timestamp`},
+		"more rows than limit": {`{"conversations":[` + row + `,` + row + `],"nextCursor":null,"hasMore":false}`, `page limit of 1`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(tc.body)) }))
+			_, err := c.Conversations(context.Background(), "proj", day, 1, "")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to name %s", err, tc.want)
+			}
+			if strings.Contains(err.Error(), secretText) {
+				t.Errorf("error quotes visitor text: %v", err)
+			}
+		})
+	}
+}
+
+// A page of conversations is bounded below the client's general cap:
+// its rows carry whole answers.
+func TestConversationsBodyBound(t *testing.T) {
+	big := `{"conversations":[],"nextCursor":null,"hasMore":false,"pad":"` + strings.Repeat("x", ConversationsMaxBodyBytes) + `"}`
+	var calls int
+	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		_, _ = w.Write([]byte(big))
+	}))
+	_, err := c.Conversations(context.Background(), "proj", day, 100, "")
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("body exceeds %d bytes", ConversationsMaxBodyBytes)) {
+		t.Fatalf("err = %v", err)
+	}
+	if calls != 1 {
+		t.Errorf("%d calls: a body too large is not retried", calls)
+	}
+	if ConversationsMaxBodyBytes >= DefaultMaxBodyBytes {
+		t.Errorf("the conversations bound %d is no tighter than the client's %d", ConversationsMaxBodyBytes, DefaultMaxBodyBytes)
+	}
+}
+
+func TestConversationsArguments(t *testing.T) {
+	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Error("no request expected") }))
+	ctx := context.Background()
+	for name, err := range map[string]error{
+		"limit 0":    func() error { _, err := c.Conversations(ctx, "p", day, 0, ""); return err }(),
+		"limit 1001": func() error { _, err := c.Conversations(ctx, "p", day, 1001, ""); return err }(),
+		"no project": func() error { _, err := c.Conversations(ctx, "", day, 10, ""); return err }(),
+		"bad cursor": func() error { _, err := c.Conversations(ctx, "p", day, 10, "a\nb"); return err }(),
+		"no range":   func() error { _, err := c.Conversations(ctx, "p", DateRange{}, 10, ""); return err }(),
+	} {
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestPagePath(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://docs.example.com/docs/a?x=1#f": "/docs/a",
+		"https://docs.example.com":              "/",
+		"/docs/b":                               "/docs/b",
+		"docs/c":                                "/docs/c",
+		"https://docs.example.com/d%20e":        "/d e",
+		"?q=only":                               "",
+		"":                                      "",
+		"mailto:someone@example.com":            "",
+		"/bad\x7fpath":                          "",
+		"https://x/%00":                         "",
+		"/" + strings.Repeat("a", MaxPathBytes): "",
+		"/\xff":                                 "",
+	} {
+		got, ok := PagePath(raw)
+		if got != want || ok != (want != "") {
+			t.Errorf("PagePath(%q) = %q, %v; want %q", raw, got, ok, want)
+		}
+	}
+}
+
+func TestCategory(t *testing.T) {
+	for _, tc := range []struct {
+		raw, want string
+		cut       bool
+	}{
+		{"Billing", "Billing", false},
+		{"  API \t keys\n", "API keys", false},
+		{"", Uncategorized, false},
+		{"\x00\x01", Uncategorized, false},
+		{"a\xffb", "ab", false},
+		{strings.Repeat("x", MaxCategoryRunes), strings.Repeat("x", MaxCategoryRunes), false},
+		{strings.Repeat("x", MaxCategoryRunes) + "   ", strings.Repeat("x", MaxCategoryRunes), false},
+		{strings.Repeat("x", MaxCategoryRunes+1), strings.Repeat("x", MaxCategoryRunes), true},
+		{strings.Repeat("x", MaxCategoryRunes-1) + " y", strings.Repeat("x", MaxCategoryRunes-1), true},
+	} {
+		got, cut := Category(tc.raw)
+		if got != tc.want || cut != tc.cut {
+			t.Errorf("Category(%q) = %q, %v; want %q, %v", tc.raw, got, cut, tc.want, tc.cut)
+		}
+	}
+}

@@ -1,0 +1,217 @@
+package mockapi
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// Assistant conversations (GET /v1/analytics/{projectId}/assistant).
+// Every conversation is a pure function of the site and its hour: hour h
+// holds about ConversationsPerHour of them, each with a ULID (its
+// timestamp in the first 48 bits), served oldest first; the cursor is the
+// ULID of the last row served.
+
+// conversationsPath is the endpoint's path under /v1/analytics/{projectId}/.
+const conversationsPath = "assistant"
+
+// Hash tags of the conversation and feedback streams.
+const (
+	tagConvCount uint64 = iota + 101
+	tagConv
+	tagFbCount
+	tagFb
+)
+
+// Source is a documentation page an answer refers to.
+type Source struct {
+	Title string `json:"title"`
+	URL   string `json:"url"`
+}
+
+// Conversation is one row of the assistant endpoint. ResponseType is
+// absent from some rows (the vendor defaults it to "answer");
+// QueryCategory and PageURL may be null.
+type Conversation struct {
+	ID               string   `json:"id"`
+	Timestamp        string   `json:"timestamp"`
+	Query            string   `json:"query"`
+	Response         string   `json:"response"`
+	ResponseType     *string  `json:"responseType,omitempty"`
+	Sources          []Source `json:"sources"`
+	ResolutionStatus string   `json:"resolutionStatus"`
+	QueryCategory    *string  `json:"queryCategory"`
+	PageURL          *string  `json:"pageUrl"`
+
+	at time.Time
+}
+
+// SiteURL is the origin of the synthetic sites' page URLs.
+const SiteURL = "https://docs.example.com"
+
+var categories = []string{"authentication", "api-reference", "deployment", "billing",
+	"integrations", "customization", "Troubleshooting & errors", "getting started"}
+
+// conversationsPerHour is the site's mean conversations an hour.
+func (s Site) conversationsPerHour() int {
+	switch {
+	case s.Paths <= 0 || s.ConversationsPerHour < 0:
+		return 0
+	case s.ConversationsPerHour > 0:
+		return s.ConversationsPerHour
+	}
+	return min(1+s.Paths/100, 40)
+}
+
+// hourConversations are the conversations of hour h (Unix hours), oldest
+// first.
+func (s Site) hourConversations(h int64) []Conversation {
+	rate := uint64(s.conversationsPerHour())
+	if rate == 0 {
+		return nil
+	}
+	n := int(hash3(uint64(s.Seed), uint64(h), tagConvCount) % (2*rate + 1))
+	base := hash3(uint64(s.Seed), uint64(h), tagConv)
+	out := make([]Conversation, n)
+	for k := range n {
+		out[k] = s.conversation(h, mix64(base+uint64(k)))
+	}
+	slices.SortFunc(out, func(a, b Conversation) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+func (s Site) conversation(h int64, x uint64) Conversation {
+	ms := h*3_600_000 + int64(x%3_600_000)
+	at := time.UnixMilli(ms).UTC()
+	page := s.PathName(int((x >> 40) % uint64(s.Paths)))
+	topic := words[(x>>22)%uint64(len(words))]
+	c := Conversation{
+		ID:               ulid(ms, mix64(x^0x5bd1e995)),
+		Timestamp:        at.Format("2006-01-02T15:04:05.000Z"),
+		Query:            s.visitorText("how do I set up " + topic + "?"),
+		Response:         s.visitorText(strings.Repeat("The "+topic+" guide explains each step in turn. ", 12)),
+		Sources:          []Source{{Title: s.visitorText("About " + topic), URL: s.visitorText(SiteURL + page + "#")}},
+		ResolutionStatus: "answered",
+		at:               at,
+	}
+	if (x>>8)%100 < 18 {
+		c.ResolutionStatus = "unanswered"
+		c.Response = s.visitorText("I could not find this in the documentation.")
+		c.Sources = []Source{}
+	}
+	switch (x >> 16) % 10 {
+	case 0:
+		c.ResponseType = ptr("clarifying_question")
+	case 1: // omitted: the vendor's default, answer
+	default:
+		c.ResponseType = ptr("answer")
+	}
+	if (x>>28)%6 != 0 {
+		c.QueryCategory = ptr(categories[(x>>32)%uint64(len(categories))])
+	}
+	if (x>>36)%5 != 0 {
+		c.PageURL = ptr(SiteURL + page)
+	}
+	return c
+}
+
+// visitorText is t with the site's VisitorText planted in it.
+func (s Site) visitorText(t string) string { return t + s.VisitorText }
+
+func ptr[T any](v T) *T { return &v }
+
+// Conversations returns the conversations whose timestamp lies in
+// [from, to), oldest first, as the endpoint serves them.
+func (s Site) Conversations(from, to time.Time) []Conversation {
+	var out []Conversation
+	s.eachConversation(from, to, "", func(c Conversation) bool { out = append(out, c); return true })
+	return out
+}
+
+// eachConversation calls yield for the conversations in [from, to) with
+// an id after the ULID after (all when ""), oldest first, until it
+// returns false.
+func (s Site) eachConversation(from, to time.Time, after string, yield func(Conversation) bool) {
+	first, end := from.Unix()/3600-1, to.Unix()/3600+1
+	if after != "" {
+		first = max(first, ulidMillis(after)/3_600_000)
+	}
+	for h := first; h <= end; h++ {
+		for _, c := range s.hourConversations(h) {
+			if c.at.Before(from) || !c.at.Before(to) || c.ID <= after {
+				continue
+			}
+			if !yield(c) {
+				return
+			}
+		}
+	}
+}
+
+// conversationsAnswer is one page of conversations in [from, to) after
+// the cursor.
+func conversationsAnswer(site Site, from, to time.Time, limit int, cursor string) *response {
+	page := make([]Conversation, 0, min(limit, 1000)+1)
+	site.eachConversation(from, to, cursor, func(c Conversation) bool {
+		page = append(page, c)
+		return len(page) <= limit
+	})
+	var next *string
+	more := len(page) > limit
+	if more {
+		page = page[:limit]
+		next = ptr(page[limit-1].ID)
+	}
+	return jsonResponse(200, struct {
+		Conversations []Conversation `json:"conversations"`
+		NextCursor    *string        `json:"nextCursor"`
+		HasMore       bool           `json:"hasMore"`
+	}{page, next, more})
+}
+
+// crockford is the ULID alphabet.
+const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// ulid renders a 26-character ULID: 48 bits of milliseconds, then 80 of
+// randomness drawn from r.
+func ulid(ms int64, r uint64) string {
+	var b [26]byte
+	t := uint64(ms)
+	for i := 9; i >= 0; i-- {
+		b[i] = crockford[t&31]
+		t >>= 5
+	}
+	lo, hi := r, mix64(r)
+	for i := range 16 {
+		src := &lo
+		if i >= 12 {
+			src = &hi
+		}
+		b[25-i] = crockford[*src&31]
+		*src >>= 5
+	}
+	return string(b[:])
+}
+
+// validULID reports whether s is a ULID (26 Crockford characters, the
+// first at most 7 so the time fits 48 bits).
+func validULID(s string) bool {
+	if len(s) != 26 || s[0] > '7' {
+		return false
+	}
+	for i := range len(s) {
+		if strings.IndexByte(crockford, s[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// ulidMillis is the time part of a valid ULID.
+func ulidMillis(s string) int64 {
+	var t int64
+	for i := range 10 {
+		t = t<<5 | int64(strings.IndexByte(crockford, s[i]))
+	}
+	return t
+}

@@ -1,0 +1,145 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+)
+
+// Feedback backlog: GET feedback with status=pending,in_progress, every
+// page of the entries created in the look-back, on each refresh. Only
+// open entries are asked for, so the cost follows the backlog, not the
+// amount of feedback. The readers' comments and contacts are not read.
+var _ = register(kind.FeedbackBacklog, feedbackBacklog{})
+
+// maxBacklogPages bounds one walk: 1 000 pages of 100, 100 000 open
+// entries.
+const maxBacklogPages = 1000
+
+// FeedbackBacklogPayload is the last complete count of the open entries,
+// and the walk the budget stopped, which the next fetch resumes.
+type FeedbackBacklogPayload struct {
+	Backlog FeedbackBacklog      `json:"backlog"`
+	Walk    *FeedbackBacklogWalk `json:"walk,omitempty"`
+}
+
+// FeedbackBacklog is the open entries of a look-back, counted.
+type FeedbackBacklog struct {
+	// Open counts them by status and source.
+	Open []FeedbackOpen `json:"open"`
+	// Oldest is when the oldest of them was created; zero when none is
+	// open (or none has a createdAt).
+	Oldest time.Time `json:"oldest"`
+	// Entries is how many were read: what the next walk costs, in pages.
+	Entries int `json:"entries"`
+}
+
+// FeedbackOpen is a count of open entries of one status and source.
+type FeedbackOpen struct {
+	Status string  `json:"status"`
+	Source string  `json:"source"`
+	Count  float64 `json:"count"`
+}
+
+// FeedbackBacklogWalk is a walk in progress: its range, the cursor of
+// its next page, and what it counted so far.
+type FeedbackBacklogWalk struct {
+	From    time.Time       `json:"from"`
+	To      time.Time       `json:"to"`
+	Cursor  string          `json:"cursor"`
+	Counted FeedbackBacklog `json:"counted"`
+}
+
+var openStatuses = []string{mintlify.FeedbackPending, mintlify.FeedbackInProgress}
+
+type feedbackBacklog struct{}
+
+func (feedbackBacklog) Empty() Payload { return &FeedbackBacklogPayload{} }
+
+// Cost is the pages of the last walk, and one more for entries since.
+func (feedbackBacklog) Cost(pl Payload) int {
+	p, _ := pl.(*FeedbackBacklogPayload)
+	if p == nil {
+		return 1
+	}
+	return p.Backlog.Entries/mintlify.MaxFeedbackEntriesLimit + 1
+}
+
+// Fetch walks the open entries created in the look-back before q.Now, or
+// resumes the walk q.Old was in. Stopped by the budget, it returns the
+// last complete count with the walk so far, beside the error.
+func (feedbackBacklog) Fetch(ctx context.Context, q Query) (Payload, error) {
+	out := &FeedbackBacklogPayload{}
+	if old, ok := q.Old.(*FeedbackBacklogPayload); ok && old != nil {
+		out.Backlog, out.Walk = old.Backlog, old.Walk
+	}
+	w := out.Walk
+	if w == nil {
+		to := q.Now.UTC().Truncate(time.Minute)
+		w = &FeedbackBacklogWalk{From: to.Add(-q.Settings.LookBack), To: to}
+	}
+	open := map[[2]string]float64{}
+	for _, c := range w.Counted.Open {
+		open[[2]string{c.Status, c.Source}] += c.Count
+	}
+	f := mintlify.FeedbackFilter{Range: mintlify.DateRange{From: w.From, To: w.To}, Statuses: openStatuses}
+	for n := 0; ; n++ {
+		if n == maxBacklogPages {
+			return nil, fmt.Errorf("feedback backlog: more than %d pages of %d open entries", maxBacklogPages, mintlify.MaxFeedbackEntriesLimit)
+		}
+		page, err := q.Client.FeedbackEntries(ctx, q.Project, f, mintlify.MaxFeedbackEntriesLimit, w.Cursor)
+		if err != nil {
+			if errors.Is(err, mintlify.ErrSweepStopped) {
+				w.Counted.Open = openList(open)
+				out.Walk = w
+				return out, err
+			}
+			return nil, err
+		}
+		for _, e := range page.Rows {
+			if e.Status != mintlify.FeedbackPending && e.Status != mintlify.FeedbackInProgress {
+				continue // asked for open ones only
+			}
+			w.Counted.Entries++
+			open[[2]string{e.Status, e.Source}]++
+			if !e.Created.IsZero() && (w.Counted.Oldest.IsZero() || e.Created.Before(w.Counted.Oldest)) {
+				w.Counted.Oldest = e.Created
+			}
+		}
+		w.Cursor = page.NextCursor
+		if !page.HasMore {
+			break
+		}
+	}
+	w.Counted.Open = openList(open)
+	return &FeedbackBacklogPayload{Backlog: w.Counted}, nil
+}
+
+// openList is the counts of every open status and source, in order.
+func openList(m map[[2]string]float64) []FeedbackOpen {
+	var out []FeedbackOpen
+	for _, status := range openStatuses {
+		for _, source := range mintlify.FeedbackSources {
+			out = append(out, FeedbackOpen{Status: status, Source: source, Count: m[[2]string{status, source}]})
+		}
+	}
+	return out
+}
+
+// Samples: the open entries by status and source, and when the oldest
+// was created (none when no entry is open).
+func (feedbackBacklog) Samples(pl Payload, _ Settings) []Sample {
+	p := pl.(*FeedbackBacklogPayload)
+	var out []Sample
+	for _, c := range p.Backlog.Open {
+		out = append(out, Sample{Family: "mintlify_feedback_open", Labels: []Label{{"source", c.Source}, {"status", c.Status}}, Value: c.Count})
+	}
+	if !p.Backlog.Oldest.IsZero() {
+		out = append(out, Sample{Family: "mintlify_feedback_oldest_open_timestamp_seconds", Value: float64(p.Backlog.Oldest.UnixNano()) / 1e9})
+	}
+	return out
+}

@@ -1,0 +1,57 @@
+package source
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+)
+
+// TestConversationsSamples: the month is the sum of its days; the top
+// lists keep the most counted (TopN), the path filter drops pages, and
+// the truncation flags say a list was cut, this month or on a day.
+func TestConversationsSamples(t *testing.T) {
+	code, _ := Lookup(kind.Conversations)
+	got := code.Samples(examples[kind.Conversations], Settings{Keep: func(p string) bool { return p != "/hidden" }, TopN: 1})
+	want := []Sample{
+		{Family: "mintlify_assistant_conversations_total", Labels: []Label{{"resolution", "answered"}, {"response_type", "answer"}}, Value: 5},
+		{Family: "mintlify_assistant_conversations_total", Labels: []Label{{"resolution", "answered"}, {"response_type", "clarifying_question"}}, Value: 1},
+		{Family: "mintlify_assistant_conversations_total", Labels: []Label{{"resolution", "unanswered"}, {"response_type", "answer"}}, Value: 4},
+		{Family: "mintlify_assistant_conversations_total", Labels: []Label{{"resolution", "unanswered"}, {"response_type", "clarifying_question"}}, Value: 1},
+		{Family: "mintlify_assistant_unanswered_truncated", Labels: []Label{{"list", "category"}}, Value: 1},
+		{Family: "mintlify_assistant_unanswered_total", Labels: []Label{{"category", "uncategorized"}}, Value: 3},
+		{Family: "mintlify_assistant_unanswered_truncated", Labels: []Label{{"list", "path"}}, Value: 1},
+		{Family: "mintlify_assistant_unanswered_pages_total", Labels: []Label{{"path", "/a"}}, Value: 2},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+	// With room for every name and no day cut, nothing is truncated.
+	one := &ConversationsPayload{Days: []ConversationsDay{{Date: "2026-11-01", Unanswered: ConversationsByType{Answer: 1},
+		Categories: []NamedCount{{"billing", 1}}, Pages: []NamedCount{{"/a", 1}}}}}
+	for _, s := range code.Samples(one, Settings{TopN: 5}) {
+		if s.Family == "mintlify_assistant_unanswered_truncated" && s.Value != 0 {
+			t.Errorf("%v: truncated", s)
+		}
+	}
+}
+
+// TestFeedbackBacklogSamples: every open status and source as stored,
+// and the oldest entry's time, absent when none is open.
+func TestFeedbackBacklogSamples(t *testing.T) {
+	code, _ := Lookup(kind.FeedbackBacklog)
+	got := code.Samples(examples[kind.FeedbackBacklog], Settings{})
+	want := []Sample{
+		{Family: "mintlify_feedback_open", Labels: []Label{{"source", "contextual"}, {"status", "pending"}}, Value: 2},
+		{Family: "mintlify_feedback_open", Labels: []Label{{"source", "agent"}, {"status", "in_progress"}}, Value: 1},
+		{Family: "mintlify_feedback_oldest_open_timestamp_seconds", Value: 1788220800},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+	empty := &FeedbackBacklogPayload{Backlog: FeedbackBacklog{Open: openList(nil)}}
+	got = code.Samples(empty, Settings{})
+	if len(got) != 8 || got[len(got)-1].Family != "mintlify_feedback_open" {
+		t.Errorf("an empty backlog: %v, want 8 zero counts and no oldest", got)
+	}
+}
