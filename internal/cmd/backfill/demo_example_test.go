@@ -31,6 +31,9 @@ func docCommands(t *testing.T, file, heading string) []string {
 		t.Fatalf("docs/%s has no %q", file, heading)
 	}
 	_, block, ok := strings.Cut(section, "```sh\n")
+	if !ok {
+		t.Fatalf("docs/%s, %s: no sh block", file, heading)
+	}
 	if block, _, ok = strings.Cut(block, "\n```"); !ok {
 		t.Fatalf("docs/%s, %s: no sh block", file, heading)
 	}
