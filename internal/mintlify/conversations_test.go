@@ -151,7 +151,8 @@ func TestPagePath(t *testing.T) {
 		"":                                      "",
 		"mailto:someone@example.com":            "",
 		"/bad\x7fpath":                          "",
-		"https://x/%00":                         "",
+		"https://x/%00":                         `/\x00`, // escaped, as every path label is
+		"https://x/a%1b%5b2J":                   `/a\x1b[2J`,
 		"/" + strings.Repeat("a", MaxPathBytes): "",
 		"/\xff":                                 "",
 	} {

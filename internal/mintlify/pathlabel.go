@@ -7,10 +7,6 @@ import (
 	"unicode/utf8"
 )
 
-// maxPathLabelBytes bounds a path label value. A longer "path" is not a
-// page anyone reads on a dashboard, and a 10 kB label value is a cost to
-// every scrape and to Prometheus' index.
-const maxPathLabelBytes = 1024
 
 // The rule for a page path as a label value, the same in the exporter and
 // the backfill, for every kind with a path label:
@@ -44,7 +40,7 @@ func PathLabel(raw string) (label string, ok bool) {
 // before paths were escaped, fail it when they hold what the escaping now
 // changes, and are dropped.
 func PathLabelOK(p string) bool {
-	return p != "" && len(p) <= maxPathLabelBytes && EscapeText(p) == p
+	return p != "" && len(p) <= MaxPathBytes && EscapeText(p) == p
 }
 
 // rawText is a JSON string decoded to the bytes it holds: unlike

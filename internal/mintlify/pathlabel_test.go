@@ -52,12 +52,12 @@ func TestPathLabelOfRawBytes(t *testing.T) {
 			t.Errorf("row %d: PathLabelOK(%q) = %v", i, p.Rows[i].Path, got)
 		}
 	}
-	for _, bad := range []string{"", "/nul\x00", "/\xff", "/" + strings.Repeat("x", maxPathLabelBytes)} {
+	for _, bad := range []string{"", "/nul\x00", "/\xff", "/" + strings.Repeat("x", MaxPathBytes)} {
 		if PathLabelOK(bad) {
 			t.Errorf("PathLabelOK(%q) = true", bad)
 		}
 	}
-	if _, ok := PathLabel("/" + strings.Repeat("\x1b", maxPathLabelBytes/4)); ok {
+	if _, ok := PathLabel("/" + strings.Repeat("\x1b", MaxPathBytes/4)); ok {
 		t.Error("a path longer than the bound once escaped is accepted")
 	}
 }
@@ -116,7 +116,7 @@ func FuzzPathLabel(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b string) {
 		la, oka := PathLabel(a)
 		lb, okb := PathLabel(b)
-		if oka && (len(la) > maxPathLabelBytes || !utf8.ValidString(la) || strings.ContainsFunc(la, unicode.IsControl) || la == "") {
+		if oka && (len(la) > MaxPathBytes || !utf8.ValidString(la) || strings.ContainsFunc(la, unicode.IsControl) || la == "") {
 			t.Fatalf("PathLabel(%q) = %q", a, la)
 		}
 		if oka && okb && a != b && la == lb && !strings.Contains(a+b, `\`) {

@@ -43,9 +43,9 @@ func (n *nullable[T]) UnmarshalJSON(b []byte) error {
 // PagePath is the path of a page the API names by a path or a full URL
 // (a conversation's pageUrl, a feedback entry's path): the URL's path
 // alone, without scheme, host, query or fragment (which may carry a
-// visitor's data), starting with "/". ok is false when no usable path
-// remains: not a URL, not valid UTF-8, a control character, or longer
-// than MaxPathBytes.
+// visitor's data), starting with "/", made a label value as every path
+// label is (PathLabel). ok is false when no usable path remains: not a
+// URL, not valid UTF-8, or longer than MaxPathBytes once escaped.
 func PagePath(raw string) (path string, ok bool) {
 	if raw == "" || !utf8.ValidString(raw) || len(raw) > 8*MaxPathBytes {
 		return "", false
@@ -64,7 +64,9 @@ func PagePath(raw string) (path string, ok bool) {
 	if !strings.HasPrefix(path, "/") {
 		path = "/" + path
 	}
-	if len(path) > MaxPathBytes || !utf8.ValidString(path) || strings.ContainsFunc(path, unicode.IsControl) {
+	// The rule of every path label (PathLabel): control characters
+	// escaped, empty or over MaxPathBytes once escaped refused.
+	if path, ok = PathLabel(path); !ok {
 		return "", false
 	}
 	return path, true
