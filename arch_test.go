@@ -23,7 +23,8 @@ var allowedImports = map[string][]string{
 	"internal/cmd/backfill":        {"config", "internal/atomicfile", "internal/boundedfile", "internal/budget", "internal/cli", "internal/ids", "internal/kind", "internal/ledger", "internal/mintlify", "internal/secret", "internal/source"},
 	"internal/cmd/serve/servetest": {"internal/cmd/serve"},
 	"internal/cli":                 {"config", "internal/ids", "internal/mintlify", "internal/secret"},
-	"collector":                    {"config", "internal/atomicfile", "internal/boundedfile", "internal/budget", "internal/filelock", "internal/kind", "internal/ledger", "internal/mintlify", "internal/secret", "internal/source"},
+	"collector":                    {"config", "internal/budget", "internal/kind", "internal/mintlify", "internal/secret", "internal/source", "internal/statefiles"},
+	"internal/statefiles":          {"internal/atomicfile", "internal/boundedfile", "internal/filelock", "internal/ledger"},
 	"internal/source":              {"internal/kind", "internal/mintlify"},
 	"config":                       {"internal/boundedfile", "internal/ids", "internal/kind", "internal/mintlify", "internal/secret"},
 	"internal/mintlify":            {"internal/secret"},
@@ -122,8 +123,10 @@ func closure(pkgs map[string]pkgImports, pkg string) map[string]bool {
 // TestArchitecture: every import between the project's packages is one
 // allowedImports lists; the API client imports nothing of Prometheus; the
 // simulated API and the client share no code; the backfill does not
-// import the scheduler (collector); no package but main imports
-// a command package, and only tests import the test helpers.
+// import the scheduler (collector); the state files know nothing of
+// Prometheus, and no package both imports client_golang and keeps the
+// budget ledger; no package but main imports a command package, and only
+// tests import the test helpers.
 func TestArchitecture(t *testing.T) {
 	pkgs := projectPackages(t)
 	for _, p := range slices.Sorted(maps.Keys(pkgs)) {
@@ -148,7 +151,7 @@ func TestArchitecture(t *testing.T) {
 		t.Error("the backfill imports collector, the exporter's scheduler: it must share code through smaller packages (the walk, the ledger)")
 	}
 	client := closure(pkgs, "internal/mintlify")
-	for _, c := range []struct{ pkg, what string }{{"internal/mintlify", "the API client"}, {"internal/source", "the kinds' code"}} {
+	for _, c := range []struct{ pkg, what string }{{"internal/mintlify", "the API client"}, {"internal/source", "the kinds' code"}, {"internal/statefiles", "the state files"}} {
 		for p := range closure(pkgs, c.pkg) {
 			for _, ext := range pkgs[p].external {
 				if strings.HasPrefix(ext, "github.com/prometheus/") {
@@ -161,6 +164,37 @@ func TestArchitecture(t *testing.T) {
 		if client[p] {
 			t.Errorf("the simulated API and the client share %s: the simulation must share no code with the client", p)
 		}
+	}
+	for _, p := range metricsWithLedger(pkgs) {
+		t.Errorf("%s imports both client_golang and internal/ledger: the series and the budget ledger belong to different packages (the state files are internal/statefiles)", p)
+	}
+}
+
+// metricsWithLedger are the packages whose non-test files import both
+// github.com/prometheus/client_golang and internal/ledger.
+func metricsWithLedger(pkgs map[string]pkgImports) []string {
+	var both []string
+	for _, p := range slices.Sorted(maps.Keys(pkgs)) {
+		prom := slices.ContainsFunc(pkgs[p].external, func(ext string) bool {
+			return ext == "github.com/prometheus/client_golang" || strings.HasPrefix(ext, "github.com/prometheus/client_golang/")
+		})
+		if prom && slices.Contains(pkgs[p].code, "internal/ledger") {
+			both = append(both, p)
+		}
+	}
+	return both
+}
+
+// TestMetricsWithLedger: the rule finds a package that imports both (as
+// collector did), and not one that imports either alone.
+func TestMetricsWithLedger(t *testing.T) {
+	pkgs := map[string]pkgImports{
+		"collector":           {code: []string{"internal/ledger", "internal/kind"}, external: []string{"github.com/prometheus/client_golang/prometheus", "time"}},
+		"internal/statefiles": {code: []string{"internal/ledger"}},
+		"internal/exposition": {external: []string{"github.com/prometheus/client_golang/prometheus/promhttp"}},
+	}
+	if got := metricsWithLedger(pkgs); !slices.Equal(got, []string{"collector"}) {
+		t.Errorf("metricsWithLedger = %v, want [collector]", got)
 	}
 }
 

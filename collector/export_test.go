@@ -17,4 +17,4 @@ func (e *Exporter) ChargeForTest() {
 }
 
 // SetLockWaitForTest bounds the exporter's waits for the ledger's lock.
-func (e *Exporter) SetLockWaitForTest(d time.Duration) { e.ledger.SetMaxWait(d) }
+func (e *Exporter) SetLockWaitForTest(d time.Duration) { e.files.SetLockWait(d) }

@@ -21,10 +21,10 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
 // Clock tells the time; tests pass a fake one. It is the budget's, so one
@@ -79,16 +79,13 @@ type Exporter struct {
 	states  map[unitID]*unitState
 	saved   *savedState // read from the state file at start, until the first config claims it
 
-	// The state files (see state.go): the data cache, the budget ledger
+	// The state files (internal/statefiles): the data cache, the budget ledger
 	// shared with the backfill, and the lock that makes this process their
 	// only exporter. All nil or zero without --storage.path.
-	ledger      *ledger.Ledger
-	ledgerKeys  ledger.Keys // read at start, for the organizations' restore
-	releaseLock func()
+	files       *statefiles.Files
+	ledgerKeys  map[string]statefiles.Key // read at start, for the organizations' restore
 	saveMu      sync.Mutex
-	saveErr     map[string]string // by file: the last save error, logged once
-	savedAt     int               // the data's change count when the state file was last written
-	sitesSaved  map[string]int    // the walk sizes last recorded in the ledger
+	savedAt     int // the data's change count when the state file was last written
 	saveMetrics *saveMetrics
 
 	mu   sync.RWMutex
@@ -264,7 +261,7 @@ func (b *builder) key(k config.Key) error {
 		return err
 	}
 	ks := &keyState{name: k.Name, client: client, jobs: jobs, limit: k.EffectiveBudget(), weights: g.CollectorWeights,
-		org: b.org(ledger.Fingerprint(b.secrets[k.Name].Reveal()), k.EffectiveBudget())}
+		org: b.org(statefiles.Fingerprint(b.secrets[k.Name].Reveal()), k.EffectiveBudget())}
 	for _, other := range b.plan.keys {
 		if other.org == ks.org {
 			return fmt.Errorf("holds the same API key as key %q; list it once and point both projects at it", other.name)

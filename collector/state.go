@@ -4,40 +4,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"maps"
 	"strings"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
 // The state kept across restarts, so that a restart serves data at once
-// and spends nothing again, lives in files beside --storage.path (STATE):
-//
-//   - STATE, the data cache: per unit (project id and collector) its
-//     schedule, health and the last good data of each window, with the
-//     walk in progress. About 80 bytes a path; rewritten only when the
-//     data changed.
-//   - STATE.ledger, the budget ledger (internal/ledger): the requests of
-//     the last hour and the back-off per key fingerprint, never the key.
-//     A few kilobytes, rewritten on every charged request; the backfill
-//     records its requests there too.
-//   - STATE.lock, the ledger's lock, and STATE.owner, held by the one
-//     exporter that uses these files for as long as it runs.
-//
-// Files are JSON, versioned, written whole (internal/atomicfile), read
-// only as regular files of bounded size. A path that exists as anything
-// but a regular file (a link, a device, a FIFO, a directory) stops the
-// exporter at start-up: it is never opened nor replaced. A state file
-// that is too large, corrupt or of another version is logged once and
-// ignored; the next save replaces it. A bad ledger is moved aside and
-// replaced at once, the hour counted as spent (internal/ledger).
+// and spends nothing again, lives in the state files beside
+// --storage.path (internal/statefiles): the data cache, whose schema is
+// here and in statefile.go, and the budget ledger. A data cache that is
+// too large, corrupt or of another version is logged once and ignored;
+// the next save replaces it.
 const (
 	// stateVersion 3: the windows are the exporter's own types
 	// (statefile.go). Version 2 files (the API client's types inside) and
@@ -45,11 +26,6 @@ const (
 	// read and migrated (statev2.go).
 	stateVersion = 3
 	stateKind    = "mintlify_exporter state"
-	// maxStateBytes bounds the data cache: 80 bytes a path, 100 000 paths
-	// a walk (max_pages 400 of 250), the month and up to thirty windows
-	// of page views and visitors. A larger file is refused from its size,
-	// before it is read.
-	maxStateBytes = 256 << 20
 )
 
 type stateFile struct {
@@ -57,16 +33,9 @@ type stateFile struct {
 	Version int       `json:"version"`
 	Saved   time.Time `json:"saved"`
 	// Orgs is version 1's ledger, read to move it to STATE.ledger.
-	Orgs  map[string]orgSnapshot     `json:"orgs,omitempty"`
-	Units map[string]json.RawMessage `json:"units"`
-	units map[unitID]*unitSnapshot   // decoded Units
-}
-
-// orgSnapshot is what a version 1 state file kept of a key.
-type orgSnapshot struct {
-	Requests    []time.Time            `json:"requests"`
-	PausedUntil time.Time              `json:"paused_until"`
-	Others      map[string][]time.Time `json:"others,omitempty"`
+	Orgs  map[string]statefiles.V1Key `json:"orgs,omitempty"`
+	Units map[string]json.RawMessage  `json:"units"`
+	units map[unitID]*unitSnapshot    // decoded Units
 }
 
 type unitSnapshot struct {
@@ -88,25 +57,27 @@ func parseUnitID(s string) (unitID, bool) {
 	return unitID{project: s[:i], collector: s[i+1:]}, true
 }
 
-// openState claims the state files (see owner.go), then reads the data
-// cache and the ledger. Only a path that must not be touched, or another
-// exporter on the same files, is an error: a file that cannot be used is
-// logged and ignored.
+// openState claims the state files (internal/statefiles), then reads the
+// data cache and the ledger. Only a path that must not be touched, or
+// another exporter on the same files, is an error: a file that cannot be
+// used is logged and ignored.
 func (e *Exporter) openState(cfg *config.Config) error {
 	path := e.opts.StoragePath
 	if path == "" {
 		return nil
 	}
-	e.ledger = ledger.For(path)
-	e.ledger.OnReplaced = e.ledgerReplaced
-	e.saveErr = map[string]string{}
-	release, err := claimState(path, e.ledger, e.log)
+	observe := func(file string, err error) {
+		if e.saveMetrics != nil {
+			e.saveMetrics.observe(file, err, e.clock.Now())
+		}
+	}
+	files, err := statefiles.Open(path, e.log, observe)
 	if err != nil {
 		return err
 	}
-	e.releaseLock = release
+	e.files = files
 	now := e.clock.Now()
-	st, err := readState(path)
+	st, err := readState(files)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		e.log.Info("no state file yet; starting afresh", "path", path)
@@ -119,17 +90,12 @@ func (e *Exporter) openState(cfg *config.Config) error {
 			e.savedAt = -1 // written again, in this version, at the first save
 		}
 	}
-	keys, clampedLedger, err := e.ledger.Read(now)
-	if err != nil {
-		e.log.Warn("ignoring the ledger, which could not be read nor replaced: the budget counts only this process's requests until it can be, and saves of the ledger fail meanwhile", "path", e.ledger.Path(), "err", err)
-		keys = nil
+	var v1 map[string]statefiles.V1Key
+	if st != nil {
+		v1 = st.Orgs
 	}
-	if keys == nil && st != nil && len(st.Orgs) > 0 {
-		keys = migrateLedger(st.Orgs, now)
-		e.log.Info("the ledger moved out of the state file of an earlier version", "path", e.ledger.Path(), "keys", len(keys))
-	}
+	keys, clamped := files.ReadLedger(now, v1, max(backoffMax, breakerMax))
 	e.ledgerKeys = keys
-	clamped := clampLedger(keys, now) + clampedLedger
 	if e.saved != nil {
 		clamped += e.saved.clamp(now, time.Duration(cfg.Global.MaxRefreshInterval))
 	}
@@ -143,39 +109,9 @@ func (e *Exporter) openState(cfg *config.Config) error {
 // closeState writes nothing: it lets the state files go for another
 // exporter (Close saves before).
 func (e *Exporter) closeState() {
-	if e.releaseLock != nil {
-		e.releaseLock()
-		e.releaseLock = nil
+	if e.files != nil {
+		e.files.Close()
 	}
-}
-
-// migrateLedger is a version 1 state file's ledger, as the ledger holds it.
-func migrateLedger(orgs map[string]orgSnapshot, now time.Time) ledger.Keys {
-	keys := ledger.Keys{}
-	for fp, snap := range orgs {
-		keys.Set(fp, ledger.Exporter, snap.Requests)
-		for w, times := range snap.Others {
-			keys.Set(fp, w, times)
-		}
-		e := keys[fp]
-		e.PausedUntil = snap.PausedUntil
-		keys[fp] = e
-	}
-	return keys
-}
-
-// clampLedger ends the back-offs that would last past the longest one
-// the exporter sets. It returns how many it changed.
-func clampLedger(keys ledger.Keys, now time.Time) int {
-	n := 0
-	for fp, e := range keys {
-		if limit := now.Add(max(backoffMax, breakerMax)); e.PausedUntil.After(limit) {
-			e.PausedUntil = limit
-			keys[fp] = e
-			n++
-		}
-	}
-	return n
 }
 
 // clamp brings the units' times back to now: no success, data or walk
@@ -203,14 +139,8 @@ func (s *stateFile) clamp(now time.Time, maxRefresh time.Duration) int {
 	return n
 }
 
-func readState(path string) (*stateFile, error) {
-	if err := atomicfile.CheckTarget(path); err != nil {
-		return nil, err
-	}
-	b, err := boundedfile.Read(path, "state file", maxStateBytes)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fs.ErrNotExist
-	}
+func readState(files *statefiles.Files) (*stateFile, error) {
+	b, err := files.ReadData()
 	if err != nil {
 		return nil, err
 	}
@@ -251,8 +181,8 @@ func (e *Exporter) restoreOrg(o *org, now time.Time) {
 	if !ok {
 		return
 	}
-	o.budget.Restore(entry.Writers[ledger.Exporter])
-	o.budget.SetForeign(e.ledgerKeys.Foreign(o.fp, ledger.Exporter))
+	o.budget.Restore(entry.Own)
+	o.budget.SetForeign(entry.Foreign)
 	if entry.PausedUntil.After(now) {
 		o.until = entry.PausedUntil
 	}
@@ -295,7 +225,7 @@ func (e *Exporter) save() {
 // back-offs, unless reserve reports false. A ledger that cannot be used
 // does not stop reserve.
 func (e *Exporter) saveWith(reserve func() bool) {
-	if e.ledger == nil {
+	if e.files == nil {
 		if reserve != nil {
 			reserve()
 		}
@@ -305,40 +235,29 @@ func (e *Exporter) saveWith(reserve func() bool) {
 	defer e.saveMu.Unlock()
 	ctx, cancel := e.lockContext()
 	defer cancel()
-	ran := false
-	written, err := e.ledger.UpdateContext(ctx, e.clock.Now(), func(keys ledger.Keys) bool {
+	seen := func(foreign func(fp string) []time.Time) {
 		e.storeMu.Lock()
+		defer e.storeMu.Unlock()
 		for fp, o := range e.orgs {
-			o.budget.SetForeign(keys.Foreign(fp, ledger.Exporter))
+			o.budget.SetForeign(foreign(fp))
 		}
-		e.storeMu.Unlock()
-		ran = true
-		if reserve != nil && !reserve() {
-			return false
-		}
+	}
+	own := func() map[string]statefiles.Own {
 		e.storeMu.Lock()
+		defer e.storeMu.Unlock()
+		m := make(map[string]statefiles.Own, len(e.orgs))
 		for fp, o := range e.orgs {
-			keys.Set(fp, ledger.Exporter, o.budget.Times())
-			entry := keys[fp]
-			entry.PausedUntil = o.pausedUntil()
-			keys[fp] = entry
+			m[fp] = statefiles.Own{Requests: o.budget.Times(), PausedUntil: o.pausedUntil()}
 		}
-		e.storeMu.Unlock()
-		return true
-	})
-	if !ran && reserve != nil {
-		reserve()
+		return m
 	}
-	if written || err != nil { // nothing to write is neither a success nor a failure
-		e.noteSave("ledger", e.ledger.Path(), err)
-	}
+	e.files.UpdateLedger(ctx, e.clock.Now(), seen, reserve, own)
 }
 
 // saveData writes the data cache if a unit's state changed since it was
 // last written.
 func (e *Exporter) saveData() {
-	path := e.opts.StoragePath
-	if path == "" {
+	if e.files == nil {
 		return
 	}
 	e.saveMu.Lock()
@@ -353,7 +272,7 @@ func (e *Exporter) saveData() {
 		s.mu.Unlock()
 	}
 	e.storeMu.Unlock()
-	if changes == e.savedAt && e.saveErr["state"] == "" {
+	if changes == e.savedAt && !e.files.DataFailing() {
 		return
 	}
 	st := stateFile{Kind: stateKind, Version: stateVersion, Saved: e.clock.Now().UTC(), Units: map[string]json.RawMessage{}}
@@ -365,18 +284,16 @@ func (e *Exporter) saveData() {
 		}
 		st.Units[id.String()] = raw
 	}
-	err := atomicfile.Write(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(&st) })
-	if err == nil {
+	if err := e.files.WriteData(&st); err == nil {
 		e.savedAt = changes
 	}
-	e.noteSave("state", path, err)
 }
 
 // saveSites records in the ledger the pages of each project's last
 // complete month walk of page views, when they changed: what a day of the
 // project costs the backfill, which reads them for its estimate.
 func (e *Exporter) saveSites() {
-	if e.ledger == nil {
+	if e.files == nil {
 		return
 	}
 	sites := map[string]int{}
@@ -392,38 +309,9 @@ func (e *Exporter) saveSites() {
 	}
 	e.saveMu.Lock()
 	defer e.saveMu.Unlock()
-	if len(sites) == 0 || maps.Equal(sites, e.sitesSaved) {
-		return
-	}
 	ctx, cancel := e.lockContext()
 	defer cancel()
-	err := e.ledger.SetSitesContext(ctx, e.clock.Now(), sites)
-	if err == nil {
-		e.sitesSaved = sites
-	}
-	e.noteSave("ledger", e.ledger.Path(), err)
-}
-
-// noteSave records a write of file (state or ledger) in the metrics
-// (failures counted, last outcome and success time) and logs a change of
-// state: the first failure, a different one, and the first
-// success after failures. The caller holds saveMu.
-func (e *Exporter) noteSave(file, path string, err error) {
-	prev := e.saveErr[file]
-	if e.saveMetrics != nil {
-		e.saveMetrics.observe(file, err, e.clock.Now())
-	}
-	if err == nil {
-		if prev != "" {
-			e.log.Info("the "+file+" file is written again", "path", path)
-		}
-		e.saveErr[file] = ""
-		return
-	}
-	if prev != err.Error() {
-		e.log.Warn("writing the "+file+" file failed; the exporter goes on without it, and a restart would load the last one written", "path", path, "err", err)
-	}
-	e.saveErr[file] = err.Error()
+	e.files.SetSites(ctx, e.clock.Now(), sites)
 }
 
 // encode returns the unit's state as JSON, re-encoding only when it

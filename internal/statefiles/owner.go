@@ -1,4 +1,4 @@
-package collector
+package statefiles
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 )
 
-// claimState makes this process the one exporter that uses the state
+// claim makes this process the one exporter that uses the state
 // files of path, as Prometheus does with its data directory:
 //
 //   - each of the files (the state file, its ledger, lock and owner file)
@@ -33,7 +33,7 @@ import (
 //   - the temporary files that writes killed mid-way left are removed.
 //
 // It returns the release of the lock.
-func claimState(path string, l *ledger.Ledger, log *slog.Logger) (func(), error) {
+func claim(path string, l *ledger.Ledger, log *slog.Logger) (func(), error) {
 	owner := path + ".owner"
 	for _, p := range []string{path, l.Path(), l.LockPath(), owner} {
 		if err := atomicfile.CheckTarget(p); err != nil {

@@ -1,0 +1,166 @@
+// Package statefiles keeps the exporter's state files beside
+// --storage.path (STATE), and knows nothing of Prometheus: the exporter
+// reports their saves into its metrics through the callback it gives
+// Open.
+//
+//   - STATE, the data cache: per unit (project id and collector) its
+//     schedule, health and the last good data of each window, with the
+//     walk in progress. Its schema and migrations are the engine's
+//     (collector/statefile.go); this package reads and writes its bytes.
+//   - STATE.ledger, the budget ledger (internal/ledger): the requests of
+//     the last hour and the back-off per key fingerprint, never the key.
+//     A few kilobytes, rewritten on every charged request; the backfill
+//     records its requests there too.
+//   - STATE.lock, the ledger's lock, and STATE.owner, held by the one
+//     exporter that uses these files for as long as it runs (owner.go).
+//
+// Files are JSON, versioned, written whole (internal/atomicfile), read
+// only as regular files of bounded size. A path that exists as anything
+// but a regular file (a link, a device, a FIFO, a directory) stops the
+// exporter at start-up: it is never opened nor replaced. A bad ledger is
+// moved aside and replaced at once, the hour counted as spent
+// (internal/ledger).
+package statefiles
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"log/slog"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
+)
+
+// The files a save writes, as the exporter's metrics label them.
+const (
+	Data   = "state"
+	Ledger = "ledger"
+)
+
+// MaxDataBytes bounds the data cache: 80 bytes a path, 100 000 paths a
+// walk (max_pages 400 of 250), the month and up to thirty windows of page
+// views and visitors. A larger file is refused from its size, before it is
+// read.
+const MaxDataBytes = 256 << 20
+
+// Files are the state files of one exporter, claimed for as long as it
+// runs. A save that fails is logged and reported, never fatal: the
+// exporter works without the files, and a restart loads the last ones
+// written.
+type Files struct {
+	path    string
+	ledger  *ledger.Ledger
+	log     *slog.Logger
+	observe func(file string, err error)
+	release func()
+
+	mu    sync.Mutex
+	errs  map[string]string // by file: the last save error, logged once
+	sites map[string]int    // the walk sizes last recorded in the ledger
+}
+
+// Open claims the state files of path (see claim). observe, when not
+// nil, is told of every write of a file (Data or Ledger) and its outcome.
+func Open(path string, log *slog.Logger, observe func(file string, err error)) (*Files, error) {
+	f := &Files{path: path, ledger: ledger.For(path), log: log, observe: observe, errs: map[string]string{}}
+	f.ledger.OnReplaced = f.ledgerReplaced
+	release, err := claim(path, f.ledger, log)
+	if err != nil {
+		return nil, err
+	}
+	f.release = release
+	return f, nil
+}
+
+// Path is the data cache's path, --storage.path.
+func (f *Files) Path() string { return f.path }
+
+// Close lets the files go for another exporter. It writes nothing.
+func (f *Files) Close() {
+	if f.release != nil {
+		f.release()
+		f.release = nil
+	}
+}
+
+// SetLockWait bounds the waits for the ledger's lock (ledger.MaxLockWait
+// unless set).
+func (f *Files) SetLockWait(d time.Duration) { f.ledger.SetMaxWait(d) }
+
+// ReadData returns the data cache's bytes: fs.ErrNotExist when there is
+// none, an error when it is not a regular file or is larger than
+// MaxDataBytes.
+func (f *Files) ReadData() ([]byte, error) {
+	if err := atomicfile.CheckTarget(f.path); err != nil {
+		return nil, err
+	}
+	b, err := boundedfile.Read(f.path, "state file", MaxDataBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fs.ErrNotExist
+	}
+	return b, err
+}
+
+// DataFailing reports whether the last write of the data cache failed, so
+// that the next save tries again though nothing changed.
+func (f *Files) DataFailing() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.errs[Data] != ""
+}
+
+// WriteData writes v, as JSON, whole to the data cache, and reports the
+// outcome.
+func (f *Files) WriteData(v any) error {
+	err := atomicfile.Write(f.path, func(w io.Writer) error { return json.NewEncoder(w).Encode(v) })
+	f.note(Data, f.path, err)
+	return err
+}
+
+// note records a write of file: it tells observe, and logs a change of
+// state: the first failure, a different one, and the first success after
+// failures.
+func (f *Files) note(file, path string, err error) {
+	if f.observe != nil {
+		f.observe(file, err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	prev := f.errs[file]
+	if err == nil {
+		if prev != "" {
+			f.log.Info("the "+file+" file is written again", "path", path)
+		}
+		f.errs[file] = ""
+		return
+	}
+	if prev != err.Error() {
+		f.log.Warn("writing the "+file+" file failed; the exporter goes on without it, and a restart would load the last one written", "path", path, "err", err)
+	}
+	f.errs[file] = err.Error()
+}
+
+// SetSites records in the ledger the pages of each project's last complete
+// month walk of page views, when they changed since last recorded.
+func (f *Files) SetSites(ctx context.Context, now time.Time, sites map[string]int) {
+	f.mu.Lock()
+	same := len(sites) == 0 || maps.Equal(sites, f.sites)
+	f.mu.Unlock()
+	if same {
+		return
+	}
+	err := f.ledger.SetSitesContext(ctx, now, sites)
+	if err == nil {
+		f.mu.Lock()
+		f.sites = sites
+		f.mu.Unlock()
+	}
+	f.note(Ledger, f.ledger.Path(), err)
+}
