@@ -22,6 +22,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/serve/servetest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
@@ -42,7 +43,7 @@ var backfillNow = time.Date(2026, 9, 15, 12, 0, 0, 0, time.UTC)
 type backfillHarness struct {
 	t      *testing.T
 	api    *mockapi.Running
-	clock  *mockapi.ManualClock
+	clock  *manualclock.Clock
 	site   mockapi.Site
 	dir    string
 	sleeps []time.Duration
@@ -54,7 +55,7 @@ type backfillHarness struct {
 
 func newBackfillHarness(t *testing.T, site mockapi.Site, opt func(*mockapi.Options)) *backfillHarness {
 	t.Helper()
-	clock := mockapi.NewManualClock(backfillNow)
+	clock := manualclock.New(backfillNow)
 	mo := mockapi.Options{
 		Keys:     []mockapi.KeySpec{{Key: backfillTestKey, Org: "acme", Scope: mockapi.ReadOnly}},
 		Projects: map[string]mockapi.Site{backfillProject: site},
@@ -800,7 +801,7 @@ func TestBackfillSitsOutRateLimit(t *testing.T) {
 // more than the key's budget (90) in any sliding hour together and never
 // get a 429, while both make requests in the same hours.
 func TestBackfillSharesBudgetWithExporter(t *testing.T) {
-	clock := mockapi.NewManualClock(backfillNow)
+	clock := manualclock.New(backfillNow)
 	ts, statePath, api := testServerClock(t, func(o *mockapi.Options) {
 		// 12 pages per walk and three walks (month, 24h, 7d): the
 		// exporter alone wants more than the hour.

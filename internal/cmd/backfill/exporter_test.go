@@ -9,6 +9,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/serve"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/serve/servetest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
@@ -40,7 +41,7 @@ func testServer(t *testing.T, mock func(*mockapi.Options)) (*servetest.Exporter,
 // testServerClock is testServer with a clock shared by the simulated API
 // and the exporter (nil: the real one), its state file in a temporary
 // directory.
-func testServerClock(t *testing.T, mock func(*mockapi.Options), clock *mockapi.ManualClock, extraFlags ...string) (*servetest.Exporter, string, *mockapi.Running) {
+func testServerClock(t *testing.T, mock func(*mockapi.Options), clock *manualclock.Clock, extraFlags ...string) (*servetest.Exporter, string, *mockapi.Running) {
 	t.Helper()
 	mo := mockapi.Options{
 		Keys:     []mockapi.KeySpec{{Key: mainTestKey, Org: "acme", Scope: mockapi.ReadOnly}},
