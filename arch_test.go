@@ -28,7 +28,7 @@ var allowedImports = map[string][]string{
 	"config":                       {"internal/boundedfile", "internal/ids", "internal/kind", "internal/mintlify", "internal/secret"},
 	"internal/mintlify":            {"internal/secret"},
 	"internal/trackfile":           {"internal/boundedfile", "internal/filelock", "internal/ids"},
-	"internal/testkit":             {"internal/mockapi", "internal/toolcheck"},
+	"internal/testkit":             {"internal/cli", "internal/mockapi", "internal/toolcheck"},
 	"e2e/mockapi":                  {"internal/mockapi"},
 	"deploy/kubernetes/gen":        {"deploy"},
 	"deploy/helm/gen":              {"deploy"},
