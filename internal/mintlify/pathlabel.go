@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 )
 
-
 // The rule for a page path as a label value, the same in the exporter and
 // the backfill, for every kind with a path label:
 //

@@ -9,10 +9,11 @@ import (
 	"unicode/utf8"
 )
 
-// MaxPathBytes bounds a page path taken from a URL (a conversation's
-// pageUrl, a feedback entry's path), as the exporter bounds the paths of
-// views rows: a longer one is no page anyone reads on a dashboard, and is
-// dropped and counted instead.
+// MaxPathBytes bounds every path label, once escaped (PathLabel): the
+// paths of views, visitors and feedback rows and a conversation's page. A
+// longer one is no page anyone reads on a dashboard, and a 10 kB label
+// value is a cost to every scrape and to Prometheus' index: it is dropped
+// and counted instead.
 const MaxPathBytes = 1024
 
 // MaxCategoryRunes bounds a conversation's category: longer ones are cut
