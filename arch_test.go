@@ -29,20 +29,20 @@ var allowedImports = map[string][]string{
 	"config":                       {"internal/boundedfile", "internal/ids", "internal/kind", "internal/mintlify", "internal/secret"},
 	"internal/mintlify":            {"internal/secret"},
 	"internal/trackfile":           {"internal/boundedfile", "internal/filelock", "internal/ids"},
-	"internal/testkit":             {"internal/mockapi", "internal/toolcheck"},
+	"internal/testkit":             {"internal/cli", "internal/mockapi", "internal/toolcheck"},
 	"e2e/mockapi":                  {"internal/mockapi"},
 	"deploy/kubernetes/gen":        {"deploy"},
 	"deploy/helm/gen":              {"deploy"},
 	"packaging/gen":                {"packaging"},
 	// Packages of their own, importing nothing of the project.
 	"internal/boundedfile": nil, "internal/exposition": nil, "internal/kind": nil, "internal/ledger": {"internal/atomicfile", "internal/boundedfile", "internal/budget", "internal/filelock"}, "internal/mockapi": {"internal/kind"}, "internal/atomicfile": {"internal/boundedfile"}, "internal/budget": nil, "internal/filelock": nil,
-	"internal/ids": nil, "internal/leakcheck": nil, "internal/secret": nil,
+	"internal/ids": nil, "internal/leakcheck": nil, "internal/manualclock": nil, "internal/secret": nil,
 	"internal/toolcheck": nil, "dashboards": nil, "deploy": nil,
 	"packaging": nil,
 }
 
 // testOnly are packages only tests may import.
-var testOnly = []string{"internal/testkit", "internal/cmd/serve/servetest", "internal/toolcheck", "internal/leakcheck"}
+var testOnly = []string{"internal/testkit", "internal/cmd/serve/servetest", "internal/toolcheck", "internal/leakcheck", "internal/manualclock"}
 
 type pkgImports struct {
 	code, tests []string // project packages, relative

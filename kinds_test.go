@@ -15,8 +15,6 @@ import (
 	"testing"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/backfill"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/serve"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
@@ -24,21 +22,14 @@ import (
 
 // TestEveryKindIsKnown goes through the table of collector kinds and
 // shows that each is known where it must be: the configuration accepts
-// it in a project's collectors and in collector_weights, the exporter has
-// its --collector flag with the table's default, the backfill can write
-// its counters, docs/metrics.md documents its families, and the
-// simulated API serves its endpoint.
+// it in a project's collectors and in collector_weights, docs/metrics.md
+// documents its families, and the simulated API serves its endpoint. The
+// tests of that name in internal/cmd/serve and internal/cmd/backfill show
+// that the exporter has its --collector flag with the table's default and
+// that the backfill can write its counters.
 func TestEveryKindIsKnown(t *testing.T) {
 	if len(kind.All) < 5 {
 		t.Fatalf("only %d kinds in the table", len(kind.All))
-	}
-	exporterFlags := map[string][]string{}
-	for _, f := range serve.App().Model().Flags {
-		exporterFlags[f.Name] = f.Default
-	}
-	backfillFlags := map[string]bool{}
-	for _, f := range backfill.App().Model().Flags {
-		backfillFlags[f.Name] = true
 	}
 	metricsDoc, err := os.ReadFile("docs/metrics.md")
 	if err != nil {
@@ -63,17 +54,6 @@ func TestEveryKindIsKnown(t *testing.T) {
 				t.Errorf("the configuration refuses %s: %v", k.Name, err)
 			} else if w := c.Global.CollectorWeights.Of(k.Name); w != 2 {
 				t.Errorf("collector_weights.%s reads as %v, want 2", k.Name, w)
-			}
-			// The exporter's flag and its default.
-			def, ok := exporterFlags["collector."+k.Name]
-			if !ok {
-				t.Errorf("the exporter has no --collector.%s", k.Name)
-			} else if want := fmt.Sprint(k.Default); strings.Join(def, "") != want {
-				t.Errorf("--collector.%s defaults to %v, the table says %s", k.Name, def, want)
-			}
-			// The backfill writes every kind with month-to-date counters.
-			if k.Windows.HasMonth() && k.Name != kind.PageViews && !backfillFlags["collector."+k.Name] {
-				t.Errorf("the backfill has no --collector.%s for its counters", k.Name)
 			}
 			if k.Windows.HasMonth() && len(k.Counters()) == 0 {
 				t.Errorf("%s counts the month to date but has no counter family", k.Name)

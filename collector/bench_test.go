@@ -16,6 +16,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
@@ -23,7 +24,7 @@ import (
 // one 24h window of n paths.
 func benchExporter(b *testing.B, n int) (*prometheus.Registry, func()) {
 	b.Helper()
-	clock := mockapi.NewManualClock(epoch)
+	clock := manualclock.New(epoch)
 	api, err := mockapi.Start(mockapi.Options{
 		Clock:    clock,
 		Keys:     []mockapi.KeySpec{{Key: testKey, Org: "acme"}},
@@ -196,7 +197,7 @@ func BenchmarkUpstreamEfficiency(b *testing.B) {
 	} {
 		b.Run(sc.name, func(b *testing.B) {
 			for range b.N {
-				clock := mockapi.NewManualClock(epoch)
+				clock := manualclock.New(epoch)
 				api, err := mockapi.Start(mockapi.Options{
 					Clock:    clock,
 					Keys:     []mockapi.KeySpec{{Key: testKey, Org: "acme"}},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
@@ -43,7 +44,7 @@ func BenchmarkConversationsMonth(b *testing.B) {
 func runConversationsMonth(b *testing.B) {
 	start := time.Date(2026, 11, 28, 20, 0, 0, 0, time.UTC)
 	end := time.Date(2026, 11, 29, 6, 0, 0, 0, time.UTC)
-	clock := mockapi.NewManualClock(start)
+	clock := manualclock.New(start)
 	api, err := mockapi.Start(mockapi.Options{
 		Clock:    clock,
 		Keys:     []mockapi.KeySpec{{Key: testKey, Org: "acme", Scope: mockapi.ReadOnly}},

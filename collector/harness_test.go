@@ -20,6 +20,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
@@ -51,7 +52,7 @@ func (s *syncBuffer) String() string {
 
 type env struct {
 	t     *testing.T
-	clock *mockapi.ManualClock
+	clock *manualclock.Clock
 	api   *mockapi.Running
 	exp   *collector.Exporter
 	reg   *prometheus.Registry
@@ -77,7 +78,7 @@ type envOpts struct {
 // which %s stands for the API URL.
 func newEnv(t *testing.T, yamlCfg string, o envOpts) *env {
 	t.Helper()
-	clock := mockapi.NewManualClock(epoch)
+	clock := manualclock.New(epoch)
 	mo := mockapi.Options{
 		Clock:    clock,
 		Keys:     []mockapi.KeySpec{{Key: testKey, Org: "acme", Scope: mockapi.ReadOnly}},

@@ -21,6 +21,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/toolcheck"
@@ -48,7 +49,7 @@ func startAt(t *testing.T, api *mockapi.Running, path string, clock collector.Cl
 	return exp, logs, err
 }
 
-func testAPI(t *testing.T, clock *mockapi.ManualClock, paths int) *mockapi.Running {
+func testAPI(t *testing.T, clock *manualclock.Clock, paths int) *mockapi.Running {
 	t.Helper()
 	api, err := mockapi.Start(mockapi.Options{
 		Clock:    clock,
@@ -67,7 +68,7 @@ func testAPI(t *testing.T, clock *mockapi.ManualClock, paths int) *mockapi.Runni
 // start-up with an error naming it, and is never opened nor replaced; a
 // FIFO does not hang start-up.
 func TestStatePathNotAFileIsRefused(t *testing.T) {
-	clock := mockapi.NewManualClock(epoch)
+	clock := manualclock.New(epoch)
 	api := testAPI(t, clock, 5)
 	for _, suffix := range []string{"", ".ledger", ".lock", ".owner"} {
 		for _, what := range []string{"symbolic link", "FIFO", "directory"} {
@@ -114,7 +115,7 @@ func TestStatePathCharacterDeviceIsRefused(t *testing.T) {
 		}
 		t.Skipf("making a character device needs root: %v", err)
 	}
-	clock := mockapi.NewManualClock(epoch)
+	clock := manualclock.New(epoch)
 	_, _, err := startAt(t, testAPI(t, clock, 5), path, clock)
 	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "character device") {
 		t.Fatalf("start-up: %v", err)
@@ -131,7 +132,7 @@ func TestStatePathCharacterDeviceIsRefused(t *testing.T) {
 // is refused at start-up, naming the first's process; the backfill still
 // shares the ledger beside it; once the first stops, another may start.
 func TestSecondExporterIsRefused(t *testing.T) {
-	clock := mockapi.NewManualClock(epoch)
+	clock := manualclock.New(epoch)
 	api := testAPI(t, clock, 5)
 	path := filepath.Join(t.TempDir(), "state.json")
 	first, _, err := startAt(t, api, path, clock)
@@ -158,7 +159,7 @@ func TestSecondExporterIsRefused(t *testing.T) {
 // the requests count as made now, the next refresh is due within
 // max_refresh_interval, and one warning says so.
 func TestFutureTimesAreClamped(t *testing.T) {
-	clock := mockapi.NewManualClock(epoch)
+	clock := manualclock.New(epoch)
 	api := testAPI(t, clock, 5)
 	path := filepath.Join(t.TempDir(), "state.json")
 	year := epoch.Add(365 * 24 * time.Hour)
@@ -218,7 +219,7 @@ func TestFutureTimesAreClamped(t *testing.T) {
 // mid-way left beside the state file and the ledger are removed at
 // start-up, and nothing else is.
 func TestStaleTemporaryFilesAreRemoved(t *testing.T) {
-	clock := mockapi.NewManualClock(epoch)
+	clock := manualclock.New(epoch)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.json")
 	debris := []string{".state.json.1234.tmp", ".state.json.99.tmp", ".state.json.ledger.5678.tmp"}
@@ -247,7 +248,7 @@ func TestStaleTemporaryFilesAreRemoved(t *testing.T) {
 // from its size, before it is read: start-up allocates next to nothing
 // for it, warns, and goes on without it.
 func TestHugeStateFileIsNotRead(t *testing.T) {
-	clock := mockapi.NewManualClock(epoch)
+	clock := manualclock.New(epoch)
 	api := testAPI(t, clock, 5)
 	path := filepath.Join(t.TempDir(), "state.json")
 	f, err := os.Create(path)
@@ -359,7 +360,7 @@ func TestChargingWritesOnlyTheLedger(t *testing.T) {
 // once, and its requests move to the ledger, so the restart spends
 // nothing again.
 func TestStateFileOfVersion1IsRead(t *testing.T) {
-	clock := mockapi.NewManualClock(epoch)
+	clock := manualclock.New(epoch)
 	api := testAPI(t, clock, 5)
 	path := filepath.Join(t.TempDir(), "state.json")
 	e, _, err := startAt(t, api, path, clock)
@@ -510,7 +511,7 @@ func TestWalkSizesReachTheLedger(t *testing.T) {
 // TestKeysAreReadOncePerApply: New reads each key once, and ApplyKeys
 // (a reload whose keys were read under its deadline) reads none again.
 func TestKeysAreReadOncePerApply(t *testing.T) {
-	clock := mockapi.NewManualClock(epoch)
+	clock := manualclock.New(epoch)
 	api := testAPI(t, clock, 5)
 	cfg, err := config.Parse([]byte(fmt.Sprintf(oneProject, api.URL())))
 	if err != nil {

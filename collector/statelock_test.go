@@ -13,6 +13,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/filelock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
@@ -124,7 +125,7 @@ func TestDeletedOwnerFileStillRefusesASecondExporter(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the deleted owner file's lock is found through /proc (Linux)")
 	}
-	clock := mockapi.NewManualClock(epoch)
+	clock := manualclock.New(epoch)
 	api := testAPI(t, clock, 5)
 	path := filepath.Join(t.TempDir(), "state.json")
 	first, _, err := startAt(t, api, path, clock)

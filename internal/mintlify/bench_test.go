@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
@@ -53,8 +54,8 @@ func BenchmarkWalk10kPaths(b *testing.B) {
 	}
 }
 
-func startMockB(b *testing.B) (*mockapi.Running, *mockapi.ManualClock) {
-	clock := mockapi.NewManualClock(t0)
+func startMockB(b *testing.B) (*mockapi.Running, *manualclock.Clock) {
+	clock := manualclock.New(t0)
 	r, err := mockapi.Start(mockapi.Options{
 		Clock:                  clock,
 		Keys:                   []mockapi.KeySpec{{Key: rwKey, Org: "acme", Scope: mockapi.ReadWrite}},
@@ -75,7 +76,7 @@ func startMockB(b *testing.B) (*mockapi.Running, *mockapi.ManualClock) {
 // and the bytes allocated per walk (B/op; every page's body is read
 // whole, one page at a time).
 func BenchmarkConversationsDay(b *testing.B) {
-	clock := mockapi.NewManualClock(t0)
+	clock := manualclock.New(t0)
 	api, err := mockapi.Start(mockapi.Options{
 		Clock:                  clock,
 		Keys:                   []mockapi.KeySpec{{Key: rwKey, Org: "acme", Scope: mockapi.ReadWrite}},

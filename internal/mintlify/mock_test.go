@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
@@ -24,9 +25,9 @@ const (
 
 var t0 = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 
-func startMock(t *testing.T, sites map[string]mockapi.Site, mod func(*mockapi.Options)) (*mockapi.Running, *mockapi.ManualClock) {
+func startMock(t *testing.T, sites map[string]mockapi.Site, mod func(*mockapi.Options)) (*mockapi.Running, *manualclock.Clock) {
 	t.Helper()
-	clock := mockapi.NewManualClock(t0)
+	clock := manualclock.New(t0)
 	o := mockapi.Options{
 		Clock: clock,
 		Keys: []mockapi.KeySpec{

@@ -208,26 +208,8 @@ func TestSearchesAndFeedbackDerived(t *testing.T) {
 	}
 }
 
-func TestManualClockConcurrent(t *testing.T) {
-	c := NewManualClock(t0)
-	done := make(chan struct{})
-	go func() {
-		for range 1000 {
-			c.Advance(time.Second)
-		}
-		close(done)
-	}()
-	for range 1000 {
-		_ = c.Now()
-	}
-	<-done
-	if got := c.Now(); !got.Equal(t0.Add(1000 * time.Second)) {
-		t.Fatalf("now %v", got)
-	}
-	c.Set(t0)
-	if !c.Now().Equal(t0) {
-		t.Fatal("Set")
-	}
+// TestRealClock: the simulated API's default clock is the wall clock.
+func TestRealClock(t *testing.T) {
 	if d := time.Since(RealClock{}.Now()); d < 0 || d > time.Minute {
 		t.Fatal("RealClock")
 	}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 )
 
 func TestFaultStatusBeforeAuthAndRemaining(t *testing.T) {
@@ -151,7 +153,7 @@ func TestFaultBodies(t *testing.T) {
 }
 
 func TestFaultTruncatedOverTheWire(t *testing.T) {
-	run, err := Start(testOptions(NewManualClock(t0)))
+	run, err := Start(testOptions(manualclock.New(t0)))
 	if err != nil {
 		t.Fatal(err)
 	}

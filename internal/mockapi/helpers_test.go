@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 )
 
 // t0 is a fixed "now" for every test: a Monday noon, UTC.
@@ -43,9 +45,9 @@ func testOptions(clock Clock) Options {
 }
 
 // newTest builds a server on a manual clock; mutate may adjust options.
-func newTest(t *testing.T, mutate func(*Options)) (*Server, *ManualClock) {
+func newTest(t *testing.T, mutate func(*Options)) (*Server, *manualclock.Clock) {
 	t.Helper()
-	clk := NewManualClock(t0)
+	clk := manualclock.New(t0)
 	o := testOptions(clk)
 	if mutate != nil {
 		mutate(&o)

@@ -397,10 +397,3 @@ func (e *backfillEnv) write(o *backfillOptions, plan *backfillPlan, progress *ba
 	}
 	return cli.ExitOK
 }
-
-// App is the backfill command's command line, for documentation and
-// tests.
-func App() *kingpin.Application {
-	app, _ := newBackfillApp(&backfillOptions{})
-	return app
-}

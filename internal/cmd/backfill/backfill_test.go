@@ -22,6 +22,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/serve/servetest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
@@ -42,7 +43,7 @@ var backfillNow = time.Date(2026, 9, 15, 12, 0, 0, 0, time.UTC)
 type backfillHarness struct {
 	t      *testing.T
 	api    *mockapi.Running
-	clock  *mockapi.ManualClock
+	clock  *manualclock.Clock
 	site   mockapi.Site
 	dir    string
 	sleeps []time.Duration
@@ -54,7 +55,7 @@ type backfillHarness struct {
 
 func newBackfillHarness(t *testing.T, site mockapi.Site, opt func(*mockapi.Options)) *backfillHarness {
 	t.Helper()
-	clock := mockapi.NewManualClock(backfillNow)
+	clock := manualclock.New(backfillNow)
 	mo := mockapi.Options{
 		Keys:     []mockapi.KeySpec{{Key: backfillTestKey, Org: "acme", Scope: mockapi.ReadOnly}},
 		Projects: map[string]mockapi.Site{backfillProject: site},
@@ -800,16 +801,15 @@ func TestBackfillSitsOutRateLimit(t *testing.T) {
 // more than the key's budget (90) in any sliding hour together and never
 // get a 429, while both make requests in the same hours.
 func TestBackfillSharesBudgetWithExporter(t *testing.T) {
-	clock := mockapi.NewManualClock(backfillNow)
-	ts, srv, api := testServerClock(t, func(o *mockapi.Options) {
+	clock := manualclock.New(backfillNow)
+	ts, statePath, api := testServerClock(t, func(o *mockapi.Options) {
 		// 12 pages per walk and three walks (month, 24h, 7d): the
 		// exporter alone wants more than the hour.
 		o.Projects["proj-docs"] = mockapi.Site{Seed: 1, Paths: 3000}
 		o.Projects[backfillProject] = mockapi.Site{Seed: 2, Paths: 50}
 	}, clock)
-	statePath := srv.StoragePath()
 	scrape := func() {
-		servetest.ScrapeSettled(t, ts, srv, map[string]string{"X-Prometheus-Scrape-Timeout-Seconds": "5"})
+		servetest.ScrapeSettled(t, ts, map[string]string{"X-Prometheus-Scrape-Timeout-Seconds": "5"})
 	}
 	scrape()
 	t.Setenv("MINTLIFY_API_KEY", mainTestKey)
@@ -940,8 +940,8 @@ const prometheus242Accept = "application/openmetrics-text;version=1.0.0,applicat
 // from it; the backfill writes none either, since Prometheus 2.42 would
 // store them as ..._created series the live exporter never produces.
 func TestBackfillWritesNoCreated(t *testing.T) {
-	ts, srv, _ := testServer(t, nil)
-	servetest.ScrapeSettled(t, ts, srv, nil)
+	ts, _, _ := testServer(t, nil)
+	servetest.ScrapeSettled(t, ts, nil)
 	for _, accept := range []string{prometheus242Accept, "application/openmetrics-text; version=1.0.0"} {
 		req, _ := http.NewRequest("GET", ts.URL+"/metrics", nil)
 		req.Header.Set("Accept", accept)
@@ -1128,7 +1128,7 @@ projects:
 // same bytes.
 func TestBackfillOtherCounters(t *testing.T) {
 	// The live exporter's label names of each family, from a scrape.
-	ts, srv, _ := testServerClock(t, nil, nil, "--collector.feedback", "--collector.searches", "--collector.assistant")
+	ts, _, _ := testServerClock(t, nil, nil, "--collector.feedback", "--collector.searches", "--collector.assistant")
 	labelNames := func(body string) map[string]string {
 		names := map[string]string{}
 		for _, line := range strings.Split(body, "\n") {
@@ -1146,7 +1146,7 @@ func TestBackfillOtherCounters(t *testing.T) {
 		}
 		return names
 	}
-	live := labelNames(servetest.ScrapeSettled(t, ts, srv, nil))
+	live := labelNames(servetest.ScrapeSettled(t, ts, nil))
 	if len(live) != 3 {
 		t.Fatalf("the live exporter exports %v, want the three families", live)
 	}

@@ -66,7 +66,7 @@ func TestBackfillDemoExample(t *testing.T) {
 		!strings.HasPrefix(cmds[2], "mintlify_exporter backfill ") || !strings.HasPrefix(cmds[3], "promtool ") {
 		t.Fatalf("the demo example is not: start the demo, export the key, backfill, promtool:\n%s", strings.Join(cmds, "\n"))
 	}
-	ts, inst := servetest.Start(t, []string{"--demo"}, serve.Options{})
+	ts := servetest.Start(t, []string{"--demo"}, serve.Options{})
 	for _, kv := range strings.Fields(strings.TrimPrefix(cmds[1], "export ")) {
 		name, value, _ := strings.Cut(kv, "=")
 		t.Setenv(name, value)
@@ -98,7 +98,7 @@ func TestBackfillDemoExample(t *testing.T) {
 	if !strings.Contains(string(b), series+" ") || strings.Contains(string(b), "demo-docs") {
 		t.Errorf("%s does not hold the demo's series %s (or names demo-docs):\n%s", out, series, tail(string(b)))
 	}
-	if body := servetest.ScrapeSettled(t, ts, inst, nil); !strings.Contains(body, "\n"+series+" ") {
+	if body := servetest.ScrapeSettled(t, ts, nil); !strings.Contains(body, "\n"+series+" ") {
 		t.Errorf("the demo does not export %s, which the backfill wrote", series)
 	}
 

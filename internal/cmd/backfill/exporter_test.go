@@ -2,7 +2,6 @@ package backfill
 
 import (
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/serve"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/serve/servetest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
@@ -31,8 +31,9 @@ projects:
 `
 )
 
-// testServer runs the exporter against a simulated API of its own.
-func testServer(t *testing.T, mock func(*mockapi.Options)) (*httptest.Server, *serve.Instance, *mockapi.Running) {
+// testServer runs the exporter against a simulated API of its own and
+// returns it, its state file and the API.
+func testServer(t *testing.T, mock func(*mockapi.Options)) (*servetest.Exporter, string, *mockapi.Running) {
 	t.Helper()
 	return testServerClock(t, mock, nil)
 }
@@ -40,7 +41,7 @@ func testServer(t *testing.T, mock func(*mockapi.Options)) (*httptest.Server, *s
 // testServerClock is testServer with a clock shared by the simulated API
 // and the exporter (nil: the real one), its state file in a temporary
 // directory.
-func testServerClock(t *testing.T, mock func(*mockapi.Options), clock *mockapi.ManualClock, extraFlags ...string) (*httptest.Server, *serve.Instance, *mockapi.Running) {
+func testServerClock(t *testing.T, mock func(*mockapi.Options), clock *manualclock.Clock, extraFlags ...string) (*servetest.Exporter, string, *mockapi.Running) {
 	t.Helper()
 	mo := mockapi.Options{
 		Keys:     []mockapi.KeySpec{{Key: mainTestKey, Org: "acme", Scope: mockapi.ReadOnly}},
@@ -58,11 +59,11 @@ func testServerClock(t *testing.T, mock func(*mockapi.Options), clock *mockapi.M
 	if err := os.WriteFile(cfgPath, []byte(fmt.Sprintf(exporterConfig, api.URL())), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"--config.file", cfgPath, "--storage.path", filepath.Join(t.TempDir(), "state.json")}, extraFlags...)
+	statePath := filepath.Join(t.TempDir(), "state.json")
+	args := append([]string{"--config.file", cfgPath, "--storage.path", statePath}, extraFlags...)
 	o := serve.Options{RetryBase: time.Millisecond}
 	if clock != nil {
 		o.Clock = clock
 	}
-	ts, inst := servetest.Start(t, args, o)
-	return ts, inst, api
+	return servetest.Start(t, args, o), statePath, api
 }

@@ -295,9 +295,3 @@ func checkJobsArgs(cmd string, o *jobsOptions) error {
 	}
 	return nil
 }
-
-// App is the jobs command's command line, for documentation and tests.
-func App() *kingpin.Application {
-	app, _ := newJobsApp(&jobsOptions{})
-	return app
-}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
@@ -32,7 +33,7 @@ var jobsStart = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 type jobsHarness struct {
 	t     *testing.T
 	api   *mockapi.Running
-	clock *mockapi.ManualClock
+	clock *manualclock.Clock
 	stdin io.Reader
 	// sleeps records every wait the command asked for.
 	sleeps []time.Duration
@@ -42,7 +43,7 @@ type jobsHarness struct {
 
 func newJobsHarness(t *testing.T, opt func(*mockapi.Options)) *jobsHarness {
 	t.Helper()
-	clock := mockapi.NewManualClock(jobsStart)
+	clock := manualclock.New(jobsStart)
 	mo := mockapi.Options{
 		Keys: []mockapi.KeySpec{
 			{Key: jobsTestKey, Org: "acme", Scope: mockapi.ReadWrite},

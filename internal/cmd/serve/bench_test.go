@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
@@ -46,7 +47,7 @@ projects:
 func benchServer(b *testing.B, n int, extraFlags ...string) (*server, http.Handler) {
 	b.Helper()
 	b.Setenv("MAIN_TEST_KEY", mainTestKey)
-	clock := mockapi.NewManualClock(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
+	clock := manualclock.New(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
 	api := testkit.StartAPI(b, mockapi.Options{
 		Clock: clock, Keys: []mockapi.KeySpec{{Key: mainTestKey, Org: "acme"}},
 		Projects:               map[string]mockapi.Site{"proj-docs": {Seed: 11, Paths: n}},

@@ -8,7 +8,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/serve"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/serve/servetest"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 )
 
 // TestDemoShowsDocumentationGaps: --demo exports the documentation-gaps
@@ -18,8 +18,8 @@ import (
 // has days in it whatever day the test runs.
 func TestDemoShowsDocumentationGaps(t *testing.T) {
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	ts, inst := servetest.Start(t, []string{"--demo"}, serve.Options{Clock: mockapi.NewManualClock(now)})
-	out := servetest.ScrapeSettled(t, ts, inst, nil)
+	ts := servetest.Start(t, []string{"--demo"}, serve.Options{Clock: manualclock.New(now)})
+	out := servetest.ScrapeSettled(t, ts, nil)
 	value := func(series string) (float64, bool) {
 		for _, line := range strings.Split(out, "\n") {
 			if v, ok := strings.CutPrefix(line, series+" "); ok {

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
@@ -38,7 +39,7 @@ projects:
 // interleave in one family, two windows, every collector on; plain and
 // gzip; after a reload that changes a label; and once the data is stale.
 func TestRenderedExpositionIsByteIdentical(t *testing.T) {
-	clock := mockapi.NewManualClock(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
+	clock := manualclock.New(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
 	ts, s, api, cfgPath, _ := testServerClock(t, func(o *mockapi.Options) {
 		o.Projects["proj-blog"] = mockapi.Site{Seed: 2, Paths: 40, OtherTraffic: true}
 	}, clock, "--web.disable-exporter-metrics", "--collector.visitors", "--collector.feedback", "--collector.searches", "--collector.assistant")

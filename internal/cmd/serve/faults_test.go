@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/leakcheck"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/toolcheck"
 )
@@ -84,7 +85,7 @@ func TestFaultMatrix(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			clock := mockapi.NewManualClock(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
+			clock := manualclock.New(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
 			ts, srv, api, _, logs := testServerClock(t, func(o *mockapi.Options) {
 				o.Projects["proj-docs"] = mockapi.Site{Seed: 1, Paths: 600}
 			}, clock)

@@ -18,6 +18,10 @@ type Options struct {
 	Clock     collector.Clock // nil: the real clock
 	RetryBase time.Duration   // the client's first retry delay; 0: its default
 	Logger    *slog.Logger    // nil: discard
+	// Wait, when not nil, is set to a function that returns once no
+	// refresh is running, so that a test reaches a known state without
+	// sleeping.
+	Wait *func()
 }
 
 // Instance is an exporter built from a command line, with its refreshes
@@ -56,18 +60,15 @@ func New(ctx context.Context, args []string, o Options) (*Instance, error) {
 		src.close()
 		return nil, fmt.Errorf("starting the exporter: %w", err)
 	}
+	if o.Wait != nil {
+		*o.Wait = func() { s.exporter.Wait() }
+	}
 	return &Instance{s: s, src: src}, nil
 }
 
 // Handler serves /metrics, the health and reload endpoints and the
 // landing page.
 func (i *Instance) Handler() http.Handler { return i.s.handler() }
-
-// Wait returns once no refresh is running.
-func (i *Instance) Wait() { i.s.exporter.Wait() }
-
-// StoragePath is the state file in use ("" for none).
-func (i *Instance) StoragePath() string { return i.s.f.common.StoragePath }
 
 // Close stops the refreshes and the demo API, if any.
 func (i *Instance) Close() {

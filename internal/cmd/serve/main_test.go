@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/toolcheck"
@@ -45,7 +46,7 @@ func testServer(t *testing.T, mock func(*mockapi.Options)) (*httptest.Server, *s
 
 // testServerClock is testServer with a clock shared by the simulated API
 // and the exporter (nil: the real one).
-func testServerClock(t *testing.T, mock func(*mockapi.Options), clock *mockapi.ManualClock, extraFlags ...string) (*httptest.Server, *server, *mockapi.Running, string, *testkit.LockedBuffer) {
+func testServerClock(t *testing.T, mock func(*mockapi.Options), clock *manualclock.Clock, extraFlags ...string) (*httptest.Server, *server, *mockapi.Running, string, *testkit.LockedBuffer) {
 	t.Helper()
 	mo := mockapi.Options{
 		Keys:     []mockapi.KeySpec{{Key: mainTestKey, Org: "acme", Scope: mockapi.ReadOnly}},

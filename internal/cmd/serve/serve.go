@@ -239,6 +239,3 @@ func listenAndServe(httpSrv *http.Server, f *flags, logger *slog.Logger, l net.L
 
 // quiet is a logger for code paths that must not log.
 var quiet = slog.New(slog.DiscardHandler)
-
-// App is the exporter's command line, for documentation and tests.
-func App() *kingpin.Application { return newApp(&flags{}) }

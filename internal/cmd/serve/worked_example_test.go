@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
@@ -18,7 +19,7 @@ import (
 // a job with --track, see the exporter pick it up from the tracked-jobs
 // file without a reload, and see it finish with its pull request.
 func TestJobsWorkedExample(t *testing.T) {
-	clock := mockapi.NewManualClock(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
+	clock := manualclock.New(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
 	ts, s, api, cfgPath, _ := testServerClock(t, func(o *mockapi.Options) {
 		o.Keys = []mockapi.KeySpec{{Key: mainTestKey, Org: "acme", Scope: mockapi.ReadWrite}}
 	}, clock)

@@ -13,30 +13,38 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/serve"
 )
 
+// Exporter is an exporter behind a test HTTP server.
+type Exporter struct {
+	*httptest.Server
+	wait func() // returns once no refresh is running
+}
+
 // Start runs the exporter on the command line args with options o behind
 // a test HTTP server; both stop when the test ends.
-func Start(t *testing.T, args []string, o serve.Options) (*httptest.Server, *serve.Instance) {
+func Start(t *testing.T, args []string, o serve.Options) *Exporter {
 	t.Helper()
+	e := &Exporter{}
+	o.Wait = &e.wait
 	inst, err := serve.New(context.Background(), args, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(inst.Handler())
+	e.Server = httptest.NewServer(inst.Handler())
 	t.Cleanup(func() {
-		ts.Close()
+		e.Close()
 		inst.Close()
 	})
-	return ts, inst
+	return e
 }
 
 // ScrapeSettled is /metrics once the refreshes a scrape starts have
 // finished, however slow the machine: it scrapes once (which starts the
 // due refreshes), waits for the exporter to go idle, and returns a second
 // scrape, which starts nothing new.
-func ScrapeSettled(t *testing.T, ts *httptest.Server, inst *serve.Instance, hdr map[string]string) string {
+func ScrapeSettled(t *testing.T, e *Exporter, hdr map[string]string) string {
 	t.Helper()
 	get := func() string {
-		req, _ := http.NewRequest(http.MethodGet, ts.URL+"/metrics", nil)
+		req, _ := http.NewRequest(http.MethodGet, e.URL+"/metrics", nil)
 		for k, v := range hdr {
 			req.Header.Set(k, v)
 		}
@@ -52,6 +60,6 @@ func ScrapeSettled(t *testing.T, ts *httptest.Server, inst *serve.Instance, hdr 
 		return string(b)
 	}
 	get()
-	inst.Wait()
+	e.wait()
 	return get()
 }
