@@ -69,45 +69,61 @@ func CheckSharedFlags(t *testing.T, cmd string, app *kingpin.Application) {
 	}
 	doc, _, _ = strings.Cut(doc, "\n#")
 	for _, w := range sharedFlags {
-		f, want := findFlag(model, w.flag), findFlag(refModel, w.flag)
 		kind, has := w.has[cmd]
-		switch {
-		case !has && f != nil:
-			t.Errorf("%s has --%s, which the table does not give it", cmd, w.flag)
-		case !has:
-		case f == nil:
-			t.Errorf("%s has no --%s", cmd, w.flag)
-		default:
-			if f.Hidden {
-				t.Errorf("%s hides --%s", cmd, w.flag)
-			}
-			if (kind == "many") != repeatable(f) {
-				t.Errorf("%s --%s: repeatable %v, want %s", cmd, w.flag, repeatable(f), kind)
-			}
-			if f.Envar != want.Envar && w.flag != "mintlify.project-id" {
-				t.Errorf("--%s: environment variable %q in %s, %q elsewhere", w.flag, f.Envar, cmd, want.Envar)
-			}
-			if strings.Join(f.Default, ",") != strings.Join(want.Default, ",") || f.PlaceHolder != want.PlaceHolder {
-				t.Errorf("--%s: default %q placeholder %q in %s, %q %q elsewhere", w.flag, f.Default, f.PlaceHolder, cmd, want.Default, want.PlaceHolder)
-			}
-			if w.flag != "config.file" && w.flag != "storage.path" && firstSentence(f.Help) != firstSentence(want.Help) {
-				t.Errorf("--%s: help begins %q in %s, %q elsewhere", w.flag, firstSentence(f.Help), cmd, firstSentence(want.Help))
-			}
-		}
-		row := regexp.MustCompile("(?m)^\\| `--" + regexp.QuoteMeta(w.flag) + "`[^|]*\\|([^|]*)\\|([^|]*)\\|([^|]*)\\|")
-		m := row.FindStringSubmatch(doc)
-		if m == nil {
-			t.Errorf("docs/configuration.md: no row for --%s in the table of shared flags", w.flag)
-			continue
-		}
-		if cell := strings.TrimSpace(m[col+1]); (cell != "") != has {
-			t.Errorf("docs/configuration.md: --%s under %s is %q, want it empty only when the command has no such flag", w.flag, cmd, cell)
-		}
+		checkSharedFlag(t, cmd, w.flag, kind, has, findFlag(model, w.flag), findFlag(refModel, w.flag))
+		checkSharedFlagRow(t, doc, cmd, col, w.flag, has)
 	}
 	for _, name := range deprecatedFlags[cmd] {
 		if f := findFlag(model, name); f == nil || !f.Hidden {
 			t.Errorf("%s: the deprecated --%s is gone or shown", cmd, name)
 		}
+	}
+}
+
+// checkSharedFlag compares cmd's --flag (f, nil when it has none) with
+// internal/cli's definition (want); kind is "one" or "many", has whether
+// the table gives cmd the flag.
+func checkSharedFlag(t *testing.T, cmd, flag, kind string, has bool, f, want *kingpin.FlagModel) {
+	t.Helper()
+	switch {
+	case !has && f != nil:
+		t.Errorf("%s has --%s, which the table does not give it", cmd, flag)
+		return
+	case !has:
+		return
+	case f == nil:
+		t.Errorf("%s has no --%s", cmd, flag)
+		return
+	}
+	if f.Hidden {
+		t.Errorf("%s hides --%s", cmd, flag)
+	}
+	if (kind == "many") != repeatable(f) {
+		t.Errorf("%s --%s: repeatable %v, want %s", cmd, flag, repeatable(f), kind)
+	}
+	if f.Envar != want.Envar && flag != "mintlify.project-id" {
+		t.Errorf("--%s: environment variable %q in %s, %q elsewhere", flag, f.Envar, cmd, want.Envar)
+	}
+	if strings.Join(f.Default, ",") != strings.Join(want.Default, ",") || f.PlaceHolder != want.PlaceHolder {
+		t.Errorf("--%s: default %q placeholder %q in %s, %q %q elsewhere", flag, f.Default, f.PlaceHolder, cmd, want.Default, want.PlaceHolder)
+	}
+	if flag != "config.file" && flag != "storage.path" && firstSentence(f.Help) != firstSentence(want.Help) {
+		t.Errorf("--%s: help begins %q in %s, %q elsewhere", flag, firstSentence(f.Help), cmd, firstSentence(want.Help))
+	}
+}
+
+// checkSharedFlagRow checks the row of --flag in docs/configuration.md's
+// table (doc): cmd's column (col) is empty only when cmd has no such flag.
+func checkSharedFlagRow(t *testing.T, doc, cmd string, col int, flag string, has bool) {
+	t.Helper()
+	row := regexp.MustCompile("(?m)^\\| `--" + regexp.QuoteMeta(flag) + "`[^|]*\\|([^|]*)\\|([^|]*)\\|([^|]*)\\|")
+	m := row.FindStringSubmatch(doc)
+	if m == nil {
+		t.Errorf("docs/configuration.md: no row for --%s in the table of shared flags", flag)
+		return
+	}
+	if cell := strings.TrimSpace(m[col+1]); (cell != "") != has {
+		t.Errorf("docs/configuration.md: --%s under %s is %q, want it empty only when the command has no such flag", flag, cmd, cell)
 	}
 }
 
