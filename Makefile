@@ -56,11 +56,16 @@ help: ## List the targets and what each does.
 build: ## Build ./mintlify_exporter with the version of the VERSION file and the commit stamped in.
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BINARY) .
 
+# go test's own deadline per package binary. The collector package runs
+# about 4 minutes under -race on an idle 2-core machine and over 10 (go's
+# default) when other builds load it; the deadline only catches a hang.
+TEST_TIMEOUT ?= 45m
+
 .PHONY: test
 test: ## Every unit and integration test with the race detector, the chart checks (with helm) and the image check (with buildah, podman, runc); names skipped tool checks.
 	@skips=$$(mktemp); trap 'rm -f "$$skips"' EXIT; \
-	echo "$(GO) test -race -count=1 ./..."; \
-	MINTLIFY_TOOL_SKIPS="$$skips" $(GO) test -race -count=1 ./...; rc=$$?; \
+	echo "$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./..."; \
+	MINTLIFY_TOOL_SKIPS="$$skips" $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...; rc=$$?; \
 	if command -v $(HELM) >/dev/null 2>&1; then \
 	  echo "(cd $(CHARTCHECK) && HELM_KUBE_VERSION=$(HELM_KUBE_VERSION) $(GO) test -count=1 ./...)"; \
 	  (cd $(CHARTCHECK) && MINTLIFY_TOOL_SKIPS="$$skips" HELM_KUBE_VERSION=$(HELM_KUBE_VERSION) $(GO) test -count=1 ./...) || rc=1; \
