@@ -20,7 +20,7 @@ var allowedImports = map[string][]string{
 	".":                            {"internal/cmd/backfill", "internal/cmd/jobs", "internal/cmd/serve"},
 	"internal/cmd/serve":           {"collector", "config", "internal/cli", "internal/exposition", "internal/kind", "internal/mintlify", "internal/mockapi", "internal/secret", "internal/trackfile"},
 	"internal/cmd/jobs":            {"config", "internal/boundedfile", "internal/cli", "internal/ids", "internal/mintlify", "internal/trackfile"},
-	"internal/cmd/backfill":        {"config", "internal/atomicfile", "internal/budget", "internal/cli", "internal/ids", "internal/kind", "internal/ledger", "internal/mintlify", "internal/secret"},
+	"internal/cmd/backfill":        {"config", "internal/atomicfile", "internal/boundedfile", "internal/budget", "internal/cli", "internal/ids", "internal/kind", "internal/ledger", "internal/mintlify", "internal/secret"},
 	"internal/cmd/serve/servetest": {"internal/cmd/serve"},
 	"internal/cli":                 {"config", "internal/mintlify", "internal/secret"},
 	"collector":                    {"config", "internal/atomicfile", "internal/boundedfile", "internal/budget", "internal/filelock", "internal/kind", "internal/ledger", "internal/mintlify", "internal/secret"},

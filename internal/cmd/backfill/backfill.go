@@ -72,6 +72,10 @@ type backfillEnv struct {
 func Run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal ends the run at its next step (resumably); then
+	// the signals' default action is back, so a second one ends the
+	// process whatever it waits on.
+	context.AfterFunc(ctx, stop)
 	env := &backfillEnv{stdout: stdout, stderr: stderr, getenv: os.Getenv, now: time.Now, sleep: cli.SleepContext}
 	if f, ok := stderr.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
@@ -108,7 +112,7 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 		"An interrupted run keeps what it fetched in FILE.partial (with --output -, in a file whose path it prints); the same command continues it.\n\n"+
 		"The admin API key is read from --mintlify.api-key-file or the MINTLIFY_API_KEY environment variable, never from a flag value.\n\n"+
 		"Exit status: 0 success; 1 an API error, no answer, a file that cannot be read or written, or an interruption (run the same command again to continue); "+
-		"2 a bad command line: a malformed or future date, --from after --to, an existing --output without --force, a bad --label, a range the API refuses, "+
+		"2 a bad command line: a malformed or future date, --from after --to, an existing --output without --force, a symbolic link, FIFO, socket, device or directory at --output or FILE.partial, a FILE.partial that is not this command's journal without --force, a bad --label, a range the API refuses, "+
 		"or a cost above what is left of the budget this hour without --yes.")
 	app.HelpFlag.Short('h')
 	app.Flag("from", "First day, YYYY-MM-DD (UTC).").PlaceHolder("YYYY-MM-DD").Required().StringVar(&o.from)
@@ -126,7 +130,7 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	}
 	app.Flag("label", "Extra label name=value on every series, e.g. job=mintlify or instance=host:10491 so the history joins the scraped series; repeat for several.").PlaceHolder("NAME=VALUE").StringsVar(&o.labels)
 	app.Flag("output", "OpenMetrics file to write; FILE.partial keeps the progress of a run until it is complete. '-' writes to stdout once the run is complete, keeping the progress in a file named after the arguments next to --storage.path (or in the user's cache directory when it is empty).").Short('o').PlaceHolder("FILE").Required().StringVar(&o.output)
-	app.Flag("force", "Overwrite an existing --output, and start again when FILE.partial is from a run with other arguments.").BoolVar(&o.force)
+	app.Flag("force", "Overwrite an existing --output, and start again over a FILE.partial from a run with other arguments or a regular file that is no journal. Never over a symbolic link, FIFO, socket, device or directory: those are refused.").BoolVar(&o.force)
 	app.Flag("yes", "Spend more than is left of the budget this hour (the run is paced to --budget requests per hour).").BoolVar(&o.yes)
 	app.Flag("budget", "Analytics requests per hour the backfill may make with a key: the API allows 100 per organization, and the exporter keeps 10 in reserve. With --config.file the default is each key's budget_per_hour less its reserve, times its share.").Default(strconv.Itoa(defaultBackfillBudget)).IsSetByUser(&o.budgetSet).IntVar(&o.budget)
 	o.AddStoragePath(app, "The exporter's state file (its --storage.path): the backfill records its requests there, under a lock, and counts the exporter's, so that together they stay within --budget. Empty not to share (then lower --budget by what the exporter spends).")
@@ -200,6 +204,7 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 		}
 		defer closeClient()
 	}
+	e.sayLedger(o.StoragePath)
 	if code := e.fetch(ctx, plan, keys, j, progress); code != backfillExitOK {
 		return code
 	}
@@ -226,8 +231,10 @@ func (e *backfillEnv) plan(o *backfillOptions) (*backfillPlan, *config.Config, i
 	if o.output == "" {
 		return nil, nil, e.failf(backfillExitUsage, "--output is empty: give a file, or - for stdout")
 	}
-	if _, err := os.Lstat(o.output); err == nil && !o.force && o.output != "-" {
-		return nil, nil, e.failf(backfillExitUsage, "--output %s exists; give --force to overwrite it", o.output)
+	if o.output != "-" {
+		if err := checkOutput(o.output, o.force); err != nil {
+			return nil, nil, e.failf(backfillExitUsage, "%v", err)
+		}
 	}
 	return plan, cfg, backfillExitOK
 }
@@ -271,15 +278,17 @@ func (e *backfillEnv) openJournal(o *backfillOptions, plan *backfillPlan, toStdo
 			return nil, "", e.failf(backfillExitError, "no place for the progress file of --output -: %v (give --storage.path, or --output FILE)", err)
 		}
 	}
-	j, err := openJournal(partial, args)
-	if errors.Is(err, errJournalArgs) && o.force {
-		if err = os.Remove(partial); err == nil {
-			j, err = openJournal(partial, args)
-		}
-	}
+	j, err := openJournal(partial, args, o.force)
+	var notRegular *notRegularFileError
 	switch {
 	case errors.Is(err, errJournalArgs):
 		return nil, "", e.failf(backfillExitUsage, "%s is the progress of a backfill with other arguments; run that command again to finish it, or give --force to start this one", partial)
+	case errors.Is(err, errNotJournal):
+		return nil, "", e.failf(backfillExitUsage, "%s exists and is not the progress file of a backfill; refusing to overwrite it (remove it, or give --force)", partial)
+	case errors.As(err, &notRegular):
+		return nil, "", e.failf(backfillExitUsage, "%v", err)
+	case errors.As(err, new(*changedError)):
+		return nil, "", e.failf(backfillExitError, "%v", err)
 	case err != nil:
 		return nil, "", e.failf(backfillExitError, "progress file %s: %v", partial, err)
 	}

@@ -846,6 +846,9 @@ func TestBackfillSharesBudgetWithExporter(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
+	if want := "sharing the budget with the exporter through " + statePath + "\n"; !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+	}
 	end := clock.Now()
 	reqs := api.Server.Requests()
 	var backfill, exporterDuring int

@@ -49,9 +49,6 @@ func (f clockFunc) Now() time.Time { return f() }
 // fetch makes the requests the journal does not hold yet, paced to each
 // key's budget in any sliding hour.
 func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*backfillKey, j *journal, progress *backfillProgress) int {
-	if keys[0].ledger.path != "" {
-		fmt.Fprintf(e.stderr, "%s: sharing the budget with the exporter through %s\n", backfillCmdName, keys[0].ledger.path)
-	}
 	f := &fetcher{e: e, ctx: ctx, plan: plan, j: j, progress: progress}
 	gated := make([]context.Context, len(keys))
 	for i, k := range keys {

@@ -108,12 +108,13 @@ type journal struct {
 // errJournalArgs is a journal written under other arguments.
 var errJournalArgs = errors.New("journal of other arguments")
 
-// openJournal opens (or creates) the journal at path for args. An
-// existing journal of other arguments is errJournalArgs. A last line cut
-// short (the process died while writing it) is dropped; any other
+// openJournal opens (or creates) the journal at path for args, under the
+// rules of openJournalFile: an existing journal of other arguments is
+// errJournalArgs, another file errNotJournal, unless force. A last line
+// cut short (the process died while writing it) is dropped; any other
 // unreadable line is an error.
-func openJournal(path, args string) (*journal, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+func openJournal(path, args string, force bool) (*journal, error) {
+	f, err := openJournalFile(path, args, force)
 	if err != nil {
 		return nil, err
 	}
