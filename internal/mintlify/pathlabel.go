@@ -1,6 +1,7 @@
 package mintlify
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 	"unicode/utf16"
@@ -67,6 +68,11 @@ func unquoteRaw(b []byte) (string, error) {
 		return "", errNotString
 	}
 	b = b[1 : len(b)-1]
+	if bytes.IndexByte(b, '\\') < 0 {
+		// No escape (nearly every path): the bytes are the string. This
+		// runs for each row of a walk, up to 100 000 a site.
+		return string(b), nil
+	}
 	out := make([]byte, 0, len(b))
 	for i := 0; i < len(b); i++ {
 		c := b[i]
