@@ -99,6 +99,7 @@ func (e *env) restart() {
 // round (2 × 48 pages against 90). Both must have data all the time, no
 // page may be paid twice, and the budget must hold in every hour.
 func TestTwoBigProjectsShareTheHour(t *testing.T) {
+	t.Parallel() // hours of simulated work; an env shares nothing (see newEnv)
 	cfg := "global:\n  api_url: %s\n  min_refresh_interval: 1m\n" +
 		"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n" +
 		"projects:\n" +
@@ -139,6 +140,7 @@ func TestTwoBigProjectsShareTheHour(t *testing.T) {
 // A site whose walk needs more than an hour (two collectors × 120 pages
 // against 90 an hour) is walked over several hours, never starved.
 func TestBigSiteIsWalkedOverSeveralHours(t *testing.T) {
+	t.Parallel() // hours of simulated work; an env shares nothing (see newEnv)
 	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n  max_age: 6h\n",
 		"    max_paths: 0\n    collectors: [pageviews, visitors]\n"),
 		envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 3, Paths: 30000}}})

@@ -75,7 +75,11 @@ type envOpts struct {
 }
 
 // newEnv starts a simulated API and an exporter configured by yamlCfg, in
-// which %s stands for the API URL.
+// which %s stands for the API URL. An env shares nothing with another (its
+// own API, clock, registry, logs and files), so the tests that simulate
+// hours of refreshes call t.Parallel and run side by side once the
+// sequential tests are done; a test that measures the whole process (its
+// heap) stays sequential.
 func newEnv(t *testing.T, yamlCfg string, o envOpts) *env {
 	t.Helper()
 	clock := manualclock.New(epoch)
