@@ -6,7 +6,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // FuzzPathLabel: whatever path the API sends, building the page series and
@@ -19,7 +21,9 @@ func FuzzPathLabel(f *testing.F) {
 		if path == "/ok" {
 			return // a walk never holds one path twice
 		}
-		p := walkSeries{project: "docs"}
+		k, _ := kind.Lookup(kind.PageViews)
+		wk, _ := sources.LookupWalked(kind.PageViews)
+		p := walkSeries{kind: k, walked: wk, project: "docs"}
 		walk := &mintlify.Walk{Requests: 1, Last: 0, Next: 1,
 			Rows: []mintlify.PageViewRow{{Path: path, Counts: mintlify.Counts{Human: 1, AI: 2, Total: 3}}, {Path: "/ok", Counts: mintlify.Counts{Human: 1}}}}
 		w := engine.Window{Label: "24h", Shown: walk, Complete: true}

@@ -7,50 +7,41 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
-// traffic label values. There is deliberately no "total": sum() does that.
-const (
-	trafficHuman = "human"
-	trafficAI    = "ai"
-	trafficOther = "other"
-)
-
-// walkSeries are the series of a page-view walk: the page views, or with
-// visitors set the unique visitors, which walk the same way and export the
-// same shape under their own metric names.
+// walkSeries are the series of a walked kind (internal/source's Walked):
+// the page views, or the unique visitors, which walk the same way and
+// export the same shape under their own metric names.
 type walkSeries struct {
-	visitors bool
-	project  string // label value
-	filter   engine.PathFilter
+	kind    kind.Kind
+	walked  sources.Walked
+	project string // label value
+	filter  engine.PathFilter
 }
 
-func (p walkSeries) name() string {
-	if p.visitors {
-		return kind.Visitors
+// desc is the descriptor of the walked kind's gauge family name, or for
+// the month window of its counter.
+func (p walkSeries) desc(name string, month bool) *prometheus.Desc {
+	if month {
+		f, _ := p.kind.MonthOf(name)
+		name = f.Name
 	}
-	return kind.PageViews
+	return familyDesc(name)
 }
 
-// descs returns the page and site descriptors of the collector's kind.
-func (p walkSeries) descs() (page, site *prometheus.Desc) {
-	if p.visitors {
-		return descPageVisitors, descSiteVisitors
-	}
-	return descPageViews, descSitePageViews
-}
-
-// series builds the window's page and site series from its last complete
+// data builds the window's page and site series from its last complete
 // walk or, before the first one completes, from the walk in progress.
 func (p walkSeries) data(w engine.Window) []prometheus.Metric {
 	walk := w.Shown
 	if walk == nil {
 		return nil
 	}
-	descPage, descSite := p.descs()
 	project := labelPair("project", p.project)
-	human := labelPair("traffic", trafficHuman)
-	ai := labelPair("traffic", trafficAI)
+	traffic := map[string]*dto.LabelPair{}
+	for _, t := range []string{sources.TrafficHuman, sources.TrafficAI, sources.TrafficOther} {
+		traffic[t] = labelPair("traffic", t)
+	}
 	// Label pairs sorted by name: path, project, traffic, window. The
 	// month window's counters have no window label, and the start of the
 	// month as their created timestamp.
@@ -60,55 +51,47 @@ func (p walkSeries) data(w engine.Window) []prometheus.Metric {
 	if w.Month {
 		n, window = 3, nil
 		created = timestamppb.New(walk.Range.From)
-		descPage, descSite = descPageViewsTotal, descSitePageViewsTotal
-	}
-	site := func(v float64, traffic *dto.LabelPair) *sample {
-		pairs := []*dto.LabelPair{project, traffic}
-		if window != nil {
-			pairs = append(pairs, window)
-		}
-		s := newSample(descSite, v, pairs...)
-		s.created = created
-		return s
 	}
 
 	keep := p.filter.Exported(walk)
+	descPage := p.desc(p.walked.Page, w.Month)
 	samples := make([]prometheus.Metric, 0, 2*len(keep)+3)
-	backing := make([]sample, 2*len(keep))
+	backing := make([]sample, 0, 2*len(keep)) // PathSamples: two a row, so no append moves it
 	labels := make([]*dto.LabelPair, 2*n*len(keep))
-	for i, r := range keep {
-		path := labelPair("path", r.Path)
-		lh := labels[2*n*i : 2*n*i+n : 2*n*i+n]
-		lh[0], lh[1], lh[2] = path, project, human
-		la := labels[2*n*i+n : 2*n*(i+1) : 2*n*(i+1)]
-		la[0], la[1], la[2] = path, project, ai
-		if window != nil {
-			lh[3], la[3] = window, window
+	var path *dto.LabelPair // shared by a path's samples, which come one after the other
+	p.walked.PathSamples(keep, func(value, t string, v float64) {
+		if path == nil || path.GetValue() != value {
+			path = labelPair("path", value)
 		}
-		// ai before human: the registry sorts each family by label values
-		// on every scrape, and input already in that order sorts fastest.
-		backing[2*i] = sample{desc: descPage, labels: la, value: r.AI, created: created}
-		backing[2*i+1] = sample{desc: descPage, labels: lh, value: r.Human, created: created}
-		samples = append(samples, &backing[2*i], &backing[2*i+1])
-	}
-	t := walk.Totals
-	samples = append(samples, site(t.Human, human), site(t.AI, ai))
-	switch other := t.Total - t.Human - t.AI; {
-	case p.visitors:
-		// The visitors total counts a visitor once even if it came as both
-		// human and AI: it is no sum, so it gets its own name.
-		samples = append(samples, newSample(descSiteUniqueVisitors, t.Total, project, window))
-	case other > 0:
-		samples = append(samples, site(other, labelPair("traffic", trafficOther)))
+		i := len(backing)
+		ls := labels[n*i : n*(i+1) : n*(i+1)]
+		ls[0], ls[1], ls[2] = path, project, traffic[t]
+		if window != nil {
+			ls[3] = window
+		}
+		backing = append(backing, sample{desc: descPage, labels: ls, value: v, created: created})
+		samples = append(samples, &backing[i])
+	})
+	for _, s := range p.walked.SiteSamples(walk.Totals) {
+		pairs := []*dto.LabelPair{project, window}
+		for _, l := range s.Labels {
+			pairs = append(pairs, traffic[l.Value])
+		}
+		m := newSample(p.desc(s.Family, w.Month), s.Value, pairs...)
+		if s.Family != p.walked.Unique {
+			m.created = created
+		}
+		samples = append(samples, m)
 	}
 	return samples
 }
 
-// bookkeeping are the walk's figures (page views only). They are shown
+// bookkeeping are the walk's figures (page views only, not the
+// visitors). They are shown
 // even when the data is older than max_age, so a stuck walk can be seen.
 func (p walkSeries) bookkeeping(w engine.Window) []prometheus.Metric {
 	data := w.Shown
-	if p.visitors || data == nil {
+	if p.kind.Name != kind.PageViews || data == nil {
 		return nil
 	}
 	exported := len(p.filter.Exported(data))
@@ -117,7 +100,7 @@ func (p walkSeries) bookkeeping(w engine.Window) []prometheus.Metric {
 	lv := []string{p.project, w.Label}
 	var fallback []prometheus.Metric
 	if w.Month {
-		fallback = append(fallback, prometheus.MustNewConstMetric(descDateFallback, prometheus.GaugeValue, boolFloat(!data.Range.Days), p.name(), p.project))
+		fallback = append(fallback, prometheus.MustNewConstMetric(descDateFallback, prometheus.GaugeValue, boolFloat(!data.Range.Days), p.kind.Name, p.project))
 	}
 	return append(fallback,
 		prometheus.MustNewConstMetric(descPathsExported, prometheus.GaugeValue, float64(exported), lv...),

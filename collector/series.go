@@ -26,7 +26,8 @@ func seriesOf(u engine.UnitView) series {
 	if code, ok := sources.Lookup(k.Name); ok {
 		return kindSeries{kind: k, code: code, project: u.Project(), settings: u.Settings()}
 	}
-	return walkSeries{visitors: k.Name == kind.Visitors, project: u.Project(), filter: u.Filter()}
+	wk, _ := sources.LookupWalked(k.Name)
+	return walkSeries{kind: k, walked: wk, project: u.Project(), filter: u.Filter()}
 }
 
 // kindSeries are the series of a kind whose code is in internal/source:

@@ -300,16 +300,10 @@ func (b *builder) project(pr config.Project) error {
 		if !ok {
 			return fmt.Errorf("project %q: unknown collector %q", label, name)
 		}
-		var src source
 		settings := sources.Settings{Keep: filter.Allowed, TopN: g.TopN(name), LookBack: time.Duration(g.FeedbackLookBack)}
-		if code, ok := sources.Lookup(name); ok {
-			src = &perWindow{kind: k, code: code, project: label, id: pr.ID, client: ks.client, settings: settings}
-		} else {
-			src = &pageViews{
-				kind: mintlify.RowsKind(k.Endpoint), project: label, id: pr.ID, client: ks.client,
-				opts:   walkSettings{pageSize: g.PageSize, concurrency: g.PageConcurrency, maxPages: g.MaxPages},
-				filter: filter,
-			}
+		src, err := b.source(k, pr.ID, label, ks, settings, filter)
+		if err != nil {
+			return err
 		}
 		unitWindows := windowsOf(k, windows)
 		id := unitID{project: pr.ID, collector: name}
@@ -320,6 +314,21 @@ func (b *builder) project(pr config.Project) error {
 	}
 	b.plan.jobs = append(b.plan.jobs, b.e.newJobsUnit(b.cfg, pr, label, ks, t))
 	return nil
+}
+
+// source is the code that fetches kind k's data for project id (label
+// its label value): a walk for the walked kinds, the kind's Fetch for
+// the others (internal/source).
+func (b *builder) source(k kind.Kind, id, label string, ks *keyState, settings sources.Settings, filter PathFilter) (source, error) {
+	if code, ok := sources.Lookup(k.Name); ok {
+		return &perWindow{kind: k, code: code, project: label, id: id, client: ks.client, settings: settings}, nil
+	}
+	if walked, ok := sources.LookupWalked(k.Name); ok {
+		g := b.cfg.Global
+		return &pageViews{kind: walked.Rows, project: label, id: id, client: ks.client, filter: filter,
+			opts: walkSettings{pageSize: g.PageSize, concurrency: g.PageConcurrency, maxPages: g.MaxPages}}, nil
+	}
+	return nil, fmt.Errorf("project %q: collector %q has no code in internal/source", label, k.Name)
 }
 
 // windowsOf are the windows of a unit of kind k in a project that lists
