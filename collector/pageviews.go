@@ -86,12 +86,12 @@ func (p walkSeries) data(w engine.Window) []prometheus.Metric {
 	return samples
 }
 
-// bookkeeping are the walk's figures (page views only, not the
-// visitors). They are shown
+// bookkeeping are the walk's figures, for the kinds whose Walked says so
+// (page views). They are shown
 // even when the data is older than max_age, so a stuck walk can be seen.
 func (p walkSeries) bookkeeping(w engine.Window) []prometheus.Metric {
 	data := w.Shown
-	if p.kind.Name != kind.PageViews || data == nil {
+	if !p.walked.Walk || data == nil {
 		return nil
 	}
 	exported := len(p.filter.Exported(data))

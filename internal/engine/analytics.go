@@ -23,7 +23,6 @@ type perWindow struct {
 	settings sources.Settings
 }
 
-func (p *perWindow) name() string             { return p.kind.Name }
 func (p *perWindow) cost(ws *windowState) int { return p.code.Cost(ws.Payload) }
 
 func (p *perWindow) fetch(ctx context.Context, ws *windowState, r mintlify.DateRange, now time.Time) (sources.Payload, error) {

@@ -109,8 +109,8 @@ func (k *keyState) plannedInterval(kind string) time.Duration {
 	cost := 0
 	kinds := map[string]bool{}
 	for _, u := range k.units {
-		kinds[u.src.name()] = true
-		if u.src.name() == kind {
+		kinds[u.kind.Name] = true
+		if u.kind.Name == kind {
 			cost += u.fullCost()
 		}
 	}
@@ -134,7 +134,7 @@ func (k *keyState) cycle() (d time.Duration, requests int) {
 	planned := map[string]time.Duration{}
 	for _, u := range k.units {
 		requests += u.fullCost()
-		name := u.src.name()
+		name := u.kind.Name
 		if _, ok := planned[name]; !ok {
 			planned[name] = k.plannedInterval(name)
 		}

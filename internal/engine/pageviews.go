@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
@@ -69,13 +68,6 @@ func (w windowSpec) key() string {
 		return "month"
 	}
 	return w.label + "=" + w.duration.String()
-}
-
-func (p *pageViews) name() string {
-	if p.kind == mintlify.Visitors {
-		return kind.Visitors
-	}
-	return kind.PageViews
 }
 
 // cost is the pages the window's walk still needs: the last walk's count

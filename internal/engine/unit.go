@@ -117,7 +117,6 @@ func (s *unitState) window(w windowSpec) *windowState {
 // owns scheduling, health and the budget; package collector turns the
 // data into series (View).
 type source interface {
-	name() string // collector name: its label value and logger attribute
 	// cost is how many requests the window still needs this round.
 	cost(ws *windowState) int
 	// advance fetches for the window; done reports that new data landed.
@@ -160,7 +159,7 @@ func (u *unit) interval() time.Duration {
 // mintlify_refresh_interval_seconds reports, also beyond
 // max_refresh_interval.
 func (u *unit) plannedInterval() time.Duration {
-	return max(u.key.plannedInterval(u.src.name()), u.timing.minInterval)
+	return max(u.key.plannedInterval(u.kind.Name), u.timing.minInterval)
 }
 
 // cost is the requests the unit's current round still needs.

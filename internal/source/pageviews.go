@@ -31,10 +31,14 @@ type Walked struct {
 	// traffic types: they do not add up, so the total is no sum and gets
 	// a name of its own. "" when the traffic types add up (page views).
 	Unique string
+	// Walk: the walk's own figures (mintlify_page_views_paths, _sweep_*,
+	// _walk_*: paths exported and dropped, requests, pages left) are shown
+	// for this kind's walks.
+	Walk bool
 }
 
 var walked = map[string]Walked{
-	kind.PageViews: {Rows: mintlify.Views, Page: "mintlify_page_views", Site: "mintlify_site_page_views"},
+	kind.PageViews: {Rows: mintlify.Views, Page: "mintlify_page_views", Site: "mintlify_site_page_views", Walk: true},
 	kind.Visitors: {Rows: mintlify.Visitors, Page: "mintlify_page_visitors", Site: "mintlify_site_visitors",
 		Unique: "mintlify_site_unique_visitors"},
 }
