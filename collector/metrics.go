@@ -36,18 +36,6 @@ func familyDesc(name string) *prometheus.Desc {
 	return d
 }
 
-// The families of the page views and visitors, which pageviews.go builds
-// series of itself.
-var (
-	descPageViews          = familyDesc("mintlify_page_views")
-	descSitePageViews      = familyDesc("mintlify_site_page_views")
-	descPageViewsTotal     = familyDesc("mintlify_page_views_total")
-	descSitePageViewsTotal = familyDesc("mintlify_site_page_views_total")
-	descPageVisitors       = familyDesc("mintlify_page_visitors")
-	descSiteVisitors       = familyDesc("mintlify_site_visitors")
-	descSiteUniqueVisitors = familyDesc("mintlify_site_unique_visitors")
-)
-
 // Descriptors are built once, when the package is loaded, and shared by every
 // Exporter: they hold no state.
 var (
