@@ -1,57 +1,13 @@
 package engine
 
 import (
-	"context"
-	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
-
-const testKey = "mint_enginetestkey42"
-
-// testEngine is an engine of yamlCfg (%s for the API URL) against a
-// simulated API of sites, with its state file at statePath.
-type testEngine struct {
-	*Engine
-	api *mockapi.Running
-}
-
-func newTestEngine(t *testing.T, yamlCfg, statePath string, mo mockapi.Options) *testEngine {
-	t.Helper()
-	clock := manualclock.New(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
-	mo.Clock = clock
-	mo.Keys = []mockapi.KeySpec{{Key: testKey, Org: "acme", Scope: mockapi.ReadOnly}}
-	api, err := mockapi.Start(mo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = api.Close() })
-	cfg, err := config.Parse([]byte(fmt.Sprintf(yamlCfg, api.URL())))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(cfg, Options{Clock: clock, Logger: slog.New(slog.DiscardHandler), StoragePath: statePath,
-		Getenv: func(string) string { return testKey }, RetryBase: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	return &testEngine{Engine: e, api: api}
-}
-
-// refresh runs what is due and waits until it is done.
-func (e *testEngine) refresh() {
-	e.Refresh(context.Background())
-	e.Wait()
-}
 
 // TestChargingWritesOnlyTheLedger: with 100 000 paths cached, reserving
 // requests for a refresh rewrites the ledger, a few kilobytes, and not the
@@ -64,8 +20,8 @@ func TestChargingWritesOnlyTheLedger(t *testing.T) {
 	cfg := "global:\n  api_url: %s\n  min_refresh_interval: 1m\n" +
 		"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 10000\n    reserve: 0\n" +
 		"projects:\n  - id: proj-docs\n    name: docs\n    max_paths: 0\n"
-	e := newTestEngine(t, cfg, state, mockapi.Options{AnalyticsBudgetPerHour: -1,
-		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 100000}}})
+	e := newTestEngine(t, cfg, mockapi.Options{AnalyticsBudgetPerHour: -1,
+		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 100000}}}, Options{StoragePath: state})
 	e.refresh()
 	fi, err := os.Stat(state)
 	if err != nil || fi.Size() < 4<<20 {
