@@ -18,12 +18,13 @@ const modulePath = "github.com/mintlify-exporter/mintlify_exporter"
 // edge must be added here on purpose; docs/development.md has the map.
 var allowedImports = map[string][]string{
 	".":                            {"internal/cmd/backfill", "internal/cmd/jobs", "internal/cmd/serve"},
-	"internal/cmd/serve":           {"collector", "config", "internal/cli", "internal/exposition", "internal/kind", "internal/mintlify", "internal/mockapi", "internal/secret", "internal/trackfile"},
+	"internal/cmd/serve":           {"collector", "config", "internal/cli", "internal/engine", "internal/exposition", "internal/kind", "internal/mintlify", "internal/mockapi", "internal/secret", "internal/trackfile"},
 	"internal/cmd/jobs":            {"config", "internal/boundedfile", "internal/cli", "internal/ids", "internal/mintlify", "internal/trackfile"},
 	"internal/cmd/backfill":        {"config", "internal/atomicfile", "internal/boundedfile", "internal/budget", "internal/cli", "internal/ids", "internal/kind", "internal/ledger", "internal/mintlify", "internal/secret", "internal/source"},
 	"internal/cmd/serve/servetest": {"internal/cmd/serve"},
 	"internal/cli":                 {"config", "internal/ids", "internal/mintlify", "internal/secret"},
-	"collector":                    {"config", "internal/budget", "internal/kind", "internal/mintlify", "internal/secret", "internal/source", "internal/statefiles"},
+	"collector":                    {"config", "internal/engine", "internal/kind", "internal/mintlify", "internal/source"},
+	"internal/engine":              {"config", "internal/budget", "internal/kind", "internal/mintlify", "internal/secret", "internal/source", "internal/statefiles"},
 	"internal/statefiles":          {"internal/atomicfile", "internal/boundedfile", "internal/filelock", "internal/ledger"},
 	"internal/source":              {"internal/kind", "internal/mintlify"},
 	"config":                       {"internal/boundedfile", "internal/ids", "internal/kind", "internal/mintlify", "internal/secret"},
@@ -123,9 +124,10 @@ func closure(pkgs map[string]pkgImports, pkg string) map[string]bool {
 // TestArchitecture: every import between the project's packages is one
 // allowedImports lists; the API client imports nothing of Prometheus; the
 // simulated API and the client share no code; the backfill does not
-// import the scheduler (collector); the state files know nothing of
-// Prometheus, and no package both imports client_golang and keeps the
-// budget ledger; no package but main imports a command package, and only
+// import the scheduler (collector, internal/engine); the state files and
+// the engine know nothing of Prometheus (the engine: of client_golang), and no package both imports
+// client_golang and keeps the budget ledger; collector reads the engine
+// only; no package but main imports a command package, and only
 // tests import the test helpers.
 func TestArchitecture(t *testing.T) {
 	pkgs := projectPackages(t)
@@ -147,8 +149,13 @@ func TestArchitecture(t *testing.T) {
 			}
 		}
 	}
-	if closure(pkgs, "internal/cmd/backfill")["collector"] {
-		t.Error("the backfill imports collector, the exporter's scheduler: it must share code through smaller packages (the walk, the ledger)")
+	for _, sched := range []string{"collector", "internal/engine"} {
+		if closure(pkgs, "internal/cmd/backfill")[sched] {
+			t.Errorf("the backfill imports %s, the exporter's scheduler: it must share code through smaller packages (the walk, the ledger)", sched)
+		}
+	}
+	if pkgs["collector"].code != nil && slices.ContainsFunc(pkgs["collector"].code, func(q string) bool { return q == "internal/statefiles" || q == "internal/budget" }) {
+		t.Error("collector imports the state files or the budget: it reads the engine (internal/engine.View) and turns it into series, nothing more")
 	}
 	client := closure(pkgs, "internal/mintlify")
 	for _, c := range []struct{ pkg, what string }{{"internal/mintlify", "the API client"}, {"internal/source", "the kinds' code"}, {"internal/statefiles", "the state files"}} {
@@ -157,6 +164,13 @@ func TestArchitecture(t *testing.T) {
 				if strings.HasPrefix(ext, "github.com/prometheus/") {
 					t.Errorf("%s imports %s (through %s): it must know nothing of Prometheus", c.what, ext, p)
 				}
+			}
+		}
+	}
+	for p := range closure(pkgs, "internal/engine") {
+		for _, ext := range pkgs[p].external {
+			if strings.HasPrefix(ext, "github.com/prometheus/client_golang") {
+				t.Errorf("the refresh engine imports %s (through %s): the series are package collector's", ext, p)
 			}
 		}
 	}

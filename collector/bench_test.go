@@ -16,6 +16,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
@@ -44,11 +45,11 @@ projects: [{id: proj-docs, name: docs, max_paths: 0}]
 	if err != nil {
 		b.Fatal(err)
 	}
-	exp, err := collector.New(cfg, collector.Options{
+	exp, err := collector.New(cfg, collector.Options{Options: engine.Options{
 		Clock:  clock,
 		Getenv: func(string) string { return testKey },
 		Logger: slog.New(slog.DiscardHandler),
-	})
+	}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -207,7 +208,7 @@ func BenchmarkUpstreamEfficiency(b *testing.B) {
 					b.Fatal(err)
 				}
 				cfg, _ := config.Parse([]byte(fmt.Sprintf("global: {api_url: %s}\nkeys: [{name: acme, api_key_env: K}]\nprojects: [{id: p}]\n", api.URL())))
-				exp, err := collector.New(cfg, collector.Options{Clock: clock, Getenv: func(string) string { return testKey }, Logger: slog.New(slog.DiscardHandler)})
+				exp, err := collector.New(cfg, collector.Options{Options: engine.Options{Clock: clock, Getenv: func(string) string { return testKey }, Logger: slog.New(slog.DiscardHandler)}})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
@@ -67,11 +68,11 @@ projects: [{id: proj-docs, name: docs, collectors: [conversations]}]
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	heapBefore := ms.HeapInuse
-	exp, err := collector.New(cfg, collector.Options{
+	exp, err := collector.New(cfg, collector.Options{Options: engine.Options{
 		Clock: clock, StoragePath: state,
 		Getenv: func(string) string { return testKey },
 		Logger: slog.New(slog.DiscardHandler),
-	})
+	}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,13 +1,14 @@
 package collector
 
 import (
-	"time"
-
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // FuzzPathLabel: whatever path the API sends, building the page series and
@@ -20,16 +21,17 @@ func FuzzPathLabel(f *testing.F) {
 		if path == "/ok" {
 			return // a walk never holds one path twice
 		}
-		p := &pageViews{project: "docs"}
+		k, _ := kind.Lookup(kind.PageViews)
+		wk, _ := sources.LookupWalked(kind.PageViews)
+		p := walkSeries{kind: k, walked: wk, project: "docs"}
 		walk := &mintlify.Walk{Requests: 1, Last: 0, Next: 1,
 			Rows: []mintlify.PageViewRow{{Path: path, Counts: mintlify.Counts{Human: 1, AI: 2, Total: 3}}, {Path: "/ok", Counts: mintlify.Counts{Human: 1}}}}
-		ws := &windowState{Data: walk}
-		w := windowSpec{label: "24h", duration: 24 * time.Hour}
-		exported := len(p.exported(walk))
-		if want := 1 + int(boolFloat(p.filter.allowed(path))); exported != want {
+		w := engine.Window{Label: "24h", Shown: walk, Complete: true}
+		exported := len(p.filter.Exported(walk))
+		if want := 1 + int(boolFloat(p.filter.Allowed(path))); exported != want {
 			t.Fatalf("exported %d rows, want %d", exported, want)
 		}
-		data, book := p.series(ws, w), p.bookkeeping(ws, w)
+		data, book := p.data(w), p.bookkeeping(w)
 		reg := prometheus.NewPedanticRegistry()
 		reg.MustRegister(collectorFunc(func(ch chan<- prometheus.Metric) {
 			for _, m := range append(data, book...) {

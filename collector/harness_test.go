@@ -20,6 +20,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
@@ -72,6 +73,9 @@ type envOpts struct {
 	withAPIM bool // register the request metrics (durations are not reproducible)
 	// statePath is the exporter's state file; "" keeps none.
 	statePath string
+	// lockWait bounds the exporter's waits for the ledger's lock; 0 for
+	// the ledger's own bound.
+	lockWait time.Duration
 }
 
 // newEnv starts a simulated API and an exporter configured by yamlCfg, in
@@ -112,7 +116,7 @@ func newEnv(t *testing.T, yamlCfg string, o envOpts) *env {
 	logs := &syncBuffer{}
 	reg := prometheus.NewPedanticRegistry()
 	e := &env{t: t, clock: clock, api: api, reg: reg, logs: logs, getenv: getenv}
-	opts := collector.Options{
+	opts := collector.Options{Options: engine.Options{
 		Clock:     clock,
 		Getenv:    func(k string) string { return e.getenv(k) },
 		Logger:    slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -124,7 +128,8 @@ func newEnv(t *testing.T, yamlCfg string, o envOpts) *env {
 			}
 			return strings.Fields(string(b)), err
 		},
-	}
+		LockWait: o.lockWait,
+	}}
 	if o.withAPIM {
 		opts.Registerer = reg
 	}

@@ -36,18 +36,6 @@ func familyDesc(name string) *prometheus.Desc {
 	return d
 }
 
-// The families of the page views and visitors, which pageviews.go builds
-// series of itself.
-var (
-	descPageViews          = familyDesc("mintlify_page_views")
-	descSitePageViews      = familyDesc("mintlify_site_page_views")
-	descPageViewsTotal     = familyDesc("mintlify_page_views_total")
-	descSitePageViewsTotal = familyDesc("mintlify_site_page_views_total")
-	descPageVisitors       = familyDesc("mintlify_page_visitors")
-	descSiteVisitors       = familyDesc("mintlify_site_visitors")
-	descSiteUniqueVisitors = familyDesc("mintlify_site_unique_visitors")
-)
-
 // Descriptors are built once, when the package is loaded, and shared by every
 // Exporter: they hold no state.
 var (
@@ -100,6 +88,41 @@ var (
 		"Seconds left before analytics requests with the API key resume, after a 429 answer or while the circuit breaker is open after upstream failures; 0 when not backing off.",
 		[]string{"key"}, nil)
 )
+
+// The agent jobs' descriptors.
+var (
+	descJobStatus = prometheus.NewDesc("mintlify_agent_job_status",
+		"State of a tracked agent job: one series per status (active, completed, archived, failed), 1 for the current one."+jobsNote,
+		[]string{"job_id", "project", "status"}, nil)
+	descJobInfo = prometheus.NewDesc("mintlify_agent_job_info",
+		"Static facts of a tracked agent job; always 1."+jobsNote,
+		[]string{"job_id", "model", "project", "ref", "repository"}, nil)
+	descJobPR = prometheus.NewDesc("mintlify_agent_job_pull_request_info",
+		"Pull request an agent job opened; always 1, present once the job has one."+jobsNote,
+		[]string{"job_id", "project", "url"}, nil)
+	descJobCreated = prometheus.NewDesc("mintlify_agent_job_created_timestamp_seconds",
+		"Unix time an agent job was created.",
+		[]string{"job_id", "project"}, nil)
+	descJobArchived = prometheus.NewDesc("mintlify_agent_job_archived_timestamp_seconds",
+		"Unix time an agent job was archived; present only for archived jobs.",
+		[]string{"job_id", "project"}, nil)
+	descJobsNotFound = prometheus.NewDesc("mintlify_agent_jobs_not_found_total",
+		"Answers of 404 (job not found) to the polling of a tracked job id.",
+		[]string{"project"}, nil)
+	descJobsTracked = prometheus.NewDesc("mintlify_agent_jobs_tracked",
+		"Job ids the exporter was told to follow (config file and tracked-jobs file) for the project.",
+		[]string{"project"}, nil)
+	descJobsIgnored = prometheus.NewDesc("mintlify_agent_jobs_ignored",
+		"Job ids listed for the project but not followed because there were more than the cap of 10000; the oldest lines of the tracked-jobs file go first.",
+		[]string{"project"}, nil)
+)
+
+const jobsNote = " Polled from the API only while the job is active; see mintlify_refresh_interval_seconds{collector=\"agent_jobs\"}."
+
+// descDateFallback tells a month-to-date counter fetched with dateTo = now.
+var descDateFallback = prometheus.NewDesc("mintlify_analytics_date_fallback",
+	"1 if the exported month-to-date counters of this collector were fetched with dateTo = now (RFC 3339) because the upstream answered the day range ending tomorrow with 400, else 0. The counters are then only as exact as the upstream's time resolution.",
+	[]string{"collector", "project"}, nil)
 
 var allDescs = func() []*prometheus.Desc {
 	ds := []*prometheus.Desc{

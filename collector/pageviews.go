@@ -1,257 +1,106 @@
 package collector
 
 import (
-	"context"
-	"time"
-
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
-// traffic label values. There is deliberately no "total": sum() does that.
-const (
-	trafficHuman = "human"
-	trafficAI    = "ai"
-	trafficOther = "other"
-)
-
-// pageViews is the page-view collector of one project: one walk per
-// window. With kind Visitors it is the visitors collector, which walks the
-// same way and exports the same shape under its own metric names.
-type pageViews struct {
-	kind    mintlify.RowsKind
+// walkSeries are the series of a walked kind (internal/source's Walked):
+// the page views, or the unique visitors, which walk the same way and
+// export the same shape under their own metric names.
+type walkSeries struct {
+	kind    kind.Kind
+	walked  sources.Walked
 	project string // label value
-	id      string // upstream project id
-	client  *mintlify.Client
-	opts    walkSettings
-	filter  pathFilter
+	filter  engine.PathFilter
 }
 
-type walkSettings struct {
-	pageSize, concurrency, maxPages int
+// desc is the descriptor of the walked kind's gauge family name, or for
+// the month window of its counter.
+func (p walkSeries) desc(name string, month bool) *prometheus.Desc {
+	if month {
+		f, _ := p.kind.MonthOf(name)
+		name = f.Name
+	}
+	return familyDesc(name)
 }
 
-// pathFilter is which paths a project exports: the config's
-// include_paths/exclude_paths (match, nil for all), and at most maxPaths.
-type pathFilter struct {
-	match    func(path string) bool
-	maxPaths int
-}
-
-// allowed also refuses paths that cannot be a label value
-// (mintlify.PathLabelOK: empty, too long, or not escaped); such rows are
-// counted as dropped.
-func (f pathFilter) allowed(path string) bool {
-	if !mintlify.PathLabelOK(path) {
-		return false
-	}
-	return f.match == nil || f.match(path)
-}
-
-// windowSpec is one window of the config, or the month window of the
-// counters (month set, no duration).
-type windowSpec struct {
-	label    string
-	duration time.Duration
-	month    bool
-}
-
-// key identifies the window's data: a window whose duration changes under
-// the same label is new data.
-func (w windowSpec) key() string {
-	if w.month {
-		return "month"
-	}
-	return w.label + "=" + w.duration.String()
-}
-
-func (p *pageViews) name() string {
-	if p.kind == mintlify.Visitors {
-		return kind.Visitors
-	}
-	return kind.PageViews
-}
-
-// descs returns the page and site descriptors of the collector's kind.
-func (p *pageViews) descs() (page, site *prometheus.Desc) {
-	if p.kind == mintlify.Visitors {
-		return descPageVisitors, descSiteVisitors
-	}
-	return descPageViews, descSitePageViews
-}
-
-// cost is the pages the window's walk still needs: the last walk's count
-// less what the walk in progress has read, at least one.
-func (p *pageViews) cost(ws *windowState) int {
-	if ws.Hint == 0 {
-		// No walk has told the size yet: the walk goes one page at a
-		// time, and a reservation of a few pages lets it go on in one run
-		// instead of one run a page; what it does not use goes back.
-		return firstWalkReserve
-	}
-	if ws.Walk != nil {
-		return ws.Walk.Remaining(ws.Hint)
-	}
-	return max(ws.Hint, 1)
-}
-
-// firstWalkReserve is what a window whose size is not known yet reserves.
-const firstWalkReserve = 8
-
-// advance continues the window's walk, or starts one, with the requests
-// the gate lets through. A walk that is not done keeps its pages for the
-// next run.
-func (p *pageViews) advance(ctx context.Context, ws *windowState, w windowSpec, now time.Time) (bool, error) {
-	var walk *mintlify.Walk
-	if ws.Walk != nil {
-		// A walk keeps its range, also across midnight or the end of the
-		// month: the month walk that began on the last day of a month
-		// ends with that whole month.
-		walk = ws.Walk.Clone()
-	} else {
-		walk = mintlify.NewWalk(p.kind, rangeFor(ws, w, now), p.opts.pageSize)
-	}
-	before := walk.Requests
-	opts := mintlify.WalkOptions{
-		Concurrency:   p.opts.concurrency,
-		MaxPages:      p.opts.maxPages,
-		ExpectedPages: ws.Hint,
-		Keep:          p.filter.allowed,
-		MaxRows:       p.filter.maxPaths,
-	}
-	if walk.Next == 0 && walk.Range.Days && ws.Data != nil && !ws.Data.Range.Days {
-		// The upstream refused day dates last time: probe with the first
-		// page alone, so a refusal costs one request, not one per page
-		// in flight.
-		opts.ExpectedPages = 1
-	}
-	err := p.client.Continue(ctx, p.id, walk, opts)
-	if walk.Requests == 0 && refusedFuture(ws, walk.Range, err) {
-		// No page of the walk was read: start it again with dateTo = now.
-		walk = mintlify.NewWalk(p.kind, rangeFor(ws, w, now), p.opts.pageSize)
-		err = p.client.Continue(ctx, p.id, walk, opts)
-	}
-	if walk.Requests > before {
-		ws.Progress = now
-	}
-	if walk.Done() {
-		ws.Data, ws.Walk, ws.Hint, ws.DataTime = walk, nil, walk.Pages(), now
-		return true, err
-	}
-	ws.Walk = walk
-	return false, err
-}
-
-// series builds the window's page and site series from its last complete
+// data builds the window's page and site series from its last complete
 // walk or, before the first one completes, from the walk in progress.
-func (p *pageViews) series(ws *windowState, w windowSpec) []prometheus.Metric {
-	walk := shown(ws)
+func (p walkSeries) data(w engine.Window) []prometheus.Metric {
+	walk := w.Shown
 	if walk == nil {
 		return nil
 	}
-	descPage, descSite := p.descs()
 	project := labelPair("project", p.project)
-	human := labelPair("traffic", trafficHuman)
-	ai := labelPair("traffic", trafficAI)
+	traffic := map[string]*dto.LabelPair{}
+	for _, t := range []string{sources.TrafficHuman, sources.TrafficAI, sources.TrafficOther} {
+		traffic[t] = labelPair("traffic", t)
+	}
 	// Label pairs sorted by name: path, project, traffic, window. The
 	// month window's counters have no window label, and the start of the
 	// month as their created timestamp.
 	n := 4
-	window := labelPair("window", w.label)
+	window := labelPair("window", w.Label)
 	var created *timestamppb.Timestamp
-	if w.month {
+	if w.Month {
 		n, window = 3, nil
 		created = timestamppb.New(walk.Range.From)
-		descPage, descSite = descPageViewsTotal, descSitePageViewsTotal
-	}
-	site := func(v float64, traffic *dto.LabelPair) *sample {
-		pairs := []*dto.LabelPair{project, traffic}
-		if window != nil {
-			pairs = append(pairs, window)
-		}
-		s := newSample(descSite, v, pairs...)
-		s.created = created
-		return s
 	}
 
-	keep := p.exported(walk)
+	keep := p.filter.Exported(walk)
+	descPage := p.desc(p.walked.Page, w.Month)
 	samples := make([]prometheus.Metric, 0, 2*len(keep)+3)
-	backing := make([]sample, 2*len(keep))
+	backing := make([]sample, 0, 2*len(keep)) // PathSamples: two a row, so no append moves it
 	labels := make([]*dto.LabelPair, 2*n*len(keep))
-	for i, r := range keep {
-		path := labelPair("path", r.Path)
-		lh := labels[2*n*i : 2*n*i+n : 2*n*i+n]
-		lh[0], lh[1], lh[2] = path, project, human
-		la := labels[2*n*i+n : 2*n*(i+1) : 2*n*(i+1)]
-		la[0], la[1], la[2] = path, project, ai
-		if window != nil {
-			lh[3], la[3] = window, window
+	var path *dto.LabelPair // shared by a path's samples, which come one after the other
+	p.walked.PathSamples(keep, func(value, t string, v float64) {
+		if path == nil || path.GetValue() != value {
+			path = labelPair("path", value)
 		}
-		// ai before human: the registry sorts each family by label values
-		// on every scrape, and input already in that order sorts fastest.
-		backing[2*i] = sample{desc: descPage, labels: la, value: r.AI, created: created}
-		backing[2*i+1] = sample{desc: descPage, labels: lh, value: r.Human, created: created}
-		samples = append(samples, &backing[2*i], &backing[2*i+1])
-	}
-	t := walk.Totals
-	samples = append(samples, site(t.Human, human), site(t.AI, ai))
-	switch other := t.Total - t.Human - t.AI; {
-	case p.kind == mintlify.Visitors:
-		// The visitors total counts a visitor once even if it came as both
-		// human and AI: it is no sum, so it gets its own name.
-		samples = append(samples, newSample(descSiteUniqueVisitors, t.Total, project, window))
-	case other > 0:
-		samples = append(samples, site(other, labelPair("traffic", trafficOther)))
+		i := len(backing)
+		ls := labels[n*i : n*(i+1) : n*(i+1)]
+		ls[0], ls[1], ls[2] = path, project, traffic[t]
+		if window != nil {
+			ls[3] = window
+		}
+		backing = append(backing, sample{desc: descPage, labels: ls, value: v, created: created})
+		samples = append(samples, &backing[i])
+	})
+	for _, s := range p.walked.SiteSamples(walk.Totals) {
+		pairs := []*dto.LabelPair{project, window}
+		for _, l := range s.Labels {
+			pairs = append(pairs, traffic[l.Value])
+		}
+		m := newSample(p.desc(s.Family, w.Month), s.Value, pairs...)
+		if s.Family != p.walked.Unique {
+			m.created = created
+		}
+		samples = append(samples, m)
 	}
 	return samples
 }
 
-// shown is the walk whose rows are exported: the last complete one, or
-// the one in progress until one completes; nil if none read a page.
-func shown(ws *windowState) *mintlify.Walk {
-	walk := ws.Data
-	if walk == nil {
-		walk = ws.Walk
-	}
-	if walk == nil || walk.Requests == 0 {
-		return nil
-	}
-	return walk
-}
-
-// exported applies the current filter and max_paths to a walk's rows (a
-// reload may have changed them since the walk kept its rows).
-func (p *pageViews) exported(data *mintlify.Walk) []mintlify.PageViewRow {
-	keep := make([]mintlify.PageViewRow, 0, len(data.Rows))
-	for _, r := range data.Rows {
-		if p.filter.allowed(r.Path) {
-			keep = append(keep, r)
-		}
-	}
-	return mintlify.MostViewed(keep, p.filter.maxPaths)
-}
-
-// bookkeeping are the walk's figures (page views only). They are shown
+// bookkeeping are the walk's figures, for the kinds whose Walked says so
+// (page views). They are shown
 // even when the data is older than max_age, so a stuck walk can be seen.
-func (p *pageViews) bookkeeping(ws *windowState, w windowSpec) []prometheus.Metric {
-	data := shown(ws)
-	if p.kind == mintlify.Visitors || data == nil {
+func (p walkSeries) bookkeeping(w engine.Window) []prometheus.Metric {
+	data := w.Shown
+	if !p.walked.Walk || data == nil {
 		return nil
 	}
-	exported := len(p.exported(data))
-	truncated := data.Truncated || ws.Data == nil
-	remaining := 0
-	if ws.Walk != nil {
-		remaining = ws.Walk.Remaining(ws.Hint)
-	}
-	lv := []string{p.project, w.label}
+	exported := len(p.filter.Exported(data))
+	truncated := data.Truncated || !w.Complete
+	remaining := w.Remaining
+	lv := []string{p.project, w.Label}
 	var fallback []prometheus.Metric
-	if w.month {
-		fallback = append(fallback, prometheus.MustNewConstMetric(descDateFallback, prometheus.GaugeValue, boolFloat(!data.Range.Days), p.name(), p.project))
+	if w.Month {
+		fallback = append(fallback, prometheus.MustNewConstMetric(descDateFallback, prometheus.GaugeValue, boolFloat(!data.Range.Days), p.kind.Name, p.project))
 	}
 	return append(fallback,
 		prometheus.MustNewConstMetric(descPathsExported, prometheus.GaugeValue, float64(exported), lv...),

@@ -23,26 +23,25 @@ func (e *Exporter) Data() prometheus.Collector { return dataCollector{e} }
 type liveCollector struct{ e *Exporter }
 
 func (c liveCollector) Describe(ch chan<- *prometheus.Desc) { c.e.Describe(ch) }
-func (c liveCollector) Collect(ch chan<- prometheus.Metric) { c.e.collectLive(ch) }
+func (c liveCollector) Collect(ch chan<- prometheus.Metric) { collectLive(ch, c.e.View()) }
 
 type dataCollector struct{ e *Exporter }
 
 func (c dataCollector) Describe(ch chan<- *prometheus.Desc) { c.e.Describe(ch) }
-func (c dataCollector) Collect(ch chan<- prometheus.Metric) { c.e.collectData(ch) }
+func (c dataCollector) Collect(ch chan<- prometheus.Metric) { collectData(ch, c.e.View()) }
 
 // DataKey names the data series as shown now: the plan (a reload changes
 // labels and filters), each unit's data version and freshness. It
 // changes whenever Data would collect something else, so a renderer of
 // Data renders again only then.
 func (e *Exporter) DataKey() string {
-	p := e.current()
-	now := e.clock.Now()
+	v := e.View()
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d", p.gen)
-	for _, u := range p.units {
-		v, fresh := u.dataVersion(now)
+	fmt.Fprintf(&b, "%d", v.Gen)
+	for _, u := range v.Units {
+		version, fresh := u.Version()
 		b.WriteByte(' ')
-		b.WriteString(strconv.Itoa(v))
+		b.WriteString(strconv.Itoa(version))
 		if fresh {
 			b.WriteByte('+')
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
@@ -36,13 +37,13 @@ func startAt(t *testing.T, api *mockapi.Running, path string, clock collector.Cl
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
-	exp, err := collector.New(cfg, collector.Options{
+	exp, err := collector.New(cfg, collector.Options{Options: engine.Options{
 		Clock:       clock,
 		Getenv:      func(k string) string { return map[string]string{testKeyEnv: testKey}[k] },
 		Logger:      slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		StoragePath: path,
 		RetryBase:   time.Millisecond,
-	})
+	}})
 	if err == nil {
 		t.Cleanup(exp.Close)
 	}
@@ -316,45 +317,6 @@ func TestFailedSavesAreCountedAndLoggedOnce(t *testing.T) {
 	}
 }
 
-// TestChargingWritesOnlyTheLedger: with 100 000 paths cached, reserving
-// requests for a refresh rewrites the ledger, a few kilobytes, and not the
-// state file: at most 64 KiB are written per charged request.
-func TestChargingWritesOnlyTheLedger(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a 100 000-path site")
-	}
-	state := filepath.Join(t.TempDir(), "state.json")
-	cfg := "global:\n  api_url: %s\n  min_refresh_interval: 1m\n" +
-		"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 10000\n    reserve: 0\n" +
-		"projects:\n  - id: proj-docs\n    name: docs\n    max_paths: 0\n"
-	e := newEnv(t, cfg, envOpts{statePath: state,
-		sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 100000}},
-		mock:  func(o *mockapi.Options) { o.AnalyticsBudgetPerHour = -1 }})
-	e.scrape()
-	fi, err := os.Stat(state)
-	if err != nil || fi.Size() < 4<<20 {
-		t.Fatalf("the state file should hold the 100 000 paths: %v", err)
-	}
-	l := ledger.For(state)
-	before, _ := os.Stat(l.Path())
-	// The next charge: the key's budget is reserved under the ledger's
-	// lock, before any data changes.
-	e.exp.ChargeForTest()
-	after, err := os.Stat(l.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if os.SameFile(before, after) {
-		t.Fatal("the ledger was not rewritten")
-	}
-	if after.Size() > 64<<10 {
-		t.Errorf("the ledger is %d bytes, more than 64 KiB", after.Size())
-	}
-	if now, _ := os.Stat(state); !os.SameFile(fi, now) || !now.ModTime().Equal(fi.ModTime()) {
-		t.Error("charging rewrote the state file")
-	}
-}
-
 // TestStateFileOfVersion1IsRead: a state file of the previous release
 // (version 1, with the ledger inside) is read: its data is served at
 // once, and its requests move to the ledger, so the restart spends
@@ -525,7 +487,7 @@ func TestKeysAreReadOncePerApply(t *testing.T) {
 		}
 		return ""
 	}
-	exp, err := collector.New(cfg, collector.Options{Clock: clock, Getenv: getenv})
+	exp, err := collector.New(cfg, collector.Options{Options: engine.Options{Clock: clock, Getenv: getenv}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,10 +64,9 @@ func TestShutdownEndsWhileTheLedgerLockIsHeld(t *testing.T) {
 func TestHeldLedgerLockIsAFailedSave(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state.json")
 	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n  max_refresh_interval: 2m\n", ""), envOpts{statePath: state, withAPIM: true,
-		sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}})
+		lockWait: time.Millisecond, sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}})
 	e.scrape()
 	release := holdLock(t, state)
-	e.exp.SetLockWaitForTest(time.Millisecond)
 	before := e.requests(mockapi.EndpointViews)
 	for range 3 {
 		e.clock.Advance(3 * time.Minute)

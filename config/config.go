@@ -7,7 +7,7 @@
 //
 // A *Config is not modified once Parse, LoadFile or Single has returned
 // it: a reload builds a new one and hands it to the exporter
-// (collector.Exporter.Apply), so readers may keep the pointer for one
+// (engine.Engine.Apply), so readers may keep the pointer for one
 // scrape or one sweep without locking.
 package config
 

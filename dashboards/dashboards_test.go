@@ -31,6 +31,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/toolcheck"
@@ -498,17 +499,16 @@ projects:
 		t.Fatal(err)
 	}
 	reg := prometheus.NewPedanticRegistry()
-	exp, err := collector.New(cfg, collector.Options{
+	exp, err := collector.New(cfg, collector.Options{Registerer: reg, Options: engine.Options{
 		Getenv: func(name string) string {
 			if name == keyEnv {
 				return key
 			}
 			return ""
 		},
-		Registerer: reg,
 		// With a state file, as in production: its metrics are exposed.
 		StoragePath: filepath.Join(t.TempDir(), "state.json"),
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,13 @@
-// Package source is the code of the analytics kinds that answer one
-// request a window (feedback, searches, assistant): for each kind, one
-// file says its endpoint call and cost, the payload it keeps of a window
-// (its own JSON-tagged types, written to the exporter's state file and
-// the backfill's journal), and the one function that turns that payload
-// into samples. The exporter's window gauges and month-to-date counters
-// and the backfill's lines all come from that function.
+// Package source is the code of the analytics kinds, one file a kind.
+// For a kind fetched whole (feedback, searches, assistant, conversations,
+// feedback-backlog: Kind) the file says its endpoint call and cost, the
+// payload it keeps of a window (its own JSON-tagged types, written to the
+// exporter's state file and the backfill's journal), and the one function
+// that turns that payload into samples. For the kinds walked page by page
+// (page views and visitors, pageviews.go: Walked) it says which endpoint
+// is walked and what a walk's rows and totals become. The exporter's
+// window gauges and month-to-date counters and the backfill's lines all
+// come from those functions.
 //
 // The kinds' data (names, flags, HELP, labels, windows) is the table in
 // internal/kind; this package is the code beside it. It knows nothing of

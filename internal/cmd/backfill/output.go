@@ -277,10 +277,3 @@ func renderOpenMetrics(w io.Writer, families ...*omFamily) error {
 func escapeOM(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
 }
-
-// The label values of the live exporter (collector/pageviews.go).
-const (
-	trafficHuman = "human"
-	trafficAI    = "ai"
-	trafficOther = "other"
-)

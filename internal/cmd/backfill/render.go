@@ -18,10 +18,11 @@ import (
 // samples (internal/source) as the exporter's month counters are.
 func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress) error {
 	pv, _ := kind.Lookup(kind.PageViews)
-	site := counterFamily(pv.Family("mintlify_site_page_views_total"))
-	page := counterFamily(pv.Family("mintlify_page_views_total"))
-	families := []*omFamily{site, page}
-	counters := map[string]*omFamily{}
+	views, _ := source.LookupWalked(kind.PageViews)
+	site, _ := pv.MonthOf(views.Site)
+	page, _ := pv.MonthOf(views.Page)
+	families := []*omFamily{counterFamily(site), counterFamily(page)}
+	counters := map[string]*omFamily{site.Name: families[0], page.Name: families[1]}
 	for _, name := range extraKinds {
 		k, _ := kind.Lookup(name)
 		for _, f := range k.Counters() {
@@ -38,17 +39,14 @@ func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress)
 			return fmt.Errorf("no data for project %s, day %s", id, d.Format(mintlify.DayLayout))
 		}
 		end := d.AddDate(0, 0, 1)
-		tot := walk.Totals
-		site.add(with(labelPair{"project", label}, labelPair{"traffic", trafficHuman}), end, tot.Human)
-		site.add(with(labelPair{"project", label}, labelPair{"traffic", trafficAI}), end, tot.AI)
-		if other := tot.Total - tot.Human - tot.AI; other > 0 {
-			site.add(with(labelPair{"project", label}, labelPair{"traffic", trafficOther}), end, other)
+		for _, s := range views.SiteSamples(walk.Totals) {
+			f, _ := pv.MonthOf(s.Family)
+			counters[f.Name].add(with(samplePairs(label, s)...), end, s.Value)
 		}
 		if plan.paths > 0 {
-			for _, r := range walk.Rows {
-				page.add(with(labelPair{"path", r.Path}, labelPair{"project", label}, labelPair{"traffic", trafficHuman}), end, r.Human)
-				page.add(with(labelPair{"path", r.Path}, labelPair{"project", label}, labelPair{"traffic", trafficAI}), end, r.AI)
-			}
+			views.PathSamples(walk.Rows, func(path, traffic string, v float64) {
+				counters[page.Name].add(with(labelPair{"path", path}, labelPair{"project", label}, labelPair{"traffic", traffic}), end, v)
+			})
 		}
 		for _, name := range plan.extra[id] {
 			jp, ok := progress.extra[taskKind{t, name}]
@@ -60,15 +58,20 @@ func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress)
 				return fmt.Errorf("project %s, day %s: %v", id, d.Format(mintlify.DayLayout), err)
 			}
 			for _, s := range samples {
-				pairs := []labelPair{{"project", label}}
-				for _, l := range s.Labels {
-					pairs = append(pairs, labelPair{l.Name, l.Value})
-				}
-				counters[s.Family].add(with(pairs...), end, s.Value)
+				counters[s.Family].add(with(samplePairs(label, s)...), end, s.Value)
 			}
 		}
 	}
 	return renderOpenMetrics(w, families...)
+}
+
+// samplePairs are the labels of sample s of a project shown as label.
+func samplePairs(label string, s source.Sample) []labelPair {
+	pairs := []labelPair{{"project", label}}
+	for _, l := range s.Labels {
+		pairs = append(pairs, labelPair{l.Name, l.Value})
+	}
+	return pairs
 }
 
 // daySamples are the counter samples of kind name's journaled answer:

@@ -23,6 +23,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/exposition"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
@@ -169,17 +170,16 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 		// from an earlier demo would describe nothing it knows.
 		statePath = ""
 	}
-	exp, err := collector.New(cfg, collector.Options{
+	exp, err := collector.New(cfg, collector.Options{Registerer: s.registry, Options: engine.Options{
 		DefaultCollectors: enabled,
 		ReadTrackedJobs:   trackfile.Read,
 		Logger:            logger,
 		Getenv:            src.getenv,
 		UserAgent:         cli.UserAgent(),
-		Registerer:        s.registry,
 		Clock:             o.Clock,
 		RetryBase:         o.RetryBase,
 		StoragePath:       statePath,
-	})
+	}})
 	if err != nil {
 		return nil, err
 	}

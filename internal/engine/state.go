@@ -1,4 +1,4 @@
-package collector
+package engine
 
 import (
 	"encoding/json"
@@ -61,19 +61,22 @@ func parseUnitID(s string) (unitID, bool) {
 // data cache and the ledger. Only a path that must not be touched, or
 // another exporter on the same files, is an error: a file that cannot be
 // used is logged and ignored.
-func (e *Exporter) openState(cfg *config.Config) error {
+func (e *Engine) openState(cfg *config.Config) error {
 	path := e.opts.StoragePath
 	if path == "" {
 		return nil
 	}
 	observe := func(file string, err error) {
-		if e.saveMetrics != nil {
-			e.saveMetrics.observe(file, err, e.clock.Now())
+		if e.opts.OnSave != nil {
+			e.opts.OnSave(file, err, e.clock.Now())
 		}
 	}
 	files, err := statefiles.Open(path, e.log, observe)
 	if err != nil {
 		return err
+	}
+	if e.opts.LockWait > 0 {
+		files.SetLockWait(e.opts.LockWait)
 	}
 	e.files = files
 	now := e.clock.Now()
@@ -108,7 +111,7 @@ func (e *Exporter) openState(cfg *config.Config) error {
 
 // closeState writes nothing: it lets the state files go for another
 // exporter (Close saves before).
-func (e *Exporter) closeState() {
+func (e *Engine) closeState() {
 	if e.files != nil {
 		e.files.Close()
 	}
@@ -176,7 +179,7 @@ func readState(files *statefiles.Files) (*stateFile, error) {
 }
 
 // restoreOrg gives o what the ledger remembered of its organization.
-func (e *Exporter) restoreOrg(o *org, now time.Time) {
+func (e *Engine) restoreOrg(o *org, now time.Time) {
 	entry, ok := e.ledgerKeys[o.fp]
 	if !ok {
 		return
@@ -212,7 +215,7 @@ func (s *savedState) restoreUnit(id unitID) *unitState {
 // state changed since it was last written. Failures are logged and
 // counted, never fatal: the exporter works without the files, and a
 // restart loads the last ones written.
-func (e *Exporter) save() {
+func (e *Engine) save() {
 	e.saveWith(nil)
 	e.saveData()
 	e.saveSites()
@@ -224,7 +227,7 @@ func (e *Exporter) save() {
 // made with the key), and records the organizations' own requests and
 // back-offs, unless reserve reports false. A ledger that cannot be used
 // does not stop reserve.
-func (e *Exporter) saveWith(reserve func() bool) {
+func (e *Engine) saveWith(reserve func() bool) {
 	if e.files == nil {
 		if reserve != nil {
 			reserve()
@@ -256,7 +259,7 @@ func (e *Exporter) saveWith(reserve func() bool) {
 
 // saveData writes the data cache if a unit's state changed since it was
 // last written.
-func (e *Exporter) saveData() {
+func (e *Engine) saveData() {
 	if e.files == nil {
 		return
 	}
@@ -292,7 +295,7 @@ func (e *Exporter) saveData() {
 // saveSites records in the ledger the pages of each project's last
 // complete month walk of page views, when they changed: what a day of the
 // project costs the backfill, which reads them for its estimate.
-func (e *Exporter) saveSites() {
+func (e *Engine) saveSites() {
 	if e.files == nil {
 		return
 	}

@@ -1,12 +1,10 @@
-package collector
+package engine
 
 import (
 	"log/slog"
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
@@ -111,8 +109,8 @@ func (k *keyState) plannedInterval(kind string) time.Duration {
 	cost := 0
 	kinds := map[string]bool{}
 	for _, u := range k.units {
-		kinds[u.src.name()] = true
-		if u.src.name() == kind {
+		kinds[u.kind.Name] = true
+		if u.kind.Name == kind {
 			cost += u.fullCost()
 		}
 	}
@@ -136,7 +134,7 @@ func (k *keyState) cycle() (d time.Duration, requests int) {
 	planned := map[string]time.Duration{}
 	for _, u := range k.units {
 		requests += u.fullCost()
-		name := u.src.name()
+		name := u.kind.Name
 		if _, ok := planned[name]; !ok {
 			planned[name] = k.plannedInterval(name)
 		}
@@ -189,20 +187,11 @@ func (k *keyState) next(now time.Time) (*unit, *budget.Reservation) {
 	return u, res
 }
 
-func (k *keyState) collect(ch chan<- prometheus.Metric, now time.Time) {
-	ch <- prometheus.MustNewConstMetric(descBudgetLimit, prometheus.GaugeValue, float64(k.limit), k.name)
-	ch <- prometheus.MustNewConstMetric(descBudgetUsed, prometheus.GaugeValue, float64(k.org.budget.Used()), k.name)
-	cycle, _ := k.cycle()
-	ch <- prometheus.MustNewConstMetric(descBudgetCycle, prometheus.GaugeValue, cycle.Seconds(), k.name)
-	left := k.org.pausedUntil().Sub(now)
-	ch <- prometheus.MustNewConstMetric(descBackoff, prometheus.GaugeValue, max(left, 0).Seconds(), k.name)
-}
-
 // schedule runs the key's due units one after another, most overdue
 // first, until none can run; one run per organization at a time, so units
 // never race for the same slots and the breaker sees a failure before the
 // next unit spends anything. It returns a channel closed when the run ends.
-func (e *Exporter) schedule(o *org) (run <-chan struct{}, started time.Time) {
+func (e *Engine) schedule(o *org) (run <-chan struct{}, started time.Time) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.run != nil {
@@ -224,7 +213,7 @@ func (e *Exporter) schedule(o *org) (run <-chan struct{}, started time.Time) {
 	return done, o.runStart
 }
 
-func (e *Exporter) drain(o *org) {
+func (e *Engine) drain(o *org) {
 	for range 1000 { // a bound, should a unit never leave the due list
 		if e.ctx.Err() != nil {
 			return

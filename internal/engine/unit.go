@@ -1,16 +1,14 @@
-package collector
+package engine
 
 import (
 	"context"
 	"errors"
 	"log/slog"
-	"maps"
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
@@ -54,19 +52,6 @@ func (h *health) fail(reason string) bool {
 
 func (h *health) fresh(now time.Time, maxAge time.Duration) bool {
 	return !h.LastSuccess.IsZero() && now.Sub(h.LastSuccess) <= maxAge
-}
-
-func (h *health) emit(ch chan<- prometheus.Metric, collector, project string, now time.Time, maxAge, interval time.Duration) {
-	fresh := h.fresh(now, maxAge)
-	lv := []string{collector, project}
-	ch <- prometheus.MustNewConstMetric(descUp, prometheus.GaugeValue, boolFloat(fresh && !h.Failed), lv...)
-	if !h.LastSuccess.IsZero() {
-		ch <- prometheus.MustNewConstMetric(descLastSuccess, prometheus.GaugeValue, float64(h.LastSuccess.UnixNano())/1e9, lv...)
-	}
-	ch <- prometheus.MustNewConstMetric(descInterval, prometheus.GaugeValue, interval.Seconds(), lv...)
-	for _, r := range mintlify.Reasons {
-		ch <- prometheus.MustNewConstMetric(descRefreshFailures, prometheus.CounterValue, h.FailCounts[r], collector, project, r)
-	}
 }
 
 // unitID is what a unit's data belongs to: the upstream project (by id,
@@ -128,36 +113,36 @@ func (s *unitState) window(w windowSpec) *windowState {
 }
 
 // source is the endpoint side of an analytics collector: it advances one
-// window's data by the requests its gate lets through, and turns data
-// into series. The unit around it owns scheduling, health and the budget.
+// window's data by the requests its gate lets through. The unit around it
+// owns scheduling, health and the budget; package collector turns the
+// data into series (View).
 type source interface {
-	name() string // collector name: its label value and logger attribute
 	// cost is how many requests the window still needs this round.
 	cost(ws *windowState) int
 	// advance fetches for the window; done reports that new data landed.
 	advance(ctx context.Context, ws *windowState, w windowSpec, now time.Time) (done bool, err error)
-	// series are the window's data series, built with the unit's labels.
-	series(ws *windowState, w windowSpec) []prometheus.Metric
-	// bookkeeping are series about the window's walk, shown even when the
-	// data is stale.
-	bookkeeping(ws *windowState, w windowSpec) []prometheus.Metric
 }
 
 // unit is one analytics collector of one project under the current
 // config: what to fetch and how to label it. Its state lives in the store.
 type unit struct {
 	id      unitID
+	kind    kind.Kind
 	project string // label value
 	src     source
-	windows []windowSpec
-	key     *keyState
-	timing  timing
-	log     *slog.Logger
-	state   *unitState
+	// What the project's configuration says of the data shown: the
+	// kinds' settings (internal/source) and the walks' path filter.
+	settings sources.Settings
+	filter   PathFilter
+	windows  []windowSpec
+	key      *keyState
+	timing   timing
+	log      *slog.Logger
+	state    *unitState
 
 	mu     sync.Mutex
-	book   []prometheus.Metric // bookkeeping series of state version bookAt
-	bookAt int
+	memo   any // what Memo's caller built of state version memoAt
+	memoAt int
 }
 
 // interval is when the unit is due again after a refresh: the planned
@@ -174,7 +159,7 @@ func (u *unit) interval() time.Duration {
 // mintlify_refresh_interval_seconds reports, also beyond
 // max_refresh_interval.
 func (u *unit) plannedInterval() time.Duration {
-	return max(u.key.plannedInterval(u.src.name()), u.timing.minInterval)
+	return max(u.key.plannedInterval(u.kind.Name), u.timing.minInterval)
 }
 
 // cost is the requests the unit's current round still needs.
@@ -336,32 +321,6 @@ func authHint(c mintlify.Class) string {
 	return "API key not allowed (403): the key may lack the needed scope, this host may be outside the key's IP allowlist, or the project may belong to another organization"
 }
 
-// collectHealth emits the unit's health: live, gathered on every scrape.
-func (u *unit) collectHealth(ch chan<- prometheus.Metric, now time.Time) {
-	s := u.state
-	s.mu.Lock()
-	h := s.health
-	h.FailCounts = maps.Clone(s.health.FailCounts)
-	h.LastSuccess = u.shownSince()
-	s.mu.Unlock()
-	h.emit(ch, u.src.name(), u.project, now, u.timing.maxAge, u.plannedInterval())
-}
-
-// collectData emits the unit's data series, when fresh, and its
-// bookkeeping. The bookkeeping changes only with the state's version, as
-// the data does, so it is rendered with the data (render.go) rather than
-// gathered per scrape.
-func (u *unit) collectData(ch chan<- prometheus.Metric, now time.Time) {
-	if u.fresh(now) {
-		for _, m := range u.dataSeries() {
-			ch <- m
-		}
-	}
-	for _, m := range u.bookkeeping() {
-		ch <- m
-	}
-}
-
 // shownSince is the age that decides whether the data is fresh: the last
 // complete round or, before the first one, the oldest page any window
 // shows (a first walk in progress is shown, marked truncated, as soon as
@@ -393,39 +352,6 @@ func (u *unit) fresh(now time.Time) bool {
 	return !last.IsZero() && now.Sub(last) <= u.timing.maxAge
 }
 
-// dataSeries builds the data series from the state. Data is built when
-// asked for, not kept: the exporter keeps the rendered exposition instead
-// (see render.go).
-func (u *unit) dataSeries() []prometheus.Metric {
-	s := u.state
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := []prometheus.Metric{}
-	for _, w := range u.windows {
-		out = append(out, u.src.series(s.window(w), w)...)
-	}
-	return out
-}
-
-// bookkeeping builds the series about the windows' walks; they are small,
-// and kept until the data changes.
-func (u *unit) bookkeeping() []prometheus.Metric {
-	s := u.state
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if u.book != nil && u.bookAt == s.version {
-		return u.book
-	}
-	out := []prometheus.Metric{}
-	for _, w := range u.windows {
-		out = append(out, u.src.bookkeeping(s.window(w), w)...)
-	}
-	u.book, u.bookAt = out, s.version
-	return out
-}
-
 // dataVersion identifies the unit's data as shown at now: it changes when
 // data lands and when the data goes stale.
 func (u *unit) dataVersion(now time.Time) (int, bool) {
@@ -433,11 +359,4 @@ func (u *unit) dataVersion(now time.Time) (int, bool) {
 	u.state.mu.Lock()
 	defer u.state.mu.Unlock()
 	return u.state.version, fresh
-}
-
-func boolFloat(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }

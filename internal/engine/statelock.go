@@ -1,4 +1,4 @@
-package collector
+package engine
 
 import (
 	"context"
@@ -14,7 +14,7 @@ const closeLockWait = 2 * time.Second
 // exporter's context while it runs (Close cancels it), then a short bound
 // of its own, for the last save. The ledger bounds every wait as well
 // (internal/ledger's MaxLockWait).
-func (e *Exporter) lockContext() (context.Context, context.CancelFunc) {
+func (e *Engine) lockContext() (context.Context, context.CancelFunc) {
 	if e.ctx != nil && e.ctx.Err() == nil {
 		return e.ctx, func() {}
 	}

@@ -1,9 +1,7 @@
-package collector
+package engine
 
 import (
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
@@ -72,8 +70,3 @@ func refusedFuture(ws *windowState, r mintlify.DateRange, err error) bool {
 	ws.RefusedFuture = r.From
 	return true
 }
-
-// descDateFallback tells a month-to-date counter fetched with dateTo = now.
-var descDateFallback = prometheus.NewDesc("mintlify_analytics_date_fallback",
-	"1 if the exported month-to-date counters of this collector were fetched with dateTo = now (RFC 3339) because the upstream answered the day range ending tomorrow with 400, else 0. The counters are then only as exact as the upstream's time resolution.",
-	[]string{"collector", "project"}, nil)

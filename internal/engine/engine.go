@@ -1,7 +1,14 @@
-// Package collector turns Mintlify's analytics and agent jobs into
-// Prometheus metrics. Refreshes are driven by scrapes but paced by the
-// analytics budget; Collect only ever reads the cache.
-package collector
+// Package engine is the exporter's refresh engine: the plan a
+// configuration makes (keys, projects, collectors), the scheduler that
+// spends each organization's analytics budget, the analytics units and
+// the agent-job pollers, and the state files that carry their data and
+// the budget across restarts. Refreshes are driven by scrapes (Refresh)
+// but paced by the budget.
+//
+// It knows nothing of Prometheus: package collector reads its state
+// through View and turns it into series; the API requests and the state
+// files' writes are told through the callbacks of Options.
+package engine
 
 import (
 	"context"
@@ -14,7 +21,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
 	"golang.org/x/time/rate"
 
@@ -44,8 +50,15 @@ type Options struct {
 	HTTPClient *http.Client
 	// RetryBase is the client's first retry delay; tests shorten it.
 	RetryBase time.Duration
-	// Registerer receives the API request metrics; nil leaves them out.
-	Registerer prometheus.Registerer
+	// OnRequest is told of every HTTP request to the API (the client's
+	// Observer); nil for none.
+	OnRequest mintlify.Observer
+	// OnSave is told of every write of a state file (file "state" or
+	// "ledger"), failed when err is not nil; nil for none.
+	OnSave func(file string, err error, at time.Time)
+	// LockWait bounds each wait for the ledger's lock; 0 for the ledger's
+	// own bound (internal/ledger's MaxLockWait).
+	LockWait time.Duration
 	// DefaultCollectors are the analytics collectors of projects whose
 	// config lists none (the --collector.* flags); nil means pageviews.
 	DefaultCollectors []string
@@ -56,12 +69,11 @@ type Options struct {
 	StoragePath string
 }
 
-// Exporter is a prometheus.Collector over every configured project.
-type Exporter struct {
+// Engine refreshes the data of every configured project.
+type Engine struct {
 	opts    Options
 	log     *slog.Logger
 	clock   Clock
-	api     *apiMetrics
 	flights singleflight.Group // agent-job polls, one per project at a time
 
 	ctx       context.Context // parent of every refresh; cancelled by Close
@@ -82,11 +94,10 @@ type Exporter struct {
 	// The state files (internal/statefiles): the data cache, the budget ledger
 	// shared with the backfill, and the lock that makes this process their
 	// only exporter. All nil or zero without --storage.path.
-	files       *statefiles.Files
-	ledgerKeys  map[string]statefiles.Key // read at start, for the organizations' restore
-	saveMu      sync.Mutex
-	savedAt     int // the data's change count when the state file was last written
-	saveMetrics *saveMetrics
+	files      *statefiles.Files
+	ledgerKeys map[string]statefiles.Key // read at start, for the organizations' restore
+	saveMu     sync.Mutex
+	savedAt    int // the data's change count when the state file was last written
 
 	mu   sync.RWMutex
 	plan *plan
@@ -112,7 +123,7 @@ func (p *plan) keyOf(o *org) *keyState {
 
 // New builds an exporter for cfg. It fails if a key cannot be read or is
 // not an admin key. With a state file, what it holds is served at once.
-func New(cfg *config.Config, o Options) (*Exporter, error) {
+func New(cfg *config.Config, o Options) (*Engine, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -123,19 +134,8 @@ func New(cfg *config.Config, o Options) (*Exporter, error) {
 		// One pool of connections for every key's client, across reloads.
 		o.HTTPClient = mintlify.NewHTTPClient()
 	}
-	e := &Exporter{opts: o, log: o.Logger, clock: o.Clock, api: newAPIMetrics(),
+	e := &Engine{opts: o, log: o.Logger, clock: o.Clock,
 		orgs: map[string]*org{}, states: map[unitID]*unitState{}}
-	if o.Registerer != nil {
-		if err := o.Registerer.Register(e.api); err != nil {
-			return nil, fmt.Errorf("registering API metrics: %w", err)
-		}
-		if o.StoragePath != "" {
-			e.saveMetrics = newSaveMetrics()
-			if err := e.saveMetrics.register(o.Registerer); err != nil {
-				return nil, fmt.Errorf("registering state metrics: %w", err)
-			}
-		}
-	}
 	// The keys first, read once: a configuration that cannot start
 	// touches no state file.
 	secrets, err := cfg.ResolveKeys(e.getenv())
@@ -161,7 +161,7 @@ func New(cfg *config.Config, o Options) (*Exporter, error) {
 // and collector), so data, schedule and a refresh in flight carry over;
 // an organization is found by the key's fingerprint, so a renamed key
 // keeps what it spent.
-func (e *Exporter) Apply(cfg *config.Config) error {
+func (e *Engine) Apply(cfg *config.Config) error {
 	secrets, err := cfg.ResolveKeys(e.getenv())
 	if err != nil {
 		return err
@@ -172,7 +172,7 @@ func (e *Exporter) Apply(cfg *config.Config) error {
 // ApplyKeys is Apply with cfg's keys already read (cfg.ResolveKeys), so
 // that a reload that read them under its own deadline reads no key file
 // twice.
-func (e *Exporter) ApplyKeys(cfg *config.Config, secrets map[string]secret.Secret) error {
+func (e *Engine) ApplyKeys(cfg *config.Config, secrets map[string]secret.Secret) error {
 	e.storeMu.Lock()
 	defer e.storeMu.Unlock()
 	b := &builder{e: e, cfg: cfg, secrets: secrets, orgs: map[string]*org{}, states: map[unitID]*unitState{},
@@ -197,7 +197,7 @@ func (e *Exporter) ApplyKeys(cfg *config.Config, secrets map[string]secret.Secre
 // builder makes the plan of one config without touching what runs: new
 // organizations and unit states wait in it until adopt.
 type builder struct {
-	e       *Exporter
+	e       *Engine
 	cfg     *config.Config
 	secrets map[string]secret.Secret
 	orgs    map[string]*org       // new organizations, by fingerprint
@@ -246,7 +246,7 @@ func (b *builder) key(k config.Key) error {
 		HTTPClient:     b.e.opts.HTTPClient,
 		RequestTimeout: time.Duration(g.RequestTimeout),
 		RetryBase:      b.e.opts.RetryBase,
-		Observer:       b.e.api.observe,
+		Observer:       b.e.opts.OnRequest,
 		Logger:         b.e.log.With("key", k.Name),
 	}
 	jobs, err := mintlify.New(co)
@@ -290,7 +290,7 @@ func (b *builder) project(pr config.Project) error {
 	for _, w := range pr.Windows {
 		windows = append(windows, windowSpec{label: w.Label, duration: w.Duration})
 	}
-	filter := pathFilter{match: pr.PathAllowed, maxPaths: pr.MaxPaths}
+	filter := PathFilter{Match: pr.PathAllowed, MaxPaths: pr.MaxPaths}
 	enabled := pr.Collectors
 	if len(enabled) == 0 {
 		enabled = b.e.defaultCollectors()
@@ -300,26 +300,35 @@ func (b *builder) project(pr config.Project) error {
 		if !ok {
 			return fmt.Errorf("project %q: unknown collector %q", label, name)
 		}
-		var src source
-		if code, ok := sources.Lookup(name); ok {
-			src = &perWindow{kind: k, code: code, project: label, id: pr.ID, client: ks.client,
-				settings: sources.Settings{Keep: filter.allowed, TopN: g.TopN(name), LookBack: time.Duration(g.FeedbackLookBack)}}
-		} else {
-			src = &pageViews{
-				kind: mintlify.RowsKind(k.Endpoint), project: label, id: pr.ID, client: ks.client,
-				opts:   walkSettings{pageSize: g.PageSize, concurrency: g.PageConcurrency, maxPages: g.MaxPages},
-				filter: filter,
-			}
+		settings := sources.Settings{Keep: filter.Allowed, TopN: g.TopN(name), LookBack: time.Duration(g.FeedbackLookBack)}
+		src, err := b.source(k, pr.ID, label, ks, settings, filter)
+		if err != nil {
+			return err
 		}
 		unitWindows := windowsOf(k, windows)
 		id := unitID{project: pr.ID, collector: name}
-		u := &unit{id: id, project: label, src: src, windows: unitWindows, key: ks, timing: t,
+		u := &unit{id: id, kind: k, project: label, src: src, settings: settings, filter: filter, windows: unitWindows, key: ks, timing: t,
 			log: b.e.log.With("project", label, "collector", name), state: b.state(id)}
 		b.plan.units = append(b.plan.units, u)
 		ks.units = append(ks.units, u)
 	}
 	b.plan.jobs = append(b.plan.jobs, b.e.newJobsUnit(b.cfg, pr, label, ks, t))
 	return nil
+}
+
+// source is the code that fetches kind k's data for project id (label
+// its label value): a walk for the walked kinds, the kind's Fetch for
+// the others (internal/source).
+func (b *builder) source(k kind.Kind, id, label string, ks *keyState, settings sources.Settings, filter PathFilter) (source, error) {
+	if code, ok := sources.Lookup(k.Name); ok {
+		return &perWindow{kind: k, code: code, project: label, id: id, client: ks.client, settings: settings}, nil
+	}
+	if walked, ok := sources.LookupWalked(k.Name); ok {
+		g := b.cfg.Global
+		return &pageViews{kind: walked.Rows, project: label, id: id, client: ks.client, filter: filter,
+			opts: walkSettings{pageSize: g.PageSize, concurrency: g.PageConcurrency, maxPages: g.MaxPages}}, nil
+	}
+	return nil, fmt.Errorf("project %q: collector %q has no code in internal/source", label, k.Name)
 }
 
 // windowsOf are the windows of a unit of kind k in a project that lists
@@ -346,7 +355,7 @@ func windowsOf(k kind.Kind, windows []windowSpec) []windowSpec {
 // adopt swaps in a plan that was built whole: its new organizations and
 // unit states join the store, limits change, states no config uses any
 // more go. The caller holds storeMu.
-func (e *Exporter) adopt(b *builder) {
+func (e *Engine) adopt(b *builder) {
 	p := b.plan
 	for fp, o := range b.orgs {
 		e.orgs[fp] = o
@@ -382,7 +391,7 @@ func (e *Exporter) adopt(b *builder) {
 	e.mu.Unlock()
 }
 
-func (e *Exporter) current() *plan {
+func (e *Engine) current() *plan {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return e.plan
@@ -399,7 +408,7 @@ const (
 
 // jobLimiter returns the project's poll limiter, the same one across
 // reloads so a reload cannot reset it.
-func (e *Exporter) jobLimiter(projectID string) *rate.Limiter {
+func (e *Engine) jobLimiter(projectID string) *rate.Limiter {
 	e.limMu.Lock()
 	defer e.limMu.Unlock()
 	if e.limiters == nil {
@@ -420,14 +429,14 @@ func refreshTimeout(maxInterval time.Duration) time.Duration {
 	return min(max(maxInterval/2, time.Minute), 10*time.Minute)
 }
 
-func (e *Exporter) defaultCollectors() []string {
+func (e *Engine) defaultCollectors() []string {
 	if len(e.opts.DefaultCollectors) == 0 {
 		return kind.Defaults()
 	}
 	return e.opts.DefaultCollectors
 }
 
-func (e *Exporter) getenv() func(string) string {
+func (e *Engine) getenv() func(string) string {
 	if e.opts.Getenv != nil {
 		return e.opts.Getenv
 	}
@@ -438,7 +447,7 @@ func (e *Exporter) getenv() func(string) string {
 // units one at a time, and each due agent-job poll. It waits for them until
 // ctx ends (the scrape's deadline); they go on after that in the
 // background, and concurrent callers share them.
-func (e *Exporter) Refresh(ctx context.Context) {
+func (e *Engine) Refresh(ctx context.Context) {
 	p := e.current()
 	now := e.clock.Now()
 	if e.ctx.Err() != nil {
@@ -493,11 +502,11 @@ func (e *Exporter) Refresh(ctx context.Context) {
 
 // Wait blocks until no refresh is running. Tests use it to reach a known
 // state without sleeping.
-func (e *Exporter) Wait() { e.wg.Wait() }
+func (e *Engine) Wait() { e.wg.Wait() }
 
 // Close stops running refreshes, waits for them, saves the state and
 // closes idle connections to the API.
-func (e *Exporter) Close() {
+func (e *Engine) Close() {
 	e.closeOnce.Do(func() {
 		e.cancel()
 		e.wg.Wait()
@@ -505,43 +514,4 @@ func (e *Exporter) Close() {
 		e.closeState()
 		e.opts.HTTPClient.CloseIdleConnections()
 	})
-}
-
-// Describe sends every descriptor the exporter can emit.
-func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range allDescs {
-		ch <- d
-	}
-}
-
-// Collect emits the cache, data and bookkeeping alike. It does no I/O.
-func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
-	e.collectLive(ch)
-	e.collectData(ch)
-}
-
-// collectLive emits the live series: each unit's health, the agent jobs
-// and the keys' budgets.
-func (e *Exporter) collectLive(ch chan<- prometheus.Metric) {
-	p := e.current()
-	now := e.clock.Now()
-	for _, u := range p.units {
-		u.collectHealth(ch, now)
-	}
-	for _, j := range p.jobs {
-		j.collect(ch, now)
-	}
-	for _, k := range p.keys {
-		k.collect(ch, now)
-	}
-}
-
-// collectData emits the data series: what the analytics units fetched,
-// and their walks' bookkeeping.
-func (e *Exporter) collectData(ch chan<- prometheus.Metric) {
-	p := e.current()
-	now := e.clock.Now()
-	for _, u := range p.units {
-		u.collectData(ch, now)
-	}
 }

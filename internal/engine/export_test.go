@@ -1,11 +1,9 @@
-package collector
-
-import "time"
+package engine
 
 // ChargeForTest charges one analytics request to every organization, as a
 // refresh does when it reserves its requests: under the ledger's lock,
 // the ledger rewritten, no data changed.
-func (e *Exporter) ChargeForTest() {
+func (e *Engine) ChargeForTest() {
 	e.saveWith(func() bool {
 		e.storeMu.Lock()
 		defer e.storeMu.Unlock()
@@ -15,6 +13,3 @@ func (e *Exporter) ChargeForTest() {
 		return true
 	})
 }
-
-// SetLockWaitForTest bounds the exporter's waits for the ledger's lock.
-func (e *Exporter) SetLockWaitForTest(d time.Duration) { e.files.SetLockWait(d) }

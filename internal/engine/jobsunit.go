@@ -1,4 +1,4 @@
-package collector
+package engine
 
 import (
 	"context"
@@ -6,8 +6,6 @@ import (
 	"maps"
 	"sync"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
@@ -35,7 +33,7 @@ func (j *jobsUnit) hasData() bool {
 	return !j.h.LastSuccess.IsZero()
 }
 
-func (e *Exporter) newJobsUnit(cfg *config.Config, pr config.Project, label string, ks *keyState, t timing) *jobsUnit {
+func (e *Engine) newJobsUnit(cfg *config.Config, pr config.Project, label string, ks *keyState, t timing) *jobsUnit {
 	g := cfg.Global
 	aj := &agentJobs{
 		project: label, id: pr.ID, client: ks.jobs,
@@ -73,7 +71,7 @@ func (j *jobsUnit) due(now time.Time) bool {
 
 // startJobs joins or begins j's poll and returns a channel closed when it
 // ends.
-func (e *Exporter) startJobs(j *jobsUnit) <-chan struct{} {
+func (e *Engine) startJobs(j *jobsUnit) <-chan struct{} {
 	e.wg.Add(1)
 	j.mu.Lock()
 	if j.started.IsZero() {
@@ -123,13 +121,4 @@ func (j *jobsUnit) finish(now time.Time, err error) {
 	backoff := j.timing.fixedInterval << min(j.h.Failures-1, 6)
 	j.h.NextRefresh = now.Add(min(backoff, j.timing.maxInterval))
 	logf("polling agent jobs failed", "reason", reason, "err", err, "retry_at", j.h.NextRefresh)
-}
-
-func (j *jobsUnit) collect(ch chan<- prometheus.Metric, now time.Time) {
-	j.mu.Lock()
-	h := j.h
-	h.FailCounts = maps.Clone(j.h.FailCounts)
-	j.mu.Unlock()
-	h.emit(ch, "agent_jobs", j.project, now, j.timing.maxAge, j.timing.fixedInterval)
-	j.src.collect(ch, now)
 }

@@ -1,4 +1,4 @@
-package collector
+package engine
 
 import (
 	"context"
@@ -11,37 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-)
-
-var (
-	descJobStatus = prometheus.NewDesc("mintlify_agent_job_status",
-		"State of a tracked agent job: one series per status (active, completed, archived, failed), 1 for the current one."+jobsNote,
-		[]string{"job_id", "project", "status"}, nil)
-	descJobInfo = prometheus.NewDesc("mintlify_agent_job_info",
-		"Static facts of a tracked agent job; always 1."+jobsNote,
-		[]string{"job_id", "model", "project", "ref", "repository"}, nil)
-	descJobPR = prometheus.NewDesc("mintlify_agent_job_pull_request_info",
-		"Pull request an agent job opened; always 1, present once the job has one."+jobsNote,
-		[]string{"job_id", "project", "url"}, nil)
-	descJobCreated = prometheus.NewDesc("mintlify_agent_job_created_timestamp_seconds",
-		"Unix time an agent job was created.",
-		[]string{"job_id", "project"}, nil)
-	descJobArchived = prometheus.NewDesc("mintlify_agent_job_archived_timestamp_seconds",
-		"Unix time an agent job was archived; present only for archived jobs.",
-		[]string{"job_id", "project"}, nil)
-	descJobsNotFound = prometheus.NewDesc("mintlify_agent_jobs_not_found_total",
-		"Answers of 404 (job not found) to the polling of a tracked job id.",
-		[]string{"project"}, nil)
-	descJobsTracked = prometheus.NewDesc("mintlify_agent_jobs_tracked",
-		"Job ids the exporter was told to follow (config file and tracked-jobs file) for the project.",
-		[]string{"project"}, nil)
-	descJobsIgnored = prometheus.NewDesc("mintlify_agent_jobs_ignored",
-		"Job ids listed for the project but not followed because there were more than the cap of 10000; the oldest lines of the tracked-jobs file go first.",
-		[]string{"project"}, nil)
 )
 
 // MaxTrackedJobs caps the job ids followed per project. Polling runs at
@@ -51,8 +23,6 @@ var (
 // first, then the newest lines of the tracked-jobs file; the rest are
 // counted in mintlify_agent_jobs_ignored and logged once.
 const MaxTrackedJobs = 10_000
-
-const jobsNote = " Polled from the API only while the job is active; see mintlify_refresh_interval_seconds{collector=\"agent_jobs\"}."
 
 // jobIDSource lists the ids to follow, at most MaxTrackedJobs, and how
 // many more were listed; it is re-read on every refresh so a job created
@@ -305,36 +275,19 @@ func jobIDs(projectID string, fromConfig []string, file string, only bool, read 
 	}
 }
 
-func (a *agentJobs) collect(ch chan<- prometheus.Metric, now time.Time) {
+// status is what the poller knows at now.
+func (a *agentJobs) status(now time.Time) JobsStatus {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	ch <- prometheus.MustNewConstMetric(descJobsNotFound, prometheus.CounterValue, a.notFound, a.project)
-	ch <- prometheus.MustNewConstMetric(descJobsTracked, prometheus.GaugeValue, float64(a.tracked), a.project)
-	ch <- prometheus.MustNewConstMetric(descJobsIgnored, prometheus.GaugeValue, float64(a.ignored), a.project)
+	st := JobsStatus{Project: a.project, NotFound: a.notFound, Tracked: a.tracked, Ignored: a.ignored}
 	for id, t := range a.jobs {
-		j := t.job
-		if j == nil || !t.notFound.IsZero() {
+		if t.job == nil || !t.notFound.IsZero() {
 			continue
 		}
-		if j.Status.Terminal() && now.Sub(t.endedAt) > a.retention {
+		if t.job.Status.Terminal() && now.Sub(t.endedAt) > a.retention {
 			continue
 		}
-		for _, s := range mintlify.JobStatuses {
-			ch <- prometheus.MustNewConstMetric(descJobStatus, prometheus.GaugeValue, boolFloat(j.Status == s), id, a.project, string(s))
-		}
-		ref := ""
-		if j.Ref != nil {
-			ref = *j.Ref
-		}
-		ch <- prometheus.MustNewConstMetric(descJobInfo, prometheus.GaugeValue, 1, id, j.Model, a.project, ref, j.Repository)
-		if j.PRLink != nil {
-			ch <- prometheus.MustNewConstMetric(descJobPR, prometheus.GaugeValue, 1, id, a.project, *j.PRLink)
-		}
-		if !j.CreatedAt.IsZero() {
-			ch <- prometheus.MustNewConstMetric(descJobCreated, prometheus.GaugeValue, float64(j.CreatedAt.UnixNano())/1e9, id, a.project)
-		}
-		if j.Status == mintlify.JobArchived && j.ArchivedAt != nil {
-			ch <- prometheus.MustNewConstMetric(descJobArchived, prometheus.GaugeValue, float64(j.ArchivedAt.UnixNano())/1e9, id, a.project)
-		}
+		st.Jobs = append(st.Jobs, TrackedJob{ID: id, Job: *t.job})
 	}
+	return st
 }

@@ -1,0 +1,114 @@
+// Package collector turns the refresh engine's state (internal/engine)
+// into Prometheus metrics: the analytics series of every configured
+// project, the agent jobs, each collector's health and each key's budget,
+// and the metrics of the API requests and of the state files' writes.
+// Collect only ever reads the engine's cache: refreshes are the engine's
+// (Refresh), driven by scrapes but paced by the analytics budget.
+package collector
+
+import (
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
+)
+
+// Clock tells the time; tests pass a fake one.
+type Clock = engine.Clock
+
+// Options are the engine's options (all optional) and where the
+// exporter's own metrics go.
+type Options struct {
+	engine.Options
+	// Registerer receives the metrics of the API requests and, with a
+	// state file, of its writes; nil leaves them out.
+	Registerer prometheus.Registerer
+}
+
+// Exporter is a prometheus.Collector over every configured project: the
+// engine (whose Refresh, Apply, ApplyKeys, Wait and Close it has) and its
+// series.
+type Exporter struct {
+	*engine.Engine
+}
+
+// New builds the engine for cfg and its collector. It fails if a key
+// cannot be read or is not an admin key. With a state file, what it holds
+// is served at once.
+func New(cfg *config.Config, o Options) (*Exporter, error) {
+	api := newAPIMetrics()
+	eo := o.Options
+	eo.OnRequest = api.observe
+	if o.Registerer != nil {
+		if err := o.Registerer.Register(api); err != nil {
+			return nil, fmt.Errorf("registering API metrics: %w", err)
+		}
+		if o.StoragePath != "" {
+			saves := newSaveMetrics()
+			if err := saves.register(o.Registerer); err != nil {
+				return nil, fmt.Errorf("registering state metrics: %w", err)
+			}
+			eo.OnSave = saves.observe
+		}
+	}
+	eng, err := engine.New(cfg, eo)
+	if err != nil {
+		return nil, err
+	}
+	return &Exporter{Engine: eng}, nil
+}
+
+// Describe sends every descriptor the exporter can emit.
+func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range allDescs {
+		ch <- d
+	}
+}
+
+// Collect emits the cache, data and bookkeeping alike. It does no I/O.
+func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
+	v := e.View()
+	collectLive(ch, v)
+	collectData(ch, v)
+}
+
+// collectLive emits the live series: each unit's health, the agent jobs
+// and the keys' budgets.
+func collectLive(ch chan<- prometheus.Metric, v engine.View) {
+	for _, u := range v.Units {
+		emitHealth(ch, u.Health())
+	}
+	for _, j := range v.Jobs {
+		emitHealth(ch, j.Health())
+		emitJobs(ch, j.Jobs())
+	}
+	for _, k := range v.Keys {
+		emitKey(ch, k)
+	}
+}
+
+// collectData emits the data series, what the analytics units fetched
+// (when fresh), and their walks' bookkeeping (always).
+func collectData(ch chan<- prometheus.Metric, v engine.View) {
+	for _, u := range v.Units {
+		fresh := u.Fresh()
+		sr := seriesOf(u)
+		if fresh {
+			var ms []prometheus.Metric // built under the unit's lock, sent after it
+			u.Windows(func(w engine.Window) { ms = append(ms, sr.data(w)...) })
+			for _, m := range ms {
+				ch <- m
+			}
+		}
+		book := u.Memo(func() any {
+			var ms []prometheus.Metric
+			u.Windows(func(w engine.Window) { ms = append(ms, sr.bookkeeping(w)...) })
+			return ms
+		}).([]prometheus.Metric)
+		for _, m := range book {
+			ch <- m
+		}
+	}
+}

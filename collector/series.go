@@ -1,0 +1,130 @@
+package collector
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
+)
+
+// series builds the series of one unit's windows.
+type series interface {
+	// data are the window's data series, shown while the unit's data is
+	// fresh.
+	data(w engine.Window) []prometheus.Metric
+	// bookkeeping are series about how the window was fetched, shown
+	// even when the data is stale.
+	bookkeeping(w engine.Window) []prometheus.Metric
+}
+
+// seriesOf is the series builder of u's kind: the kind's samples for the
+// kinds of internal/source, the walk's rows for page views and visitors.
+func seriesOf(u engine.UnitView) series {
+	k := u.Kind()
+	if code, ok := sources.Lookup(k.Name); ok {
+		return kindSeries{kind: k, code: code, project: u.Project(), settings: u.Settings()}
+	}
+	wk, _ := sources.LookupWalked(k.Name)
+	return walkSeries{kind: k, walked: wk, project: u.Project(), filter: u.Filter()}
+}
+
+// kindSeries are the series of a kind whose code is in internal/source:
+// its samples, shown as the gauges of a rolling window, or for the month
+// window as the families kind.Kind.MonthOf says (the counters, created at
+// the start of the month, and gauges shown for the month too).
+type kindSeries struct {
+	kind     kind.Kind
+	code     sources.Kind
+	project  string // label value
+	settings sources.Settings
+}
+
+func (p kindSeries) data(w engine.Window) []prometheus.Metric {
+	if w.DataTime.IsZero() || w.Payload == nil || (w.Month && w.Range == nil) {
+		return nil
+	}
+	samples := p.code.Samples(w.Payload, p.settings)
+	ms := make([]prometheus.Metric, 0, len(samples))
+	for _, s := range samples {
+		if !w.Month {
+			f := p.kind.Family(s.Family)
+			ms = append(ms, prometheus.MustNewConstMetric(familyDesc(f.Name), prometheus.GaugeValue, s.Value, s.LabelValues(f, p.project, w.Label)...))
+			continue
+		}
+		f, ok := p.kind.MonthOf(s.Family)
+		switch {
+		case !ok:
+		case f.Counter:
+			ms = append(ms, prometheus.MustNewConstMetricWithCreatedTimestamp(familyDesc(f.Name), prometheus.CounterValue, s.Value, w.Range.From, s.LabelValues(f, p.project, "")...))
+		default:
+			ms = append(ms, prometheus.MustNewConstMetric(familyDesc(f.Name), prometheus.GaugeValue, s.Value, s.LabelValues(f, p.project, w.Label)...))
+		}
+	}
+	return ms
+}
+
+// bookkeeping is the month window's: whether the date fallback is in
+// use. Windows have none.
+func (p kindSeries) bookkeeping(w engine.Window) []prometheus.Metric {
+	if !w.Month || w.DataTime.IsZero() || w.Range == nil {
+		return nil
+	}
+	return []prometheus.Metric{prometheus.MustNewConstMetric(descDateFallback, prometheus.GaugeValue, boolFloat(!w.Range.Days), p.kind.Name, p.project)}
+}
+
+// emitHealth emits a unit's or job poller's health.
+func emitHealth(ch chan<- prometheus.Metric, h engine.Health) {
+	lv := []string{h.Collector, h.Project}
+	ch <- prometheus.MustNewConstMetric(descUp, prometheus.GaugeValue, boolFloat(h.Up), lv...)
+	if !h.LastSuccess.IsZero() {
+		ch <- prometheus.MustNewConstMetric(descLastSuccess, prometheus.GaugeValue, float64(h.LastSuccess.UnixNano())/1e9, lv...)
+	}
+	ch <- prometheus.MustNewConstMetric(descInterval, prometheus.GaugeValue, h.Interval.Seconds(), lv...)
+	for _, r := range mintlify.Reasons {
+		ch <- prometheus.MustNewConstMetric(descRefreshFailures, prometheus.CounterValue, h.FailCounts[r], h.Collector, h.Project, r)
+	}
+}
+
+// emitKey emits a key's budget.
+func emitKey(ch chan<- prometheus.Metric, k engine.KeyView) {
+	ch <- prometheus.MustNewConstMetric(descBudgetLimit, prometheus.GaugeValue, float64(k.Limit), k.Name)
+	ch <- prometheus.MustNewConstMetric(descBudgetUsed, prometheus.GaugeValue, float64(k.Used), k.Name)
+	ch <- prometheus.MustNewConstMetric(descBudgetCycle, prometheus.GaugeValue, k.Cycle.Seconds(), k.Name)
+	ch <- prometheus.MustNewConstMetric(descBackoff, prometheus.GaugeValue, k.Backoff.Seconds(), k.Name)
+}
+
+// emitJobs emits a project's tracked agent jobs.
+func emitJobs(ch chan<- prometheus.Metric, st engine.JobsStatus) {
+	ch <- prometheus.MustNewConstMetric(descJobsNotFound, prometheus.CounterValue, st.NotFound, st.Project)
+	ch <- prometheus.MustNewConstMetric(descJobsTracked, prometheus.GaugeValue, float64(st.Tracked), st.Project)
+	ch <- prometheus.MustNewConstMetric(descJobsIgnored, prometheus.GaugeValue, float64(st.Ignored), st.Project)
+	for _, t := range st.Jobs {
+		id, j := t.ID, t.Job
+		for _, s := range mintlify.JobStatuses {
+			ch <- prometheus.MustNewConstMetric(descJobStatus, prometheus.GaugeValue, boolFloat(j.Status == s), id, st.Project, string(s))
+		}
+		ref := ""
+		if j.Ref != nil {
+			ref = *j.Ref
+		}
+		ch <- prometheus.MustNewConstMetric(descJobInfo, prometheus.GaugeValue, 1, id, j.Model, st.Project, ref, j.Repository)
+		if j.PRLink != nil {
+			ch <- prometheus.MustNewConstMetric(descJobPR, prometheus.GaugeValue, 1, id, st.Project, *j.PRLink)
+		}
+		if !j.CreatedAt.IsZero() {
+			ch <- prometheus.MustNewConstMetric(descJobCreated, prometheus.GaugeValue, float64(j.CreatedAt.UnixNano())/1e9, id, st.Project)
+		}
+		if j.Status == mintlify.JobArchived && j.ArchivedAt != nil {
+			ch <- prometheus.MustNewConstMetric(descJobArchived, prometheus.GaugeValue, float64(j.ArchivedAt.UnixNano())/1e9, id, st.Project)
+		}
+	}
+}
+
+func boolFloat(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,62 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+)
+
+const testKey = "mint_enginetestkey42"
+
+// testEngine is an engine of yamlCfg (%s for the API URL) against the
+// simulated API mo, with the options o (a manual clock, a discarding
+// logger, the test key and short retries unless o says otherwise).
+type testEngine struct {
+	*Engine
+	api   *mockapi.Running
+	clock *manualclock.Clock
+}
+
+func newTestEngine(t *testing.T, yamlCfg string, mo mockapi.Options, o Options) *testEngine {
+	t.Helper()
+	clock := manualclock.New(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
+	mo.Clock = clock
+	mo.Keys = []mockapi.KeySpec{{Key: testKey, Org: "acme", Scope: mockapi.ReadOnly}}
+	api, err := mockapi.Start(mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = api.Close() })
+	cfg, err := config.Parse([]byte(fmt.Sprintf(yamlCfg, api.URL())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Clock == nil {
+		o.Clock = clock
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Getenv == nil {
+		o.Getenv = func(string) string { return testKey }
+	}
+	o.RetryBase = time.Millisecond
+	e, err := New(cfg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	return &testEngine{Engine: e, api: api, clock: clock}
+}
+
+// refresh runs what is due and waits until it is done.
+func (e *testEngine) refresh() {
+	e.Refresh(context.Background())
+	e.Wait()
+}

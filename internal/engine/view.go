@@ -1,0 +1,193 @@
+package engine
+
+import (
+	"maps"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
+)
+
+// View is what package collector reads of the engine, at one moment: the
+// current plan's analytics units, agent-job pollers and keys. Reading it
+// changes nothing and makes no request.
+type View struct {
+	Gen   uint64 // counts the configurations applied: a reload changes labels and filters
+	Units []UnitView
+	Jobs  []JobsView
+	Keys  []KeyView
+}
+
+// View is the engine's state at now (the engine's clock).
+func (e *Engine) View() View {
+	p := e.current()
+	now := e.clock.Now()
+	v := View{Gen: p.gen}
+	for _, u := range p.units {
+		v.Units = append(v.Units, UnitView{u: u, now: now})
+	}
+	for _, j := range p.jobs {
+		v.Jobs = append(v.Jobs, JobsView{j: j, now: now})
+	}
+	for _, k := range p.keys {
+		cycle, _ := k.cycle()
+		v.Keys = append(v.Keys, KeyView{Name: k.name, Limit: k.limit, Used: k.org.budget.Used(), Cycle: cycle,
+			Backoff: max(k.org.pausedUntil().Sub(now), 0)})
+	}
+	return v
+}
+
+// KeyView is one configured key's analytics budget.
+type KeyView struct {
+	Name    string
+	Limit   int           // requests an hour the exporter allows itself
+	Used    int           // requests made in the last hour
+	Cycle   time.Duration // planned time of one full round of the key's work
+	Backoff time.Duration // left before requests resume; 0 when not backing off
+}
+
+// Health is the outcome of the refreshes of a unit or agent-job poller.
+type Health struct {
+	Collector, Project string // label values
+	// Up: the last refresh succeeded (one the budget cut short is none
+	// failed) and the data is younger than max_age.
+	Up          bool
+	LastSuccess time.Time          // zero before the first
+	Interval    time.Duration      // between refreshes, as the budget allows now
+	FailCounts  map[string]float64 // failed refreshes by reason (mintlify.Reasons)
+}
+
+// view is h as shown; h is a copy the caller made under its lock, with
+// its own FailCounts.
+func (h health) view(collector, project string, now time.Time, maxAge, interval time.Duration) Health {
+	return Health{Collector: collector, Project: project, Up: h.fresh(now, maxAge) && !h.Failed,
+		LastSuccess: h.LastSuccess, Interval: interval, FailCounts: h.FailCounts}
+}
+
+// UnitView is one analytics unit: a collector kind of one project.
+type UnitView struct {
+	u   *unit
+	now time.Time
+}
+
+// Kind is the unit's row of the kind table.
+func (v UnitView) Kind() kind.Kind { return v.u.kind }
+
+// Project is the project's label value.
+func (v UnitView) Project() string { return v.u.project }
+
+// Settings are what the project's configuration says of the kind's
+// samples (internal/source).
+func (v UnitView) Settings() sources.Settings { return v.u.settings }
+
+// Filter is the paths the project exports (page views, visitors).
+func (v UnitView) Filter() PathFilter { return v.u.filter }
+
+// Health is the unit's health now. Before its first complete round its
+// age is the oldest page any window shows.
+func (v UnitView) Health() Health {
+	u := v.u
+	u.state.mu.Lock()
+	h := u.state.health
+	h.FailCounts = maps.Clone(h.FailCounts)
+	h.LastSuccess = u.shownSince()
+	u.state.mu.Unlock()
+	return h.view(u.kind.Name, u.project, v.now, u.timing.maxAge, u.plannedInterval())
+}
+
+// Fresh reports whether the unit's data is shown: younger than max_age.
+func (v UnitView) Fresh() bool { return v.u.fresh(v.now) }
+
+// Version identifies the unit's data as shown now: it changes when data
+// lands and when the data goes stale (fresh).
+func (v UnitView) Version() (version int, fresh bool) { return v.u.dataVersion(v.now) }
+
+// Window is one window of a unit's data, as it is when read.
+type Window struct {
+	Label string // the window label: "month" for the month window, "" for a snapshot
+	Month bool   // the month-to-date window, whose series are the counters
+	// The kinds of internal/source: their last payload, when it landed
+	// (zero if none) and the date range it covers.
+	DataTime time.Time
+	Payload  sources.Payload
+	Range    *mintlify.DateRange
+	// The walks (page views, visitors): Shown is the walk whose rows are
+	// exported, the last complete one or, until one completes, the one in
+	// progress (nil when none read a page); Complete tells which.
+	// Remaining is what the walk in progress still expects to read.
+	Shown     *mintlify.Walk
+	Complete  bool
+	Remaining int
+}
+
+// Windows calls fn with each of the unit's windows, in the order of the
+// configuration, under the unit's lock: fn must not keep what it is
+// given, nor call the engine.
+func (v UnitView) Windows(fn func(Window)) {
+	s := v.u.state
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, w := range v.u.windows {
+		ws := s.window(w)
+		win := Window{Label: w.label, Month: w.month, DataTime: ws.DataTime, Payload: ws.Payload, Range: ws.Range,
+			Shown: shown(ws), Complete: ws.Data != nil}
+		if ws.Walk != nil {
+			win.Remaining = ws.Walk.Remaining(ws.Hint)
+		}
+		fn(win)
+	}
+}
+
+// Memo returns what build made of the unit's data, calling build again
+// only when the data changed since: the collector keeps the unit's
+// bookkeeping series there. build runs under the unit's lock.
+func (v UnitView) Memo(build func() any) any {
+	u := v.u
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.state.mu.Lock()
+	version := u.state.version
+	u.state.mu.Unlock()
+	if u.memo != nil && u.memoAt == version {
+		return u.memo
+	}
+	u.memo, u.memoAt = build(), version
+	return u.memo
+}
+
+// JobsView is the agent-job poller of one project.
+type JobsView struct {
+	j   *jobsUnit
+	now time.Time
+}
+
+// Health is the poller's health now.
+func (v JobsView) Health() Health {
+	j := v.j
+	j.mu.Lock()
+	h := j.h
+	h.FailCounts = maps.Clone(h.FailCounts)
+	j.mu.Unlock()
+	return h.view("agent_jobs", j.project, v.now, j.timing.maxAge, j.timing.fixedInterval)
+}
+
+// Jobs are the project's tracked jobs as last polled.
+func (v JobsView) Jobs() JobsStatus { return v.j.src.status(v.now) }
+
+// JobsStatus is what the poller knows of a project's tracked jobs.
+type JobsStatus struct {
+	Project  string  // label value
+	NotFound float64 // 404 answers to polls, since start
+	Tracked  int     // ids followed
+	Ignored  int     // ids listed beyond the cap
+	// Jobs are those shown: found, and not ended longer than job_retention
+	// ago.
+	Jobs []TrackedJob
+}
+
+// TrackedJob is one job as last polled.
+type TrackedJob struct {
+	ID  string
+	Job mintlify.Job
+}
