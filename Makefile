@@ -56,9 +56,10 @@ help: ## List the targets and what each does.
 build: ## Build ./mintlify_exporter with the version of the VERSION file and the commit stamped in.
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BINARY) .
 
-# go test's own deadline per package binary. The collector package runs
-# about 4 minutes under -race on an idle 2-core machine and over 10 (go's
-# default) when other builds load it; the deadline only catches a hang.
+# go test's own deadline per package binary. The slowest packages run
+# 1-2 minutes each under -race on an idle 2-core machine and took over 10
+# (go's default) when other builds loaded it; the deadline only catches a
+# hang.
 TEST_TIMEOUT ?= 45m
 
 .PHONY: test
