@@ -56,30 +56,44 @@ help: ## List the targets and what each does.
 build: ## Build ./mintlify_exporter with the version of the VERSION file and the commit stamped in.
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BINARY) .
 
-# go test's own deadline per package binary. The collector package runs
-# about 4 minutes under -race on an idle 2-core machine and over 10 (go's
-# default) when other builds load it; the deadline only catches a hang.
+# go test's own deadline per package binary. The slowest packages run
+# 1-2 minutes each under -race on an idle 2-core machine and took over 10
+# (go's default) when other builds loaded it; the deadline only catches a
+# hang.
 TEST_TIMEOUT ?= 45m
 
 .PHONY: test
 test: ## Every unit and integration test with the race detector, the chart checks (with helm) and the image check (with buildah, podman, runc); names skipped tool checks.
-	@skips=$$(mktemp); trap 'rm -f "$$skips"' EXIT; \
-	echo "$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./..."; \
-	MINTLIFY_TOOL_SKIPS="$$skips" $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...; rc=$$?; \
+	@# The chart checks and the image check run beside go test (they
+	@# wait on helm, buildah and podman more than they compute); their
+	@# output is kept in a file each and printed after go test's.
+	@skips=$$(mktemp); logs=$$(mktemp -d); bg=""; missing=0; \
+	trap 'rm -rf "$$skips" "$$logs"' EXIT; \
+	trap 'kill $$bg 2>/dev/null; wait; exit 130' INT TERM; \
 	if command -v $(HELM) >/dev/null 2>&1; then \
-	  echo "(cd $(CHARTCHECK) && HELM_KUBE_VERSION=$(HELM_KUBE_VERSION) $(GO) test -count=1 ./...)"; \
-	  (cd $(CHARTCHECK) && MINTLIFY_TOOL_SKIPS="$$skips" HELM_KUBE_VERSION=$(HELM_KUBE_VERSION) $(GO) test -count=1 ./...) || rc=1; \
+	  (cd $(CHARTCHECK) && export MINTLIFY_TOOL_SKIPS="$$skips" HELM_KUBE_VERSION=$(HELM_KUBE_VERSION) && exec $(GO) test -count=1 ./...) >"$$logs/chart" 2>&1 & chart=$$!; bg="$$bg $$chart"; \
 	elif [ "$$CI" = true ]; then \
-	  echo "helm not found; CI must install it (go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)) for the Helm chart checks"; rc=1; \
+	  echo "helm not found; CI must install it (go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)) for the Helm chart checks"; missing=1; \
 	else \
 	  echo "chartcheck: helm not installed (go install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)), so skipped: the Helm chart checks (make test-chart)" >>"$$skips"; \
 	fi; \
 	if command -v buildah >/dev/null 2>&1 && command -v podman >/dev/null 2>&1 && command -v runc >/dev/null 2>&1; then \
-	  echo "bash e2e/image.sh"; bash e2e/image.sh || rc=1; \
+	  bash e2e/image.sh >"$$logs/image" 2>&1 & image=$$!; bg="$$bg $$image"; \
 	elif [ "$$CI" = true ]; then \
-	  echo "buildah, podman or runc not found; CI must install them for the image check (e2e/image.sh)"; rc=1; \
+	  echo "buildah, podman or runc not found; CI must install them for the image check (e2e/image.sh)"; missing=1; \
 	else \
 	  echo "e2e/image.sh: buildah, podman and runc not all installed, so skipped: the image check (make e2e-image)" >>"$$skips"; \
+	fi; \
+	echo "$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./..."; \
+	MINTLIFY_TOOL_SKIPS="$$skips" $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) ./...; rc=$$?; \
+	[ "$$missing" = 0 ] || rc=1; \
+	if [ -n "$${chart:-}" ]; then \
+	  wait "$$chart" || rc=1; \
+	  echo "(cd $(CHARTCHECK) && HELM_KUBE_VERSION=$(HELM_KUBE_VERSION) $(GO) test -count=1 ./...)"; cat "$$logs/chart"; \
+	fi; \
+	if [ -n "$${image:-}" ]; then \
+	  wait "$$image" || rc=1; \
+	  echo "bash e2e/image.sh"; cat "$$logs/image"; \
 	fi; \
 	if [ -s "$$skips" ]; then \
 	  echo "SKIPPED tool checks (install the tools; CI=true makes this a failure): $$(paste -sd'|' "$$skips" | sed 's/|/ | /g')"; \

@@ -46,6 +46,7 @@ func TestVisitorsTotalIsItsOwnSeries(t *testing.T) {
 }
 
 func TestAllCollectorsThreeProjectsOneHourWithinBudget(t *testing.T) {
+	t.Parallel() // hours of simulated work; an env shares nothing (see newEnv)
 	sites := map[string]mockapi.Site{
 		"p1": {Seed: 1, Paths: 2000}, "p2": {Seed: 2, Paths: 2000}, "p3": {Seed: 3, Paths: 2000},
 	}

@@ -34,6 +34,7 @@ func (e *env) conversationWalks() (walks map[string]int, pages int) {
 // is walked once, that day itself until its grace ends, and the restart
 // serves the month's counters at once and walks no finished day again.
 func TestConversationsFinishedDaysAreWalkedOnce(t *testing.T) {
+	t.Parallel() // hours of simulated work; an env shares nothing (see newEnv)
 	state := filepath.Join(t.TempDir(), "state.json")
 	e := newEnv(t, docsConfig("  min_refresh_interval: 30m\n  max_refresh_interval: 1h\n", "    collectors: [conversations]\n"),
 		envOpts{statePath: state, sites: map[string]mockapi.Site{"proj-docs": {Seed: 3, Paths: 50, ConversationsPerHour: 6}}})

@@ -99,6 +99,7 @@ func (e *env) restart() {
 // round (2 × 48 pages against 90). Both must have data all the time, no
 // page may be paid twice, and the budget must hold in every hour.
 func TestTwoBigProjectsShareTheHour(t *testing.T) {
+	t.Parallel() // hours of simulated work; an env shares nothing (see newEnv)
 	cfg := "global:\n  api_url: %s\n  min_refresh_interval: 1m\n" +
 		"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n" +
 		"projects:\n" +
@@ -110,7 +111,7 @@ func TestTwoBigProjectsShareTheHour(t *testing.T) {
 		e.exp.Refresh(context.Background())
 		e.exp.Wait()
 		if step%6 == 0 {
-			out := e.gather()
+			out := e.gatherOnly("mintlify_up")
 			for _, p := range []string{"a", "b"} {
 				if v := mustValue(t, out, `mintlify_up{collector="pageviews",project="`+p+`"}`); v != 1 {
 					t.Fatalf("step %d: project %s is down (no data younger than max_age)", step, p)
@@ -123,7 +124,7 @@ func TestTwoBigProjectsShareTheHour(t *testing.T) {
 	if n := e.wasted(); n != 0 {
 		t.Fatalf("%d pages paid twice", n)
 	}
-	out := e.gather()
+	out := e.gatherOnly("mintlify_page_views_paths")
 	for _, p := range []string{"a", "b"} {
 		if got := mustValue(t, out, `mintlify_page_views_paths{project="`+p+`",window="month"}`); got != 12000 {
 			t.Errorf("project %s exports %v paths, want 12000", p, got)
@@ -139,11 +140,12 @@ func TestTwoBigProjectsShareTheHour(t *testing.T) {
 // A site whose walk needs more than an hour (two collectors × 120 pages
 // against 90 an hour) is walked over several hours, never starved.
 func TestBigSiteIsWalkedOverSeveralHours(t *testing.T) {
+	t.Parallel() // hours of simulated work; an env shares nothing (see newEnv)
 	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n  max_age: 6h\n",
 		"    max_paths: 0\n    collectors: [pageviews, visitors]\n"),
 		envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 3, Paths: 30000}}})
 	e.refreshEvery(5*time.Minute, 12) // the first hour
-	out := e.gather()
+	out := e.gatherOnly("mintlify_page_views_walk_pages_remaining", "mintlify_page_views_sweep_truncated", "mintlify_up")
 	if got := mustValue(t, out, `mintlify_page_views_walk_pages_remaining{project="docs",window="month"}`); got == 0 {
 		// Pages are read in order of due time; with 90 requests the
 		// first walk (120 pages) cannot be done yet.
@@ -160,7 +162,7 @@ func TestBigSiteIsWalkedOverSeveralHours(t *testing.T) {
 	if n := e.wasted(); n != 0 {
 		t.Fatalf("%d pages paid twice", n)
 	}
-	out = e.gather()
+	out = e.gatherOnly("mintlify_up", "mintlify_page_views_paths", "mintlify_last_refresh_success_timestamp_seconds")
 	for _, c := range []string{"pageviews", "visitors"} {
 		if mustValue(t, out, `mintlify_up{collector="`+c+`",project="docs"}`) != 1 {
 			t.Errorf("%s is down after 8 hours", c)

@@ -30,6 +30,7 @@ func tomorrowOf(t time.Time) time.Time {
 // YYYY-MM-DD, over several days and a month boundary; the windows asked
 // for on top keep their RFC 3339 ranges.
 func TestCounterRequestsCarryDayDates(t *testing.T) {
+	t.Parallel() // hours of simulated work; an env shares nothing (see newEnv)
 	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n", "    windows: [24h]\n"+allAdditive),
 		envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 4, Paths: 200}}})
 	e.clock.Set(time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC))

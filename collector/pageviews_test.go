@@ -373,6 +373,7 @@ func TestBadPathsAreDroppedNotFatal(t *testing.T) {
 }
 
 func TestSiteLargerThanTheBudgetIsTruncatedNotStarved(t *testing.T) {
+	t.Parallel() // hours of simulated work; an env shares nothing (see newEnv)
 	// 30 000 paths are 120 pages: more than the 90 requests an hour the
 	// key allows. The walk stops at 90 pages and says so, instead of being
 	// cut off by the budget every time and never producing data.

@@ -359,7 +359,7 @@ func (c *Client) attempt(ctx context.Context, r request, target string, payload 
 	if r.maxBody > 0 && r.maxBody < limit {
 		limit = r.maxBody
 	}
-	body, err := readBody(resp, limit)
+	body, over, err := readBody(resp, limit)
 	elapsed := time.Since(start)
 	c.observe(r.endpoint, resp.StatusCode, elapsed)
 	c.logger.Debug("API request", "endpoint", r.endpoint, "method", r.method, "path", req.URL.Path, "status", resp.StatusCode, "duration", elapsed)
@@ -373,7 +373,7 @@ func (c *Client) attempt(ctx context.Context, r request, target string, payload 
 		return 0, nil, nil, &ResponseError{Endpoint: r.endpoint, StatusCode: resp.StatusCode,
 			Reason: "reading body: " + ScrubText(err.Error(), c.key.Reveal())}
 	}
-	if int64(len(body)) > limit {
+	if over {
 		// Too large to be a real answer; not retried, a retry would be as big.
 		return resp.StatusCode, nil, nil, &ResponseError{Endpoint: r.endpoint, StatusCode: resp.StatusCode,
 			Reason: fmt.Sprintf("body exceeds %d bytes", limit)}
@@ -381,17 +381,24 @@ func (c *Client) attempt(ctx context.Context, r request, target string, payload 
 	return resp.StatusCode, body, resp.Header, nil
 }
 
-// readBody reads at most limit+1 bytes of resp's body. With a
+// readBody reads at most limit+1 bytes of resp's body; over says the body
+// is larger than limit. A body whose Content-Length is over the limit is
+// not read at all: it is refused whatever it holds, and reading its first
+// limit+1 bytes would only cost the memory and the time. With a
 // Content-Length within the limit the buffer is allocated once, at its
 // size: io.ReadAll would grow it by doubling, allocating about twice the
 // body and holding 1.5 times it at the last copy.
-func readBody(resp *http.Response, limit int64) ([]byte, error) {
+func readBody(resp *http.Response, limit int64) (body []byte, over bool, err error) {
+	n := resp.ContentLength
+	if n > limit {
+		return nil, true, nil
+	}
 	var buf bytes.Buffer
-	if n := resp.ContentLength; n > 0 && n <= limit {
+	if n > 0 {
 		buf.Grow(int(n) + bytes.MinRead) // room for the read that sees EOF
 	}
-	_, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
-	return buf.Bytes(), err
+	_, err = buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
+	return buf.Bytes(), int64(buf.Len()) > limit, err
 }
 
 // scrubURLError drops the URL from a *url.Error: the URL carries no key,

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
@@ -274,4 +275,33 @@ func FuzzScrubText(f *testing.F) {
 			t.Fatal("not deterministic")
 		}
 	})
+}
+
+// A body announced larger than the bound is refused unread: the client
+// does not wait for, or buffer, the first bytes of an answer it refuses
+// whatever they hold. The handler sends a few bytes of a 1 GiB body and
+// then nothing until the client hangs up, so a client that read before
+// refusing would wait for its request timeout and fail otherwise.
+func TestAnnouncedOversizeBodyIsNotRead(t *testing.T) {
+	var calls atomic.Int32
+	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Length", strconv.Itoa(1<<30))
+		fmt.Fprint(w, `{"totals":{"human":1,`)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}), func(o *Options) {
+		o.MaxBodyBytes = 1024
+		// Only a client that reads the body waits for this; the answer's
+		// headers come at once.
+		o.RequestTimeout = 15 * time.Second
+	})
+	_, err := c.Rows(context.Background(), Views, "p", day, 250, 0)
+	var re *ResponseError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "body exceeds 1024 bytes") {
+		t.Fatalf("err = %v, want a *ResponseError saying the body exceeds 1024 bytes", err)
+	}
+	if calls.Load() != 1 {
+		t.Errorf("%d calls, want 1 (a retry would be as big)", calls.Load())
+	}
 }

@@ -185,15 +185,13 @@ func (s *Server) pageQuery(endpoint string, v *validator) pageQuery {
 func analyticsAnswer(endpoint string, d *computed, pq pageQuery, f *Fault) *response {
 	switch endpoint {
 	case EndpointViews:
-		rows, more := pageOf(d.views, pq.offset, pq.limit, f)
-		if f.EndlessRows > 0 {
+		if f.EndlessRows > 0 && pq.offset >= len(d.views) {
 			// A hostile upstream: past the real rows, f.EndlessRows new
 			// paths a page, for ever.
-			if pq.offset >= len(d.views) {
-				rows = endlessRows(nil, pq.offset, f.EndlessRows)
-			}
-			more = true
+			return newResponse(http.StatusOK, "application/json; charset=utf-8", endlessBody(d.viewTotals, pq.offset, f.EndlessRows))
 		}
+		rows, more := pageOf(d.views, pq.offset, pq.limit, f)
+		more = more || f.EndlessRows > 0
 		return newResponse(http.StatusOK, "application/json; charset=utf-8", rowsBody("views", d.viewTotals, rows, more))
 	case EndpointVisitors:
 		rows, more := pageOf(d.visitors, pq.offset, pq.limit, f)
@@ -219,15 +217,6 @@ func analyticsAnswer(endpoint string, d *computed, pq pageQuery, f *Fault) *resp
 	default: // EndpointCallerStats
 		return jsonResponse(http.StatusOK, d.callers)
 	}
-}
-
-// endlessRows fills page up to n rows with paths never seen before,
-// numbered from offset.
-func endlessRows(page []Row, offset, n int) []Row {
-	for i := 0; len(page) < n; i++ {
-		page = append(page, Row{Path: fmt.Sprintf("/endless/%010d", offset+i), Human: 1, Total: 1})
-	}
-	return page
 }
 
 func nonNil[T any](s []T) []T {

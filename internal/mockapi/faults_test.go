@@ -241,3 +241,36 @@ func TestFaultPaging(t *testing.T) {
 		t.Fatalf("extra rows leaked to page 2: %d", len(rows))
 	}
 }
+
+// EndlessRows: past the real rows every views page holds that many paths
+// never seen before (above the request's limit too), numbered from the
+// offset, and hasMore stays true; the body is what rowsBody writes for
+// those rows, byte for byte. The real pages are untouched but for hasMore.
+func TestFaultEndlessRows(t *testing.T) {
+	s, _ := newTest(t, func(o *Options) { o.AnalyticsBudgetPerHour = -1 })
+	site, _ := s.Site("p1")
+	get := func(offset int) []byte {
+		w := do(s, "GET", fmt.Sprintf("/v1/analytics/p1/views?%s&limit=100&offset=%d", week, offset), keyRW, "")
+		wantStatus(t, w, 200)
+		return w.Body.Bytes()
+	}
+	last := site.Paths - 100 // the last real page
+	clean := get(last)
+	s.SetFault(Fault{EndlessRows: 1500})
+	if got, want := string(get(last)), strings.Replace(string(clean), `],"hasMore":false}`, `],"hasMore":true}`, 1); got == string(clean) || got != want {
+		t.Fatalf("the last real page is not itself with hasMore true:\n%.300s\nwant\n%.300s", got, want)
+	}
+	var p pageResp
+	if err := json.Unmarshal(clean, &p); err != nil {
+		t.Fatal(err)
+	}
+	for _, offset := range []int{site.Paths, site.Paths + 7, 12_345_678_901} {
+		rows := make([]Row, 1500)
+		for i := range rows {
+			rows[i] = Row{Path: fmt.Sprintf("/endless/%010d", offset+i), Human: 1, Total: 1}
+		}
+		if got, want := get(offset), rowsBody("views", p.Totals, rows, true); string(got) != string(want) {
+			t.Fatalf("offset %d: the page differs from its rows:\n%.300s\nwant\n%.300s", offset, got, want)
+		}
+	}
+}

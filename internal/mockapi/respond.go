@@ -103,16 +103,7 @@ func appendString(b []byte, s string) []byte {
 // rowsBody renders {"totals":…,"<key>":[rows],"hasMore":…} by hand, in the
 // vendor's field order, so paths go out byte for byte (see appendString).
 func rowsBody(key string, totals Counts, rows []Row, hasMore bool) []byte {
-	b := make([]byte, 0, 64+len(rows)*96)
-	b = append(b, `{"totals":{"human":`...)
-	b = strconv.AppendInt(b, totals.Human, 10)
-	b = append(b, `,"ai":`...)
-	b = strconv.AppendInt(b, totals.AI, 10)
-	b = append(b, `,"total":`...)
-	b = strconv.AppendInt(b, totals.Total, 10)
-	b = append(b, `},"`...)
-	b = append(b, key...)
-	b = append(b, `":[`...)
+	b := appendRowsHead(make([]byte, 0, 64+len(rows)*96), key, totals)
 	for i, r := range rows {
 		if i > 0 {
 			b = append(b, ',')
@@ -127,6 +118,48 @@ func rowsBody(key string, totals Counts, rows []Row, hasMore bool) []byte {
 		b = strconv.AppendInt(b, r.Total, 10)
 		b = append(b, '}')
 	}
+	return appendRowsTail(b, hasMore)
+}
+
+// endlessBody is the views page of an upstream that sends new paths for
+// ever: n rows, /endless/ and the row's number from offset in ten digits
+// or more, each with one human view, and hasMore true. The bytes are those
+// rowsBody writes for these rows; they are written here without the rows,
+// which would cost as much memory again (a page of 150 000 rows is 8 MiB).
+func endlessBody(totals Counts, offset, n int) []byte {
+	const row = `{"path":"/endless/0000000000","human":1,"ai":0,"total":1}`
+	b := appendRowsHead(make([]byte, 0, 64+n*(len(row)+1)), "views", totals)
+	var digits [20]byte
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		d := strconv.AppendInt(digits[:0], int64(offset+i), 10)
+		b = append(b, `{"path":"/endless/`...)
+		for range 10 - len(d) {
+			b = append(b, '0')
+		}
+		b = append(b, d...)
+		b = append(b, `","human":1,"ai":0,"total":1}`...)
+	}
+	return appendRowsTail(b, true)
+}
+
+// appendRowsHead and appendRowsTail write what comes before and after the
+// rows of a views or visitors page.
+func appendRowsHead(b []byte, key string, totals Counts) []byte {
+	b = append(b, `{"totals":{"human":`...)
+	b = strconv.AppendInt(b, totals.Human, 10)
+	b = append(b, `,"ai":`...)
+	b = strconv.AppendInt(b, totals.AI, 10)
+	b = append(b, `,"total":`...)
+	b = strconv.AppendInt(b, totals.Total, 10)
+	b = append(b, `},"`...)
+	b = append(b, key...)
+	return append(b, `":[`...)
+}
+
+func appendRowsTail(b []byte, hasMore bool) []byte {
 	b = append(b, `],"hasMore":`...)
 	b = strconv.AppendBool(b, hasMore)
 	return append(b, '}')

@@ -36,6 +36,9 @@ func (g stateGuard) Run() int {
 	defer os.RemoveAll(dir)
 	os.Setenv("STATE_DIRECTORY", dir)
 	code := g.m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
 	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
 		fmt.Fprintln(os.Stderr, "FAIL: a test started the exporter with the default --storage.path; give it one in t.TempDir()")
 		return 1

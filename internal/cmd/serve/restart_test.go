@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -69,20 +71,42 @@ func TestRestartsThroughTheBinary(t *testing.T) {
 	}
 }
 
-// buildBinary builds the exporter into a temporary folder.
+// built is the exporter binary buildBinary built, once for the package's
+// tests (a build takes seconds); stateGuard removes its folder after the
+// run.
+var built struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+// buildBinary builds the exporter into a temporary folder, the first time
+// it is called, and returns its path.
 func buildBinary(tb testing.TB) string {
 	tb.Helper()
-	bin := filepath.Join(tb.TempDir(), "mintlify_exporter")
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		tb.Fatalf("no go command on PATH to build the exporter: %v", err)
+	built.once.Do(func() {
+		goCmd, err := exec.LookPath("go")
+		if err != nil {
+			built.err = fmt.Errorf("no go command on PATH to build the exporter: %w", err)
+			return
+		}
+		if built.dir, err = os.MkdirTemp("", "mintlify-serve-bin-"); err != nil {
+			built.err = err
+			return
+		}
+		bin := filepath.Join(built.dir, "mintlify_exporter")
+		build := exec.Command(goCmd, "build", "-o", bin, testkit.RepoRoot(tb))
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %w\n%s", err, out)
+			return
+		}
+		built.bin = bin
+	})
+	if built.err != nil {
+		tb.Fatal(built.err)
 	}
-	build := exec.Command(goCmd, "build", "-o", bin, testkit.RepoRoot(tb))
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		tb.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return built.bin
 }
 
 // startBinary runs the exporter on a free port and returns its address
