@@ -94,10 +94,11 @@ type Engine struct {
 	// The state files (internal/statefiles): the data cache, the budget ledger
 	// shared with the backfill, and the lock that makes this process their
 	// only exporter. All nil or zero without --storage.path.
-	files      *statefiles.Files
-	ledgerKeys map[string]statefiles.Key // read at start, for the organizations' restore
-	saveMu     sync.Mutex
-	savedAt    int // the data's change count when the state file was last written
+	files       *statefiles.Files
+	ledgerKeys  map[string]statefiles.Key // read at start, for the organizations' restore
+	saveMu      sync.Mutex
+	savedAt     int       // the data's change count when the state file was last written
+	dataWritten time.Time // when it last was, by the engine's clock (saveProgress)
 
 	mu   sync.RWMutex
 	plan *plan

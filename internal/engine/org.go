@@ -214,6 +214,8 @@ func (e *Engine) schedule(o *org) (run <-chan struct{}, started time.Time) {
 }
 
 func (e *Engine) drain(o *org) {
+	// What the last runs read is on disk as soon as the refresh pauses.
+	defer e.saveData()
 	for range 1000 { // a bound, should a unit never leave the due list
 		if e.ctx.Err() != nil {
 			return
@@ -235,7 +237,7 @@ func (e *Engine) drain(o *org) {
 		if u == nil {
 			return
 		}
-		err := u.run(e.ctx, now, res)
+		settled, err := u.run(e.ctx, now, res)
 		res.Release()
 		if class := mintlify.Classify(err); class.Kind == mintlify.KindRateLimited {
 			_, ra, ok := mintlify.IsRateLimited(err)
@@ -243,6 +245,6 @@ func (e *Engine) drain(o *org) {
 		} else {
 			o.outcome(e.clock.Now(), class)
 		}
-		e.save()
+		e.saveProgress(settled)
 	}
 }

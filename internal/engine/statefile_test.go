@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
@@ -44,5 +47,115 @@ func TestChargingWritesOnlyTheLedger(t *testing.T) {
 	}
 	if now, _ := os.Stat(state); !os.SameFile(fi, now) || !now.ModTime().Equal(fi.ModTime()) {
 		t.Error("charging rewrote the state file")
+	}
+}
+
+// stateWrites counts the writes of the data cache (OnSave "state").
+type stateWrites struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (w *stateWrites) observe(file string, err error, _ time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if file == "state" && err == nil {
+		w.n++
+	}
+}
+
+func (w *stateWrites) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n
+}
+
+// savedWalk is the rows of the month window of proj-docs/pageviews in the
+// state file at path: the complete walk's, or the walk in progress's.
+func savedWalk(t *testing.T, path string) (rows int, complete bool) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Units map[string]struct {
+			Windows map[string]struct {
+				Data, Walk *struct {
+					Rows []json.RawMessage `json:"rows"`
+				}
+			} `json:"windows"`
+		} `json:"units"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	w := st.Units["proj-docs/pageviews"].Windows["month"]
+	switch {
+	case w.Data != nil:
+		return len(w.Data.Rows), true
+	case w.Walk != nil:
+		return len(w.Walk.Rows), false
+	}
+	return 0, false
+}
+
+// TestGrowingWalkIsNotRewrittenEveryRun: a first walk of 40 pages runs on
+// grants of 8 (five runs of the scheduler at the same moment): the state
+// file is written after the first run and when the round ends, not after
+// each run, and holds the whole walk.
+func TestGrowingWalkIsNotRewrittenEveryRun(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.json")
+	cfg := "global:\n  api_url: %s\n" +
+		"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 1000\n    reserve: 0\n" +
+		"projects:\n  - id: proj-docs\n    name: docs\n    max_paths: 0\n"
+	writes := &stateWrites{}
+	e := newTestEngine(t, cfg, mockapi.Options{AnalyticsBudgetPerHour: -1,
+		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10000}}}, Options{StoragePath: state, OnSave: writes.observe})
+	e.refresh()
+	if n := e.api.Server.CountRequests(nil); n != 40 {
+		t.Fatalf("%d requests, want the 40 pages", n)
+	}
+	if n := writes.count(); n != 2 {
+		t.Errorf("the state file was written %d times during the walk's five runs, want 2 (the first run's, the round's end)", n)
+	}
+	if rows, complete := savedWalk(t, state); rows != 10000 || !complete {
+		t.Errorf("the state file holds %d rows (complete %v), want the whole walk of 10000", rows, complete)
+	}
+}
+
+// TestWalkProgressIsSavedWhenTheRefreshPauses: a walk that the hour's
+// budget stops halfway is on disk as soon as the scheduler stops, with
+// the pages it read, though its round has not ended; a minute later the
+// next run writes again.
+func TestWalkProgressIsSavedWhenTheRefreshPauses(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.json")
+	cfg := "global:\n  api_url: %s\n  min_refresh_interval: 1m\n" +
+		"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 12\n    reserve: 0\n" +
+		"projects:\n  - id: proj-docs\n    name: docs\n    max_paths: 0\n"
+	writes := &stateWrites{}
+	e := newTestEngine(t, cfg, mockapi.Options{AnalyticsBudgetPerHour: -1,
+		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10000}}}, Options{StoragePath: state, OnSave: writes.observe})
+	e.refresh()
+	if n := e.api.Server.CountRequests(nil); n != 12 {
+		t.Fatalf("%d requests, want the hour's 12", n)
+	}
+	if rows, complete := savedWalk(t, state); rows != 12*250 || complete {
+		t.Errorf("the state file holds %d rows (complete %v), want the 3000 of the walk in progress", rows, complete)
+	}
+	first := writes.count()
+	// An hour on, the walk resumes, runs twice (8 pages, then 4), and
+	// pauses again: written after its first run (a minute since the last
+	// write) and when it pauses, not after each run.
+	e.clock.Advance(time.Hour + time.Minute)
+	e.refresh()
+	if n := e.api.Server.CountRequests(nil); n != 24 {
+		t.Fatalf("%d requests, want 24", n)
+	}
+	if rows, _ := savedWalk(t, state); rows <= 12*250 || rows > 24*250 {
+		t.Errorf("the state file holds %d rows, want those of the 24 pages read (rows that moved between pages count once)", rows)
+	}
+	if n := writes.count() - first; n != 2 {
+		t.Errorf("%d writes of the state file for two runs and a pause, want 2", n)
 	}
 }

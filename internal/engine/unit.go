@@ -195,8 +195,10 @@ func (u *unit) dueAt() time.Time {
 	return u.state.health.NextRefresh
 }
 
-// run advances the unit's round by what res lets through.
-func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) error {
+// run advances the unit's round by what res lets through. settled
+// reports that the round ended, in success or failure, rather than
+// paused for the budget.
+func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) (settled bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, u.timing.refreshTimeout)
 	defer cancel()
 	ctx = mintlify.WithGate(ctx, func(ctx context.Context) error {
@@ -216,7 +218,6 @@ func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) 
 	s.mu.Unlock()
 
 	complete := true
-	var err error
 	for _, w := range u.windows {
 		s.mu.Lock()
 		ws := s.window(w)
@@ -249,7 +250,7 @@ func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) 
 		}
 	}
 	u.finish(now, complete, err)
-	return err
+	return complete || err != nil, err
 }
 
 // hasData reports whether the unit ever refreshed: it has data to show
