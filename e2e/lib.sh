@@ -13,18 +13,23 @@ fail() {
   exit 1
 }
 
-# free_port prints a TCP port of 127.0.0.1 that nothing listens on: one the
-# kernel hands out, or without python3 a random one that refuses a
-# connection.
+# free_port prints a TCP port of 127.0.0.1 that nothing listens on, chosen
+# below the kernel's range of automatic ports (ip_local_port_range): make
+# test runs the image check beside go test, whose servers bind port 0, and
+# an automatic port could be taken by one of them (or by an outgoing
+# connection) between its choice here and its use.
 free_port() {
-  local p i
-  if command -v python3 >/dev/null 2>&1; then
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-    return
-  fi
-  for ((i = 0; i < 100; i++)); do
-    p=$((20000 + RANDOM % 30000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+  local low p i
+  low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null) || low=32768
+  [ "${low:-0}" -gt 11024 ] 2>/dev/null || low=32768
+  for ((i = 0; i < 200; i++)); do
+    p=$((10000 + RANDOM % (low - 10000)))
+    if command -v python3 >/dev/null 2>&1; then
+      if python3 -c 'import socket, sys; s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1])))' "$p" 2>/dev/null; then
+        echo "$p"
+        return
+      fi
+    elif ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
       echo "$p"
       return
     fi
