@@ -141,7 +141,8 @@ func (v UnitView) Windows(fn func(Window)) {
 
 // Memo returns what build made of the unit's data, calling build again
 // only when the data changed since: the collector keeps the unit's
-// bookkeeping series there. build runs under the unit's lock.
+// bookkeeping series there. build runs under a lock of the memo's own,
+// one build at a time; it may read the unit's windows (Windows).
 func (v UnitView) Memo(build func() any) any {
 	u := v.u
 	u.mu.Lock()
