@@ -84,7 +84,7 @@ func collectLive(ch chan<- prometheus.Metric, v engine.View) {
 		emitHealth(ch, j.Health())
 		emitJobs(ch, j.Jobs())
 	}
-	for _, k := range v.Keys {
+	for _, k := range v.Keys() {
 		emitKey(ch, k)
 	}
 }

@@ -16,26 +16,35 @@ type View struct {
 	Gen   uint64 // counts the configurations applied: a reload changes labels and filters
 	Units []UnitView
 	Jobs  []JobsView
-	Keys  []KeyView
+	keys  []*keyState
+	now   time.Time
 }
 
 // View is the engine's state at now (the engine's clock).
 func (e *Engine) View() View {
 	p := e.current()
 	now := e.clock.Now()
-	v := View{Gen: p.gen}
+	v := View{Gen: p.gen, keys: p.keys, now: now}
 	for _, u := range p.units {
 		v.Units = append(v.Units, UnitView{u: u, now: now})
 	}
 	for _, j := range p.jobs {
 		v.Jobs = append(v.Jobs, JobsView{j: j, now: now})
 	}
-	for _, k := range p.keys {
-		cycle, _ := k.cycle()
-		v.Keys = append(v.Keys, KeyView{Name: k.name, Limit: k.limit, Used: k.org.budget.Used(), Cycle: cycle,
-			Backoff: max(k.org.pausedUntil().Sub(now), 0)})
-	}
 	return v
+}
+
+// Keys are the configured keys' budgets. They are worked out when asked
+// for (a key's cycle weighs every unit under it), so a reader that wants
+// only the data (DataKey, the data collector) does not pay for them.
+func (v View) Keys() []KeyView {
+	ks := make([]KeyView, 0, len(v.keys))
+	for _, k := range v.keys {
+		cycle, _ := k.cycle()
+		ks = append(ks, KeyView{Name: k.name, Limit: k.limit, Used: k.org.budget.Used(), Cycle: cycle,
+			Backoff: max(k.org.pausedUntil().Sub(v.now), 0)})
+	}
+	return ks
 }
 
 // KeyView is one configured key's analytics budget.

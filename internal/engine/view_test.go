@@ -47,8 +47,8 @@ func TestViewWithoutPrometheus(t *testing.T) {
 	e.refresh()
 
 	v = e.View()
-	if len(v.Units) != 2 || len(v.Jobs) != 1 || len(v.Keys) != 1 {
-		t.Fatalf("%d units, %d job pollers, %d keys; want 2, 1, 1", len(v.Units), len(v.Jobs), len(v.Keys))
+	if len(v.Units) != 2 || len(v.Jobs) != 1 || len(v.Keys()) != 1 {
+		t.Fatalf("%d units, %d job pollers, %d keys; want 2, 1, 1", len(v.Units), len(v.Jobs), len(v.Keys()))
 	}
 	made := e.api.Server.CountRequests(nil)
 	mu.Lock()
@@ -59,7 +59,7 @@ func TestViewWithoutPrometheus(t *testing.T) {
 		t.Errorf("writes told: %v, want the state file's and the ledger's", saves)
 	}
 	mu.Unlock()
-	if k := v.Keys[0]; k.Name != "acme" || k.Used != made || k.Limit <= 0 || k.Backoff != 0 {
+	if k := v.Keys()[0]; k.Name != "acme" || k.Used != made || k.Limit <= 0 || k.Backoff != 0 {
 		t.Errorf("key %+v, want acme with %d requests used", k, made)
 	}
 	for _, u := range v.Units {
