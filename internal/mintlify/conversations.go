@@ -85,20 +85,13 @@ type wireConversationsPage struct {
 }
 
 func (w *wireConversationsPage) validate() error {
-	rows := w.Conversations.present()
-	if rows == nil {
-		return errors.New(`missing required field "conversations"`)
-	}
-	if w.HasMore == nil {
-		return errors.New(`missing required field "hasMore"`)
-	}
-	next, err := nextCursor(w.NextCursor, *w.HasMore)
+	rows, next, more, err := cursorPage("conversations", w.Conversations, w.NextCursor, w.HasMore)
 	if err != nil {
 		return err
 	}
-	p := ConversationsPage{Rows: make([]Conversation, len(*rows)), NextCursor: next, HasMore: *w.HasMore}
-	for i := range *rows {
-		if err := p.add(i, &(*rows)[i]); err != nil {
+	p := ConversationsPage{Rows: make([]Conversation, len(rows)), NextCursor: next, HasMore: more}
+	for i := range rows {
+		if err := p.add(i, &rows[i]); err != nil {
 			return err
 		}
 	}
@@ -151,20 +144,27 @@ func (p *ConversationsPage) add(i int, r *wireConversation) error {
 	return nil
 }
 
-// nextCursor checks a page's nextCursor against its hasMore: a page with
-// more must say where they start, and the cursor must be one the client
-// can send back (and a caller can save).
-func nextCursor(n nullable[string], hasMore bool) (string, error) {
-	if !n.set {
-		return "", errors.New(`missing required field "nextCursor"`)
+// cursorPage checks what every cursor-paged answer (conversations,
+// feedback entries) must hold: its rows under field, hasMore, and a
+// nextCursor checked against hasMore: a page with more must say where
+// they start, and the cursor must be one the client can send back (and a
+// caller can save). It returns the rows, the cursor ("" when nothing
+// follows, whatever the answer says) and hasMore.
+func cursorPage[T any](field string, rows *rowsUpTo[T], n nullable[string], hasMore *bool) ([]T, string, bool, error) {
+	rs := rows.present()
+	switch {
+	case rs == nil:
+		return nil, "", false, fmt.Errorf("missing required field %q", field)
+	case hasMore == nil:
+		return nil, "", false, errors.New(`missing required field "hasMore"`)
+	case !n.set:
+		return nil, "", false, errors.New(`missing required field "nextCursor"`)
+	case !*hasMore:
+		return *rs, "", false, nil
+	case n.null || !validCursor(n.value):
+		return nil, "", false, fmt.Errorf(`field "nextCursor": hasMore is true but the cursor is null or unusable (empty, longer than %d bytes, or not printable ASCII)`, maxCursorBytes)
 	}
-	if !hasMore {
-		return "", nil // nothing follows, whatever the cursor says
-	}
-	if n.null || !validCursor(n.value) {
-		return "", fmt.Errorf(`field "nextCursor": hasMore is true but the cursor is null or unusable (empty, longer than %d bytes, or not printable ASCII)`, maxCursorBytes)
-	}
-	return n.value, nil
+	return *rs, n.value, true, nil
 }
 
 // Conversations fetches one page of assistant conversations in r, limit

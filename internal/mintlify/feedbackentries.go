@@ -92,20 +92,13 @@ type wireFeedbackEntriesPage struct {
 }
 
 func (w *wireFeedbackEntriesPage) validate() error {
-	rows := w.Feedback.present()
-	if rows == nil {
-		return errors.New(`missing required field "feedback"`)
-	}
-	if w.HasMore == nil {
-		return errors.New(`missing required field "hasMore"`)
-	}
-	next, err := nextCursor(w.NextCursor, *w.HasMore)
+	rows, next, more, err := cursorPage("feedback", w.Feedback, w.NextCursor, w.HasMore)
 	if err != nil {
 		return err
 	}
-	p := FeedbackEntriesPage{Rows: make([]FeedbackEntry, len(*rows)), NextCursor: next, HasMore: *w.HasMore}
-	for i := range *rows {
-		if err := p.add(i, &(*rows)[i]); err != nil {
+	p := FeedbackEntriesPage{Rows: make([]FeedbackEntry, len(rows)), NextCursor: next, HasMore: more}
+	for i := range rows {
+		if err := p.add(i, &rows[i]); err != nil {
 			return err
 		}
 	}
