@@ -23,6 +23,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
 const (
@@ -95,11 +96,7 @@ func newEnv(t *testing.T, yamlCfg string, o envOpts) *env {
 	if o.mock != nil {
 		o.mock(&mo)
 	}
-	api, err := mockapi.Start(mo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = api.Close() })
+	api := testkit.StartAPI(t, mo)
 	cfg, err := config.Parse([]byte(fmt.Sprintf(yamlCfg, api.URL())))
 	if err != nil {
 		t.Fatal(err)
@@ -153,26 +150,17 @@ func (e *env) scrape() string {
 	return e.gather()
 }
 
+// gather is the text of every metric the registry gathers.
 func (e *env) gather() string {
 	e.t.Helper()
-	mfs, err := e.reg.Gather()
-	if err != nil {
-		e.t.Fatalf("gather: %v", err)
-	}
-	var buf bytes.Buffer
-	enc := expfmt.NewEncoder(&buf, expfmt.NewFormat(expfmt.TypeTextPlain))
-	for _, mf := range mfs {
-		if err := enc.Encode(mf); err != nil {
-			e.t.Fatal(err)
-		}
-	}
-	return buf.String()
+	return e.gatherOnly()
 }
 
-// gatherOnly is gather's text of the metrics named, without the others'
-// series: the registry is gathered whole, and checked, as by gather, but
-// only these families are written out, which is most of gather's time
-// when a site's paths make tens of thousands of series.
+// gatherOnly is gather's text of the metrics named (all when none is),
+// without the others' series: the registry is gathered whole, and
+// checked, as by gather, but only these families are written out, which
+// is most of gather's time when a site's paths make tens of thousands of
+// series.
 func (e *env) gatherOnly(names ...string) string {
 	e.t.Helper()
 	mfs, err := e.reg.Gather()
@@ -182,7 +170,7 @@ func (e *env) gatherOnly(names ...string) string {
 	var buf bytes.Buffer
 	enc := expfmt.NewEncoder(&buf, expfmt.NewFormat(expfmt.TypeTextPlain))
 	for _, mf := range mfs {
-		if !slices.Contains(names, mf.GetName()) {
+		if len(names) > 0 && !slices.Contains(names, mf.GetName()) {
 			continue
 		}
 		if err := enc.Encode(mf); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
 const testKey = "mint_enginetestkey42"
@@ -28,11 +29,7 @@ func newTestEngine(t *testing.T, yamlCfg string, mo mockapi.Options, o Options) 
 	clock := manualclock.New(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
 	mo.Clock = clock
 	mo.Keys = []mockapi.KeySpec{{Key: testKey, Org: "acme", Scope: mockapi.ReadOnly}}
-	api, err := mockapi.Start(mo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = api.Close() })
+	api := testkit.StartAPI(t, mo)
 	cfg, err := config.Parse([]byte(fmt.Sprintf(yamlCfg, api.URL())))
 	if err != nil {
 		t.Fatal(err)

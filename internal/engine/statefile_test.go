@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -100,18 +101,27 @@ func savedWalk(t *testing.T, path string) (rows int, complete bool) {
 	return 0, false
 }
 
+// walkEngine is an engine of one project of 10 000 paths (a first walk of
+// 40 pages, 8 a grant) whose key allows budget requests an hour, with its
+// state file and the count of its writes.
+func walkEngine(t *testing.T, budget int) (e *testEngine, state string, writes *stateWrites) {
+	t.Helper()
+	state = filepath.Join(t.TempDir(), "state.json")
+	cfg := "global:\n  api_url: %s\n  min_refresh_interval: 1m\n" +
+		"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: " + strconv.Itoa(budget) + "\n    reserve: 0\n" +
+		"projects:\n  - id: proj-docs\n    name: docs\n    max_paths: 0\n"
+	writes = &stateWrites{}
+	e = newTestEngine(t, cfg, mockapi.Options{AnalyticsBudgetPerHour: -1,
+		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10000}}}, Options{StoragePath: state, OnSave: writes.observe})
+	return e, state, writes
+}
+
 // TestGrowingWalkIsNotRewrittenEveryRun: a first walk of 40 pages runs on
 // grants of 8 (five runs of the scheduler at the same moment): the state
 // file is written after the first run and when the round ends, not after
 // each run, and holds the whole walk.
 func TestGrowingWalkIsNotRewrittenEveryRun(t *testing.T) {
-	state := filepath.Join(t.TempDir(), "state.json")
-	cfg := "global:\n  api_url: %s\n" +
-		"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 1000\n    reserve: 0\n" +
-		"projects:\n  - id: proj-docs\n    name: docs\n    max_paths: 0\n"
-	writes := &stateWrites{}
-	e := newTestEngine(t, cfg, mockapi.Options{AnalyticsBudgetPerHour: -1,
-		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10000}}}, Options{StoragePath: state, OnSave: writes.observe})
+	e, state, writes := walkEngine(t, 1000)
 	e.refresh()
 	if n := e.api.Server.CountRequests(nil); n != 40 {
 		t.Fatalf("%d requests, want the 40 pages", n)
@@ -129,13 +139,7 @@ func TestGrowingWalkIsNotRewrittenEveryRun(t *testing.T) {
 // the pages it read, though its round has not ended; a minute later the
 // next run writes again.
 func TestWalkProgressIsSavedWhenTheRefreshPauses(t *testing.T) {
-	state := filepath.Join(t.TempDir(), "state.json")
-	cfg := "global:\n  api_url: %s\n  min_refresh_interval: 1m\n" +
-		"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 12\n    reserve: 0\n" +
-		"projects:\n  - id: proj-docs\n    name: docs\n    max_paths: 0\n"
-	writes := &stateWrites{}
-	e := newTestEngine(t, cfg, mockapi.Options{AnalyticsBudgetPerHour: -1,
-		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10000}}}, Options{StoragePath: state, OnSave: writes.observe})
+	e, state, writes := walkEngine(t, 12)
 	e.refresh()
 	if n := e.api.Server.CountRequests(nil); n != 12 {
 		t.Fatalf("%d requests, want the hour's 12", n)

@@ -44,6 +44,21 @@ func loadFixture(t *testing.T, name string) *schema {
 	return f.Schema
 }
 
+// problems are what s finds wrong with the JSON body, decoded with
+// UseNumber as check wants; a body that is no JSON fails the test.
+func (s *schema) problems(t *testing.T, body []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	var problems []string
+	s.check("$", v, &problems)
+	return problems
+}
+
 // check validates v (decoded with UseNumber) against s, collecting problems.
 func (s *schema) check(at string, v any, problems *[]string) {
 	bad := func(format string, args ...any) { *problems = append(*problems, at+": "+fmt.Sprintf(format, args...)) }
@@ -203,15 +218,7 @@ func TestContract(t *testing.T) {
 			if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 				t.Errorf("Content-Type %q", ct)
 			}
-			dec := json.NewDecoder(bytes.NewReader(w.Body.Bytes()))
-			dec.UseNumber()
-			var v any
-			if err := dec.Decode(&v); err != nil {
-				t.Fatalf("not JSON: %v", err)
-			}
-			var problems []string
-			loadFixture(t, c.fixture).check("$", v, &problems)
-			for _, p := range problems {
+			for _, p := range loadFixture(t, c.fixture).problems(t, w.Body.Bytes()) {
 				t.Error(p)
 			}
 		})
@@ -230,15 +237,7 @@ func TestContractFixturesCatchDrift(t *testing.T) {
 		`{"id":"a","status":"active","source":{"repository":"https://github.com/a/b","ref":null},"model":"m","prLink":null,"createdAt":"yesterday","archivedAt":null}`,
 		`{"id":"a","extra":1,"status":"active","source":{"repository":"https://github.com/a/b","ref":null},"model":"m","prLink":null,"createdAt":"2025-01-01T00:00:00Z","archivedAt":null}`,
 	} {
-		dec := json.NewDecoder(strings.NewReader(body))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			t.Fatal(err)
-		}
-		var problems []string
-		job.check("$", v, &problems)
-		if len(problems) == 0 {
+		if len(job.problems(t, []byte(body))) == 0 {
 			t.Errorf("accepted %s", body)
 		}
 	}
