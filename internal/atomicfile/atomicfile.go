@@ -31,7 +31,9 @@ import (
 // A file that exists keeps its owner, group and permission bits: the new
 // one is given them before the rename, and when this process may not
 // give it that owner (a user rewriting root's file) the write is refused
-// with an *OwnerError and the old file is left as it was.
+// with an *OwnerError and the old file is left as it was. A new file has
+// mode 0600 and, written by root, its directory's owner and group (see
+// Create).
 func Write(path string, write func(io.Writer) error) error {
 	if err := CheckTarget(path); err != nil {
 		return err
@@ -62,6 +64,8 @@ func Write(path string, write func(io.Writer) error) error {
 			}
 			return fail(err)
 		}
+	} else if err := giveDirOwner(tmp, dir); err != nil {
+		return fail(err)
 	}
 	if err := tmp.Sync(); err != nil {
 		return fail(err)
