@@ -43,7 +43,8 @@ type stateFile struct {
 type unitSnapshot struct {
 	Health  health                     `json:"health"`
 	Round   time.Time                  `json:"round"`
-	Windows map[string]json.RawMessage `json:"windows"` // windowRecord each, decoded one by one
+	Retired time.Time                  `json:"retired,omitzero"` // unitState.retired
+	Windows map[string]json.RawMessage `json:"windows"`          // windowRecord each, decoded one by one
 	windows map[string]*windowState    // decoded Windows
 }
 
@@ -164,6 +165,7 @@ func (s *stateFile) clamp(now time.Time, maxRefresh time.Duration) int {
 		notAfter(&u.Health.LastSuccess, now)
 		notAfter(&u.Health.NextRefresh, now.Add(maxRefresh))
 		notAfter(&u.Round, now)
+		notAfter(&u.Retired, now)
 		for _, w := range u.windows {
 			if w != nil {
 				notAfter(&w.DataTime, now)
@@ -256,7 +258,7 @@ func (s *savedState) restoreUnit(id unitID) *unitState {
 	if !ok {
 		return st
 	}
-	st.health, st.round = snap.Health, snap.Round
+	st.health, st.round, st.retired = snap.Health, snap.Round, snap.Retired
 	for k, w := range snap.windows {
 		if w != nil {
 			st.windows[k] = w
@@ -346,6 +348,7 @@ func (e *Engine) saveData() {
 	e.saveMu.Lock()
 	defer e.saveMu.Unlock()
 	e.storeMu.Lock()
+	forgot := e.forgetRetired(e.clock.Now())
 	states := make(map[unitID]*unitState, len(e.states))
 	changes := 0
 	for id, s := range e.states {
@@ -355,7 +358,7 @@ func (e *Engine) saveData() {
 		s.mu.Unlock()
 	}
 	e.storeMu.Unlock()
-	if changes == e.savedAt && !e.files.DataFailing() {
+	if changes == e.savedAt && !forgot && !e.files.DataFailing() {
 		return
 	}
 	e.dataWritten = e.clock.Now()
@@ -410,7 +413,7 @@ func (s *unitState) encode() (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(unitSnapshot{Health: s.health, Round: s.round, Windows: windows})
+	b, err := json.Marshal(unitSnapshot{Health: s.health, Round: s.round, Retired: s.retired, Windows: windows})
 	if err != nil {
 		return nil, err
 	}
