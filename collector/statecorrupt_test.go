@@ -1,6 +1,7 @@
 package collector_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,4 +59,55 @@ func TestCorruptLedgerIsReplaced(t *testing.T) {
 	if aside, _ := filepath.Glob(l.Path() + ".corrupt-*"); len(aside) != 1 {
 		t.Errorf("moved aside again: %v", aside)
 	}
+}
+
+// TestDamagedStateRecordIsFetchedAgain (#36 case 7): a state file whose
+// month walk holds counts no API answer could (negative, 1e308) is not
+// exported as it is after a restart: the window is dropped with one
+// warning and fetched again, and /metrics shows what the API serves.
+func TestDamagedStateRecordIsFetchedAgain(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.json")
+	e := newEnv(t, oneProject, envOpts{statePath: state, sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}})
+	want := pageViewLines(e.scrape())
+	if want == "" {
+		t.Fatal("no page views exported")
+	}
+	e.exp.Close()
+	b, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	data := st["units"].(map[string]any)["proj-docs/pageviews"].(map[string]any)["windows"].(map[string]any)["month"].(map[string]any)["data"].(map[string]any)
+	data["totals"].(map[string]any)["total"] = 1e308
+	for _, r := range data["rows"].([]any) {
+		r.(map[string]any)["human"] = -100
+	}
+	if b, err = json.Marshal(st); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(state, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.restart()
+	if got := pageViewLines(e.scrape()); got != want {
+		t.Errorf("after a restart on the damaged state file, /metrics shows:\n%s\nwant what the API serves:\n%s", got, want)
+	}
+	if n := strings.Count(e.logs.String(), "failed its checks and was dropped"); n != 1 {
+		t.Errorf("%d warnings of a dropped record, want 1:\n%s", n, e.logs.String())
+	}
+}
+
+// pageViewLines are the sample lines of the page view families in out.
+func pageViewLines(out string) string {
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "mintlify_page_views_total{") || strings.HasPrefix(l, "mintlify_site_page_views_total{") {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
 }

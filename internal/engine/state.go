@@ -232,6 +232,9 @@ func readUnit(k string, raw json.RawMessage) (u *unitSnapshot, dropped []error, 
 	}
 	u.windows, dropped = decodeWindows(id.collector, u.Windows)
 	u.Windows = nil
+	if len(dropped) > 0 {
+		u.Health.NextRefresh = time.Time{} // due at once, to fetch what was dropped
+	}
 	return u, dropped, nil
 }
 

@@ -80,6 +80,20 @@ func (rec *walkRecord) check(data bool) error {
 	if rec == nil {
 		return nil
 	}
+	if err := rec.checkBounds(); err != nil {
+		return err
+	}
+	if err := rec.Range.check(); err != nil {
+		return err
+	}
+	if err := rec.Totals.check("totals"); err != nil {
+		return err
+	}
+	return rec.checkRows(data)
+}
+
+// checkBounds checks the walk's kind, page size and counts.
+func (rec *walkRecord) checkBounds() error {
 	switch {
 	case rec.Kind != string(mintlify.Views) && rec.Kind != string(mintlify.Visitors):
 		return fmt.Errorf("unknown kind %q", mintlify.EscapeText(rec.Kind))
@@ -92,15 +106,14 @@ func (rec *walkRecord) check(data bool) error {
 	case len(rec.Rows) > rec.Requests*rec.PageSize || len(rec.Seen) > rec.Requests*rec.PageSize:
 		return fmt.Errorf("%d rows, %d seen: more than %d requests of %d hold", len(rec.Rows), len(rec.Seen), rec.Requests, rec.PageSize)
 	}
-	if err := rec.Range.check(); err != nil {
-		return err
-	}
-	if err := rec.Totals.check("totals"); err != nil {
-		return err
-	}
+	return nil
+}
+
+// checkRows checks each row's counts and, in a complete walk (data),
+// that no path comes twice (Walk.merge).
+func (rec *walkRecord) checkRows(data bool) error {
 	var paths map[string]bool
 	if data {
-		// A complete walk holds one row a path (Walk.merge).
 		paths = make(map[string]bool, len(rec.Rows))
 	}
 	for _, r := range rec.Rows {
