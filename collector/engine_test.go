@@ -373,6 +373,9 @@ func TestBadStateFileIsIgnored(t *testing.T) {
 		"foreign": `{"kind":"something else","version":1}`,
 		"future":  `{"kind":"mintlify_exporter state","version":99}`,
 		"garbage": strings.Repeat("\x00", 100),
+		"cut":     `{"kind":"mintlify_exporter state","version":3,"units":{"proj-docs/pageviews":{"health":{"fail`,
+		"array":   `[{"kind":"mintlify_exporter state","version":3}]`,
+		"units":   `{"kind":"mintlify_exporter state","version":3,"units":["proj-docs/pageviews"]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			state := filepath.Join(t.TempDir(), "state.json")

@@ -111,3 +111,45 @@ func pageViewLines(out string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestWronglyTypedFieldDropsOnlyItsRecord (#36 case 7): one field of the
+// wrong type in the assistant's window drops that window alone: after a
+// restart the page views are served from the state file without a
+// request, and the assistant is fetched again.
+func TestWronglyTypedFieldDropsOnlyItsRecord(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.json")
+	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n  max_age: 3h\n", "    collectors: [pageviews, assistant]\n"),
+		envOpts{statePath: state, sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}})
+	want := pageViewLines(e.scrape())
+	e.exp.Close()
+	b, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	st["units"].(map[string]any)["proj-docs/assistant"].(map[string]any)["windows"].(map[string]any)["month"].(map[string]any)["hint"] = "two"
+	if b, err = json.Marshal(st); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(state, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.api.Server.ResetRequests()
+	e.restart()
+	out := e.scrape()
+	if got := pageViewLines(out); got != want {
+		t.Errorf("page views after the restart:\n%s\nwant:\n%s", got, want)
+	}
+	if n := e.requests(mockapi.EndpointViews); n != 0 {
+		t.Errorf("%d page views requests after the restart: the undamaged unit was dropped with the damaged one", n)
+	}
+	if n := e.requests(mockapi.EndpointCallerStats); n == 0 {
+		t.Error("the assistant's dropped window was not fetched again")
+	}
+	if n := strings.Count(e.logs.String(), "failed its checks and was dropped"); n != 1 {
+		t.Errorf("%d warnings of a dropped record, want 1:\n%s", n, e.logs.String())
+	}
+}

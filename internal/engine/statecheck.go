@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // The state file is read as untrusted input (#36): a file damaged on
@@ -44,8 +45,10 @@ func (h *health) check() error {
 	return nil
 }
 
-// check reports what in rec no refresh could have written.
-func (rec *windowRecord) check() error {
+// check reports what in rec, a window of a unit of collector, no refresh
+// could have written: a walked kind keeps walks of its endpoint and no
+// payload, the others a payload and no walk.
+func (rec *windowRecord) check(collector string) error {
 	if rec.Hint < 0 || rec.Hint > maxStoredPages {
 		return fmt.Errorf("hint %d out of range", rec.Hint)
 	}
@@ -54,10 +57,17 @@ func (rec *windowRecord) check() error {
 			return err
 		}
 	}
-	if err := rec.Data.check(true); err != nil {
+	walked, ok := sources.LookupWalked(collector)
+	switch {
+	case !ok && (rec.Data != nil || rec.Walk != nil):
+		return fmt.Errorf("a walk, which collector %s does not make", collector)
+	case ok && len(rec.Payload) > 0:
+		return fmt.Errorf("a payload, which collector %s does not make", collector)
+	}
+	if err := rec.Data.check(walked.Rows, true); err != nil {
 		return fmt.Errorf("data: %w", err)
 	}
-	if err := rec.Walk.check(false); err != nil {
+	if err := rec.Walk.check(walked.Rows, false); err != nil {
 		return fmt.Errorf("walk: %w", err)
 	}
 	return nil
@@ -72,15 +82,15 @@ func (r rangeRecord) check() error {
 	return nil
 }
 
-// check reports what in rec, a walk's record (complete when data), no
-// walk could have written. Rows whose path is no label value are not an
+// check reports what in rec, a walk of the endpoint rows (complete when
+// data), no walk could have written. Rows whose path is no label value are not an
 // error: older versions kept them, and the export leaves them out
 // (PathFilter.Allowed).
-func (rec *walkRecord) check(data bool) error {
+func (rec *walkRecord) check(rows mintlify.RowsKind, data bool) error {
 	if rec == nil {
 		return nil
 	}
-	if err := rec.checkBounds(); err != nil {
+	if err := rec.checkBounds(rows); err != nil {
 		return err
 	}
 	if err := rec.Range.check(); err != nil {
@@ -92,11 +102,11 @@ func (rec *walkRecord) check(data bool) error {
 	return rec.checkRows(data)
 }
 
-// checkBounds checks the walk's kind, page size and counts.
-func (rec *walkRecord) checkBounds() error {
+// checkBounds checks the walk's endpoint (rows), page size and counts.
+func (rec *walkRecord) checkBounds(rows mintlify.RowsKind) error {
 	switch {
-	case rec.Kind != string(mintlify.Views) && rec.Kind != string(mintlify.Visitors):
-		return fmt.Errorf("unknown kind %q", mintlify.EscapeText(rec.Kind))
+	case rec.Kind != string(rows):
+		return fmt.Errorf("a walk of %q, not %q", mintlify.EscapeText(rec.Kind), rows)
 	case rec.PageSize < 1 || rec.PageSize > mintlify.MaxPageSize:
 		return fmt.Errorf("page size %d out of range", rec.PageSize)
 	case rec.Next < 0 || rec.Next > maxStoredPages || rec.Last < -1 || rec.Last > rec.Next:

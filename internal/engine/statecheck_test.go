@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"maps"
 	"os"
@@ -95,7 +96,10 @@ func TestStateRecordsAreCheckedOneByOne(t *testing.T) {
 			r := obj(t, u, "windows", "month", "data")
 			r["rows"] = append(r["rows"].([]any), r["rows"].([]any)[0])
 		}, true},
-		"walkkind":  {"pageviews", func(u map[string]any) { obj(t, u, "windows", "month", "data")["kind"] = "bogus" }, true},
+		"walkkind": {"pageviews", func(u map[string]any) { obj(t, u, "windows", "month", "data")["kind"] = "visitors" }, true},
+		"walkthere": {"assistant", func(u map[string]any) {
+			obj(t, u, "windows", "month")["data"] = obj(t, units["proj-docs/pageviews"], "windows", "month", "data")
+		}, true},
 		"typed":     {"pageviews", func(u map[string]any) { obj(t, u, "windows", "month")["hint"] = "many" }, true},
 		"payload":   {"assistant", func(u map[string]any) { obj(t, u, "windows", "month")["payload"] = "not an object" }, true},
 		"backoff":   {"pageviews", func(u map[string]any) { obj(t, u, "health")["failures"] = -3 }, false},
@@ -166,7 +170,7 @@ func TestStateRecordsAreCheckedOneByOne(t *testing.T) {
 	if n := strings.Count(logs.String(), "failed its checks and was dropped"); n != maxDropWarnings {
 		t.Errorf("%d warnings of dropped records, want %d (one a record, the first %d):\n%s", n, maxDropWarnings, maxDropWarnings, logs.String())
 	}
-	if !strings.Contains(logs.String(), "more=2") {
+	if more := fmt.Sprintf("more=%d", len(dropped)-maxDropWarnings); !strings.Contains(logs.String(), more) {
 		t.Errorf("no warning counting the records dropped beyond the first %d:\n%s", maxDropWarnings, logs.String())
 	}
 }

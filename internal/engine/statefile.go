@@ -171,7 +171,7 @@ func decodeWindows(collector string, raws map[string]json.RawMessage) (windows m
 		var rec windowRecord
 		err := json.Unmarshal(raw, &rec)
 		if err == nil {
-			err = rec.check()
+			err = rec.check(collector)
 		}
 		var ws *windowState
 		if err == nil {
