@@ -6,7 +6,9 @@
 // symbolic link, a device, a FIFO, a socket or a directory is refused
 // (CheckTarget, and Write checks again), and the temporary files a crash
 // may leave behind are named after their target so that RemoveStale can
-// find them.
+// find them. Files it creates (Write, Create) are mode 0600 and, created
+// by root, get their directory's owner (create.go); a file of ours that
+// cannot be read is kept aside rather than replaced (MoveAside).
 package atomicfile
 
 import (
