@@ -365,13 +365,17 @@ func TestIDChangeUnderSameNameRefetches(t *testing.T) {
 }
 
 // A corrupt, foreign or future-version state file is ignored: the exporter
-// starts afresh instead of failing.
+// starts afresh instead of failing, and the file is kept aside as
+// STATE.corrupt-<time> (#36 case 7).
 func TestBadStateFileIsIgnored(t *testing.T) {
 	for name, content := range map[string]string{
 		"corrupt": "{not json",
 		"foreign": `{"kind":"something else","version":1}`,
 		"future":  `{"kind":"mintlify_exporter state","version":99}`,
 		"garbage": strings.Repeat("\x00", 100),
+		"cut":     `{"kind":"mintlify_exporter state","version":3,"units":{"proj-docs/pageviews":{"health":{"fail`,
+		"array":   `[{"kind":"mintlify_exporter state","version":3}]`,
+		"units":   `{"kind":"mintlify_exporter state","version":3,"units":["proj-docs/pageviews"]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			state := filepath.Join(t.TempDir(), "state.json")
@@ -384,6 +388,13 @@ func TestBadStateFileIsIgnored(t *testing.T) {
 			}
 			if !strings.Contains(e.logs.String(), "ignoring the state file") {
 				t.Fatal("the bad state file was not logged")
+			}
+			aside, _ := filepath.Glob(state + ".corrupt-*")
+			if len(aside) != 1 {
+				t.Fatalf("%d files moved aside, want the bad one: %v", len(aside), aside)
+			}
+			if b, err := os.ReadFile(aside[0]); err != nil || string(b) != content {
+				t.Errorf("%s holds %q (%v), want the bad file's content", aside[0], b, err)
 			}
 			e.exp.Close()
 			b, err := os.ReadFile(state)

@@ -1,6 +1,7 @@
 package collector_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,5 +58,98 @@ func TestCorruptLedgerIsReplaced(t *testing.T) {
 	}
 	if aside, _ := filepath.Glob(l.Path() + ".corrupt-*"); len(aside) != 1 {
 		t.Errorf("moved aside again: %v", aside)
+	}
+}
+
+// TestDamagedStateRecordIsFetchedAgain (#36 case 7): a state file whose
+// month walk holds counts no API answer could (negative, 1e308) is not
+// exported as it is after a restart: the window is dropped with one
+// warning and fetched again, and /metrics shows what the API serves.
+func TestDamagedStateRecordIsFetchedAgain(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.json")
+	e := newEnv(t, oneProject, envOpts{statePath: state, sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}})
+	want := pageViewLines(e.scrape())
+	if want == "" {
+		t.Fatal("no page views exported")
+	}
+	e.exp.Close()
+	b, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	data := st["units"].(map[string]any)["proj-docs/pageviews"].(map[string]any)["windows"].(map[string]any)["month"].(map[string]any)["data"].(map[string]any)
+	data["totals"].(map[string]any)["total"] = 1e308
+	for _, r := range data["rows"].([]any) {
+		r.(map[string]any)["human"] = -100
+	}
+	if b, err = json.Marshal(st); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(state, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.restart()
+	if got := pageViewLines(e.scrape()); got != want {
+		t.Errorf("after a restart on the damaged state file, /metrics shows:\n%s\nwant what the API serves:\n%s", got, want)
+	}
+	if n := strings.Count(e.logs.String(), "failed its checks and was dropped"); n != 1 {
+		t.Errorf("%d warnings of a dropped record, want 1:\n%s", n, e.logs.String())
+	}
+}
+
+// pageViewLines are the sample lines of the page view families in out.
+func pageViewLines(out string) string {
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "mintlify_page_views_total{") || strings.HasPrefix(l, "mintlify_site_page_views_total{") {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestWronglyTypedFieldDropsOnlyItsRecord (#36 case 7): one field of the
+// wrong type in the assistant's window drops that window alone: after a
+// restart the page views are served from the state file without a
+// request, and the assistant is fetched again.
+func TestWronglyTypedFieldDropsOnlyItsRecord(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.json")
+	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n  max_age: 3h\n", "    collectors: [pageviews, assistant]\n"),
+		envOpts{statePath: state, sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}})
+	want := pageViewLines(e.scrape())
+	e.exp.Close()
+	b, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	st["units"].(map[string]any)["proj-docs/assistant"].(map[string]any)["windows"].(map[string]any)["month"].(map[string]any)["hint"] = "two"
+	if b, err = json.Marshal(st); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(state, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.api.Server.ResetRequests()
+	e.restart()
+	out := e.scrape()
+	if got := pageViewLines(out); got != want {
+		t.Errorf("page views after the restart:\n%s\nwant:\n%s", got, want)
+	}
+	if n := e.requests(mockapi.EndpointViews); n != 0 {
+		t.Errorf("%d page views requests after the restart: the undamaged unit was dropped with the damaged one", n)
+	}
+	if n := e.requests(mockapi.EndpointCallerStats); n == 0 {
+		t.Error("the assistant's dropped window was not fetched again")
+	}
+	if n := strings.Count(e.logs.String(), "failed its checks and was dropped"); n != 1 {
+		t.Errorf("%d warnings of a dropped record, want 1:\n%s", n, e.logs.String())
 	}
 }

@@ -6,7 +6,9 @@
 // symbolic link, a device, a FIFO, a socket or a directory is refused
 // (CheckTarget, and Write checks again), and the temporary files a crash
 // may leave behind are named after their target so that RemoveStale can
-// find them.
+// find them. Files it creates (Write, Create) are mode 0600 and, created
+// by root, get their directory's owner (create.go); a file of ours that
+// cannot be read is kept aside rather than replaced (MoveAside).
 package atomicfile
 
 import (
@@ -31,7 +33,9 @@ import (
 // A file that exists keeps its owner, group and permission bits: the new
 // one is given them before the rename, and when this process may not
 // give it that owner (a user rewriting root's file) the write is refused
-// with an *OwnerError and the old file is left as it was.
+// with an *OwnerError and the old file is left as it was. A new file has
+// mode 0600 and, written by root, its directory's owner and group (see
+// Create).
 func Write(path string, write func(io.Writer) error) error {
 	if err := CheckTarget(path); err != nil {
 		return err
@@ -62,6 +66,8 @@ func Write(path string, write func(io.Writer) error) error {
 			}
 			return fail(err)
 		}
+	} else if err := giveDirOwner(tmp, dir); err != nil {
+		return fail(err)
 	}
 	if err := tmp.Sync(); err != nil {
 		return fail(err)

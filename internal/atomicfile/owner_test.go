@@ -5,6 +5,7 @@ package atomicfile
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -110,4 +111,48 @@ func sharedDirWithRootFile(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// TestRootCreatesForTheDirectoryOwner (#36 case 8): in a directory of
+// nobody's, a file root creates (Create, Write) is nobody's, mode 0600;
+// one that exists is opened as it is, and O_EXCL refuses it.
+func TestRootCreatesForTheDirectoryOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		if toolcheck.InCI() {
+			t.Fatal("CI runs as root")
+		}
+		t.Skip("creating a file for another user needs root")
+	}
+	dir := t.TempDir()
+	if err := os.Chown(dir, testkit.Nobody, testkit.Nobody); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(dir, "state.json.lock")
+	f, err := Create(lock, os.O_RDWR|os.O_CREATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := Write(filepath.Join(dir, "state.json"), writeString("new")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"state.json.lock", "state.json"} {
+		if uid, gid, perm := ownerOf(t, filepath.Join(dir, name)); uid != testkit.Nobody || gid != testkit.Nobody || perm != 0o600 {
+			t.Errorf("%s: uid %d gid %d mode %#o, want %d %d 0600", name, uid, gid, perm, testkit.Nobody, testkit.Nobody)
+		}
+	}
+	mine := filepath.Join(dir, "root's")
+	if err := os.WriteFile(mine, nil, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if f, err = Create(mine, os.O_RDWR|os.O_CREATE); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if uid, _, perm := ownerOf(t, mine); uid != 0 || perm != 0o640 {
+		t.Errorf("an existing file opened by Create: uid %d mode %#o, want it left as it was (0, 0640)", uid, perm)
+	}
+	if _, err := Create(mine, os.O_RDWR|os.O_CREATE|os.O_EXCL); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("Create with O_EXCL of an existing file: %v, want fs.ErrExist", err)
+	}
 }

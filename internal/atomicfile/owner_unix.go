@@ -30,3 +30,21 @@ func keepOwner(tmp *os.File, path string, old fs.FileInfo) error {
 	}
 	return tmp.Chmod(old.Mode().Perm()) // after chown, which may clear bits
 }
+
+// giveDirOwner gives f, a file this process created in dir, the owner
+// and group of dir when this process is root (see Create); others create
+// files as themselves, which is what they can open again.
+func giveDirOwner(f *os.File, dir string) error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	di, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	st, ok := di.Sys().(*syscall.Stat_t)
+	if !ok || (st.Uid == 0 && st.Gid == 0) {
+		return nil
+	}
+	return f.Chown(int(st.Uid), int(st.Gid))
+}

@@ -90,6 +90,7 @@ type Engine struct {
 	orgs    map[string]*org
 	states  map[unitID]*unitState
 	saved   *savedState // read from the state file at start, until the first config claims it
+	forgot  bool        // retired states were forgotten since the state file was last written (retire.go)
 
 	// The state files (internal/statefiles): the data cache, the budget ledger
 	// shared with the backfill, and the lock that makes this process their
@@ -355,7 +356,7 @@ func windowsOf(k kind.Kind, windows []windowSpec) []windowSpec {
 
 // adopt swaps in a plan that was built whole: its new organizations and
 // unit states join the store, limits change, states no config uses any
-// more go. The caller holds storeMu.
+// more are retired (retire.go). The caller holds storeMu.
 func (e *Engine) adopt(b *builder) {
 	p := b.plan
 	for fp, o := range b.orgs {
@@ -371,6 +372,7 @@ func (e *Engine) adopt(b *builder) {
 	for _, u := range p.units {
 		live[u.id] = true
 		u.state.mu.Lock()
+		u.state.use()
 		if r := u.state.health.LastReason; r == mintlify.ReasonUnauthorized || r == mintlify.ReasonForbidden {
 			// The usual fix for a refused key is a new key and a reload:
 			// try at once rather than wait out the long auth back-off.
@@ -378,11 +380,7 @@ func (e *Engine) adopt(b *builder) {
 		}
 		u.state.mu.Unlock()
 	}
-	for id := range e.states {
-		if !live[id] {
-			delete(e.states, id) // a project or collector that left the config
-		}
-	}
+	e.retire(live, b.e.clock.Now())
 	e.saved, e.ledgerKeys = nil, nil // claimed: a later reload starts new units and keys afresh
 	e.mu.Lock()
 	if e.plan != nil {

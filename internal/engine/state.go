@@ -10,15 +10,17 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
 // The state kept across restarts, so that a restart serves data at once
 // and spends nothing again, lives in the state files beside
 // --storage.path (internal/statefiles): the data cache, whose schema is
-// here and in statefile.go, and the budget ledger. A data cache that is
-// too large, corrupt or of another version is logged once and ignored;
-// the next save replaces it.
+// here and in statefile.go, and the budget ledger. A data cache that
+// cannot be read (too large, corrupt, of another program or version) is
+// moved aside (STATE.corrupt-<time>) and the exporter starts afresh; a
+// record in it that fails its checks is dropped (statecheck.go).
 const (
 	// stateVersion 3: the windows are the exporter's own types
 	// (statefile.go). Version 2 files (the API client's types inside) and
@@ -39,10 +41,11 @@ type stateFile struct {
 }
 
 type unitSnapshot struct {
-	Health  health                   `json:"health"`
-	Round   time.Time                `json:"round"`
-	Windows map[string]*windowRecord `json:"windows"`
-	windows map[string]*windowState  // decoded Windows
+	Health  health                     `json:"health"`
+	Round   time.Time                  `json:"round"`
+	Retired time.Time                  `json:"retired,omitzero"` // unitState.retired
+	Windows map[string]json.RawMessage `json:"windows"`          // windowRecord each, decoded one by one
+	windows map[string]*windowState    // decoded Windows
 }
 
 // savedState is what the state file held at start, until the first config
@@ -80,17 +83,18 @@ func (e *Engine) openState(cfg *config.Config) error {
 	}
 	e.files = files
 	now := e.clock.Now()
-	st, err := readState(files)
+	st, dropped, err := readState(files)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		e.log.Info("no state file yet; starting afresh", "path", path)
 	case err != nil:
-		e.log.Warn("ignoring the state file: its data is not served, and the next save replaces it", "path", path, "err", err)
+		e.setAside(files, now, err)
 	default:
 		e.saved = st
 		e.log.Info("state loaded", "path", path, "saved", st.Saved, "units", len(st.units))
-		if st.Version < stateVersion {
-			e.savedAt = -1 // written again, in this version, at the first save
+		e.warnDropped(dropped)
+		if st.Version < stateVersion || len(dropped) > 0 {
+			e.savedAt = -1 // written again, in this version and without them, at the first save
 		}
 	}
 	var v1 map[string]statefiles.V1Key
@@ -107,6 +111,35 @@ func (e *Engine) openState(cfg *config.Config) error {
 			"path", path, "times", clamped)
 	}
 	return nil
+}
+
+// setAside moves a state file that cannot be read aside, so that the
+// next save does not replace what it held, and logs it.
+func (e *Engine) setAside(files *statefiles.Files, now time.Time, err error) {
+	path := files.Path()
+	aside, aerr := files.MoveDataAside(now)
+	if aerr != nil {
+		e.log.Warn("ignoring the state file, which cannot be read: its data is not served, and the next save replaces it (moving it aside failed)",
+			"path", path, "err", err, "move_err", aerr)
+		return
+	}
+	e.log.Warn("ignoring the state file, which cannot be read: it was moved aside, and the exporter starts afresh", "path", path, "moved_to", aside, "err", err)
+}
+
+// maxDropWarnings bounds the warnings of one load: a file of thousands of
+// bad records logs the first ones and how many more there were.
+const maxDropWarnings = 10
+
+// warnDropped logs the records of the state file left out at load, one
+// warning each (at most maxDropWarnings).
+func (e *Engine) warnDropped(dropped []error) {
+	for i, err := range dropped {
+		if i == maxDropWarnings {
+			e.log.Warn("more records of the state file failed their checks and were dropped", "path", e.files.Path(), "more", len(dropped)-i)
+			return
+		}
+		e.log.Warn("a record of the state file failed its checks and was dropped; its data is fetched again", "path", e.files.Path(), "err", err)
+	}
 }
 
 // closeState writes nothing: it lets the state files go for another
@@ -132,6 +165,7 @@ func (s *stateFile) clamp(now time.Time, maxRefresh time.Duration) int {
 		notAfter(&u.Health.LastSuccess, now)
 		notAfter(&u.Health.NextRefresh, now.Add(maxRefresh))
 		notAfter(&u.Round, now)
+		notAfter(&u.Retired, now)
 		for _, w := range u.windows {
 			if w != nil {
 				notAfter(&w.DataTime, now)
@@ -142,40 +176,66 @@ func (s *stateFile) clamp(now time.Time, maxRefresh time.Duration) int {
 	return n
 }
 
-func readState(files *statefiles.Files) (*stateFile, error) {
+// readState reads the data cache. An error is a file that cannot be
+// read at all (not JSON, a wrong type at the top level, another program's
+// or version's); a record within it that cannot be read or fails its
+// checks (a unit, or one window of a unit) is left out and named in
+// dropped, and the rest is served.
+func readState(files *statefiles.Files) (st *stateFile, dropped []error, err error) {
 	b, err := files.ReadData()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var st stateFile
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("corrupt: %w", err)
+	st = &stateFile{}
+	if err := json.Unmarshal(b, st); err != nil {
+		return nil, nil, fmt.Errorf("corrupt: %w", err)
 	}
 	if st.Kind != stateKind {
-		return nil, fmt.Errorf("not a state file of this exporter (kind %q)", st.Kind)
+		return nil, nil, fmt.Errorf("not a state file of this exporter (kind %q)", mintlify.EscapeText(st.Kind))
 	}
 	if st.Version < 1 || st.Version > stateVersion {
-		return nil, fmt.Errorf("version %d, this program reads versions 1 to %d", st.Version, stateVersion)
+		return nil, nil, fmt.Errorf("version %d, this program reads versions 1 to %d", st.Version, stateVersion)
 	}
 	st.units = map[unitID]*unitSnapshot{}
 	for k, raw := range st.Units {
-		id, ok := parseUnitID(k)
-		if !ok {
-			return nil, fmt.Errorf("corrupt: bad unit id %q", k)
+		u, drops, err := readUnit(k, raw)
+		for _, d := range drops {
+			dropped = append(dropped, fmt.Errorf("unit %q: %w", mintlify.EscapeText(k), d))
 		}
-		var u unitSnapshot
-		if err := json.Unmarshal(raw, &u); err != nil {
-			return nil, fmt.Errorf("corrupt: unit %q: %w", k, err)
-		}
-		windows, err := decodeWindows(id.collector, u.Windows)
 		if err != nil {
-			return nil, fmt.Errorf("corrupt: unit %q: %w", k, err)
+			dropped = append(dropped, fmt.Errorf("unit %q: %w", mintlify.EscapeText(k), err))
+			continue
 		}
-		u.windows, u.Windows = windows, nil
-		st.units[id] = &u
+		id, _ := parseUnitID(k)
+		st.units[id] = u
 	}
 	st.Units = nil
-	return &st, nil
+	return st, dropped, nil
+}
+
+// readUnit decodes and checks the unit stored as k: an error drops the
+// unit; dropped are its windows left out (decodeWindows).
+func readUnit(k string, raw json.RawMessage) (u *unitSnapshot, dropped []error, err error) {
+	id, ok := parseUnitID(k)
+	if !ok {
+		return nil, nil, errors.New("not a unit id (project/collector)")
+	}
+	if _, ok := kind.Lookup(id.collector); !ok {
+		return nil, nil, fmt.Errorf("unknown collector %q", mintlify.EscapeText(id.collector))
+	}
+	u = &unitSnapshot{}
+	if err := json.Unmarshal(raw, u); err != nil {
+		return nil, nil, err
+	}
+	if err := u.Health.check(); err != nil {
+		return nil, nil, fmt.Errorf("health: %w", err)
+	}
+	u.windows, dropped = decodeWindows(id.collector, u.Windows)
+	u.Windows = nil
+	if len(dropped) > 0 {
+		u.Health.NextRefresh = time.Time{} // due at once, to fetch what was dropped
+	}
+	return u, dropped, nil
 }
 
 // restoreOrg gives o what the ledger remembered of its organization.
@@ -201,7 +261,7 @@ func (s *savedState) restoreUnit(id unitID) *unitState {
 	if !ok {
 		return st
 	}
-	st.health, st.round = snap.Health, snap.Round
+	st.health, st.round, st.retired = snap.Health, snap.Round, snap.Retired
 	for k, w := range snap.windows {
 		if w != nil {
 			st.windows[k] = w
@@ -291,6 +351,7 @@ func (e *Engine) saveData() {
 	e.saveMu.Lock()
 	defer e.saveMu.Unlock()
 	e.storeMu.Lock()
+	forgot := e.forgetRetired(e.clock.Now())
 	states := make(map[unitID]*unitState, len(e.states))
 	changes := 0
 	for id, s := range e.states {
@@ -300,7 +361,7 @@ func (e *Engine) saveData() {
 		s.mu.Unlock()
 	}
 	e.storeMu.Unlock()
-	if changes == e.savedAt && !e.files.DataFailing() {
+	if changes == e.savedAt && !forgot && !e.files.DataFailing() {
 		return
 	}
 	e.dataWritten = e.clock.Now()
@@ -355,7 +416,7 @@ func (s *unitState) encode() (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(unitSnapshot{Health: s.health, Round: s.round, Windows: windows})
+	b, err := json.Marshal(unitSnapshot{Health: s.health, Round: s.round, Retired: s.retired, Windows: windows})
 	if err != nil {
 		return nil, err
 	}

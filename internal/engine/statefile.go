@@ -144,30 +144,44 @@ func (rec *windowRecord) window(collector string) (*windowState, error) {
 }
 
 // encodeWindows are a unit's windows as stored.
-func encodeWindows(windows map[string]*windowState) (map[string]*windowRecord, error) {
-	recs := make(map[string]*windowRecord, len(windows))
+func encodeWindows(windows map[string]*windowState) (map[string]json.RawMessage, error) {
+	raws := make(map[string]json.RawMessage, len(windows))
 	for k, ws := range windows {
 		rec, err := ws.record()
+		if err == nil {
+			raws[k], err = json.Marshal(rec)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("window %s: %w", k, err)
 		}
-		recs[k] = rec
 	}
-	return recs, nil
+	return raws, nil
 }
 
-// decodeWindows are the windows a unit of collector stored.
-func decodeWindows(collector string, recs map[string]*windowRecord) (map[string]*windowState, error) {
-	windows := make(map[string]*windowState, len(recs))
-	for k, rec := range recs {
-		if rec == nil {
+// decodeWindows are the windows a unit of collector stored, each decoded
+// and checked on its own: one that cannot be read or fails its checks
+// (windowRecord.check, the kind's Decode) is left out, and named in
+// dropped, so that the rest of the unit's data is served.
+func decodeWindows(collector string, raws map[string]json.RawMessage) (windows map[string]*windowState, dropped []error) {
+	windows = make(map[string]*windowState, len(raws))
+	for k, raw := range raws {
+		if len(raw) == 0 || string(raw) == "null" {
 			continue
 		}
-		ws, err := rec.window(collector)
+		var rec windowRecord
+		err := json.Unmarshal(raw, &rec)
+		if err == nil {
+			err = rec.check(collector)
+		}
+		var ws *windowState
+		if err == nil {
+			ws, err = rec.window(collector)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("window %s: %w", k, err)
+			dropped = append(dropped, fmt.Errorf("window %q: %w", mintlify.EscapeText(k), err))
+			continue
 		}
 		windows[k] = ws
 	}
-	return windows, nil
+	return windows, dropped
 }

@@ -74,6 +74,10 @@ type unitState struct {
 	// is at least as new is done for this round.
 	round time.Time
 
+	// retired is when the last config that used the unit was replaced by
+	// one that does not; zero while a config uses it (retire.go).
+	retired time.Time
+
 	// the last JSON encoding, for the state file
 	changes   int // bumped on every change, data or health
 	encoded   []byte

@@ -39,6 +39,10 @@ const (
 	// MaxBytes bounds the ledger: an hour of requests (a few hundred
 	// times of about 40 bytes) per writer and key fits many times over.
 	MaxBytes = 4 << 20
+	// MaxSitePages bounds the pages of a month walk the ledger may
+	// record (Sites): more than any walk the exporter's state file holds.
+	// A value out of range is read as none.
+	MaxSitePages = 1 << 20
 	// Exporter is the exporter's name among the writers.
 	Exporter = "exporter"
 )
@@ -182,6 +186,11 @@ func (l *Ledger) read(now time.Time) (*file, int, error) {
 	}
 	if f.Keys == nil {
 		f.Keys = Keys{}
+	}
+	for id, pages := range f.Sites {
+		if pages < 1 || pages > MaxSitePages {
+			delete(f.Sites, id) // no walk of that size: the estimate goes without it
+		}
 	}
 	return &f, clamped, nil
 }

@@ -132,3 +132,21 @@ func TestNeverOpensWhatIsNotAFile(t *testing.T) {
 		}
 	}
 }
+
+// TestSitesOutOfRangeAreNotRead (#36 case 7): the pages of a month walk
+// the ledger records are checked as read: a negative or absurd count is
+// left out, the others kept.
+func TestSitesOutOfRangeAreNotRead(t *testing.T) {
+	l := For(filepath.Join(t.TempDir(), "state.json"))
+	body := `{"kind":"mintlify_exporter ledger","version":1,"keys":{},"sites":{"neg":-5,"zero":0,"huge":1073741824,"ok":40}}`
+	if err := os.WriteFile(l.Path(), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sites, err := l.Sites()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sites) != 1 || sites["ok"] != 40 {
+		t.Errorf("Sites = %v, want only ok: 40", sites)
+	}
+}

@@ -42,7 +42,7 @@ func (l *Ledger) Lock(ctx context.Context) (func(), error) {
 	if err := atomicfile.CheckTarget(l.lock); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(l.lock, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := atomicfile.Create(l.lock, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, err
 	}

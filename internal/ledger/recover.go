@@ -5,33 +5,27 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"syscall"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
 )
 
 // A ledger that cannot be read (corrupt, larger than MaxBytes, or
 // refused by the system) would fail every save for ever, and the budget
 // with it. The first writer that finds one under the lock moves it aside
-// to STATE.ledger.corrupt-<time> (the KeepCorrupt newest are kept, older
-// ones removed), writes a fresh ledger, and records the replacement: for
-// the hour after it, every key's hour counts as spent (Keys.Foreign),
-// since what the lost ledger recorded is unknown. A ledger of another
-// program or version is not ours to move: it stays an error.
-const (
-	// KeepCorrupt is how many ledgers moved aside are kept.
-	KeepCorrupt = 3
-	corruptTag  = ".corrupt-"
-	corruptTime = "20060102T150405.000Z"
-	// unknownKey holds the replacement time: an entry no fingerprint (16
-	// hex digits) can name, with one writer of the same name.
-	unknownKey = "unknown"
-)
+// to STATE.ledger.corrupt-<time> (atomicfile.MoveAside, which keeps the
+// atomicfile.KeepAside newest), writes a fresh ledger, and records the
+// replacement: for the hour after it, every key's hour counts as spent
+// (Keys.Foreign), since what the lost ledger recorded is unknown. A
+// ledger of another program or version is not ours to move: it stays an
+// error.
+//
+// unknownKey holds the replacement time: an entry no fingerprint (16 hex
+// digits) can name, with one writer of the same name.
+const unknownKey = "unknown"
 
 // badError is a ledger that is ours but cannot be read.
 type badError struct{ err error }
@@ -61,11 +55,10 @@ func classify(err error) error {
 // replace moves the bad ledger aside, writes a fresh one recording the
 // replacement and returns it. The caller holds the lock.
 func (l *Ledger) replace(now time.Time, bad *badError) (*file, error) {
-	aside := l.path + corruptTag + now.UTC().Format(corruptTime)
-	if err := os.Rename(l.path, aside); err != nil {
-		return nil, fmt.Errorf("%w; moving it aside to %s failed too: %w", bad, filepath.Base(aside), err)
+	aside, err := atomicfile.MoveAside(l.path, now)
+	if err != nil {
+		return nil, fmt.Errorf("%w; moving it aside failed too: %w", bad, err)
 	}
-	l.pruneCorrupt()
 	f := &file{Keys: Keys{}}
 	f.Keys.Set(unknownKey, unknownKey, []time.Time{now})
 	if err := l.write(now, f); err != nil {
@@ -75,27 +68,6 @@ func (l *Ledger) replace(now time.Time, bad *badError) (*file, error) {
 		l.OnReplaced(Replaced{Path: l.path, Aside: aside, Err: bad.err, Until: now.Add(time.Hour)})
 	}
 	return f, nil
-}
-
-// pruneCorrupt removes all but the KeepCorrupt newest ledgers moved aside
-// (their names sort by time). Only regular files of that name are touched.
-func (l *Ledger) pruneCorrupt() {
-	dir, prefix := filepath.Dir(l.path), filepath.Base(l.path)+corruptTag
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	var names []string
-	for _, e := range entries {
-		if e.Type().IsRegular() && strings.HasPrefix(e.Name(), prefix) {
-			names = append(names, e.Name())
-		}
-	}
-	slices.Sort(names)
-	for len(names) > KeepCorrupt {
-		_ = os.Remove(filepath.Join(dir, names[0]))
-		names = names[1:]
-	}
 }
 
 // load reads the ledger and, when it is bad, replaces it under the lock

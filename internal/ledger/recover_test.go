@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 )
 
@@ -85,11 +86,11 @@ func TestForeignLedgerIsLeftAlone(t *testing.T) {
 }
 
 // TestCorruptLedgersKeptAreBounded: of the ledgers moved aside, the
-// KeepCorrupt newest are kept.
+// atomicfile.KeepAside newest are kept.
 func TestCorruptLedgersKeptAreBounded(t *testing.T) {
 	now := time.Date(2026, 9, 15, 12, 0, 0, 0, time.UTC)
 	l := For(filepath.Join(t.TempDir(), "state.json"))
-	for i := range KeepCorrupt + 3 {
+	for i := range atomicfile.KeepAside + 3 {
 		if err := os.WriteFile(l.Path(), []byte("garbage{"), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -98,8 +99,8 @@ func TestCorruptLedgersKeptAreBounded(t *testing.T) {
 		}
 	}
 	matches, _ := filepath.Glob(l.Path() + ".corrupt-*")
-	if len(matches) != KeepCorrupt {
-		t.Fatalf("%d kept, want %d: %v", len(matches), KeepCorrupt, matches)
+	if len(matches) != atomicfile.KeepAside {
+		t.Fatalf("%d kept, want %d: %v", len(matches), atomicfile.KeepAside, matches)
 	}
 	if !strings.HasSuffix(matches[len(matches)-1], "T120500.000Z") {
 		t.Errorf("the newest was not kept: %v", matches)

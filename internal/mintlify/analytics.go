@@ -127,7 +127,7 @@ func (w *wireCounts) counts(where string) (Counts, error) {
 		if v == nil {
 			return Counts{}, fmt.Errorf("missing required field %q", where+"."+name)
 		}
-		if err := checkCount(*v, where+"."+name); err != nil {
+		if err := CheckCount(*v, where+"."+name); err != nil {
 			return Counts{}, err
 		}
 	}
@@ -139,8 +139,9 @@ func (w *wireCounts) counts(where string) (Counts, error) {
 // larger (or non-finite) value is a broken answer, not data.
 const MaxCount = 1 << 53
 
-// checkCount refuses a negative, non-finite or absurd count.
-func checkCount(v float64, where string) error {
+// CheckCount refuses a negative, non-finite or absurd count: in an API
+// answer, and in the state file the exporter reads back (internal/engine).
+func CheckCount(v float64, where string) error {
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
 		return fmt.Errorf("non-finite count in %q", where)

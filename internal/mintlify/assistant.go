@@ -25,7 +25,7 @@ func (w *wireCallerStats) validate() error {
 		if v == nil {
 			return fmt.Errorf("missing required field %q", name)
 		}
-		if err := checkCount(*v, name); err != nil {
+		if err := CheckCount(*v, name); err != nil {
 			return err
 		}
 	}

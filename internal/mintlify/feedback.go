@@ -59,7 +59,7 @@ func (w *wireFeedbackPage) validate() error {
 			return fmt.Errorf(`missing required field in "feedback[%d]"`, i)
 		}
 		for name, v := range map[string]float64{"thumbsUp": *r.ThumbsUp, "thumbsDown": *r.ThumbsDown, "code": *r.Code, "total": *r.Total} {
-			if err := checkCount(v, fmt.Sprintf("feedback[%d].%s", i, name)); err != nil {
+			if err := CheckCount(v, fmt.Sprintf("feedback[%d].%s", i, name)); err != nil {
 				return err
 			}
 		}

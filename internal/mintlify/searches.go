@@ -47,7 +47,7 @@ func (w *wireSearchesPage) validate() error {
 	if w.TotalSearches == nil {
 		return errors.New(`missing required field "totalSearches"`)
 	}
-	if err := checkCount(*w.TotalSearches, "totalSearches"); err != nil {
+	if err := CheckCount(*w.TotalSearches, "totalSearches"); err != nil {
 		return err
 	}
 	rows := make([]SearchRow, len(*searches))
@@ -55,10 +55,10 @@ func (w *wireSearchesPage) validate() error {
 		if r.SearchQuery == nil || r.Hits == nil || r.CTR == nil {
 			return fmt.Errorf(`missing required field in "searches[%d]"`, i)
 		}
-		if err := checkCount(*r.Hits, fmt.Sprintf("searches[%d].hits", i)); err != nil {
+		if err := CheckCount(*r.Hits, fmt.Sprintf("searches[%d].hits", i)); err != nil {
 			return err
 		}
-		if err := checkCount(*r.CTR, fmt.Sprintf("searches[%d].ctr", i)); err != nil {
+		if err := CheckCount(*r.CTR, fmt.Sprintf("searches[%d].ctr", i)); err != nil {
 			return err
 		}
 		row := SearchRow{Query: *r.SearchQuery, Hits: *r.Hits, CTR: *r.CTR, TopClickedPage: r.TopClickedPage}

@@ -19,7 +19,8 @@
 // but a regular file (a link, a device, a FIFO, a directory) stops the
 // exporter at start-up: it is never opened nor replaced. A bad ledger is
 // moved aside and replaced at once, the hour counted as spent
-// (internal/ledger).
+// (internal/ledger); a data cache that cannot be read is moved aside
+// too (MoveDataAside), and the exporter starts afresh.
 package statefiles
 
 import (
@@ -106,6 +107,14 @@ func (f *Files) ReadData() ([]byte, error) {
 		return nil, fs.ErrNotExist
 	}
 	return b, err
+}
+
+// MoveDataAside moves a data cache that cannot be read aside, to
+// STATE.corrupt-<time> (atomicfile.MoveAside: the newest three are
+// kept), rather than let the next save replace it, and returns its new
+// path.
+func (f *Files) MoveDataAside(now time.Time) (string, error) {
+	return atomicfile.MoveAside(f.path, now)
 }
 
 // DataFailing reports whether the last write of the data cache failed, so

@@ -43,7 +43,7 @@ func claim(path string, l *ledger.Ledger, log *slog.Logger) (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("--storage.path: %w", err)
 	}
-	f, err := os.OpenFile(owner, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := atomicfile.Create(owner, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("--storage.path: %w", err)
 	}

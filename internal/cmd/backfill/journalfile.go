@@ -96,10 +96,14 @@ func openJournalFile(path, args string, force bool) (*os.File, error) {
 		journalOpenHook()
 	}
 	flags := os.O_RDWR | noFollowNoBlock
-	if !exists {
-		flags |= os.O_CREATE | os.O_EXCL
+	var f *os.File
+	if exists {
+		f, err = os.OpenFile(path, flags, 0)
+	} else {
+		// Mode 0600 as the output, and root's run gives it the
+		// directory's owner (atomicfile.Create).
+		f, err = atomicfile.Create(path, flags|os.O_CREATE|os.O_EXCL)
 	}
-	f, err := os.OpenFile(path, flags, 0o644)
 	switch {
 	case errors.Is(err, syscall.ELOOP) || errors.Is(err, fs.ErrExist):
 		// A link, or a file, put there since the lstat.

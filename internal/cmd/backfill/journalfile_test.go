@@ -256,3 +256,21 @@ func TestBackfillJournalSwappedBeforeOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestBackfillJournalIsPrivate (#36 case 11): a new FILE.partial is mode
+// 0600, as the output is: it holds the same numbers.
+func TestBackfillJournalIsPrivate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.om.partial")
+	f, err := openJournalFile(path, "args", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := fi.Mode().Perm(); perm != 0o600 {
+		t.Errorf("a new journal has mode %#o, want 0600", perm)
+	}
+}

@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
+)
+
+// The state file is read as untrusted input (#36): a file damaged on
+// disk, edited by hand or written by another program must not put into
+// /metrics what no API answer could. Every value the engine stores passes
+// the checks an API answer passes (mintlify.CheckCount, PathLabelOK, the
+// walk's own bounds), and the kinds' payloads theirs (internal/source's
+// Decode). A record that fails is dropped, logged once, and fetched
+// again; the rest of the file is served.
+
+// maxStoredPages bounds the page counts a state file may hold: the pages
+// of a walk, its requests and its hint. max_pages has no upper bound, but
+// no walk that fits the data cache (MaxDataBytes) reads a million pages.
+const maxStoredPages = 1 << 20
+
+// maxStoredFailures bounds a unit's consecutive failures (its back-off
+// shifts by at most ten of them).
+const maxStoredFailures = 1 << 20
+
+// check reports what in h no refresh could have written.
+func (h *health) check() error {
+	if h.Failures < 0 || h.Failures > maxStoredFailures {
+		return fmt.Errorf("failures %d out of range", h.Failures)
+	}
+	if h.LastReason != "" && !slices.Contains(mintlify.Reasons, h.LastReason) {
+		return fmt.Errorf("unknown failure reason %q", mintlify.EscapeText(h.LastReason))
+	}
+	for reason, n := range h.FailCounts {
+		if !slices.Contains(mintlify.Reasons, reason) {
+			return fmt.Errorf("unknown failure reason %q", mintlify.EscapeText(reason))
+		}
+		if err := mintlify.CheckCount(n, "fail_counts."+reason); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check reports what in rec, a window of a unit of collector, no refresh
+// could have written: a walked kind keeps walks of its endpoint and no
+// payload, the others a payload and no walk.
+func (rec *windowRecord) check(collector string) error {
+	if rec.Hint < 0 || rec.Hint > maxStoredPages {
+		return fmt.Errorf("hint %d out of range", rec.Hint)
+	}
+	if rec.Range != nil {
+		if err := rec.Range.check(); err != nil {
+			return err
+		}
+	}
+	walked, ok := sources.LookupWalked(collector)
+	switch {
+	case !ok && (rec.Data != nil || rec.Walk != nil):
+		return fmt.Errorf("a walk, which collector %s does not make", collector)
+	case ok && len(rec.Payload) > 0:
+		return fmt.Errorf("a payload, which collector %s does not make", collector)
+	}
+	if err := rec.Data.check(walked.Rows, true); err != nil {
+		return fmt.Errorf("data: %w", err)
+	}
+	if err := rec.Walk.check(walked.Rows, false); err != nil {
+		return fmt.Errorf("walk: %w", err)
+	}
+	return nil
+}
+
+// check refuses a range without a start or that ends before it starts
+// (a snapshot's range may be empty: it asks for the state now).
+func (r rangeRecord) check() error {
+	if r.From.IsZero() || r.To.Before(r.From) {
+		return fmt.Errorf("range %s to %s is not a range", r.From, r.To)
+	}
+	return nil
+}
+
+// check reports what in rec, a walk of the endpoint rows (complete when
+// data), no walk could have written. Rows whose path is no label value are not an
+// error: older versions kept them, and the export leaves them out
+// (PathFilter.Allowed).
+func (rec *walkRecord) check(rows mintlify.RowsKind, data bool) error {
+	if rec == nil {
+		return nil
+	}
+	if err := rec.checkBounds(rows); err != nil {
+		return err
+	}
+	if err := rec.Range.check(); err != nil {
+		return err
+	}
+	if err := rec.Totals.check("totals"); err != nil {
+		return err
+	}
+	return rec.checkRows(data)
+}
+
+// checkBounds checks the walk's endpoint (rows), page size and counts.
+func (rec *walkRecord) checkBounds(rows mintlify.RowsKind) error {
+	switch {
+	case rec.Kind != string(rows):
+		return fmt.Errorf("a walk of %q, not %q", mintlify.EscapeText(rec.Kind), rows)
+	case rec.PageSize < 1 || rec.PageSize > mintlify.MaxPageSize:
+		return fmt.Errorf("page size %d out of range", rec.PageSize)
+	case rec.Next < 0 || rec.Next > maxStoredPages || rec.Last < -1 || rec.Last > rec.Next:
+		return fmt.Errorf("pages next %d, last %d out of range", rec.Next, rec.Last)
+	case rec.Requests < 0 || rec.Requests > maxStoredPages || rec.Duplicates < 0 || rec.Dropped < 0:
+		return fmt.Errorf("counts of requests %d, duplicates %d, dropped %d out of range", rec.Requests, rec.Duplicates, rec.Dropped)
+	case len(rec.Rows) > rec.Requests*rec.PageSize || len(rec.Seen) > rec.Requests*rec.PageSize:
+		return fmt.Errorf("%d rows, %d seen: more than %d requests of %d hold", len(rec.Rows), len(rec.Seen), rec.Requests, rec.PageSize)
+	}
+	return nil
+}
+
+// checkRows checks each row's counts and, in a complete walk (data),
+// that no path comes twice (Walk.merge).
+func (rec *walkRecord) checkRows(data bool) error {
+	var paths map[string]bool
+	if data {
+		paths = make(map[string]bool, len(rec.Rows))
+	}
+	for _, r := range rec.Rows {
+		if err := (countRecord{r.Human, r.AI, r.Total}).check("row"); err != nil {
+			return fmt.Errorf("path %q: %w", mintlify.EscapeText(r.Path), err)
+		}
+		if paths != nil {
+			if paths[r.Path] {
+				return fmt.Errorf("path %q twice", mintlify.EscapeText(r.Path))
+			}
+			paths[r.Path] = true
+		}
+	}
+	return nil
+}
+
+func (c countRecord) check(where string) error {
+	return errors.Join(mintlify.CheckCount(c.Human, where+".human"), mintlify.CheckCount(c.AI, where+".ai"),
+		mintlify.CheckCount(c.Total, where+".total"))
+}
