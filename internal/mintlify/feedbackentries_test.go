@@ -37,10 +37,10 @@ func TestFeedbackEntriesDecodesCountsOnly(t *testing.T) {
 		t.Errorf("request %s %v", gotPath, got)
 	}
 	want := []FeedbackEntry{
-		{Status: FeedbackPending, Source: "contextual", Path: "/docs/a", Created: time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)},
-		{Status: FeedbackInProgress, Source: "code_snippet", Path: "/docs/b"},
-		{Status: FeedbackPending, Source: "agent", Path: "/docs/c", Created: time.Date(2026, 9, 30, 22, 0, 0, 0, time.UTC)},
-		{Status: FeedbackInProgress, Source: "thumbs_only", Created: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)},
+		{ID: "f1", Status: FeedbackPending, Source: "contextual", Path: "/docs/a", Created: time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)},
+		{ID: "f2", Status: FeedbackInProgress, Source: "code_snippet", Path: "/docs/b"},
+		{ID: "f3", Status: FeedbackPending, Source: "agent", Path: "/docs/c", Created: time.Date(2026, 9, 30, 22, 0, 0, 0, time.UTC)},
+		{ID: "f4", Status: FeedbackInProgress, Source: "thumbs_only", Created: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)},
 	}
 	for i := range want {
 		if p.Rows[i] != want[i] {
