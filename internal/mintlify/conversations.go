@@ -17,7 +17,7 @@ import (
 // is read into a wire row that has no field for the text, so the text is
 // skipped, never decoded, and the body is never held whole. A page of
 // ConversationsPageSize rows keeps about 1 000 rows of some 150 bytes,
-// whatever its body's size: BenchmarkConversationsStream decodes a page
+// whatever its body's size: BenchmarkConversationsFullPage decodes a page
 // of 1 000 rows with long answers (39 MiB) allocating about 1 % of it.
 // The body is still bounded, ConversationsMaxBodyBytes (64 KiB a row at
 // the page size): a page larger than that is no answer of the API, and

@@ -15,7 +15,7 @@ import (
 // so neither the body nor the text is ever held whole. What a page costs
 // in memory is its kept rows (about 100 bytes each) and the decoder's
 // buffer, which holds the row being read: it follows the longest row, not
-// the page (BenchmarkConversationsStream).
+// the page (BenchmarkConversationsFullPage).
 
 // streamDecoder is an answer decoded from its body as the body is read.
 type streamDecoder interface {

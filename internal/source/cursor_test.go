@@ -29,13 +29,18 @@ type fetched struct {
 }
 
 // fetchUnder runs kind name's Fetch for the month to date at now against
-// a simulated API answering with fault f.
+// a simulated API of cursorSite answering with fault f.
 func fetchUnder(t *testing.T, name string, now time.Time, f mockapi.Fault) fetched {
+	return fetchFrom(t, cursorSite, name, now, f)
+}
+
+// fetchFrom is fetchUnder from a site of its own.
+func fetchFrom(t *testing.T, site mockapi.Site, name string, now time.Time, f mockapi.Fault) fetched {
 	t.Helper()
 	api, err := mockapi.Start(mockapi.Options{
 		Clock:    manualclock.New(now),
 		Keys:     []mockapi.KeySpec{{Key: key, Org: "acme", Scope: mockapi.ReadOnly}},
-		Projects: map[string]mockapi.Site{"p": cursorSite},
+		Projects: map[string]mockapi.Site{"p": site},
 	})
 	if err != nil {
 		t.Fatal(err)
