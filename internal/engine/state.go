@@ -80,7 +80,7 @@ func (e *Engine) openState(cfg *config.Config) error {
 	}
 	e.files = files
 	now := e.clock.Now()
-	st, err := readState(files)
+	st, err := readState(files, now)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		e.log.Info("no state file yet; starting afresh", "path", path)
@@ -142,7 +142,7 @@ func (s *stateFile) clamp(now time.Time, maxRefresh time.Duration) int {
 	return n
 }
 
-func readState(files *statefiles.Files) (*stateFile, error) {
+func readState(files *statefiles.Files, now time.Time) (*stateFile, error) {
 	b, err := files.ReadData()
 	if err != nil {
 		return nil, err
@@ -167,7 +167,7 @@ func readState(files *statefiles.Files) (*stateFile, error) {
 		if err := json.Unmarshal(raw, &u); err != nil {
 			return nil, fmt.Errorf("corrupt: unit %q: %w", k, err)
 		}
-		windows, err := decodeWindows(id.collector, u.Windows)
+		windows, err := decodeWindows(id.collector, u.Windows, now)
 		if err != nil {
 			return nil, fmt.Errorf("corrupt: unit %q: %w", k, err)
 		}

@@ -123,7 +123,7 @@ func (ws *windowState) record() (*windowRecord, error) {
 }
 
 // window is the window rec stores, of a unit of collector.
-func (rec *windowRecord) window(collector string) (*windowState, error) {
+func (rec *windowRecord) window(collector string, now time.Time) (*windowState, error) {
 	ws := &windowState{DataTime: rec.DataTime, Hint: rec.Hint, RefusedFuture: rec.RefusedFuture,
 		Data: rec.Data.walk(), Progress: rec.Progress, Walk: rec.Walk.walk()}
 	if rec.Range != nil {
@@ -134,7 +134,7 @@ func (rec *windowRecord) window(collector string) (*windowState, error) {
 		return nil, err
 	}
 	if len(rec.Payload) > 0 {
-		p, err := sources.Decode(collector, rec.Payload)
+		p, err := sources.Decode(collector, rec.Payload, now)
 		if err != nil {
 			return nil, err
 		}
@@ -157,13 +157,13 @@ func encodeWindows(windows map[string]*windowState) (map[string]*windowRecord, e
 }
 
 // decodeWindows are the windows a unit of collector stored.
-func decodeWindows(collector string, recs map[string]*windowRecord) (map[string]*windowState, error) {
+func decodeWindows(collector string, recs map[string]*windowRecord, now time.Time) (map[string]*windowState, error) {
 	windows := make(map[string]*windowState, len(recs))
 	for k, rec := range recs {
 		if rec == nil {
 			continue
 		}
-		ws, err := rec.window(collector)
+		ws, err := rec.window(collector, now)
 		if err != nil {
 			return nil, fmt.Errorf("window %s: %w", k, err)
 		}

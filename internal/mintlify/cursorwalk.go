@@ -1,6 +1,7 @@
 package mintlify
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -153,4 +154,19 @@ func (w *CursorWalk) Clone() CursorWalk {
 	c.Seen, c.Followed = slices.Clone(w.Seen), slices.Clone(w.Followed)
 	c.seen, c.followed = nil, nil
 	return c
+}
+
+// Check tells a stored walk this program could not have saved: more ids
+// or cursors than a walk holds, negative counts, a cursor it could not
+// send.
+func (w *CursorWalk) Check() error {
+	switch {
+	case len(w.Seen) > MaxCursorWalkRows || len(w.Followed) > MaxCursorWalkRows:
+		return fmt.Errorf("%d ids and %d cursors, at most %d each", len(w.Seen), len(w.Followed), MaxCursorWalkRows)
+	case w.Pages < 0 || w.Duplicates < 0 || w.OutOfRange < 0:
+		return errors.New("a negative count")
+	case w.Cursor != "" && !validCursor(w.Cursor):
+		return errors.New("a cursor the client could not send")
+	}
+	return nil
 }

@@ -1,6 +1,8 @@
 package source_test
 
 import (
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -33,5 +35,35 @@ func TestConversationsMonthCost(t *testing.T) {
 	}
 	if mintlify.ConversationsPageSize != mintlify.MaxConversationsLimit {
 		t.Errorf("page size %d, want the documented largest, %d", mintlify.ConversationsPageSize, mintlify.MaxConversationsLimit)
+	}
+}
+
+// TestConversationsRewalksADayNotSealed: a stored day marked final that
+// could not be final yet (today, after a clock that ran ahead was set
+// back) is walked again, not trusted: the month counts what the API has.
+func TestConversationsRewalksADayNotSealed(t *testing.T) {
+	now := time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
+	well := fetchFrom(t, cursorSite, kind.Conversations, now, mockapi.Fault{})
+	if well.err != nil {
+		t.Fatal(well.err)
+	}
+	old := *well.payload.(*source.ConversationsPayload)
+	old.Days = slices.Clone(old.Days)
+	today := &old.Days[len(old.Days)-1]
+	if today.Date != "2026-11-03" || today.Final {
+		t.Fatalf("the last day %+v, want today not final", *today)
+	}
+	*today = source.ConversationsDay{Date: today.Date, Final: true, Rows: 1, Answered: source.ConversationsByType{Answer: 1}}
+	got := fetchAfter(t, cursorSite, kind.Conversations, now, mockapi.Fault{}, &old)
+	if got.err != nil {
+		t.Fatal(got.err)
+	}
+	code, _ := source.Lookup(kind.Conversations)
+	settings := source.Settings{TopN: 20}
+	if s, want := code.Samples(got.payload, settings), code.Samples(well.payload, settings); !reflect.DeepEqual(s, want) {
+		t.Errorf("samples after a day wrongly final\n%v\nwant\n%v", s, want)
+	}
+	if got.requests == 0 {
+		t.Error("no request: the day wrongly final was trusted")
 	}
 }

@@ -36,6 +36,11 @@ func fetchUnder(t *testing.T, name string, now time.Time, f mockapi.Fault) fetch
 
 // fetchFrom is fetchUnder from a site of its own.
 func fetchFrom(t *testing.T, site mockapi.Site, name string, now time.Time, f mockapi.Fault) fetched {
+	return fetchAfter(t, site, name, now, f, nil)
+}
+
+// fetchAfter is fetchFrom with the window's last payload, old.
+func fetchAfter(t *testing.T, site mockapi.Site, name string, now time.Time, f mockapi.Fault, old source.Payload) fetched {
 	t.Helper()
 	api, err := mockapi.Start(mockapi.Options{
 		Clock:    manualclock.New(now),
@@ -55,7 +60,7 @@ func fetchFrom(t *testing.T, site mockapi.Site, name string, now time.Time, f mo
 	if !ok {
 		t.Fatalf("%s: no code", name)
 	}
-	p, err := code.Fetch(context.Background(), source.Query{Client: c, Project: "p", Range: mintlify.MonthToDate(now), Now: now,
+	p, err := code.Fetch(context.Background(), source.Query{Client: c, Project: "p", Range: mintlify.MonthToDate(now), Now: now, Old: old,
 		Settings: source.Settings{TopN: 20, LookBack: 90 * 24 * time.Hour}})
 	return fetched{payload: p, err: err, requests: api.Server.CountRequests(nil)}
 }
