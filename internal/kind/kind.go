@@ -180,6 +180,8 @@ var All = []Kind{
 				Help: "Unanswered assistant conversations since the start of the current UTC calendar month by the category the API assigned (uncategorized when none); only the month's top categories (collector_top_n) are listed, see mintlify_assistant_unanswered_truncated." + monthCounter},
 			{Name: "mintlify_assistant_unanswered_pages_total", Counter: true, Labels: []string{"path", "project"},
 				Help: "Unanswered assistant conversations since the start of the current UTC calendar month by the page they started on (none without a page); only the month's top pages (collector_top_n) are listed, see mintlify_assistant_unanswered_truncated." + monthCounter},
+			{Name: "mintlify_assistant_conversations_dropped_rows", Month: true, Labels: []string{"project", "reason", "window"},
+				Help: "Rows the month's walks of conversations read but did not count, by reason: duplicate (an id read before in the same walk: a page served twice) or out_of_range (a timestamp outside the day asked for: an upstream that widened the range). Not 0 means the upstream misbehaved; the counters stay exact."},
 			{Name: "mintlify_assistant_unanswered_truncated", Month: true, Labels: []string{"list", "project", "window"},
 				Help: "1 if the month's unanswered conversations had more categories (list=\"category\") or pages (list=\"path\") than are listed, so the listed ones do not add up to all of them."},
 		},
@@ -190,6 +192,8 @@ var All = []Kind{
 		Families: []Family{
 			{Name: "mintlify_feedback_open", Labels: []string{"project", "source", "status"},
 				Help: "Feedback entries still open (status pending or in_progress) created in the look-back (feedback_look_back, default 90 days), by source: code_snippet, contextual, agent, thumbs_only."},
+			{Name: "mintlify_feedback_open_dropped_rows", Labels: []string{"project", "reason"},
+				Help: "Entries the last walk of the open feedback read but did not count, by reason: duplicate (an id read before in the same walk: a page served twice) or out_of_range (a createdAt outside the look-back asked for: an upstream that widened the range). Not 0 means the upstream misbehaved; the counts stay exact."},
 			{Name: "mintlify_feedback_oldest_open_timestamp_seconds", Labels: []string{"project"},
 				Help: "Unix time at which the oldest feedback entry still open (of the look-back) was created; absent when none is open."},
 		},

@@ -110,3 +110,24 @@ func TestFeedbackEntriesArguments(t *testing.T) {
 		}
 	}
 }
+
+// A streamed page whose length is not announced is read up to its bound
+// and no further: the decoder stops there, the page is refused and not
+// retried.
+func TestFeedbackEntriesStreamBound(t *testing.T) {
+	var calls int
+	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		_, _ = w.Write([]byte(`{"feedback":[],"nextCursor":null,"hasMore":false,"pad":"`))
+		w.(http.Flusher).Flush() // no Content-Length: chunked
+		_, _ = w.Write([]byte(strings.Repeat("x", FeedbackEntriesMaxBodyBytes) + `"}`))
+	}))
+	f := FeedbackFilter{Range: day}
+	_, err := c.FeedbackEntries(context.Background(), "proj", f, 100, "")
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("body exceeds %d bytes", FeedbackEntriesMaxBodyBytes)) {
+		t.Fatalf("err = %v", err)
+	}
+	if calls != 1 {
+		t.Errorf("%d calls: a body too large is not retried", calls)
+	}
+}

@@ -200,7 +200,7 @@ func (searches) Check(pl Payload, _ time.Time) error {
 	if len(p.Terms) > mintlify.MaxSearchesLimit {
 		return fmt.Errorf("%d terms, an answer has at most %d", len(p.Terms), mintlify.MaxSearchesLimit)
 	}
-	if err := checkCount("searches", p.Total); err != nil {
+	if err := checkCount("total", p.Total); err != nil {
 		return err
 	}
 	for _, r := range p.Terms {

@@ -264,7 +264,10 @@ func (conversations) Samples(pl Payload, s Settings) []Sample {
 	var answered, unanswered ConversationsByType
 	categories, pages := map[string]float64{}, map[string]float64{}
 	var categoriesCut, pagesCut bool
+	var duplicates, outOfRange float64
 	for _, d := range p.Days {
+		duplicates += float64(d.Duplicates)
+		outOfRange += float64(d.OutOfRange)
 		answered.Answer += d.Answered.Answer
 		answered.Clarifying += d.Answered.Clarifying
 		unanswered.Answer += d.Unanswered.Answer
@@ -287,6 +290,7 @@ func (conversations) Samples(pl Payload, s Settings) []Sample {
 		{Family: total, Labels: []Label{{"resolution", mintlify.Unanswered}, {"response_type", mintlify.ResponseAnswer}}, Value: unanswered.Answer},
 		{Family: total, Labels: []Label{{"resolution", mintlify.Unanswered}, {"response_type", mintlify.ResponseClarifying}}, Value: unanswered.Clarifying},
 	}
+	out = append(out, droppedRows("mintlify_assistant_conversations_dropped_rows", duplicates, outOfRange)...)
 	topCategories, cut := top(categories, s.TopN)
 	out = append(out, Sample{Family: "mintlify_assistant_unanswered_truncated", Labels: []Label{{"list", "category"}}, Value: boolFloat(cut || categoriesCut)})
 	for _, c := range topCategories {

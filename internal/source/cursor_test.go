@@ -3,6 +3,7 @@ package source_test
 import (
 	"context"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -88,17 +89,21 @@ func TestCursorKindsUnderFaults(t *testing.T) {
 		if well.err != nil || well.requests < 3 {
 			t.Fatalf("%s: well-formed fetch: %v after %d requests (want at least 3, to page)", k.Name, well.err, well.requests)
 		}
-		want := code.Samples(well.payload, settings)
+		want, wellDropped := counted(code.Samples(well.payload, settings))
+		if len(wellDropped) != 0 {
+			t.Errorf("%s: the well-formed answer dropped rows: %v", k.Name, wellDropped)
+		}
 		for _, tc := range []struct {
 			name        string
 			fault       mockapi.Fault
 			loops       bool
 			maxRequests int
+			dropped     string // the reason of the rows it drops
 		}{
-			{"page served twice", mockapi.Fault{PageServedTwice: true}, false, well.requests + 2},
-			{"widened range", mockapi.Fault{WidenedRange: true}, false, 3*well.requests + 2},
-			{"repeating cursor", mockapi.Fault{RepeatingCursor: true}, true, 4},
-			{"cycling cursor", mockapi.Fault{CyclingCursor: true}, true, 4},
+			{"page served twice", mockapi.Fault{PageServedTwice: true}, false, well.requests + 2, "duplicate"},
+			{"widened range", mockapi.Fault{WidenedRange: true}, false, 3*well.requests + 2, "out_of_range"},
+			{"repeating cursor", mockapi.Fault{RepeatingCursor: true}, true, 4, ""},
+			{"cycling cursor", mockapi.Fault{CyclingCursor: true}, true, 4, ""},
 		} {
 			t.Run(k.Name+"/"+tc.name, func(t *testing.T) {
 				got := fetchUnder(t, k.Name, now, tc.fault)
@@ -114,8 +119,12 @@ func TestCursorKindsUnderFaults(t *testing.T) {
 				if got.err != nil {
 					t.Fatal(got.err)
 				}
-				if s := code.Samples(got.payload, settings); !reflect.DeepEqual(s, want) {
+				s, dropped := counted(code.Samples(got.payload, settings))
+				if !reflect.DeepEqual(s, want) {
 					t.Errorf("samples\n%v\nwant those of the well-formed answer\n%v", s, want)
+				}
+				if len(dropped) != 1 || dropped[tc.dropped] == 0 {
+					t.Errorf("dropped rows reported %v, want some of reason %s only", dropped, tc.dropped)
 				}
 				if got.requests > tc.maxRequests {
 					t.Errorf("%d requests, want at most %d", got.requests, tc.maxRequests)
@@ -126,4 +135,21 @@ func TestCursorKindsUnderFaults(t *testing.T) {
 	if covered == 0 {
 		t.Error("no kind of the table is cursor-paged")
 	}
+}
+
+// counted splits a kind's samples into those of its data and the rows
+// its walk dropped (the samples with a reason label), summed by reason
+// where not 0.
+func counted(samples []source.Sample) (data []source.Sample, dropped map[string]float64) {
+	dropped = map[string]float64{}
+	for _, s := range samples {
+		i := slices.IndexFunc(s.Labels, func(l source.Label) bool { return l.Name == "reason" })
+		switch {
+		case i < 0:
+			data = append(data, s)
+		case s.Value != 0:
+			dropped[s.Labels[i].Value] += s.Value
+		}
+	}
+	return data, dropped
 }

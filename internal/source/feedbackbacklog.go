@@ -149,8 +149,18 @@ func (feedbackBacklog) Samples(pl Payload, _ Settings) []Sample {
 	for _, c := range p.Backlog.Open {
 		out = append(out, Sample{Family: "mintlify_feedback_open", Labels: []Label{{"source", c.Source}, {"status", c.Status}}, Value: c.Count})
 	}
+	out = append(out, droppedRows("mintlify_feedback_open_dropped_rows", float64(p.Backlog.Duplicates), float64(p.Backlog.OutOfRange))...)
 	if !p.Backlog.Oldest.IsZero() {
 		out = append(out, Sample{Family: "mintlify_feedback_oldest_open_timestamp_seconds", Value: float64(p.Backlog.Oldest.UnixNano()) / 1e9})
 	}
 	return out
+}
+
+// droppedRows are the samples of a cursor walk's rows not counted (see
+// mintlify.Follow), in family, by reason.
+func droppedRows(family string, duplicates, outOfRange float64) []Sample {
+	return []Sample{
+		{Family: family, Labels: []Label{{"reason", "duplicate"}}, Value: duplicates},
+		{Family: family, Labels: []Label{{"reason", "out_of_range"}}, Value: outOfRange},
+	}
 }
