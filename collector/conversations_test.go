@@ -142,3 +142,27 @@ func TestGapsCollectorsKeepNoVisitorText(t *testing.T) {
 		t.Error("the state file keeps no days of conversations")
 	}
 }
+
+// A cursor that repeats ends each cursor-paged collector's walk within a
+// few requests as a failed refresh of reason bad_response (up 0), not at
+// the page cap; the counts a walk dropped show in their own gauge.
+func TestCursorLoopIsABadResponse(t *testing.T) {
+	e := newEnv(t, docsConfig("", "    collectors: [conversations, feedback-backlog]\n"),
+		envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 5, Paths: 300, ConversationsPerHour: 120}}})
+	e.api.Server.SetFault(mockapi.Fault{RepeatingCursor: true})
+	out := e.scrape()
+	for _, c := range []struct{ collector, endpoint string }{
+		{"conversations", mockapi.EndpointConversations},
+		{"feedback-backlog", mockapi.EndpointFeedbackEntries},
+	} {
+		if up := mustValue(t, out, `mintlify_up{collector="`+c.collector+`",project="docs"}`); up != 0 {
+			t.Errorf("%s: up %v on a looping cursor", c.collector, up)
+		}
+		if n := mustValue(t, out, `mintlify_refresh_failures_total{collector="`+c.collector+`",project="docs",reason="bad_response"}`); n != 1 {
+			t.Errorf("%s: %v failures of reason bad_response, want 1", c.collector, n)
+		}
+		if n := e.api.Server.CountRequests(func(r mockapi.Request) bool { return r.Endpoint == c.endpoint }); n > 4 {
+			t.Errorf("%s: %d requests on a looping cursor, want at most 4", c.collector, n)
+		}
+	}
+}
