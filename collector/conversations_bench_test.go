@@ -15,6 +15,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
@@ -34,8 +35,9 @@ import (
 //   - fill_hours: how long the 27 finished days took to walk at first;
 //   - state_KiB: the state file at the end (31 days of counts at most);
 //   - heap_KiB: the Go heap in use after a GC at the end, less before the
-//     exporter started (the collector's bound: one page of 4 MiB at most
-//     while a walk reads, its days' counts after).
+//     exporter started (the collector's bound: one page's counted rows
+//     and the row being decoded while a walk reads, its days' counts
+//     after).
 func BenchmarkConversationsMonth(b *testing.B) {
 	for range b.N {
 		runConversationsMonth(b)
@@ -116,10 +118,17 @@ projects: [{id: proj-docs, name: docs, collectors: [conversations]}]
 		b.Fatal("the month was never walked whole, or no refresh after")
 	}
 	// The floor: a whole-month walk at the end reads the month's
-	// conversations so far, 100 a page.
-	monthRows := len(mockapi.Site{Seed: 4, Paths: 300, ConversationsPerHour: 70}.Conversations(
-		time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), end))
-	naive := float64((monthRows + 99) / 100)
+	// conversations so far, a page of mintlify.ConversationsPageSize a
+	// day at least (each day is its own walk).
+	naive := 0.0
+	for d := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC); d.Before(end); d = d.AddDate(0, 0, 1) {
+		to := d.AddDate(0, 0, 1)
+		if to.After(end) {
+			to = end
+		}
+		n := len(mockapi.Site{Seed: 4, Paths: 300, ConversationsPerHour: 70}.Conversations(d, to))
+		naive += float64(max(1, (n+mintlify.ConversationsPageSize-1)/mintlify.ConversationsPageSize))
+	}
 	perRefresh := float64(after) / float64(refreshes)
 	b.ReportMetric(float64(most), "max_requests/hour")
 	b.ReportMetric(float64(most)/90, "x_budget")

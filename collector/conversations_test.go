@@ -1,6 +1,7 @@
 package collector_test
 
 import (
+	"encoding/json"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -140,5 +141,78 @@ func TestGapsCollectorsKeepNoVisitorText(t *testing.T) {
 	}
 	if !strings.Contains(string(b), `"days"`) {
 		t.Error("the state file keeps no days of conversations")
+	}
+}
+
+// A cursor that repeats ends each cursor-paged collector's walk within a
+// few requests as a failed refresh of reason bad_response (up 0), not at
+// the page cap; the counts a walk dropped show in their own gauge.
+func TestCursorLoopIsABadResponse(t *testing.T) {
+	e := newEnv(t, docsConfig("", "    collectors: [conversations, feedback-backlog]\n"),
+		envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 5, Paths: 300, ConversationsPerHour: 120}}})
+	e.api.Server.SetFault(mockapi.Fault{RepeatingCursor: true})
+	out := e.scrape()
+	for _, c := range []struct{ collector, endpoint string }{
+		{"conversations", mockapi.EndpointConversations},
+		{"feedback-backlog", mockapi.EndpointFeedbackEntries},
+	} {
+		if up := mustValue(t, out, `mintlify_up{collector="`+c.collector+`",project="docs"}`); up != 0 {
+			t.Errorf("%s: up %v on a looping cursor", c.collector, up)
+		}
+		if n := mustValue(t, out, `mintlify_refresh_failures_total{collector="`+c.collector+`",project="docs",reason="bad_response"}`); n != 1 {
+			t.Errorf("%s: %v failures of reason bad_response, want 1", c.collector, n)
+		}
+		if n := e.api.Server.CountRequests(func(r mockapi.Request) bool { return r.Endpoint == c.endpoint }); n > 4 {
+			t.Errorf("%s: %d requests on a looping cursor, want at most 4", c.collector, n)
+		}
+	}
+}
+
+// A sealed day dated in the future, in the state file (a clock that ran
+// ahead and was set back), is never served: not at load, not after the
+// next refresh, which counts what the API has.
+func TestConversationsFutureSealedDayIsNotServed(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.json")
+	e := newEnv(t, docsConfig("", "    collectors: [conversations]\n"),
+		envOpts{statePath: state, sites: map[string]mockapi.Site{"proj-docs": {Seed: 3, Paths: 50, ConversationsPerHour: 6}}})
+	const series = `mintlify_assistant_conversations_total{project="docs",resolution="answered",response_type="answer"}`
+	want := mustValue(t, e.scrape(), series)
+	e.exp.Close() // writes the state file
+	b, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	planted := 0
+	for _, u := range st["units"].(map[string]any) {
+		for _, w := range u.(map[string]any)["windows"].(map[string]any) {
+			p, ok := w.(map[string]any)["payload"].(map[string]any)
+			if !ok || p["days"] == nil {
+				continue
+			}
+			p["days"] = append(p["days"].([]any), map[string]any{"date": "2026-11-25", "final": true, "rows": 100000,
+				"answered": map[string]any{"answer": 100000, "clarifying_question": 0}, "unanswered": map[string]any{"answer": 0, "clarifying_question": 0},
+				"categories": []any{}, "pages": []any{}, "categories_cut": false, "pages_cut": false})
+			planted++
+		}
+	}
+	if planted != 1 {
+		t.Fatalf("planted the future day in %d payloads, want 1", planted)
+	}
+	if b, err = json.Marshal(st); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(state, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.restart()
+	if got, ok := value(e.gather(), series); ok && got >= 100000 {
+		t.Errorf("at load: %v answered conversations, the future day served", got)
+	}
+	if got := mustValue(t, e.scrape(), series); got != want {
+		t.Errorf("after a refresh: %v answered conversations, want the API's %v", got, want)
 	}
 }

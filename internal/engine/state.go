@@ -83,7 +83,7 @@ func (e *Engine) openState(cfg *config.Config) error {
 	}
 	e.files = files
 	now := e.clock.Now()
-	st, dropped, err := readState(files)
+	st, dropped, err := readState(files, now)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		e.log.Info("no state file yet; starting afresh", "path", path)
@@ -181,7 +181,7 @@ func (s *stateFile) clamp(now time.Time, maxRefresh time.Duration) int {
 // or version's); a record within it that cannot be read or fails its
 // checks (a unit, or one window of a unit) is left out and named in
 // dropped, and the rest is served.
-func readState(files *statefiles.Files) (st *stateFile, dropped []error, err error) {
+func readState(files *statefiles.Files, now time.Time) (st *stateFile, dropped []error, err error) {
 	b, err := files.ReadData()
 	if err != nil {
 		return nil, nil, err
@@ -198,7 +198,7 @@ func readState(files *statefiles.Files) (st *stateFile, dropped []error, err err
 	}
 	st.units = map[unitID]*unitSnapshot{}
 	for k, raw := range st.Units {
-		u, drops, err := readUnit(k, raw)
+		u, drops, err := readUnit(k, raw, now)
 		for _, d := range drops {
 			dropped = append(dropped, fmt.Errorf("unit %q: %w", mintlify.EscapeText(k), d))
 		}
@@ -215,7 +215,7 @@ func readState(files *statefiles.Files) (st *stateFile, dropped []error, err err
 
 // readUnit decodes and checks the unit stored as k: an error drops the
 // unit; dropped are its windows left out (decodeWindows).
-func readUnit(k string, raw json.RawMessage) (u *unitSnapshot, dropped []error, err error) {
+func readUnit(k string, raw json.RawMessage, now time.Time) (u *unitSnapshot, dropped []error, err error) {
 	id, ok := parseUnitID(k)
 	if !ok {
 		return nil, nil, errors.New("not a unit id (project/collector)")
@@ -230,7 +230,7 @@ func readUnit(k string, raw json.RawMessage) (u *unitSnapshot, dropped []error, 
 	if err := u.Health.check(); err != nil {
 		return nil, nil, fmt.Errorf("health: %w", err)
 	}
-	u.windows, dropped = decodeWindows(id.collector, u.Windows)
+	u.windows, dropped = decodeWindows(id.collector, u.Windows, now)
 	u.Windows = nil
 	if len(dropped) > 0 {
 		u.Health.NextRefresh = time.Time{} // due at once, to fetch what was dropped

@@ -123,7 +123,7 @@ func (ws *windowState) record() (*windowRecord, error) {
 }
 
 // window is the window rec stores, of a unit of collector.
-func (rec *windowRecord) window(collector string) (*windowState, error) {
+func (rec *windowRecord) window(collector string, now time.Time) (*windowState, error) {
 	ws := &windowState{DataTime: rec.DataTime, Hint: rec.Hint, RefusedFuture: rec.RefusedFuture,
 		Data: rec.Data.walk(), Progress: rec.Progress, Walk: rec.Walk.walk()}
 	if rec.Range != nil {
@@ -134,7 +134,7 @@ func (rec *windowRecord) window(collector string) (*windowState, error) {
 		return nil, err
 	}
 	if len(rec.Payload) > 0 {
-		p, err := sources.Decode(collector, rec.Payload)
+		p, err := sources.Decode(collector, rec.Payload, now)
 		if err != nil {
 			return nil, err
 		}
@@ -162,7 +162,7 @@ func encodeWindows(windows map[string]*windowState) (map[string]json.RawMessage,
 // and checked on its own: one that cannot be read or fails its checks
 // (windowRecord.check, the kind's Decode) is left out, and named in
 // dropped, so that the rest of the unit's data is served.
-func decodeWindows(collector string, raws map[string]json.RawMessage) (windows map[string]*windowState, dropped []error) {
+func decodeWindows(collector string, raws map[string]json.RawMessage, now time.Time) (windows map[string]*windowState, dropped []error) {
 	windows = make(map[string]*windowState, len(raws))
 	for k, raw := range raws {
 		if len(raw) == 0 || string(raw) == "null" {
@@ -175,7 +175,7 @@ func decodeWindows(collector string, raws map[string]json.RawMessage) (windows m
 		}
 		var ws *windowState
 		if err == nil {
-			ws, err = rec.window(collector)
+			ws, err = rec.window(collector, now)
 		}
 		if err != nil {
 			dropped = append(dropped, fmt.Errorf("window %q: %w", mintlify.EscapeText(k), err))

@@ -48,6 +48,24 @@ const (
 	Snapshot
 )
 
+// Paging is how a kind reads its endpoint for a window.
+type Paging int
+
+const (
+	// OnePage: one request a window (or a snapshot).
+	OnePage Paging = iota
+	// OffsetPages: a walk of offset pages (page views, visitors: the
+	// client's Walk).
+	OffsetPages
+	// CursorPages: a walk of cursor pages, through the client's one
+	// cursor walk (mintlify.Follow), which de-duplicates rows by id,
+	// checks their range and ends a looping walk. Every kind marked so is
+	// run against each of the simulator's cursor faults by
+	// TestCursorKindsUnderFaults (internal/source): a new one is covered
+	// without a test of its own.
+	CursorPages
+)
+
 // HasMonth reports whether the kind counts the month to date (and the
 // backfill can write its counters for past days).
 func (w Windows) HasMonth() bool { return w == MonthAndWindows || w == MonthOnly }
@@ -79,6 +97,7 @@ type Kind struct {
 	// configuration's collector_top_n, the flag --collector.NAME.top-n);
 	// 0 when it has none of its own (searches have search_top_n).
 	TopN     int
+	Paging   Paging
 	Families []Family
 }
 
@@ -91,7 +110,7 @@ const (
 var All = []Kind{
 	{
 		Name: PageViews, Weight: 4, Summary: "page views per path and site totals (human, ai)", Default: true,
-		Endpoint: "views", Windows: MonthAndWindows,
+		Endpoint: "views", Windows: MonthAndWindows, Paging: OffsetPages,
 		Families: []Family{
 			{Name: "mintlify_page_views_total", Counter: true, Labels: []string{"path", "project", "traffic"},
 				Help: "Views of one documentation page since the start of the current UTC calendar month (the created timestamp), by traffic (human or ai). Starts again from 0 on the 1st; use increase() or rate()."},
@@ -105,7 +124,7 @@ var All = []Kind{
 	},
 	{
 		Name: Visitors, Weight: 2, Summary: "unique visitors per path and site",
-		Endpoint: "visitors", Windows: WindowsOnly,
+		Endpoint: "visitors", Windows: WindowsOnly, Paging: OffsetPages,
 		Families: []Family{
 			{Name: "mintlify_page_visitors", Labels: []string{"path", "project", "traffic", "window"},
 				Help: "Unique visitors of one documentation page in the rolling window, by traffic (human or ai)."},
@@ -153,7 +172,7 @@ var All = []Kind{
 	},
 	{
 		Name: Conversations, Weight: 1, TopN: 20, Summary: "assistant conversations answered or not, and the categories and pages of the unanswered",
-		Endpoint: "assistant", Windows: MonthOnly,
+		Endpoint: "assistant", Windows: MonthOnly, Paging: CursorPages,
 		Families: []Family{
 			{Name: "mintlify_assistant_conversations_total", Counter: true, Labels: []string{"project", "resolution", "response_type"},
 				Help: "Assistant conversations since the start of the current UTC calendar month, by resolution (answered, or unanswered when the assistant marked the question as not covered by the documentation) and response_type (answer, clarifying_question)." + monthCounter},
@@ -161,16 +180,20 @@ var All = []Kind{
 				Help: "Unanswered assistant conversations since the start of the current UTC calendar month by the category the API assigned (uncategorized when none); only the month's top categories (collector_top_n) are listed, see mintlify_assistant_unanswered_truncated." + monthCounter},
 			{Name: "mintlify_assistant_unanswered_pages_total", Counter: true, Labels: []string{"path", "project"},
 				Help: "Unanswered assistant conversations since the start of the current UTC calendar month by the page they started on (none without a page); only the month's top pages (collector_top_n) are listed, see mintlify_assistant_unanswered_truncated." + monthCounter},
+			{Name: "mintlify_assistant_conversations_dropped_rows", Month: true, Labels: []string{"project", "reason", "window"},
+				Help: "Rows the month's walks of conversations read but did not count, by reason: duplicate (an id read before in the same walk: a page served twice) or out_of_range (a timestamp outside the day asked for: an upstream that widened the range). Not 0 means the upstream misbehaved; the counters stay exact."},
 			{Name: "mintlify_assistant_unanswered_truncated", Month: true, Labels: []string{"list", "project", "window"},
 				Help: "1 if the month's unanswered conversations had more categories (list=\"category\") or pages (list=\"path\") than are listed, so the listed ones do not add up to all of them."},
 		},
 	},
 	{
 		Name: FeedbackBacklog, Weight: 1, Summary: "reader feedback still open (pending, in progress) by status and source, and when the oldest was left",
-		Endpoint: "feedback", Windows: Snapshot,
+		Endpoint: "feedback", Windows: Snapshot, Paging: CursorPages,
 		Families: []Family{
 			{Name: "mintlify_feedback_open", Labels: []string{"project", "source", "status"},
 				Help: "Feedback entries still open (status pending or in_progress) created in the look-back (feedback_look_back, default 90 days), by source: code_snippet, contextual, agent, thumbs_only."},
+			{Name: "mintlify_feedback_open_dropped_rows", Labels: []string{"project", "reason"},
+				Help: "Entries the last walk of the open feedback read but did not count, by reason: duplicate (an id read before in the same walk: a page served twice) or out_of_range (a createdAt outside the look-back asked for: an upstream that widened the range). Not 0 means the upstream misbehaved; the counts stay exact."},
 			{Name: "mintlify_feedback_oldest_open_timestamp_seconds", Labels: []string{"project"},
 				Help: "Unix time at which the oldest feedback entry still open (of the look-back) was created; absent when none is open."},
 		},

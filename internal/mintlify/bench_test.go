@@ -72,9 +72,9 @@ func startMockB(b *testing.B) (*mockapi.Running, *manualclock.Clock) {
 // BenchmarkConversationsDay walks one day of a site with 50 000
 // conversations a month (70 an hour) from the simulated API, as the
 // conversations collector will on each refresh late in the day, and
-// reports the requests of the day (about 1 700 rows / 100 a page = 17)
-// and the bytes allocated per walk (B/op; every page's body is read
-// whole, one page at a time).
+// reports the requests of the day (about 1 700 rows / 1 000 a page = 2)
+// and the bytes allocated per walk (B/op; every page is decoded as a
+// stream, one page at a time).
 func BenchmarkConversationsDay(b *testing.B) {
 	clock := manualclock.New(t0)
 	api, err := mockapi.Start(mockapi.Options{

@@ -207,8 +207,13 @@ type request struct {
 	// retried create could start a second agent job.
 	idempotent bool
 	// maxBody, when above 0, bounds this call's body below the client's
-	// MaxBodyBytes (endpoints whose rows carry visitor text).
+	// MaxBodyBytes (endpoints whose rows carry visitor text); for a
+	// streamed answer it is the bound, whatever MaxBodyBytes says.
 	maxBody int64
+	// stream, when set, decodes a 2xx answer as it is read (see
+	// readStream) instead of from the whole body in memory; out is then
+	// unused.
+	stream streamDecoder
 }
 
 // do performs r and decodes a 2xx JSON body into out.
@@ -235,7 +240,7 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 		}
 		status, body, hdr, err := c.attempt(ctx, r, target, payload)
 		if err == nil && status >= 200 && status < 400 {
-			return c.final(r.endpoint, status, body, hdr, out)
+			return c.final(r, status, body, hdr, out)
 		}
 		if err == nil {
 			err = c.apiError(r.endpoint, status, body, hdr)
@@ -280,15 +285,18 @@ func gateRefused(lastErr, err error) error {
 
 // final is the outcome of a 2xx answer, its body decoded into out, or of
 // a 3xx one: neither is retried.
-func (c *Client) final(endpoint string, status int, body []byte, hdr http.Header, out any) error {
+func (c *Client) final(r request, status int, body []byte, hdr http.Header, out any) error {
 	if status >= 300 {
 		// Not followed (see refuseRedirect), and not retried: the next
 		// answer would be the same.
-		return c.redirectError(endpoint, status, hdr)
+		return c.redirectError(r.endpoint, status, hdr)
+	}
+	if r.stream != nil {
+		return nil // decoded as it was read
 	}
 	if err := decodeJSON(body, out); err != nil {
 		// Validation messages may quote upstream values.
-		return &ResponseError{Endpoint: endpoint, StatusCode: status, Reason: ScrubText(err.Error(), c.key.Reveal())}
+		return &ResponseError{Endpoint: r.endpoint, StatusCode: status, Reason: ScrubText(err.Error(), c.key.Reveal())}
 	}
 	return nil
 }
@@ -356,8 +364,11 @@ func (c *Client) attempt(ctx context.Context, r request, target string, payload 
 	}
 	defer resp.Body.Close()
 	limit := c.maxBody
-	if r.maxBody > 0 && r.maxBody < limit {
+	if r.maxBody > 0 && (r.maxBody < limit || r.stream != nil) {
 		limit = r.maxBody
+	}
+	if r.stream != nil && resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return c.readStream(r, req, resp, limit, start)
 	}
 	body, over, err := readBody(resp, limit)
 	elapsed := time.Since(start)

@@ -2,6 +2,7 @@ package mintlify
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -9,26 +10,28 @@ import (
 )
 
 // Assistant conversations: GET /v1/analytics/{projectId}/assistant, one
-// row per conversation turn, cursor paging.
+// row per conversation turn, cursor paging (walked with Follow).
 //
 // Memory: every row carries the visitor's query, the full answer and its
-// sources, so one page is bounded twice: ConversationsPageSize rows, and a
-// body of at most ConversationsMaxBodyBytes (4 MiB, some 40 KiB a row,
-// several times a long answer). The text is never decoded: the wire row
-// below has no field for it, so encoding/json skips it. Reading a page
-// holds its body once (one buffer of its Content-Length; up to twice the
-// bound, 8 MiB, while a body of unknown length grows), and the decoded
-// page keeps about 100 small rows: BenchmarkConversationsFullPage decodes
-// a 3.9 MiB page into 42 KiB. A walk reads one page at a time (each
-// cursor comes from the page before), so a walk of any length stays
-// within one page: 4 MiB, 8 MiB at worst.
+// sources. The page is decoded as a stream (decodeCursorPage): each row
+// is read into a wire row that has no field for the text, so the text is
+// skipped, never decoded, and the body is never held whole. A page of
+// ConversationsPageSize rows keeps about 1 000 rows of some 150 bytes,
+// whatever its body's size: BenchmarkConversationsFullPage decodes a page
+// of 1 000 rows with long answers (39 MiB) allocating about 1 % of it.
+// The body is still bounded, ConversationsMaxBodyBytes (64 KiB a row at
+// the page size): a page larger than that is no answer of the API, and
+// reading one costs time and bandwidth of the budget's request. The
+// decoder's buffer holds one row at a time, so it grows to the longest
+// row, not to the page.
 const (
-	// MaxConversationsLimit is the largest limit the endpoint documents.
+	// MaxConversationsLimit is the largest limit the endpoint documents,
+	// and the page size the exporter asks for.
 	MaxConversationsLimit = 1000
 	// ConversationsPageSize is the limit the exporter asks for.
-	ConversationsPageSize = 100
+	ConversationsPageSize = MaxConversationsLimit
 	// ConversationsMaxBodyBytes bounds one page's body.
-	ConversationsMaxBodyBytes = 4 << 20
+	ConversationsMaxBodyBytes = 64 << 20
 )
 
 // The values of a conversation's resolution and response type.
@@ -39,9 +42,15 @@ const (
 	ResponseClarifying = "clarifying_question"
 )
 
+// MaxRowIDBytes bounds a row's id (a conversation's, a feedback entry's):
+// the API's are ULIDs of 26 characters; an empty or longer one makes the
+// page unusable.
+const MaxRowIDBytes = 256
+
 // Conversation is what the exporter counts of one conversation turn. The
 // visitor's query, the response and its sources are not read.
 type Conversation struct {
+	ID           string // the conversation's id, which the walk de-duplicates by
 	Resolution   string // Answered or Unanswered
 	ResponseType string // ResponseAnswer (also when the API omits it) or ResponseClarifying
 	// Category is the sanitised queryCategory (see Category), Uncategorized
@@ -55,10 +64,7 @@ type Conversation struct {
 
 // ConversationsPage is one answer of the endpoint.
 type ConversationsPage struct {
-	Rows []Conversation
-	// NextCursor is the cursor of the next page; "" when HasMore is false.
-	NextCursor string
-	HasMore    bool
+	CursorPage[Conversation]
 	// CutCategories counts rows whose category was cut to
 	// MaxCategoryRunes; DroppedPaths rows whose pageUrl was set but gave
 	// no usable path.
@@ -66,9 +72,12 @@ type ConversationsPage struct {
 	DroppedPaths  int
 }
 
+func (c Conversation) walkKey() (string, time.Time) { return c.ID, c.Time }
+
 // wireConversation lists the fields counted; query, response and sources
 // have no field here, so they are never decoded.
 type wireConversation struct {
+	ID               *string          `json:"id"`
 	Timestamp        *string          `json:"timestamp"`
 	ResolutionStatus *string          `json:"resolutionStatus"`
 	ResponseType     *string          `json:"responseType"`
@@ -76,54 +85,67 @@ type wireConversation struct {
 	PageURL          nullable[string] `json:"pageUrl"`
 }
 
-type wireConversationsPage struct {
-	Conversations *rowsUpTo[wireConversation] `json:"conversations"`
-	NextCursor    nullable[string]            `json:"nextCursor"`
-	HasMore       *bool                       `json:"hasMore"`
-
-	page ConversationsPage
+// conversationsAnswer decodes a page of at most limit rows.
+type conversationsAnswer struct {
+	limit int
+	page  ConversationsPage
 }
 
-func (w *wireConversationsPage) validate() error {
-	rows, next, more, err := cursorPage("conversations", w.Conversations, w.NextCursor, w.HasMore)
-	if err != nil {
-		return err
-	}
-	p := ConversationsPage{Rows: make([]Conversation, len(rows)), NextCursor: next, HasMore: more}
-	for i := range rows {
-		if err := p.add(i, &rows[i]); err != nil {
+func (a *conversationsAnswer) decodeStream(dec *json.Decoder) error {
+	a.page = ConversationsPage{} // a retry decodes again from the start
+	p := &a.page
+	p.endpoint = "conversations"
+	var err error
+	p.NextCursor, p.HasMore, err = decodeCursorPage(dec, "conversations", a.limit, func(i int, r *wireConversation) error {
+		c, err := p.row(i, r)
+		if err != nil {
 			return err
 		}
-	}
-	w.page = p
-	return nil
+		p.Rows = append(p.Rows, c)
+		return nil
+	})
+	return err
 }
 
-// add fills row i of p from r.
-func (p *ConversationsPage) add(i int, r *wireConversation) error {
-	at := func(field string) string { return fmt.Sprintf("conversations[%d].%s", i, field) }
+// rowID checks the id of row i of field.
+func rowID(field string, i int, id *string) (string, error) {
 	switch {
+	case id == nil:
+		return "", fmt.Errorf("missing required field %q", fmt.Sprintf("%s[%d].id", field, i))
+	case *id == "" || len(*id) > MaxRowIDBytes:
+		return "", fmt.Errorf("field %q: empty or longer than %d bytes", fmt.Sprintf("%s[%d].id", field, i), MaxRowIDBytes)
+	}
+	return *id, nil
+}
+
+// row is row i of p, from r.
+func (p *ConversationsPage) row(i int, r *wireConversation) (Conversation, error) {
+	at := func(field string) string { return fmt.Sprintf("conversations[%d].%s", i, field) }
+	id, err := rowID("conversations", i, r.ID)
+	switch {
+	case err != nil:
+		return Conversation{}, err
 	case r.Timestamp == nil:
-		return fmt.Errorf("missing required field %q", at("timestamp"))
+		return Conversation{}, fmt.Errorf("missing required field %q", at("timestamp"))
 	case r.ResolutionStatus == nil:
-		return fmt.Errorf("missing required field %q", at("resolutionStatus"))
+		return Conversation{}, fmt.Errorf("missing required field %q", at("resolutionStatus"))
 	case !r.QueryCategory.set:
-		return fmt.Errorf("missing required field %q", at("queryCategory"))
+		return Conversation{}, fmt.Errorf("missing required field %q", at("queryCategory"))
 	case !r.PageURL.set:
-		return fmt.Errorf("missing required field %q", at("pageUrl"))
+		return Conversation{}, fmt.Errorf("missing required field %q", at("pageUrl"))
 	}
 	t, err := time.Parse(time.RFC3339Nano, *r.Timestamp)
 	if err != nil {
-		return fmt.Errorf("field %q: not an ISO 8601 date-time: %q", at("timestamp"), ScrubText(*r.Timestamp, ""))
+		return Conversation{}, fmt.Errorf("field %q: not an ISO 8601 date-time: %q", at("timestamp"), ScrubText(*r.Timestamp, ""))
 	}
-	c := Conversation{Resolution: *r.ResolutionStatus, ResponseType: ResponseAnswer, Category: Uncategorized, Time: t.UTC()}
+	c := Conversation{ID: id, Resolution: *r.ResolutionStatus, ResponseType: ResponseAnswer, Category: Uncategorized, Time: t.UTC()}
 	if c.Resolution != Answered && c.Resolution != Unanswered {
-		return fmt.Errorf("field %q: unknown value %q", at("resolutionStatus"), ScrubText(c.Resolution, ""))
+		return Conversation{}, fmt.Errorf("field %q: unknown value %q", at("resolutionStatus"), ScrubText(c.Resolution, ""))
 	}
 	if r.ResponseType != nil {
 		c.ResponseType = *r.ResponseType
 		if c.ResponseType != ResponseAnswer && c.ResponseType != ResponseClarifying {
-			return fmt.Errorf("field %q: unknown value %q", at("responseType"), ScrubText(c.ResponseType, ""))
+			return Conversation{}, fmt.Errorf("field %q: unknown value %q", at("responseType"), ScrubText(c.ResponseType, ""))
 		}
 	}
 	if !r.QueryCategory.null {
@@ -140,31 +162,7 @@ func (p *ConversationsPage) add(i int, r *wireConversation) error {
 			p.DroppedPaths++
 		}
 	}
-	p.Rows[i] = c
-	return nil
-}
-
-// cursorPage checks what every cursor-paged answer (conversations,
-// feedback entries) must hold: its rows under field, hasMore, and a
-// nextCursor checked against hasMore: a page with more must say where
-// they start, and the cursor must be one the client can send back (and a
-// caller can save). It returns the rows, the cursor ("" when nothing
-// follows, whatever the answer says) and hasMore.
-func cursorPage[T any](field string, rows *rowsUpTo[T], n nullable[string], hasMore *bool) ([]T, string, bool, error) {
-	rs := rows.present()
-	switch {
-	case rs == nil:
-		return nil, "", false, fmt.Errorf("missing required field %q", field)
-	case hasMore == nil:
-		return nil, "", false, errors.New(`missing required field "hasMore"`)
-	case !n.set:
-		return nil, "", false, errors.New(`missing required field "nextCursor"`)
-	case !*hasMore:
-		return *rs, "", false, nil
-	case n.null || !validCursor(n.value):
-		return nil, "", false, fmt.Errorf(`field "nextCursor": hasMore is true but the cursor is null or unusable (empty, longer than %d bytes, or not printable ASCII)`, maxCursorBytes)
-	}
-	return *rs, n.value, true, nil
+	return c, nil
 }
 
 // Conversations fetches one page of assistant conversations in r, limit
@@ -190,11 +188,11 @@ func (c *Client) Conversations(ctx context.Context, projectID string, r DateRang
 		}
 		q.Set("cursor", cursor)
 	}
-	w := wireConversationsPage{Conversations: newRows[wireConversation]("conversations", limit)}
+	a := &conversationsAnswer{limit: limit}
 	req := request{endpoint: endpoint, method: "GET", path: analyticsPath(projectID, "assistant"), query: q,
-		idempotent: true, maxBody: ConversationsMaxBodyBytes}
-	if err := c.do(ctx, req, &w); err != nil {
+		idempotent: true, maxBody: ConversationsMaxBodyBytes, stream: a}
+	if err := c.do(ctx, req, nil); err != nil {
 		return nil, err
 	}
-	return &w.page, nil
+	return &a.page, nil
 }

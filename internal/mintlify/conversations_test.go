@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -57,7 +58,7 @@ func TestConversationsDecodesCountsOnly(t *testing.T) {
 	}
 	at := time.Date(2026, 11, 1, 10, 0, 0, 123e6, time.UTC)
 	for i := range want {
-		want[i].Time = at
+		want[i].ID, want[i].Time = "01JD0000000000000000000000", at
 		if p.Rows[i] != want[i] {
 			t.Errorf("row %d = %+v, want %+v", i, p.Rows[i], want[i])
 		}
@@ -103,14 +104,16 @@ func TestConversationsRefusesBrokenPages(t *testing.T) {
 	}
 }
 
-// A page of conversations is bounded below the client's general cap:
-// its rows carry whole answers.
+// A page of conversations has a bound of its own: streamed, its size is no
+// matter of memory, so the bound leaves a long answer room on every row of
+// a full page, above the client's general cap. A body announced larger is
+// refused unread, and not retried.
 func TestConversationsBodyBound(t *testing.T) {
-	big := `{"conversations":[],"nextCursor":null,"hasMore":false,"pad":"` + strings.Repeat("x", ConversationsMaxBodyBytes) + `"}`
 	var calls int
 	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls++
-		_, _ = w.Write([]byte(big))
+		w.Header().Set("Content-Length", strconv.Itoa(ConversationsMaxBodyBytes+1))
+		_, _ = w.Write([]byte(`{"conversations":[`))
 	}))
 	_, err := c.Conversations(context.Background(), "proj", day, 100, "")
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("body exceeds %d bytes", ConversationsMaxBodyBytes)) {
@@ -119,8 +122,8 @@ func TestConversationsBodyBound(t *testing.T) {
 	if calls != 1 {
 		t.Errorf("%d calls: a body too large is not retried", calls)
 	}
-	if ConversationsMaxBodyBytes >= DefaultMaxBodyBytes {
-		t.Errorf("the conversations bound %d is no tighter than the client's %d", ConversationsMaxBodyBytes, DefaultMaxBodyBytes)
+	if perRow := ConversationsMaxBodyBytes / ConversationsPageSize; perRow < 32<<10 {
+		t.Errorf("the conversations bound leaves %d bytes a row of a full page, less than a long answer", perRow)
 	}
 }
 

@@ -2,6 +2,7 @@ package mintlify
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,13 +15,13 @@ import (
 // entry a reader left, cursor paging, filtered by status and source.
 //
 // Memory: a row carries the reader's comment and contact, and a
-// code-snippet entry the snippet itself, so one page is bounded twice:
-// MaxFeedbackEntriesLimit (100) rows, and a body of at most
-// FeedbackEntriesMaxBodyBytes (2 MiB, some 20 KiB a row). None of that
-// text is decoded (the wire row has no field for it); a decoded page
-// keeps 100 rows of about 100 bytes beside their path. Reading a page
-// holds its body once (twice the bound, 4 MiB, at worst while a body of
-// unknown length grows), and a walk reads one page at a time.
+// code-snippet entry the snippet itself. As conversations, the page is
+// decoded as a stream (decodeCursorPage) and none of that text is decoded
+// (the wire row has no field for it): a decoded page keeps
+// MaxFeedbackEntriesLimit (100) rows of about 100 bytes beside their
+// path, and the decoder holds one row at a time. The body is bounded,
+// FeedbackEntriesMaxBodyBytes (2 MiB, some 20 KiB a row), and a walk
+// (Follow) reads one page at a time.
 const (
 	// MaxFeedbackEntriesLimit is the largest limit the endpoint
 	// documents, and the page size the exporter asks for.
@@ -46,6 +47,7 @@ var (
 // FeedbackEntry is what the exporter counts of one entry. The reader's
 // comment and contact (and a snippet's code) are not read.
 type FeedbackEntry struct {
+	ID     string // the entry's id, which the walk de-duplicates by
 	Status string // one of FeedbackStatuses
 	Source string // one of FeedbackSources
 	// Path is the page (see PagePath); "" when the entry's path gives no
@@ -57,13 +59,12 @@ type FeedbackEntry struct {
 
 // FeedbackEntriesPage is one answer of the endpoint.
 type FeedbackEntriesPage struct {
-	Rows []FeedbackEntry
-	// NextCursor is the cursor of the next page; "" when HasMore is false.
-	NextCursor string
-	HasMore    bool
+	CursorPage[FeedbackEntry]
 	// DroppedPaths counts rows whose path gave no usable one.
 	DroppedPaths int
 }
+
+func (e FeedbackEntry) walkKey() (string, time.Time) { return e.ID, e.Created }
 
 // FeedbackFilter is which entries to ask for: those created in Range,
 // with one of Statuses (all when empty) and from Source (all when "").
@@ -77,57 +78,60 @@ type FeedbackFilter struct {
 // counts; comment, contact, helpful, code, filename and lang have no field
 // here, so they are never decoded.
 type wireFeedbackEntry struct {
+	ID        *string          `json:"id"`
 	Path      *string          `json:"path"`
 	CreatedAt nullable[string] `json:"createdAt"`
 	Source    *string          `json:"source"`
 	Status    *string          `json:"status"`
 }
 
-type wireFeedbackEntriesPage struct {
-	Feedback   *rowsUpTo[wireFeedbackEntry] `json:"feedback"`
-	NextCursor nullable[string]             `json:"nextCursor"`
-	HasMore    *bool                        `json:"hasMore"`
-
-	page FeedbackEntriesPage
+// feedbackEntriesAnswer decodes a page of at most limit rows.
+type feedbackEntriesAnswer struct {
+	limit int
+	page  FeedbackEntriesPage
 }
 
-func (w *wireFeedbackEntriesPage) validate() error {
-	rows, next, more, err := cursorPage("feedback", w.Feedback, w.NextCursor, w.HasMore)
-	if err != nil {
-		return err
-	}
-	p := FeedbackEntriesPage{Rows: make([]FeedbackEntry, len(rows)), NextCursor: next, HasMore: more}
-	for i := range rows {
-		if err := p.add(i, &rows[i]); err != nil {
+func (a *feedbackEntriesAnswer) decodeStream(dec *json.Decoder) error {
+	a.page = FeedbackEntriesPage{} // a retry decodes again from the start
+	p := &a.page
+	p.endpoint = "feedback_entries"
+	var err error
+	p.NextCursor, p.HasMore, err = decodeCursorPage(dec, "feedback", a.limit, func(i int, r *wireFeedbackEntry) error {
+		e, err := p.row(i, r)
+		if err != nil {
 			return err
 		}
-	}
-	w.page = p
-	return nil
+		p.Rows = append(p.Rows, e)
+		return nil
+	})
+	return err
 }
 
-// add fills row i of p from r.
-func (p *FeedbackEntriesPage) add(i int, r *wireFeedbackEntry) error {
+// row is row i of p, from r.
+func (p *FeedbackEntriesPage) row(i int, r *wireFeedbackEntry) (FeedbackEntry, error) {
 	at := func(field string) string { return fmt.Sprintf("feedback[%d].%s", i, field) }
+	id, err := rowID("feedback", i, r.ID)
 	switch {
+	case err != nil:
+		return FeedbackEntry{}, err
 	case r.Path == nil:
-		return fmt.Errorf("missing required field %q", at("path"))
+		return FeedbackEntry{}, fmt.Errorf("missing required field %q", at("path"))
 	case !r.CreatedAt.set:
-		return fmt.Errorf("missing required field %q", at("createdAt"))
+		return FeedbackEntry{}, fmt.Errorf("missing required field %q", at("createdAt"))
 	case r.Source == nil:
-		return fmt.Errorf("missing required field %q", at("source"))
+		return FeedbackEntry{}, fmt.Errorf("missing required field %q", at("source"))
 	case r.Status == nil:
-		return fmt.Errorf("missing required field %q", at("status"))
+		return FeedbackEntry{}, fmt.Errorf("missing required field %q", at("status"))
 	case !slices.Contains(FeedbackSources, *r.Source):
-		return fmt.Errorf("field %q: unknown value %q", at("source"), ScrubText(*r.Source, ""))
+		return FeedbackEntry{}, fmt.Errorf("field %q: unknown value %q", at("source"), ScrubText(*r.Source, ""))
 	case !slices.Contains(FeedbackStatuses, *r.Status):
-		return fmt.Errorf("field %q: unknown value %q", at("status"), ScrubText(*r.Status, ""))
+		return FeedbackEntry{}, fmt.Errorf("field %q: unknown value %q", at("status"), ScrubText(*r.Status, ""))
 	}
-	e := FeedbackEntry{Status: *r.Status, Source: *r.Source}
+	e := FeedbackEntry{ID: id, Status: *r.Status, Source: *r.Source}
 	if !r.CreatedAt.null {
 		t, err := time.Parse(time.RFC3339Nano, r.CreatedAt.value)
 		if err != nil {
-			return fmt.Errorf("field %q: not an ISO 8601 date-time: %q", at("createdAt"), ScrubText(r.CreatedAt.value, ""))
+			return FeedbackEntry{}, fmt.Errorf("field %q: not an ISO 8601 date-time: %q", at("createdAt"), ScrubText(r.CreatedAt.value, ""))
 		}
 		e.Created = t.UTC()
 	}
@@ -136,8 +140,7 @@ func (p *FeedbackEntriesPage) add(i int, r *wireFeedbackEntry) error {
 	} else {
 		p.DroppedPaths++
 	}
-	p.Rows[i] = e
-	return nil
+	return e, nil
 }
 
 // FeedbackEntries fetches one page of feedback entries matching f, limit
@@ -176,11 +179,11 @@ func (c *Client) FeedbackEntries(ctx context.Context, projectID string, f Feedba
 		}
 		q.Set("cursor", cursor)
 	}
-	w := wireFeedbackEntriesPage{Feedback: newRows[wireFeedbackEntry]("feedback", limit)}
+	a := &feedbackEntriesAnswer{limit: limit}
 	req := request{endpoint: endpoint, method: "GET", path: analyticsPath(projectID, "feedback"), query: q,
-		idempotent: true, maxBody: FeedbackEntriesMaxBodyBytes}
-	if err := c.do(ctx, req, &w); err != nil {
+		idempotent: true, maxBody: FeedbackEntriesMaxBodyBytes, stream: a}
+	if err := c.do(ctx, req, nil); err != nil {
 		return nil, err
 	}
-	return &w.page, nil
+	return &a.page, nil
 }

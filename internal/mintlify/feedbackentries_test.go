@@ -37,10 +37,10 @@ func TestFeedbackEntriesDecodesCountsOnly(t *testing.T) {
 		t.Errorf("request %s %v", gotPath, got)
 	}
 	want := []FeedbackEntry{
-		{Status: FeedbackPending, Source: "contextual", Path: "/docs/a", Created: time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)},
-		{Status: FeedbackInProgress, Source: "code_snippet", Path: "/docs/b"},
-		{Status: FeedbackPending, Source: "agent", Path: "/docs/c", Created: time.Date(2026, 9, 30, 22, 0, 0, 0, time.UTC)},
-		{Status: FeedbackInProgress, Source: "thumbs_only", Created: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)},
+		{ID: "f1", Status: FeedbackPending, Source: "contextual", Path: "/docs/a", Created: time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC)},
+		{ID: "f2", Status: FeedbackInProgress, Source: "code_snippet", Path: "/docs/b"},
+		{ID: "f3", Status: FeedbackPending, Source: "agent", Path: "/docs/c", Created: time.Date(2026, 9, 30, 22, 0, 0, 0, time.UTC)},
+		{ID: "f4", Status: FeedbackInProgress, Source: "thumbs_only", Created: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)},
 	}
 	for i := range want {
 		if p.Rows[i] != want[i] {
@@ -108,5 +108,26 @@ func TestFeedbackEntriesArguments(t *testing.T) {
 		if _, err := c.FeedbackEntries(ctx, "p", tc.f, tc.limit, tc.cursor); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// A streamed page whose length is not announced is read up to its bound
+// and no further: the decoder stops there, the page is refused and not
+// retried.
+func TestFeedbackEntriesStreamBound(t *testing.T) {
+	var calls int
+	c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		_, _ = w.Write([]byte(`{"feedback":[],"nextCursor":null,"hasMore":false,"pad":"`))
+		w.(http.Flusher).Flush() // no Content-Length: chunked
+		_, _ = w.Write([]byte(strings.Repeat("x", FeedbackEntriesMaxBodyBytes) + `"}`))
+	}))
+	f := FeedbackFilter{Range: day}
+	_, err := c.FeedbackEntries(context.Background(), "proj", f, 100, "")
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("body exceeds %d bytes", FeedbackEntriesMaxBodyBytes)) {
+		t.Fatalf("err = %v", err)
+	}
+	if calls != 1 {
+		t.Errorf("%d calls: a body too large is not retried", calls)
 	}
 }

@@ -60,20 +60,21 @@ func walkFeedback(t *testing.T, c *mintlify.Client, project string, f mintlify.F
 }
 
 // The client reads a day of conversations as the simulator serves it,
-// one request per 100 rows, each row's counted fields intact.
+// one request per ConversationsPageSize rows, each row's counted fields
+// intact.
 func TestConversationsAgainstSimulator(t *testing.T) {
-	site := mockapi.Site{Seed: 3, Paths: 300, ConversationsPerHour: 20}
+	site := mockapi.Site{Seed: 3, Paths: 300, ConversationsPerHour: 60}
 	api, _ := startMock(t, map[string]mockapi.Site{"p": site}, nil)
 	c := client(t, api.URL(), roKey)
 	day := time.Date(2026, 11, 19, 0, 0, 0, 0, time.UTC)
 	r := mintlify.DateRange{From: day, To: day.Add(24 * time.Hour), Days: true}
 	_, got := walkConversations(t, c, "p", r)
 	want := site.Conversations(r.From, r.To)
-	if len(got) != len(want) || len(want) < 200 {
-		t.Fatalf("%d conversations, want %d (at least 200, to page)", len(got), len(want))
+	if len(got) != len(want) || len(want) <= mintlify.ConversationsPageSize {
+		t.Fatalf("%d conversations, want %d (more than a page)", len(got), len(want))
 	}
 	for i, w := range want {
-		exp := mintlify.Conversation{Resolution: w.ResolutionStatus, ResponseType: mintlify.ResponseAnswer, Category: mintlify.Uncategorized}
+		exp := mintlify.Conversation{ID: w.ID, Resolution: w.ResolutionStatus, ResponseType: mintlify.ResponseAnswer, Category: mintlify.Uncategorized}
 		if w.ResponseType != nil {
 			exp.ResponseType = *w.ResponseType
 		}
@@ -88,7 +89,7 @@ func TestConversationsAgainstSimulator(t *testing.T) {
 			t.Fatalf("row %d = %+v, want %+v", i, got[i], exp)
 		}
 	}
-	if n, want := api.Server.CountRequests(nil), (len(want)+99)/100; n != want {
+	if n, want := api.Server.CountRequests(nil), (len(want)+mintlify.ConversationsPageSize-1)/mintlify.ConversationsPageSize; n != want {
 		t.Errorf("%d requests, want %d", n, want)
 	}
 }
@@ -108,7 +109,7 @@ func TestFeedbackEntriesAgainstSimulator(t *testing.T) {
 		if e.Status != "pending" && e.Status != "in_progress" {
 			continue
 		}
-		exp := mintlify.FeedbackEntry{Status: e.Status, Source: e.Source, Path: strings.TrimPrefix(e.Path, mockapi.SiteURL)}
+		exp := mintlify.FeedbackEntry{ID: e.ID, Status: e.Status, Source: e.Source, Path: strings.TrimPrefix(e.Path, mockapi.SiteURL)}
 		if e.CreatedAt != nil {
 			exp.Created = e.Created().Truncate(time.Millisecond)
 		}

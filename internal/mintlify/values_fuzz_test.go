@@ -1,6 +1,7 @@
 package mintlify
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"unicode"
@@ -36,11 +37,11 @@ func FuzzDecodeConversations(f *testing.F) {
 	f.Add([]byte(`{"conversations":[],"nextCursor":null,"hasMore":false}`))
 	f.Add([]byte(`{"conversations":[{"queryCategory":null}],"nextCursor":null}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		w := wireConversationsPage{Conversations: newRows[wireConversation]("conversations", 5)}
-		if err := decodeJSON(body, &w); err != nil {
+		a := conversationsAnswer{limit: 5}
+		if err := decodeStreamFrom(bytes.NewReader(body), &a); err != nil {
 			return
 		}
-		p := w.page
+		p := a.page
 		if len(p.Rows) > 5 || (p.HasMore && !validCursor(p.NextCursor)) || (!p.HasMore && p.NextCursor != "") {
 			t.Fatalf("page %+v", p)
 		}

@@ -134,11 +134,20 @@ func (s *Server) answerFor(c *call, v *validator) func(from, to time.Time) *resp
 				v.failf("cursor: invalid pagination cursor, expected a ULID")
 			}
 		}
-		return func(from, to time.Time) *response { return conversationsAnswer(c.site, from, to, limit, cursor) }
+		return func(from, to time.Time) *response {
+			return s.cursorAnswer(c, "conversations", from, to, cursor, func(from, to time.Time, cursor string) cursorPage {
+				return conversationsPage(c.site, from, to, limit, cursor)
+			})
+		}
 	case EndpointFeedbackEntries:
 		fq := feedbackParams(v)
 		fq.limit = v.integer("limit", 50, 1, 100, true)
-		return func(from, to time.Time) *response { return feedbackAnswer(c.site, from, to, fq) }
+		cursor := v.q.Get("cursor")
+		return func(from, to time.Time) *response {
+			return s.cursorAnswer(c, "feedback", from, to, cursor, func(from, to time.Time, cursor string) cursorPage {
+				return feedbackPage(c.site, from, to, fq, cursor)
+			})
+		}
 	}
 	pq := s.pageQuery(c.rt.endpoint, v)
 	f := c.fault

@@ -148,9 +148,9 @@ func (s Site) eachConversation(from, to time.Time, after string, yield func(Conv
 	}
 }
 
-// conversationsAnswer is one page of conversations in [from, to) after
-// the cursor.
-func conversationsAnswer(site Site, from, to time.Time, limit int, cursor string) *response {
+// conversationsPage is one page of conversations in [from, to) after the
+// cursor, before the cursor faults (see cursorAnswer).
+func conversationsPage(site Site, from, to time.Time, limit int, cursor string) cursorPage {
 	page := make([]Conversation, 0, min(limit, 1000)+1)
 	site.eachConversation(from, to, cursor, func(c Conversation) bool {
 		page = append(page, c)
@@ -162,11 +162,7 @@ func conversationsAnswer(site Site, from, to time.Time, limit int, cursor string
 		page = page[:limit]
 		next = ptr(page[limit-1].ID)
 	}
-	return jsonResponse(200, struct {
-		Conversations []Conversation `json:"conversations"`
-		NextCursor    *string        `json:"nextCursor"`
-		HasMore       bool           `json:"hasMore"`
-	}{page, next, more})
+	return cursorPage{rows: page, next: next, more: more}
 }
 
 // crockford is the ULID alphabet.

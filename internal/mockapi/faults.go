@@ -65,6 +65,23 @@ type Fault struct {
 	// RepeatPages answers every offset past the end with the first page's
 	// rows again, hasMore true: an upstream that loops for ever.
 	RepeatPages bool
+	// The cursor faults, of the cursor-paged endpoints (conversations,
+	// feedback entries); see cursorAnswer.
+	//
+	// PageServedTwice: the first page asked for with a cursor (page 2)
+	// gives that same cursor as its nextCursor, once for the fault's life,
+	// so a client that follows it reads page 2 twice.
+	PageServedTwice bool
+	// WidenedRange: the rows of the day before dateFrom and of the day
+	// after dateTo (up to now) are served too.
+	WidenedRange bool
+	// RepeatingCursor: every page asked for with a cursor gives that same
+	// cursor as its nextCursor, with hasMore true, for ever.
+	RepeatingCursor bool
+	// CyclingCursor: every page asked for with a cursor other than the
+	// first page's nextCursor (A) points back at A, with hasMore true:
+	// A→B→A for ever.
+	CyclingCursor bool
 	// ExtraRows are appended to the first page (offset 0) of views and
 	// visitors, e.g. a path with invalid UTF-8 or a 10 kB path. They are
 	// written byte for byte.
@@ -72,10 +89,14 @@ type Fault struct {
 	// Remaining applies the fault to this many matching requests, then
 	// removes it. 0 = until cleared.
 	Remaining int
+
+	state *faultState // where the fault's own bookkeeping lives
 }
 
 type faultState struct {
 	f Fault
+	// servedTwice: PageServedTwice has served its page twice.
+	servedTwice bool
 }
 
 // SetFault installs f, replacing any fault for the same Endpoint. A fault
@@ -121,6 +142,7 @@ func (s *Server) takeFault(endpoint string) *Fault {
 		return nil
 	}
 	f := st.f
+	f.state = st
 	if st.f.Remaining > 0 {
 		st.f.Remaining--
 		if st.f.Remaining == 0 {
@@ -245,4 +267,66 @@ func dropField(body []byte, field string) []byte {
 		b = append(b, m[k]...)
 	}
 	return append(b, '}')
+}
+
+// cursorPage is one page of a cursor-paged endpoint: its rows, the
+// cursor of the next page and hasMore.
+type cursorPage struct {
+	rows any
+	next *string
+	more bool
+}
+
+// cursorAnswer is the answer of a cursor-paged endpoint for [from, to)
+// from cursor, with the call's cursor faults: page builds a page of the
+// endpoint's data. The rows go under field.
+func (s *Server) cursorAnswer(c *call, field string, from, to time.Time, cursor string, page func(from, to time.Time, cursor string) cursorPage) *response {
+	f := c.fault
+	if f == nil {
+		f = &Fault{}
+	}
+	if f.WidenedRange {
+		from, to = from.AddDate(0, 0, -1), to.AddDate(0, 0, 1)
+		if to.After(c.now) {
+			to = c.now
+		}
+	}
+	p := page(from, to, cursor)
+	if cursor != "" {
+		switch {
+		case f.RepeatingCursor:
+			p.next, p.more = &cursor, true
+		case f.CyclingCursor:
+			if first := page(from, to, "").next; first != nil && *first != cursor {
+				p.next, p.more = first, true
+			}
+		case f.PageServedTwice && s.firstTime(f):
+			p.next, p.more = &cursor, true
+		}
+	}
+	// The rows' key is the endpoint's: the object is written in the
+	// vendor's order, rows first.
+	rows := jsonResponse(http.StatusOK, p.rows).body
+	if string(rows) == "null" {
+		rows = []byte("[]")
+	}
+	tail := jsonResponse(http.StatusOK, struct {
+		NextCursor *string `json:"nextCursor"`
+		HasMore    bool    `json:"hasMore"`
+	}{p.next, p.more}).body
+	b := append(appendString([]byte{'{'}, field), ':')
+	b = append(append(append(b, rows...), ','), tail[1:]...)
+	return newResponse(http.StatusOK, "application/json; charset=utf-8", b)
+}
+
+// firstTime reports whether PageServedTwice has not served its page
+// twice yet, and marks it served.
+func (s *Server) firstTime(f *Fault) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f.state == nil || f.state.servedTwice {
+		return false
+	}
+	f.state.servedTwice = true
+	return true
 }

@@ -209,8 +209,14 @@ func feedbackParams(v *validator) feedbackQuery {
 	return fq
 }
 
-// feedbackAnswer is one page of the entries in [from, to) matching fq.
-func feedbackAnswer(site Site, from, to time.Time, fq feedbackQuery) *response {
+// feedbackPage is one page of the entries in [from, to) matching fq,
+// before the cursor faults (see cursorAnswer); cursor is the request's.
+func feedbackPage(site Site, from, to time.Time, fq feedbackQuery, cursor string) cursorPage {
+	if cursor == "" {
+		fq.before = ""
+	} else if b, err := base64.RawURLEncoding.DecodeString(cursor); err == nil {
+		fq.before = strings.TrimPrefix(string(b), "f:")
+	}
 	page := make([]any, 0, fq.limit+1)
 	var last string
 	site.eachFeedback(from, to, fq.before, func(e FeedbackEntry) bool {
@@ -230,9 +236,5 @@ func feedbackAnswer(site Site, from, to time.Time, fq feedbackQuery) *response {
 		page = page[:fq.limit]
 		next = ptr(base64.RawURLEncoding.EncodeToString([]byte("f:" + last)))
 	}
-	return jsonResponse(200, struct {
-		Feedback   []any   `json:"feedback"`
-		NextCursor *string `json:"nextCursor"`
-		HasMore    bool    `json:"hasMore"`
-	}{page, next, more})
+	return cursorPage{rows: page, next: next, more: more}
 }

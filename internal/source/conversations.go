@@ -33,9 +33,10 @@ const (
 	// largest top list (config.MaxTopN), so a month's top list is the
 	// sum of the days' tops.
 	ConversationsDayKeep = 100
-	// maxDayPages bounds one day's walk: 2 000 pages of
-	// mintlify.ConversationsPageSize rows, 200 000 conversations a day.
-	maxDayPages = 2000
+	// maxDayPages bounds one day's walk: 200 pages of
+	// mintlify.ConversationsPageSize rows, 200 000 conversations a day
+	// (mintlify.MaxCursorWalkRows).
+	maxDayPages = mintlify.MaxCursorWalkRows / mintlify.ConversationsPageSize
 )
 
 // ConversationsPayload is the month's days walked, by date, and the
@@ -64,14 +65,22 @@ type ConversationsDay struct {
 	Pages         []NamedCount `json:"pages"`
 	CategoriesCut bool         `json:"categories_cut"`
 	PagesCut      bool         `json:"pages_cut"`
+	// Duplicates and OutOfRange are the rows the day's walk did not count
+	// (see mintlify.Follow): rows read before in the walk (a page served
+	// twice), and rows outside the day (an upstream that widened the
+	// range). They are kept with the day for the operator
+	// (docs/troubleshooting.md), never added to the counts.
+	Duplicates int `json:"duplicates,omitempty"`
+	OutOfRange int `json:"out_of_range,omitempty"`
 }
 
 // ConversationsWalk is a day's walk in progress: what it counted so far,
-// the range it walks and the cursor of its next page.
+// the range it walks, and the cursor walk (the cursor of its next page,
+// the ids read), whose keys are the walk's own ("cursor" as before).
 type ConversationsWalk struct {
-	Day    ConversationsDay `json:"day"`
-	To     time.Time        `json:"to"` // the end of the range walked
-	Cursor string           `json:"cursor"`
+	Day ConversationsDay `json:"day"`
+	To  time.Time        `json:"to"` // the end of the range walked
+	mintlify.CursorWalk
 }
 
 // ConversationsByType counts conversations by response type.
@@ -132,7 +141,7 @@ func (conversations) Fetch(ctx context.Context, q Query) (Payload, error) {
 	out := &ConversationsPayload{}
 	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
 		date := d.Format(mintlify.DayLayout)
-		if od, ok := old[date]; ok && od.Final {
+		if od, ok := old[date]; ok && od.Final && Sealed(d, q.Now) {
 			out.Days = append(out.Days, od)
 			continue
 		}
@@ -142,7 +151,7 @@ func (conversations) Fetch(ctx context.Context, q Query) (Payload, error) {
 		}
 		w := &ConversationsWalk{Day: ConversationsDay{Date: date}, To: r.To}
 		if resume != nil && resume.Day.Date == date && resume.To.Equal(r.To) {
-			w = resume
+			w = &ConversationsWalk{Day: resume.Day, To: resume.To, CursorWalk: resume.CursorWalk.Clone()}
 		}
 		if err := walkDay(ctx, q, r, w); err != nil {
 			if !errors.Is(err, mintlify.ErrSweepStopped) {
@@ -156,10 +165,18 @@ func (conversations) Fetch(ctx context.Context, q Query) (Payload, error) {
 			}
 			return out, err
 		}
-		w.Day.Final = r.Days && !q.Now.Before(r.To.Add(ConversationsGrace))
+		w.Day.Final = r.Days && Sealed(d, q.Now)
 		out.Days = append(out.Days, w.Day)
 	}
 	return out, nil
+}
+
+// Sealed reports whether the UTC day starting at day is over for good at
+// now: its end plus ConversationsGrace is past. Only then is a day's walk
+// final; a stored day marked final that is not sealed at now (a clock
+// that ran ahead and was set back) is walked again.
+func Sealed(day, now time.Time) bool {
+	return !now.Before(day.AddDate(0, 0, 1).Add(ConversationsGrace))
 }
 
 // walkKeep bounds the categories and pages a walk in progress keeps.
@@ -178,16 +195,17 @@ func walkDay(ctx context.Context, q Query, r mintlify.DateRange, w *Conversation
 		d.Pages, cut = top(pages, n)
 		d.PagesCut = d.PagesCut || cut
 	}
-	for n := 0; ; n++ {
-		if n == maxDayPages {
-			return fmt.Errorf("conversations of %s: more than %d pages of %d", d.Date, maxDayPages, mintlify.ConversationsPageSize)
-		}
+	for {
 		page, err := q.Client.Conversations(ctx, q.Project, r, mintlify.ConversationsPageSize, w.Cursor)
 		if err != nil {
 			keep(walkKeep)
 			return err
 		}
-		for _, c := range page.Rows {
+		rows, done, err := mintlify.Follow(&w.CursorWalk, r, maxDayPages, &page.CursorPage)
+		if err != nil {
+			return fmt.Errorf("conversations of %s: %w", d.Date, err)
+		}
+		for _, c := range rows {
 			d.Rows++
 			by := &d.Answered
 			if c.Resolution == mintlify.Unanswered {
@@ -203,8 +221,8 @@ func walkDay(ctx context.Context, q Query, r mintlify.DateRange, w *Conversation
 				by.Answer++
 			}
 		}
-		w.Cursor = page.NextCursor
-		if !page.HasMore {
+		if done {
+			d.Duplicates, d.OutOfRange = w.Duplicates, w.OutOfRange
 			keep(ConversationsDayKeep)
 			return nil
 		}
@@ -246,7 +264,10 @@ func (conversations) Samples(pl Payload, s Settings) []Sample {
 	var answered, unanswered ConversationsByType
 	categories, pages := map[string]float64{}, map[string]float64{}
 	var categoriesCut, pagesCut bool
+	var duplicates, outOfRange float64
 	for _, d := range p.Days {
+		duplicates += float64(d.Duplicates)
+		outOfRange += float64(d.OutOfRange)
 		answered.Answer += d.Answered.Answer
 		answered.Clarifying += d.Answered.Clarifying
 		unanswered.Answer += d.Unanswered.Answer
@@ -269,6 +290,7 @@ func (conversations) Samples(pl Payload, s Settings) []Sample {
 		{Family: total, Labels: []Label{{"resolution", mintlify.Unanswered}, {"response_type", mintlify.ResponseAnswer}}, Value: unanswered.Answer},
 		{Family: total, Labels: []Label{{"resolution", mintlify.Unanswered}, {"response_type", mintlify.ResponseClarifying}}, Value: unanswered.Clarifying},
 	}
+	out = append(out, droppedRows("mintlify_assistant_conversations_dropped_rows", duplicates, outOfRange)...)
 	topCategories, cut := top(categories, s.TopN)
 	out = append(out, Sample{Family: "mintlify_assistant_unanswered_truncated", Labels: []Label{{"list", "category"}}, Value: boolFloat(cut || categoriesCut)})
 	for _, c := range topCategories {

@@ -36,6 +36,12 @@ type FeedbackBacklog struct {
 	Oldest time.Time `json:"oldest"`
 	// Entries is how many were read: what the next walk costs, in pages.
 	Entries int `json:"entries"`
+	// Duplicates and OutOfRange are the rows the walk did not count (see
+	// mintlify.Follow): entries read before in the walk, and entries
+	// created outside the look-back asked for; kept for the operator
+	// (docs/troubleshooting.md), never counted as open.
+	Duplicates int `json:"duplicates,omitempty"`
+	OutOfRange int `json:"out_of_range,omitempty"`
 }
 
 // FeedbackOpen is a count of open entries of one status and source.
@@ -45,12 +51,13 @@ type FeedbackOpen struct {
 	Count  float64 `json:"count"`
 }
 
-// FeedbackBacklogWalk is a walk in progress: its range, the cursor of
-// its next page, and what it counted so far.
+// FeedbackBacklogWalk is a walk in progress: its range, the cursor walk
+// (the cursor of its next page, the ids read; its keys are the walk's
+// own, "cursor" as before), and what it counted so far.
 type FeedbackBacklogWalk struct {
-	From    time.Time       `json:"from"`
-	To      time.Time       `json:"to"`
-	Cursor  string          `json:"cursor"`
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+	mintlify.CursorWalk
 	Counted FeedbackBacklog `json:"counted"`
 }
 
@@ -74,10 +81,13 @@ func (feedbackBacklog) Cost(pl Payload) int {
 // last complete count with the walk so far, beside the error.
 func (feedbackBacklog) Fetch(ctx context.Context, q Query) (Payload, error) {
 	out := &FeedbackBacklogPayload{}
+	var w *FeedbackBacklogWalk
 	if old, ok := q.Old.(*FeedbackBacklogPayload); ok && old != nil {
-		out.Backlog, out.Walk = old.Backlog, old.Walk
+		out.Backlog = old.Backlog
+		if o := old.Walk; o != nil {
+			w = &FeedbackBacklogWalk{From: o.From, To: o.To, CursorWalk: o.CursorWalk.Clone(), Counted: o.Counted}
+		}
 	}
-	w := out.Walk
 	if w == nil {
 		to := q.Now.UTC().Truncate(time.Minute)
 		w = &FeedbackBacklogWalk{From: to.Add(-q.Settings.LookBack), To: to}
@@ -87,10 +97,7 @@ func (feedbackBacklog) Fetch(ctx context.Context, q Query) (Payload, error) {
 		open[[2]string{c.Status, c.Source}] += c.Count
 	}
 	f := mintlify.FeedbackFilter{Range: mintlify.DateRange{From: w.From, To: w.To}, Statuses: openStatuses}
-	for n := 0; ; n++ {
-		if n == maxBacklogPages {
-			return nil, fmt.Errorf("feedback backlog: more than %d pages of %d open entries", maxBacklogPages, mintlify.MaxFeedbackEntriesLimit)
-		}
+	for {
 		page, err := q.Client.FeedbackEntries(ctx, q.Project, f, mintlify.MaxFeedbackEntriesLimit, w.Cursor)
 		if err != nil {
 			if errors.Is(err, mintlify.ErrSweepStopped) {
@@ -100,7 +107,11 @@ func (feedbackBacklog) Fetch(ctx context.Context, q Query) (Payload, error) {
 			}
 			return nil, err
 		}
-		for _, e := range page.Rows {
+		rows, done, err := mintlify.Follow(&w.CursorWalk, f.Range, maxBacklogPages, &page.CursorPage)
+		if err != nil {
+			return nil, fmt.Errorf("feedback backlog: %w", err)
+		}
+		for _, e := range rows {
 			if e.Status != mintlify.FeedbackPending && e.Status != mintlify.FeedbackInProgress {
 				continue // asked for open ones only
 			}
@@ -110,11 +121,11 @@ func (feedbackBacklog) Fetch(ctx context.Context, q Query) (Payload, error) {
 				w.Counted.Oldest = e.Created
 			}
 		}
-		w.Cursor = page.NextCursor
-		if !page.HasMore {
+		if done {
 			break
 		}
 	}
+	w.Counted.Duplicates, w.Counted.OutOfRange = w.Duplicates, w.OutOfRange
 	w.Counted.Open = openList(open)
 	return &FeedbackBacklogPayload{Backlog: w.Counted}, nil
 }
@@ -138,8 +149,18 @@ func (feedbackBacklog) Samples(pl Payload, _ Settings) []Sample {
 	for _, c := range p.Backlog.Open {
 		out = append(out, Sample{Family: "mintlify_feedback_open", Labels: []Label{{"source", c.Source}, {"status", c.Status}}, Value: c.Count})
 	}
+	out = append(out, droppedRows("mintlify_feedback_open_dropped_rows", float64(p.Backlog.Duplicates), float64(p.Backlog.OutOfRange))...)
 	if !p.Backlog.Oldest.IsZero() {
 		out = append(out, Sample{Family: "mintlify_feedback_oldest_open_timestamp_seconds", Value: float64(p.Backlog.Oldest.UnixNano()) / 1e9})
 	}
 	return out
+}
+
+// droppedRows are the samples of a cursor walk's rows not counted (see
+// mintlify.Follow), in family, by reason.
+func droppedRows(family string, duplicates, outOfRange float64) []Sample {
+	return []Sample{
+		{Family: family, Labels: []Label{{"reason", "duplicate"}}, Value: duplicates},
+		{Family: family, Labels: []Label{{"reason", "out_of_range"}}, Value: outOfRange},
+	}
 }

@@ -9,7 +9,8 @@ import (
 
 // TestConversationsSamples: the month is the sum of its days; the top
 // lists keep the most counted (TopN), the path filter drops pages, and
-// the truncation flags say a list was cut, this month or on a day.
+// the truncation flags say a list was cut, this month or on a day; the
+// rows the days' walks dropped are summed by reason.
 func TestConversationsSamples(t *testing.T) {
 	code, _ := Lookup(kind.Conversations)
 	got := code.Samples(examples[kind.Conversations], Settings{Keep: func(p string) bool { return p != "/hidden" }, TopN: 1})
@@ -18,6 +19,8 @@ func TestConversationsSamples(t *testing.T) {
 		{Family: "mintlify_assistant_conversations_total", Labels: []Label{{"resolution", "answered"}, {"response_type", "clarifying_question"}}, Value: 1},
 		{Family: "mintlify_assistant_conversations_total", Labels: []Label{{"resolution", "unanswered"}, {"response_type", "answer"}}, Value: 4},
 		{Family: "mintlify_assistant_conversations_total", Labels: []Label{{"resolution", "unanswered"}, {"response_type", "clarifying_question"}}, Value: 1},
+		{Family: "mintlify_assistant_conversations_dropped_rows", Labels: []Label{{"reason", "duplicate"}}, Value: 3},
+		{Family: "mintlify_assistant_conversations_dropped_rows", Labels: []Label{{"reason", "out_of_range"}}, Value: 2},
 		{Family: "mintlify_assistant_unanswered_truncated", Labels: []Label{{"list", "category"}}, Value: 1},
 		{Family: "mintlify_assistant_unanswered_total", Labels: []Label{{"category", "uncategorized"}}, Value: 3},
 		{Family: "mintlify_assistant_unanswered_truncated", Labels: []Label{{"list", "path"}}, Value: 1},
@@ -37,13 +40,16 @@ func TestConversationsSamples(t *testing.T) {
 }
 
 // TestFeedbackBacklogSamples: every open status and source as stored,
-// and the oldest entry's time, absent when none is open.
+// the rows the walk dropped by reason, and the oldest entry's time,
+// absent when none is open.
 func TestFeedbackBacklogSamples(t *testing.T) {
 	code, _ := Lookup(kind.FeedbackBacklog)
 	got := code.Samples(examples[kind.FeedbackBacklog], Settings{})
 	want := []Sample{
 		{Family: "mintlify_feedback_open", Labels: []Label{{"source", "contextual"}, {"status", "pending"}}, Value: 2},
 		{Family: "mintlify_feedback_open", Labels: []Label{{"source", "agent"}, {"status", "in_progress"}}, Value: 1},
+		{Family: "mintlify_feedback_open_dropped_rows", Labels: []Label{{"reason", "duplicate"}}, Value: 1},
+		{Family: "mintlify_feedback_open_dropped_rows", Labels: []Label{{"reason", "out_of_range"}}, Value: 0},
 		{Family: "mintlify_feedback_oldest_open_timestamp_seconds", Value: 1788220800},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -51,7 +57,7 @@ func TestFeedbackBacklogSamples(t *testing.T) {
 	}
 	empty := &FeedbackBacklogPayload{Backlog: FeedbackBacklog{Open: openList(nil)}}
 	got = code.Samples(empty, Settings{})
-	if len(got) != 8 || got[len(got)-1].Family != "mintlify_feedback_open" {
-		t.Errorf("an empty backlog: %v, want 8 zero counts and no oldest", got)
+	if len(got) != 10 || got[7].Family != "mintlify_feedback_open" || got[len(got)-1].Family != "mintlify_feedback_open_dropped_rows" {
+		t.Errorf("an empty backlog: %v, want 8 zero counts, 2 of dropped rows and no oldest", got)
 	}
 }

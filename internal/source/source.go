@@ -48,6 +48,13 @@ type Kind interface {
 	Samples(p Payload, s Settings) []Sample
 	// Empty is a new, empty payload to decode a stored one into.
 	Empty() Payload
+	// Check tells a stored payload (state file, backfill journal) that
+	// this program could not have written by now: the same checks as an
+	// API answer (counts not negative and at most MaxStoredCount, names as
+	// sanitised as the API's, statuses and sources among the documented
+	// values) and those of the kind (dates). Decode refuses such a
+	// payload, so it is fetched again.
+	Check(p Payload, now time.Time) error
 }
 
 // Query is one window's fetch.
@@ -128,14 +135,18 @@ func Lookup(name string) (Kind, bool) {
 	return k, ok
 }
 
-// Decode reads a stored payload of kind name.
-func Decode(name string, raw json.RawMessage) (Payload, error) {
+// Decode reads a stored payload of kind name, untrusted input: it must
+// pass the kind's Check at now, the time it is read.
+func Decode(name string, raw json.RawMessage, now time.Time) (Payload, error) {
 	k, ok := kinds[name]
 	if !ok {
 		return nil, fmt.Errorf("kind %q keeps no payload", name)
 	}
 	p := k.Empty()
 	if err := json.Unmarshal(raw, p); err != nil {
+		return nil, fmt.Errorf("%s payload: %w", name, err)
+	}
+	if err := k.Check(p, now); err != nil {
 		return nil, fmt.Errorf("%s payload: %w", name, err)
 	}
 	return p, nil

@@ -18,10 +18,10 @@ var examples = map[string]Payload{
 	kind.Assistant: &AssistantPayload{Web: 5, API: 2, Other: 1},
 	kind.Conversations: &ConversationsPayload{Days: []ConversationsDay{
 		{Date: "2026-11-01", Final: true, Rows: 9, Answered: ConversationsByType{Answer: 5, Clarifying: 1}, Unanswered: ConversationsByType{Answer: 2, Clarifying: 1},
-			Categories: []NamedCount{{"billing", 2}, {"uncategorized", 1}}, Pages: []NamedCount{{"/a", 2}, {"/hidden", 1}}},
+			Categories: []NamedCount{{"billing", 2}, {"uncategorized", 1}}, Pages: []NamedCount{{"/a", 2}, {"/hidden", 1}}, Duplicates: 3},
 		{Date: "2026-11-02", Rows: 2, Unanswered: ConversationsByType{Answer: 2},
-			Categories: []NamedCount{{"uncategorized", 2}}, Pages: []NamedCount{{"/b", 1}}, PagesCut: true}}},
-	kind.FeedbackBacklog: &FeedbackBacklogPayload{Backlog: FeedbackBacklog{Entries: 3, Oldest: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC),
+			Categories: []NamedCount{{"uncategorized", 2}}, Pages: []NamedCount{{"/b", 1}}, PagesCut: true, OutOfRange: 2}}},
+	kind.FeedbackBacklog: &FeedbackBacklogPayload{Backlog: FeedbackBacklog{Entries: 3, Duplicates: 1, Oldest: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC),
 		Open: []FeedbackOpen{{"pending", "contextual", 2}, {"in_progress", "agent", 1}}}},
 }
 

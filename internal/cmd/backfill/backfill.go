@@ -374,10 +374,10 @@ func (e *backfillEnv) write(o *backfillOptions, plan *backfillPlan, progress *ba
 		// Only now, with every page in the journal: an interrupted run
 		// writes nothing to stdout, and the run that completes it writes
 		// the whole text, as one uninterrupted run would.
-		if err := renderBackfill(e.stdout, plan, progress); err != nil {
+		if err := renderBackfill(e.stdout, plan, progress, e.now()); err != nil {
 			return e.failf(cli.ExitError, "writing to stdout: %v (the progress is kept in %s; run the same command again to write it)", err, partial)
 		}
-	} else if err := atomicfile.Write(o.output, func(w io.Writer) error { return renderBackfill(w, plan, progress) }); err != nil {
+	} else if err := atomicfile.Write(o.output, func(w io.Writer) error { return renderBackfill(w, plan, progress, e.now()) }); err != nil {
 		return e.failf(cli.ExitError, "writing %s: %v (the progress is kept in %s)", o.output, err, partial)
 	}
 	j.Close()

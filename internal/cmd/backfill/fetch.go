@@ -128,7 +128,7 @@ func (f *fetcher) request(gctx context.Context, k *backfillKey, task backfillTas
 		return e.failf(cli.ExitError, "interrupted; %d of %d requests are done and kept in %s: run the same command again to continue", f.progress.done, f.progress.total, f.j.f.Name())
 	}
 	for limited := 0; ; limited++ {
-		jp, err := fetchStep(gctx, k.client, f.plan, task, step, offset, f.progress.previous(task, step), e.now())
+		jp, err := fetchStep(gctx, k.client, f.plan, task, step, offset, f.progress.previous(task, step, e.now()), e.now())
 		switch {
 		case err == nil:
 			return jp, cli.ExitOK

@@ -137,8 +137,9 @@ func (p *backfillProgress) requestsLeft(of func(id string) bool) int {
 }
 
 // previous is kind's journaled answer of the day before t in the same
-// month, decoded; nil when there is none (the 1st, or not fetched).
-func (p *backfillProgress) previous(t backfillTask, kind string) source.Payload {
+// month, decoded (checked against now, see source.Decode); nil when there
+// is none (the 1st, or not fetched) or it is refused.
+func (p *backfillProgress) previous(t backfillTask, kind string, now time.Time) source.Payload {
 	before := t.day.AddDate(0, 0, -1)
 	if before.Month() != t.day.Month() {
 		return nil
@@ -147,7 +148,7 @@ func (p *backfillProgress) previous(t backfillTask, kind string) source.Payload 
 	if !ok || len(jp.Payload) == 0 {
 		return nil
 	}
-	old, err := source.Decode(kind, jp.Payload)
+	old, err := source.Decode(kind, jp.Payload, now)
 	if err != nil {
 		return nil // fetched again whole
 	}

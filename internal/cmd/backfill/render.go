@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
@@ -16,7 +17,7 @@ import (
 // together, as the counter series: the site totals and the paths each
 // day's walk kept, and the counters of the other kinds, from their
 // samples (internal/source) as the exporter's month counters are.
-func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress) error {
+func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress, now time.Time) error {
 	pv, _ := kind.Lookup(kind.PageViews)
 	views, _ := source.LookupWalked(kind.PageViews)
 	site, _ := pv.MonthOf(views.Site)
@@ -53,7 +54,7 @@ func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress)
 			if !ok {
 				return fmt.Errorf("no %s data for project %s, day %s", name, id, d.Format(mintlify.DayLayout))
 			}
-			samples, err := daySamples(name, jp, plan.settings(name, func(path string) bool { return plan.keep(id, path) }))
+			samples, err := daySamples(name, jp, plan.settings(name, func(path string) bool { return plan.keep(id, path) }), now)
 			if err != nil {
 				return fmt.Errorf("project %s, day %s: %v", id, d.Format(mintlify.DayLayout), err)
 			}
@@ -76,14 +77,15 @@ func samplePairs(label string, s source.Sample) []labelPair {
 
 // daySamples are the counter samples of kind name's journaled answer:
 // its samples that are month-to-date counters, named by their counter
-// family.
-func daySamples(name string, jp journalPage, settings source.Settings) ([]source.Sample, error) {
+// family. now is when it is read: a payload this program could not have
+// written by then is refused (source.Decode).
+func daySamples(name string, jp journalPage, settings source.Settings, now time.Time) ([]source.Sample, error) {
 	if len(jp.Payload) == 0 {
 		return nil, nil
 	}
 	k, _ := kind.Lookup(name)
 	code, _ := source.Lookup(name)
-	p, err := source.Decode(name, jp.Payload)
+	p, err := source.Decode(name, jp.Payload, now)
 	if err != nil {
 		return nil, err
 	}

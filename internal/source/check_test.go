@@ -1,0 +1,104 @@
+package source
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+)
+
+// checkNow is when the examples are read: the day after their last.
+var checkNow = time.Date(2026, 11, 3, 12, 0, 0, 0, time.UTC)
+
+// TestDecodeChecksPayloads: every kind's example payload is read back as
+// it was written; one damaged as a state file can be (a count negative,
+// huge or not a number, a date bad, repeated or after today, a day final
+// before it could be, a name with control characters, an undocumented
+// status) is refused with an error.
+func TestDecodeChecksPayloads(t *testing.T) {
+	for _, name := range kind.Names() {
+		p, ok := examples[name]
+		if !ok {
+			continue
+		}
+		raw, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Decode(name, raw, checkNow); err != nil {
+			t.Errorf("%s: its example refused: %v", name, err)
+		}
+	}
+	conv := func(change func(*ConversationsPayload)) Payload {
+		raw, _ := json.Marshal(examples[kind.Conversations])
+		var p ConversationsPayload
+		_ = json.Unmarshal(raw, &p)
+		change(&p)
+		return &p
+	}
+	backlog := func(change func(*FeedbackBacklogPayload)) Payload {
+		raw, _ := json.Marshal(examples[kind.FeedbackBacklog])
+		var p FeedbackBacklogPayload
+		_ = json.Unmarshal(raw, &p)
+		change(&p)
+		return &p
+	}
+	for _, tc := range []struct {
+		name, kind string
+		p          Payload
+	}{
+		{"negative count", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Answered.Answer = -100 })},
+		{"huge count", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Unanswered.Clarifying = 1e308 })},
+		{"negative rows", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Rows = -1 })},
+		{"repeated date", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[1].Date = p.Days[0].Date })},
+		{"bad date", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[1].Date = "2026-11-31" })},
+		{"day after today", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[1].Date = "2026-11-04" })},
+		{"sealed day in the future", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[1].Date, p.Days[1].Final = "2026-11-05", true })},
+		{"today final", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[1].Date, p.Days[1].Final = "2026-11-03", true })},
+		{"control character in a category", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Categories[0].Name = "bill\x1b[2Jing\a" })},
+		{"unescaped page", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Pages[0].Name = "/a\x07" })},
+		{"repeated category", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Categories[1].Name = p.Days[0].Categories[0].Name })},
+		{"walk marked final", kind.Conversations, conv(func(p *ConversationsPayload) {
+			p.Walk = &ConversationsWalk{Day: ConversationsDay{Date: "2026-11-03", Final: true}}
+		})},
+		{"undocumented status", kind.FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) { p.Backlog.Open[0].Status = "resolved" })},
+		{"undocumented source", kind.FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) { p.Backlog.Open[0].Source = "email" })},
+		{"oldest in the future", kind.FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) { p.Backlog.Oldest = checkNow.Add(time.Hour) })},
+		{"NaN open count", kind.FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) { p.Backlog.Open[0].Count = math.NaN() })},
+		{"negative searches", kind.Searches, &SearchesPayload{Total: -1}},
+		{"huge assistant count", kind.Assistant, &AssistantPayload{Web: 1e13}},
+		{"unescaped feedback path", kind.Feedback, &FeedbackPayload{Pages: []FeedbackPage{{Path: "/a\x1b"}}}},
+	} {
+		code, _ := Lookup(tc.kind)
+		if err := code.Check(tc.p, checkNow); err == nil {
+			t.Errorf("%s: accepted", tc.name)
+		}
+		// Through Decode, as the state file and the journal are read
+		// (NaN has no JSON: Check alone sees it).
+		if raw, err := json.Marshal(tc.p); err == nil {
+			if _, err := Decode(tc.kind, raw, checkNow); err == nil || strings.Contains(err.Error(), "\x1b") {
+				t.Errorf("%s: Decode gave %v", tc.name, err)
+			}
+		}
+	}
+}
+
+// TestSealed: a day is sealed once its end and the grace are past, not a
+// moment before; a stored final day is refused until then.
+func TestSealed(t *testing.T) {
+	d := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
+	sealedAt := d.AddDate(0, 0, 1).Add(ConversationsGrace)
+	if Sealed(d, sealedAt.Add(-time.Nanosecond)) || !Sealed(d, sealedAt) {
+		t.Errorf("sealed at %s: %v before, %v then", sealedAt, Sealed(d, sealedAt.Add(-time.Nanosecond)), Sealed(d, sealedAt))
+	}
+	p := &ConversationsPayload{Days: []ConversationsDay{{Date: "2026-11-02", Final: true}}}
+	if err := (conversations{}).Check(p, sealedAt.Add(-time.Minute)); err == nil {
+		t.Error("a day final within its grace accepted")
+	}
+	if err := (conversations{}).Check(p, sealedAt); err != nil {
+		t.Errorf("a sealed day refused: %v", err)
+	}
+}
