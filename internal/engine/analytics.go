@@ -44,7 +44,8 @@ func (p *perWindow) advance(ctx context.Context, ws *windowState, w windowSpec, 
 			// The budget ran out mid-fetch and the kind returned what it
 			// finished (whole days, say): kept, and the next try goes on
 			// from it. Not a failure; the round resumes when budget frees.
-			ws.Payload, ws.Range = pl, &r
+			// What it finished is shown meanwhile, as of now (shownAt).
+			ws.Payload, ws.Range, ws.Progress = pl, &r, now
 			ws.Hint = p.code.Cost(pl)
 			return false, nil
 		}

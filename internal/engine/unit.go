@@ -73,6 +73,10 @@ type unitState struct {
 	// Round is when the current refresh round began: a window whose data
 	// is at least as new is done for this round.
 	round time.Time
+	// turn is when the scheduler last picked the unit, in picks of its
+	// organization: of two units due at the same time, the one picked
+	// longer ago goes first. Not saved.
+	turn uint64
 
 	// the last JSON encoding, for the state file
 	changes   int // bumped on every change, data or health
@@ -162,6 +166,24 @@ func (u *unit) plannedInterval() time.Duration {
 	return max(u.key.plannedInterval(u.kind.Name), u.timing.minInterval)
 }
 
+// expectedInterval is the time between the unit's refreshes as the
+// budget makes it now, what mintlify_refresh_interval_seconds reports:
+// the planned interval or, while a round the budget paused is under way,
+// at least the time it has run so far plus what the rest of it costs at
+// its kind's rate.
+func (u *unit) expectedInterval(now time.Time) time.Duration {
+	iv := u.plannedInterval()
+	u.state.mu.Lock()
+	start := u.state.round
+	u.state.mu.Unlock()
+	s, ok := u.key.shares()[u.kind.Name]
+	if start.IsZero() || start.After(now) || !ok || s.rate <= 0 {
+		return iv
+	}
+	rest := time.Duration(float64(budget.Period) * float64(u.cost()) / s.rate)
+	return max(iv, now.Sub(start)+rest)
+}
+
 // cost is the requests the unit's current round still needs.
 func (u *unit) cost() int {
 	return max(u.sumWindows(func(s *unitState, ws *windowState) int {
@@ -208,6 +230,7 @@ func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) 
 		if !res.Take() {
 			return errGrantSpent
 		}
+		u.key.org.spend(u.kind.Name, u.key.org.clock.Now())
 		return nil
 	})
 	s := u.state
@@ -272,14 +295,24 @@ func (u *unit) finish(now time.Time, complete bool, err error) {
 	h := &s.health
 	if err == nil {
 		if !complete {
-			// The budget ran out mid-round: not a failure. The unit stays
-			// due, and resumes where it stopped when budget frees up.
+			// The grant ran out mid-round: not a failure. The unit stays
+			// due, from now: it waits behind the units due before it, and
+			// resumes where it stopped when its kind has room again.
+			h.NextRefresh = now
 			return
 		}
 		if h.Failed {
 			u.log.Info("refresh succeeded again")
 		}
+		// A round the budget spread over hours counts from its start, so
+		// a walk that takes its whole interval starts again at once
+		// rather than wait as long again.
+		start := s.round
+		if start.IsZero() || start.After(now) {
+			start = now
+		}
 		h.succeed(now, iv)
+		h.NextRefresh = laterOf(start.Add(iv), now.Add(u.timing.minInterval))
 		s.round = time.Time{}
 		return
 	}
@@ -323,26 +356,46 @@ func authHint(c mintlify.Class) string {
 }
 
 // shownSince is the age that decides whether the data is fresh: the last
-// complete round or, before the first one, the oldest page any window
-// shows (a first walk in progress is shown, marked truncated, as soon as
-// its pages are paid for). The caller holds the state lock.
+// complete round, or when a round the budget paused has shown newer data
+// since (shownAt), the oldest of what the windows show. A first walk in
+// progress is thus shown as soon as its pages are paid for, and a month
+// of conversations as soon as its first days are walked. The caller holds
+// the state lock.
 func (u *unit) shownSince() time.Time {
 	s := u.state
-	if !s.health.LastSuccess.IsZero() {
-		return s.health.LastSuccess
-	}
 	var last time.Time
 	for _, w := range u.windows {
-		ws := s.window(w)
-		t := ws.DataTime
-		if t.IsZero() && ws.Walk != nil {
-			t = ws.Progress
-		}
+		t, _ := shownAt(s.window(w))
 		if !t.IsZero() && (last.IsZero() || t.Before(last)) {
 			last = t
 		}
 	}
-	return last
+	return laterOf(s.health.LastSuccess, last)
+}
+
+// shownAt is when the data a window shows landed, and whether it is what
+// a round still under way has read so far (partial): a first page walk's
+// pages, or the days of conversations a paused fetch finished.
+func shownAt(ws *windowState) (t time.Time, partial bool) {
+	switch {
+	case ws.Payload != nil && ws.Progress.After(ws.DataTime):
+		return ws.Progress, true
+	case ws.DataTime.IsZero() && ws.Walk != nil && ws.Walk.Requests > 0:
+		return ws.Progress, true
+	}
+	return ws.DataTime, false
+}
+
+// partial reports whether some window shows what a round under way has
+// read so far rather than a complete round. The caller holds the state
+// lock.
+func (u *unit) partial() bool {
+	for _, w := range u.windows {
+		if _, p := shownAt(u.state.window(w)); p {
+			return true
+		}
+	}
+	return false
 }
 
 // fresh is what decides whether the data series are shown.

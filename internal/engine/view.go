@@ -62,9 +62,12 @@ type Health struct {
 	// Up: the last refresh succeeded (one the budget cut short is none
 	// failed) and the data is younger than max_age.
 	Up          bool
-	LastSuccess time.Time          // zero before the first
-	Interval    time.Duration      // between refreshes, as the budget allows now
-	FailCounts  map[string]float64 // failed refreshes by reason (mintlify.Reasons)
+	LastSuccess time.Time     // zero before the first
+	Interval    time.Duration // between refreshes, as the budget allows now
+	// Partial: what is shown is what a round still under way (a walk the
+	// budget spreads over hours) has read so far, not a complete round.
+	Partial    bool
+	FailCounts map[string]float64 // failed refreshes by reason (mintlify.Reasons)
 }
 
 // view is h as shown; h is a copy the caller made under its lock, with
@@ -97,12 +100,16 @@ func (v UnitView) Filter() PathFilter { return v.u.filter }
 // age is the oldest page any window shows.
 func (v UnitView) Health() Health {
 	u := v.u
+	iv := u.expectedInterval(v.now) // before the lock: it reads every unit's cost
 	u.state.mu.Lock()
 	h := u.state.health
 	h.FailCounts = maps.Clone(h.FailCounts)
 	h.LastSuccess = u.shownSince()
+	partial := u.partial()
 	u.state.mu.Unlock()
-	return h.view(u.kind.Name, u.project, v.now, u.timing.maxAge, u.plannedInterval())
+	out := h.view(u.kind.Name, u.project, v.now, u.timing.maxAge, iv)
+	out.Partial = partial
+	return out
 }
 
 // Fresh reports whether the unit's data is shown: younger than max_age.
@@ -128,6 +135,10 @@ type Window struct {
 	Shown     *mintlify.Walk
 	Complete  bool
 	Remaining int
+	// Partial: DataTime is zero or older than what Payload holds, which a
+	// round the budget paused finished so far (the days of conversations
+	// walked); it is shown all the same.
+	Partial bool
 }
 
 // Windows calls fn with each of the unit's windows, in the order of the
@@ -140,7 +151,7 @@ func (v UnitView) Windows(fn func(Window)) {
 	for _, w := range v.u.windows {
 		ws := s.window(w)
 		win := Window{Label: w.label, Month: w.month, DataTime: ws.DataTime, Payload: ws.Payload, Range: ws.Range,
-			Shown: shown(ws), Complete: ws.Data != nil}
+			Shown: shown(ws), Complete: ws.Data != nil, Partial: ws.Payload != nil && ws.Progress.After(ws.DataTime)}
 		if ws.Walk != nil {
 			win.Remaining = ws.Walk.Remaining(ws.Hint)
 		}
