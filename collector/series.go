@@ -83,6 +83,7 @@ func emitHealth(ch chan<- prometheus.Metric, h engine.Health) {
 		ch <- prometheus.MustNewConstMetric(descLastSuccess, prometheus.GaugeValue, float64(h.LastSuccess.UnixNano())/1e9, lv...)
 	}
 	ch <- prometheus.MustNewConstMetric(descInterval, prometheus.GaugeValue, h.Interval.Seconds(), lv...)
+	ch <- prometheus.MustNewConstMetric(descPartial, prometheus.GaugeValue, boolFloat(h.Partial), lv...)
 	for _, r := range mintlify.Reasons {
 		ch <- prometheus.MustNewConstMetric(descRefreshFailures, prometheus.CounterValue, h.FailCounts[r], h.Collector, h.Project, r)
 	}
