@@ -101,26 +101,11 @@ type keyState struct {
 	units   []*unit
 }
 
-// plannedInterval is the time a full round of kind's units under the key
-// takes at the kind's rate (share.go):
-//
-//	interval(kind) = 1h × Σ cost(units of kind) / rate(kind)
-//
-// where the rates, by weight, add up to the limit: turning on a collector
-// slows the others down instead of overspending.
-func (k *keyState) plannedInterval(kind string) time.Duration {
-	if s, ok := k.shares()[kind]; ok {
-		return s.interval()
-	}
-	return budget.Period
-}
-
 // cycle is the planned time of one full round of the key's analytics work
 // on its budget: the longest refresh interval of its units (see
 // unit.plannedInterval). requests is what that round costs; 0 and 0 for a
 // key without units.
-func (k *keyState) cycle() (d time.Duration, requests int) {
-	shares := k.shares()
+func (k *keyState) cycle(shares map[string]*kindShare) (d time.Duration, requests int) {
 	for _, u := range k.units {
 		requests += u.fullCost()
 		d = max(d, shares[u.kind.Name].interval(), u.timing.minInterval)
@@ -136,7 +121,7 @@ func (k *keyState) warnCycle(log *slog.Logger) {
 		return
 	}
 	maxAge := k.units[0].timing.maxAge
-	cycle, requests := k.cycle()
+	cycle, requests := k.cycle(k.shares())
 	if maxAge <= 0 || cycle <= maxAge {
 		return
 	}

@@ -12,7 +12,8 @@ import (
 // budget"). Each collector kind enabled under the key gets a rate, in
 // requests an hour: its weight's share of the key's limit, but never more
 // than it can use (what its units cost a round, every
-// min_refresh_interval); what a kind cannot use goes to the others by
+// min_refresh_interval, or less often while they back off after a
+// failure); what a kind cannot use goes to the others by
 // weight, and what none can use is shared by weight all the same. The
 // rates add up to the limit.
 //
@@ -46,6 +47,7 @@ func (s *kindShare) interval() time.Duration {
 
 // shares works out the rate of each kind enabled under the key.
 func (k *keyState) shares() map[string]*kindShare {
+	now := k.org.clock.Now()
 	out := map[string]*kindShare{}
 	for _, u := range k.units {
 		s, ok := out[u.kind.Name]
@@ -55,14 +57,28 @@ func (k *keyState) shares() map[string]*kindShare {
 		}
 		c := u.fullCost()
 		s.cost += c
-		if u.timing.minInterval > 0 {
-			s.demand += float64(max(c, 1)) * float64(budget.Period) / float64(u.timing.minInterval)
+		if every := u.demandPeriod(now); every > 0 {
+			s.demand += float64(max(c, 1)) * float64(budget.Period) / float64(every)
 		} else {
 			s.demand = math.Inf(1)
 		}
 	}
 	fill(out, float64(k.limit))
 	return out
+}
+
+// demandPeriod is how often the unit can use a round at most: every
+// min_refresh_interval, or while it backs off after a failure (a refused
+// key, a broken answer), not before its retry; a share it cannot use goes
+// to the other kinds.
+func (u *unit) demandPeriod(now time.Time) time.Duration {
+	u.state.mu.Lock()
+	h := u.state.health
+	u.state.mu.Unlock()
+	if h.Failed && h.NextRefresh.After(now) {
+		return max(h.NextRefresh.Sub(now), u.timing.minInterval)
+	}
+	return u.timing.minInterval
 }
 
 // fill shares limit among the kinds by weight, none getting more than its

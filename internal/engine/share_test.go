@@ -261,3 +261,39 @@ func TestIntervalIsTheTimeBetweenRefreshes(t *testing.T) {
 		}
 	}
 }
+
+// fill shares a key's limit by weight, a kind never getting more than it
+// can use while another could, and always hands out the whole limit.
+func TestFillSharesByWeightUpToDemand(t *testing.T) {
+	inf := math.Inf(1)
+	for _, c := range []struct {
+		name            string
+		demand, weights []float64
+		want            []float64
+	}{
+		{"all hungry: by weight", []float64{inf, inf, inf}, []float64{4, 1, 1}, []float64{60, 15, 15}},
+		{"demand equal to the share", []float64{60, inf, inf}, []float64{4, 1, 1}, []float64{60, 15, 15}},
+		{"an unused share goes to the others", []float64{12, inf, inf}, []float64{4, 1, 1}, []float64{12, 39, 39}},
+		{"in turn, by weight", []float64{12, 20, inf}, []float64{4, 2, 1}, []float64{12, 20, 58}},
+		{"none can use it all: the rest by weight", []float64{10, 10, 10}, []float64{4, 1, 1}, []float64{50, 20, 20}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			shares := map[string]*kindShare{}
+			names := []string{"a", "b", "c"}
+			for i, n := range names {
+				shares[n] = &kindShare{demand: c.demand[i], weight: c.weights[i]}
+			}
+			fill(shares, 90)
+			var sum float64
+			for i, n := range names {
+				sum += shares[n].rate
+				if math.Abs(shares[n].rate-c.want[i]) > 1e-9 {
+					t.Errorf("%s: rate %v, want %v", n, shares[n].rate, c.want[i])
+				}
+			}
+			if math.Abs(sum-90) > 1e-9 {
+				t.Errorf("the rates add up to %v, want the limit 90", sum)
+			}
+		})
+	}
+}

@@ -152,32 +152,40 @@ type unit struct {
 // interval is when the unit is due again after a refresh: the planned
 // interval within [min_refresh_interval, max_refresh_interval]. A unit
 // whose planned interval is longer is due sooner than the budget pays
-// for, and waits its turn (the most overdue first): its refreshes come
+// for, and waits its turn (keyState.next): its refreshes come
 // plannedInterval apart.
 func (u *unit) interval() time.Duration {
-	return min(u.plannedInterval(), u.timing.maxInterval)
+	return min(u.plannedInterval(u.key.shares()), u.timing.maxInterval)
 }
 
-// plannedInterval is the time between the unit's refreshes that the
-// budget allows, at least min_refresh_interval: what
-// mintlify_refresh_interval_seconds reports, also beyond
-// max_refresh_interval.
-func (u *unit) plannedInterval() time.Duration {
-	return max(u.key.plannedInterval(u.kind.Name), u.timing.minInterval)
+// plannedInterval is the time a full round of the unit's kind under its
+// key takes at the kind's rate (shares, of u.key), at least
+// min_refresh_interval, also beyond max_refresh_interval:
+//
+//	interval(kind) = 1h × Σ cost(units of kind) / rate(kind)
+//
+// where the rates add up to the key's limit: turning on a collector
+// slows the others down instead of overspending.
+func (u *unit) plannedInterval(shares map[string]*kindShare) time.Duration {
+	iv := budget.Period
+	if s, ok := shares[u.kind.Name]; ok {
+		iv = s.interval()
+	}
+	return max(iv, u.timing.minInterval)
 }
 
 // expectedInterval is the time between the unit's refreshes as the
 // budget makes it now, what mintlify_refresh_interval_seconds reports:
-// the planned interval or, while a round the budget paused is under way,
-// at least the time it has run so far plus what the rest of it costs at
-// its kind's rate.
-func (u *unit) expectedInterval(now time.Time) time.Duration {
-	iv := u.plannedInterval()
+// the planned interval or, while a round the budget paused is under way
+// (not one that failed), at least the time it has run so far plus what
+// the rest of it costs at its kind's rate.
+func (u *unit) expectedInterval(now time.Time, shares map[string]*kindShare) time.Duration {
+	iv := u.plannedInterval(shares)
 	u.state.mu.Lock()
-	start := u.state.round
+	start, failed := u.state.round, u.state.health.Failed
 	u.state.mu.Unlock()
-	s, ok := u.key.shares()[u.kind.Name]
-	if start.IsZero() || start.After(now) || !ok || s.rate <= 0 {
+	s, ok := shares[u.kind.Name]
+	if start.IsZero() || start.After(now) || failed || !ok || s.rate <= 0 {
 		return iv
 	}
 	rest := time.Duration(float64(budget.Period) * float64(u.cost()) / s.rate)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"maps"
+	"sync"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
@@ -18,15 +19,34 @@ type View struct {
 	Jobs  []JobsView
 	keys  []*keyState
 	now   time.Time
+	memo  *sharesMemo
+}
+
+// sharesMemo works out each key's shares once for a View: a key's shares
+// weigh every unit under it, and every unit's health needs them.
+type sharesMemo struct {
+	mu    sync.Mutex
+	byKey map[*keyState]map[string]*kindShare
+}
+
+func (m *sharesMemo) of(k *keyState) map[string]*kindShare {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.byKey[k]
+	if !ok {
+		s = k.shares()
+		m.byKey[k] = s
+	}
+	return s
 }
 
 // View is the engine's state at now (the engine's clock).
 func (e *Engine) View() View {
 	p := e.current()
 	now := e.clock.Now()
-	v := View{Gen: p.gen, keys: p.keys, now: now}
+	v := View{Gen: p.gen, keys: p.keys, now: now, memo: &sharesMemo{byKey: map[*keyState]map[string]*kindShare{}}}
 	for _, u := range p.units {
-		v.Units = append(v.Units, UnitView{u: u, now: now})
+		v.Units = append(v.Units, UnitView{u: u, now: now, memo: v.memo})
 	}
 	for _, j := range p.jobs {
 		v.Jobs = append(v.Jobs, JobsView{j: j, now: now})
@@ -40,7 +60,7 @@ func (e *Engine) View() View {
 func (v View) Keys() []KeyView {
 	ks := make([]KeyView, 0, len(v.keys))
 	for _, k := range v.keys {
-		cycle, _ := k.cycle()
+		cycle, _ := k.cycle(v.memo.of(k))
 		ks = append(ks, KeyView{Name: k.name, Limit: k.limit, Used: k.org.budget.Used(), Cycle: cycle,
 			Backoff: max(k.org.pausedUntil().Sub(v.now), 0)})
 	}
@@ -79,8 +99,9 @@ func (h health) view(collector, project string, now time.Time, maxAge, interval 
 
 // UnitView is one analytics unit: a collector kind of one project.
 type UnitView struct {
-	u   *unit
-	now time.Time
+	u    *unit
+	now  time.Time
+	memo *sharesMemo
 }
 
 // Kind is the unit's row of the kind table.
@@ -100,7 +121,7 @@ func (v UnitView) Filter() PathFilter { return v.u.filter }
 // age is the oldest page any window shows.
 func (v UnitView) Health() Health {
 	u := v.u
-	iv := u.expectedInterval(v.now) // before the lock: it reads every unit's cost
+	iv := u.expectedInterval(v.now, v.memo.of(u.key)) // before the lock: the shares read every unit's cost
 	u.state.mu.Lock()
 	h := u.state.health
 	h.FailCounts = maps.Clone(h.FailCounts)
