@@ -297,3 +297,35 @@ func TestFillSharesByWeightUpToDemand(t *testing.T) {
 		})
 	}
 }
+
+// A kind whose paused walk shows its last complete count (the feedback
+// backlog) shows it with that count's age: the walk's progress does not
+// make old counts look new. A backlog of about 9 000 open entries (90
+// pages) against 40 requests an hour is walked in over two hours; with a
+// max_age of 1h the count goes stale while the next walk goes on.
+func TestPausedBacklogWalkKeepsItsCountsAge(t *testing.T) {
+	cfg := "global:\n  api_url: %s\n  max_age: 1h\n" +
+		"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 40\n    reserve: 0\n" +
+		"projects:\n  - {id: proj-docs, name: docs, collectors: [feedback-backlog]}\n"
+	e := newTestEngine(t, cfg, mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 2, Paths: 40, FeedbackPerDay: 400}}}, Options{})
+	var done time.Time
+	for step := 0; step < 8*60; step++ {
+		e.refresh()
+		u := unitView(t, e.View(), kind.FeedbackBacklog)
+		h := u.Health()
+		if h.Partial {
+			t.Fatalf("%s: a paused walk of the backlog marked partial: it shows the last complete count", e.clock.Now().Format(time.TimeOnly))
+		}
+		if done.IsZero() && !h.LastSuccess.IsZero() {
+			done = h.LastSuccess
+		}
+		if !done.IsZero() && e.clock.Now().Sub(h.LastSuccess) > time.Hour {
+			if h.Up || u.Fresh() {
+				t.Fatalf("%s: up with counts of %s, older than max_age", e.clock.Now().Format(time.TimeOnly), h.LastSuccess.Format(time.TimeOnly))
+			}
+			return // stale as it should be, while the next walk goes on
+		}
+		e.clock.Advance(time.Minute)
+	}
+	t.Fatalf("no complete walk was older than max_age in 8 hours (first complete at %v): the test proves nothing", done)
+}
