@@ -80,7 +80,9 @@ type KeyView struct {
 type Health struct {
 	Collector, Project string // label values
 	// Up: the last refresh succeeded (one the budget cut short is none
-	// failed) and the data is younger than max_age.
+	// failed) and the data is younger than max_age; data a round the
+	// budget paused has read so far (Partial) counts, as of when it
+	// landed.
 	Up          bool
 	LastSuccess time.Time     // zero before the first
 	Interval    time.Duration // between refreshes, as the budget allows now
@@ -117,8 +119,9 @@ func (v UnitView) Settings() sources.Settings { return v.u.settings }
 // Filter is the paths the project exports (page views, visitors).
 func (v UnitView) Filter() PathFilter { return v.u.filter }
 
-// Health is the unit's health now. Before its first complete round its
-// age is the oldest page any window shows.
+// Health is the unit's health now. Its age is the last complete round's
+// or, when a round the budget paused shows newer data, that data's
+// (unit.shownSince).
 func (v UnitView) Health() Health {
 	u := v.u
 	iv := u.expectedInterval(v.now, v.memo.of(u.key)) // before the lock: the shares read every unit's cost
