@@ -95,6 +95,22 @@ func (e *env) restart() {
 	e.exp = exp
 }
 
+// pathsAccountedFor is the paths project's last complete month walk
+// exported plus the rows it read twice. A walk the budget spreads over
+// hours reads the upstream's ranking as it changes: a path that moves to
+// a page not read yet is read twice (counted once, in
+// mintlify_page_views_sweep_duplicate_rows), and for each such move one
+// path moves the other way, to a page already read, and is missed until
+// the next walk. The two add up to the site's paths. (Shared by weight
+// since #36 case 4, a big site's walk is split where its kind's share of
+// the hour ends rather than where the whole hour does.)
+func (e *env) pathsAccountedFor(t *testing.T, project string) float64 {
+	t.Helper()
+	out := e.gatherOnly("mintlify_page_views_paths", "mintlify_page_views_sweep_duplicate_rows")
+	return mustValue(t, out, `mintlify_page_views_paths{project="`+project+`",window="month"}`) +
+		mustValue(t, out, `mintlify_page_views_sweep_duplicate_rows{project="`+project+`",window="month"}`)
+}
+
 // Two big projects under one key need more than the hour's budget for a
 // round (2 × 48 pages against 90). Both must have data all the time, no
 // page may be paid twice, and the budget must hold in every hour.
@@ -124,10 +140,9 @@ func TestTwoBigProjectsShareTheHour(t *testing.T) {
 	if n := e.wasted(); n != 0 {
 		t.Fatalf("%d pages paid twice", n)
 	}
-	out := e.gatherOnly("mintlify_page_views_paths")
 	for _, p := range []string{"a", "b"} {
-		if got := mustValue(t, out, `mintlify_page_views_paths{project="`+p+`",window="month"}`); got != 12000 {
-			t.Errorf("project %s exports %v paths, want 12000", p, got)
+		if got := e.pathsAccountedFor(t, p); got != 12000 {
+			t.Errorf("project %s: %v paths exported or seen moving, want 12000", p, got)
 		}
 	}
 	// The budget is used, not left idle: 8 hours at 90 an hour, less the
@@ -162,14 +177,14 @@ func TestBigSiteIsWalkedOverSeveralHours(t *testing.T) {
 	if n := e.wasted(); n != 0 {
 		t.Fatalf("%d pages paid twice", n)
 	}
-	out = e.gatherOnly("mintlify_up", "mintlify_page_views_paths", "mintlify_last_refresh_success_timestamp_seconds")
+	out = e.gatherOnly("mintlify_up", "mintlify_last_refresh_success_timestamp_seconds")
 	for _, c := range []string{"pageviews", "visitors"} {
 		if mustValue(t, out, `mintlify_up{collector="`+c+`",project="docs"}`) != 1 {
 			t.Errorf("%s is down after 8 hours", c)
 		}
 	}
-	if got := mustValue(t, out, `mintlify_page_views_paths{project="docs",window="month"}`); got != 30000 {
-		t.Errorf("%v paths exported, want 30000", got)
+	if got := e.pathsAccountedFor(t, "docs"); got != 30000 {
+		t.Errorf("%v paths exported or seen moving, want 30000", got)
 	}
 	if v, ok := value(out, `mintlify_last_refresh_success_timestamp_seconds{collector="visitors",project="docs"}`); !ok || v == 0 {
 		t.Error("the visitors walk never completed: starved")

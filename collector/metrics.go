@@ -71,6 +71,9 @@ var (
 	descInterval = prometheus.NewDesc("mintlify_refresh_interval_seconds",
 		"Interval between refreshes that the analytics budget allows now (for agent_jobs, the poll interval).",
 		[]string{"collector", "project"}, nil)
+	descPartial = prometheus.NewDesc("mintlify_data_partial",
+		"1 while the collector shows what a refresh round under way has read so far, not a complete round: a walk the budget spreads over hours (a big site's first page walk; the month's first walk of conversations, whose counters then hold the days finished and grow as it goes on). 0 otherwise.",
+		[]string{"collector", "project"}, nil)
 	descRefreshFailures = prometheus.NewDesc("mintlify_refresh_failures_total",
 		"Refreshes that failed, by reason (rate_limited, unauthorized, forbidden, server_error, bad_response, timeout, other). A refresh the budget cuts short is no failure: it resumes.",
 		[]string{"collector", "project", "reason"}, nil)
@@ -127,7 +130,7 @@ var descDateFallback = prometheus.NewDesc("mintlify_analytics_date_fallback",
 var allDescs = func() []*prometheus.Desc {
 	ds := []*prometheus.Desc{
 		descPathsExported, descPathsDropped, descSweepTruncated,
-		descSweepDuplicates, descSweepRequests, descWalkRepeated, descWalkPagesLeft, descUp, descLastSuccess, descInterval, descRefreshFailures,
+		descSweepDuplicates, descSweepRequests, descWalkRepeated, descWalkPagesLeft, descUp, descLastSuccess, descInterval, descPartial, descRefreshFailures,
 		descBudgetLimit, descBudgetUsed, descBudgetCycle, descBackoff,
 		descJobStatus, descJobInfo, descJobPR, descJobCreated, descJobArchived, descJobsNotFound, descJobsTracked, descJobsIgnored,
 		descDateFallback,

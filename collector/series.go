@@ -42,7 +42,8 @@ type kindSeries struct {
 }
 
 func (p kindSeries) data(w engine.Window) []prometheus.Metric {
-	if w.DataTime.IsZero() || w.Payload == nil || (w.Month && w.Range == nil) {
+	// A round the budget paused shows what it finished (w.Partial).
+	if (w.DataTime.IsZero() && !w.Partial) || w.Payload == nil || (w.Month && w.Range == nil) {
 		return nil
 	}
 	samples := p.code.Samples(w.Payload, p.settings)
@@ -68,7 +69,7 @@ func (p kindSeries) data(w engine.Window) []prometheus.Metric {
 // bookkeeping is the month window's: whether the date fallback is in
 // use. Windows have none.
 func (p kindSeries) bookkeeping(w engine.Window) []prometheus.Metric {
-	if !w.Month || w.DataTime.IsZero() || w.Range == nil {
+	if !w.Month || (w.DataTime.IsZero() && !w.Partial) || w.Range == nil {
 		return nil
 	}
 	return []prometheus.Metric{prometheus.MustNewConstMetric(descDateFallback, prometheus.GaugeValue, boolFloat(!w.Range.Days), p.kind.Name, p.project)}
@@ -82,6 +83,7 @@ func emitHealth(ch chan<- prometheus.Metric, h engine.Health) {
 		ch <- prometheus.MustNewConstMetric(descLastSuccess, prometheus.GaugeValue, float64(h.LastSuccess.UnixNano())/1e9, lv...)
 	}
 	ch <- prometheus.MustNewConstMetric(descInterval, prometheus.GaugeValue, h.Interval.Seconds(), lv...)
+	ch <- prometheus.MustNewConstMetric(descPartial, prometheus.GaugeValue, boolFloat(h.Partial), lv...)
 	for _, r := range mintlify.Reasons {
 		ch <- prometheus.MustNewConstMetric(descRefreshFailures, prometheus.CounterValue, h.FailCounts[r], h.Collector, h.Project, r)
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"reflect"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
@@ -44,6 +45,12 @@ func (p *perWindow) advance(ctx context.Context, ws *windowState, w windowSpec, 
 			// The budget ran out mid-fetch and the kind returned what it
 			// finished (whole days, say): kept, and the next try goes on
 			// from it. Not a failure; the round resumes when budget frees.
+			// It is shown meanwhile; when it holds new data (days the walk
+			// finished, not only the last complete count and a cursor),
+			// that data is as of now (shownAt).
+			if p.newData(ws.Payload, pl) {
+				ws.Progress = now
+			}
 			ws.Payload, ws.Range = pl, &r
 			ws.Hint = p.code.Cost(pl)
 			return false, nil
@@ -53,4 +60,13 @@ func (p *perWindow) advance(ctx context.Context, ws *windowState, w windowSpec, 
 	ws.Payload, ws.DataTime, ws.Range = pl, now, &r
 	ws.Hint = p.code.Cost(pl)
 	return true, nil
+}
+
+// newData reports whether payload pl shows other samples than old (an
+// empty payload when nil) does.
+func (p *perWindow) newData(old, pl sources.Payload) bool {
+	if old == nil {
+		old = p.code.Empty()
+	}
+	return !reflect.DeepEqual(p.code.Samples(pl, p.settings), p.code.Samples(old, p.settings))
 }

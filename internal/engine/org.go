@@ -2,7 +2,6 @@ package engine
 
 import (
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
 
@@ -36,6 +35,7 @@ const (
 type org struct {
 	fp     string
 	budget *budget.Window
+	clock  Clock
 
 	mu        sync.Mutex
 	until     time.Time // no request before this (429 back-off or open breaker)
@@ -43,6 +43,11 @@ type org struct {
 	outages   int       // consecutive upstream failures (the breaker)
 	run       chan struct{}
 	runStart  time.Time // when run began, by the real clock (scrape timeouts are real)
+	// spent is the request times of the last hour by collector kind, for
+	// the kinds' shares of the hour (share.go). It is not in the ledger:
+	// after a restart the kinds start afresh, within the key's hour.
+	spent map[string][]time.Time
+	picks uint64 // units picked to run, for unitState.turn
 }
 
 func (o *org) pausedUntil() time.Time {
@@ -96,49 +101,14 @@ type keyState struct {
 	units   []*unit
 }
 
-// plannedInterval spreads the budget over the key's units. Each analytics
-// collector kind enabled under the key gets the share of the budget its
-// weight gives it; the units of that kind (one per project) then refresh
-// as often as that share pays for a full round of them:
-//
-//	interval(kind) = 1h × Σ cost(units of kind) / (limit × weight(kind) / Σ weights of enabled kinds)
-//
-// Summed over kinds that is exactly the limit per hour, so turning on a
-// collector slows the others down instead of overspending.
-func (k *keyState) plannedInterval(kind string) time.Duration {
-	cost := 0
-	kinds := map[string]bool{}
-	for _, u := range k.units {
-		kinds[u.kind.Name] = true
-		if u.kind.Name == kind {
-			cost += u.fullCost()
-		}
-	}
-	var total float64
-	for n := range kinds {
-		total += k.weights.Of(n)
-	}
-	limit := float64(k.limit)
-	share := k.weights.Of(kind) / total
-	if limit <= 0 || total <= 0 || share <= 0 {
-		return budget.Period
-	}
-	return time.Duration(float64(budget.Period) * float64(max(cost, 1)) / (limit * share))
-}
-
 // cycle is the planned time of one full round of the key's analytics work
 // on its budget: the longest refresh interval of its units (see
 // unit.plannedInterval). requests is what that round costs; 0 and 0 for a
 // key without units.
-func (k *keyState) cycle() (d time.Duration, requests int) {
-	planned := map[string]time.Duration{}
+func (k *keyState) cycle(shares map[string]*kindShare) (d time.Duration, requests int) {
 	for _, u := range k.units {
 		requests += u.fullCost()
-		name := u.kind.Name
-		if _, ok := planned[name]; !ok {
-			planned[name] = k.plannedInterval(name)
-		}
-		d = max(d, planned[name], u.timing.minInterval)
+		d = max(d, shares[u.kind.Name].interval(), u.timing.minInterval)
 	}
 	return d, requests
 }
@@ -151,7 +121,7 @@ func (k *keyState) warnCycle(log *slog.Logger) {
 		return
 	}
 	maxAge := k.units[0].timing.maxAge
-	cycle, requests := k.cycle()
+	cycle, requests := k.cycle(k.shares())
 	if maxAge <= 0 || cycle <= maxAge {
 		return
 	}
@@ -161,34 +131,8 @@ func (k *keyState) warnCycle(log *slog.Logger) {
 		"cycle", cycle.Round(time.Second).String(), "max_age", maxAge.String())
 }
 
-// next picks the unit to run: the most overdue of those due, and reserves
-// what its round still needs (or what is left of the hour: a walk larger
-// than that resumes later). It returns nil when nothing can run now.
-func (k *keyState) next(now time.Time) (*unit, *budget.Reservation) {
-	if k.org.pausedUntil().After(now) {
-		return nil, nil
-	}
-	var due []*unit
-	for _, u := range k.units {
-		if !now.Before(u.dueAt()) {
-			due = append(due, u)
-		}
-	}
-	if len(due) == 0 {
-		return nil, nil
-	}
-	slices.SortStableFunc(due, func(a, b *unit) int { return a.dueAt().Compare(b.dueAt()) })
-	u := due[0]
-	res := k.org.budget.Reserve(u.cost())
-	if res.Granted() == 0 {
-		res.Release()
-		return nil, nil // the hour is spent; the most overdue goes first when it frees up
-	}
-	return u, res
-}
-
-// schedule runs the key's due units one after another, most overdue
-// first, until none can run; one run per organization at a time, so units
+// schedule runs the key's due units one after another (keyState.next
+// picks them), until none can run; one run per organization at a time, so units
 // never race for the same slots and the breaker sees a failure before the
 // next unit spends anything. It returns a channel closed when the run ends.
 func (e *Engine) schedule(o *org) (run <-chan struct{}, started time.Time) {

@@ -73,6 +73,10 @@ type unitState struct {
 	// Round is when the current refresh round began: a window whose data
 	// is at least as new is done for this round.
 	round time.Time
+	// turn is when the scheduler last picked the unit, in picks of its
+	// organization: of two units due at the same time, the one picked
+	// longer ago goes first. Not saved.
+	turn uint64
 
 	// retired is when the last config that used the unit was replaced by
 	// one that does not; zero while a config uses it (retire.go).
@@ -152,18 +156,44 @@ type unit struct {
 // interval is when the unit is due again after a refresh: the planned
 // interval within [min_refresh_interval, max_refresh_interval]. A unit
 // whose planned interval is longer is due sooner than the budget pays
-// for, and waits its turn (the most overdue first): its refreshes come
+// for, and waits its turn (keyState.next): its refreshes come
 // plannedInterval apart.
 func (u *unit) interval() time.Duration {
-	return min(u.plannedInterval(), u.timing.maxInterval)
+	return min(u.plannedInterval(u.key.shares()), u.timing.maxInterval)
 }
 
-// plannedInterval is the time between the unit's refreshes that the
-// budget allows, at least min_refresh_interval: what
-// mintlify_refresh_interval_seconds reports, also beyond
-// max_refresh_interval.
-func (u *unit) plannedInterval() time.Duration {
-	return max(u.key.plannedInterval(u.kind.Name), u.timing.minInterval)
+// plannedInterval is the time a full round of the unit's kind under its
+// key takes at the kind's rate (shares, of u.key), at least
+// min_refresh_interval, also beyond max_refresh_interval:
+//
+//	interval(kind) = 1h × Σ cost(units of kind) / rate(kind)
+//
+// where the rates add up to the key's limit: turning on a collector
+// slows the others down instead of overspending.
+func (u *unit) plannedInterval(shares map[string]*kindShare) time.Duration {
+	iv := budget.Period
+	if s, ok := shares[u.kind.Name]; ok {
+		iv = s.interval()
+	}
+	return max(iv, u.timing.minInterval)
+}
+
+// expectedInterval is the time between the unit's refreshes as the
+// budget makes it now, what mintlify_refresh_interval_seconds reports:
+// the planned interval or, while a round the budget paused is under way
+// (not one that failed), at least the time it has run so far plus what
+// the rest of it costs at its kind's rate.
+func (u *unit) expectedInterval(now time.Time, shares map[string]*kindShare) time.Duration {
+	iv := u.plannedInterval(shares)
+	u.state.mu.Lock()
+	start, failed := u.state.round, u.state.health.Failed
+	u.state.mu.Unlock()
+	s, ok := shares[u.kind.Name]
+	if start.IsZero() || start.After(now) || failed || !ok || s.rate <= 0 {
+		return iv
+	}
+	rest := time.Duration(float64(budget.Period) * float64(u.cost()) / s.rate)
+	return max(iv, now.Sub(start)+rest)
 }
 
 // cost is the requests the unit's current round still needs.
@@ -212,6 +242,7 @@ func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) 
 		if !res.Take() {
 			return errGrantSpent
 		}
+		u.key.org.spend(u.kind.Name, u.key.org.clock.Now())
 		return nil
 	})
 	s := u.state
@@ -276,14 +307,24 @@ func (u *unit) finish(now time.Time, complete bool, err error) {
 	h := &s.health
 	if err == nil {
 		if !complete {
-			// The budget ran out mid-round: not a failure. The unit stays
-			// due, and resumes where it stopped when budget frees up.
+			// The grant ran out mid-round: not a failure. The unit stays
+			// due, from now: it waits behind the units due before it, and
+			// resumes where it stopped when its kind has room again.
+			h.NextRefresh = now
 			return
 		}
 		if h.Failed {
 			u.log.Info("refresh succeeded again")
 		}
+		// A round the budget spread over hours counts from its start, so
+		// a walk that takes its whole interval starts again at once
+		// rather than wait as long again.
+		start := s.round
+		if start.IsZero() || start.After(now) {
+			start = now
+		}
 		h.succeed(now, iv)
+		h.NextRefresh = laterOf(start.Add(iv), now.Add(u.timing.minInterval))
 		s.round = time.Time{}
 		return
 	}
@@ -327,26 +368,46 @@ func authHint(c mintlify.Class) string {
 }
 
 // shownSince is the age that decides whether the data is fresh: the last
-// complete round or, before the first one, the oldest page any window
-// shows (a first walk in progress is shown, marked truncated, as soon as
-// its pages are paid for). The caller holds the state lock.
+// complete round, or when a round the budget paused has shown newer data
+// since (shownAt), the oldest of what the windows show. A first walk in
+// progress is thus shown as soon as its pages are paid for, and a month
+// of conversations as soon as its first days are walked. The caller holds
+// the state lock.
 func (u *unit) shownSince() time.Time {
 	s := u.state
-	if !s.health.LastSuccess.IsZero() {
-		return s.health.LastSuccess
-	}
 	var last time.Time
 	for _, w := range u.windows {
-		ws := s.window(w)
-		t := ws.DataTime
-		if t.IsZero() && ws.Walk != nil {
-			t = ws.Progress
-		}
+		t, _ := shownAt(s.window(w))
 		if !t.IsZero() && (last.IsZero() || t.Before(last)) {
 			last = t
 		}
 	}
-	return last
+	return laterOf(s.health.LastSuccess, last)
+}
+
+// shownAt is when the data a window shows landed, and whether it is what
+// a round still under way has read so far (partial): a first page walk's
+// pages, or the days of conversations a paused fetch finished.
+func shownAt(ws *windowState) (t time.Time, partial bool) {
+	switch {
+	case ws.Payload != nil && ws.Progress.After(ws.DataTime):
+		return ws.Progress, true
+	case ws.DataTime.IsZero() && ws.Walk != nil && ws.Walk.Requests > 0:
+		return ws.Progress, true
+	}
+	return ws.DataTime, false
+}
+
+// partial reports whether some window shows what a round under way has
+// read so far rather than a complete round. The caller holds the state
+// lock.
+func (u *unit) partial() bool {
+	for _, w := range u.windows {
+		if _, p := shownAt(u.state.window(w)); p {
+			return true
+		}
+	}
+	return false
 }
 
 // fresh is what decides whether the data series are shown.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"maps"
+	"sync"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
@@ -18,15 +19,34 @@ type View struct {
 	Jobs  []JobsView
 	keys  []*keyState
 	now   time.Time
+	memo  *sharesMemo
+}
+
+// sharesMemo works out each key's shares once for a View: a key's shares
+// weigh every unit under it, and every unit's health needs them.
+type sharesMemo struct {
+	mu    sync.Mutex
+	byKey map[*keyState]map[string]*kindShare
+}
+
+func (m *sharesMemo) of(k *keyState) map[string]*kindShare {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.byKey[k]
+	if !ok {
+		s = k.shares()
+		m.byKey[k] = s
+	}
+	return s
 }
 
 // View is the engine's state at now (the engine's clock).
 func (e *Engine) View() View {
 	p := e.current()
 	now := e.clock.Now()
-	v := View{Gen: p.gen, keys: p.keys, now: now}
+	v := View{Gen: p.gen, keys: p.keys, now: now, memo: &sharesMemo{byKey: map[*keyState]map[string]*kindShare{}}}
 	for _, u := range p.units {
-		v.Units = append(v.Units, UnitView{u: u, now: now})
+		v.Units = append(v.Units, UnitView{u: u, now: now, memo: v.memo})
 	}
 	for _, j := range p.jobs {
 		v.Jobs = append(v.Jobs, JobsView{j: j, now: now})
@@ -40,7 +60,7 @@ func (e *Engine) View() View {
 func (v View) Keys() []KeyView {
 	ks := make([]KeyView, 0, len(v.keys))
 	for _, k := range v.keys {
-		cycle, _ := k.cycle()
+		cycle, _ := k.cycle(v.memo.of(k))
 		ks = append(ks, KeyView{Name: k.name, Limit: k.limit, Used: k.org.budget.Used(), Cycle: cycle,
 			Backoff: max(k.org.pausedUntil().Sub(v.now), 0)})
 	}
@@ -60,11 +80,16 @@ type KeyView struct {
 type Health struct {
 	Collector, Project string // label values
 	// Up: the last refresh succeeded (one the budget cut short is none
-	// failed) and the data is younger than max_age.
+	// failed) and the data is younger than max_age; data a round the
+	// budget paused has read so far (Partial) counts, as of when it
+	// landed.
 	Up          bool
-	LastSuccess time.Time          // zero before the first
-	Interval    time.Duration      // between refreshes, as the budget allows now
-	FailCounts  map[string]float64 // failed refreshes by reason (mintlify.Reasons)
+	LastSuccess time.Time     // zero before the first
+	Interval    time.Duration // between refreshes, as the budget allows now
+	// Partial: what is shown is what a round still under way (a walk the
+	// budget spreads over hours) has read so far, not a complete round.
+	Partial    bool
+	FailCounts map[string]float64 // failed refreshes by reason (mintlify.Reasons)
 }
 
 // view is h as shown; h is a copy the caller made under its lock, with
@@ -76,8 +101,9 @@ func (h health) view(collector, project string, now time.Time, maxAge, interval 
 
 // UnitView is one analytics unit: a collector kind of one project.
 type UnitView struct {
-	u   *unit
-	now time.Time
+	u    *unit
+	now  time.Time
+	memo *sharesMemo
 }
 
 // Kind is the unit's row of the kind table.
@@ -93,16 +119,21 @@ func (v UnitView) Settings() sources.Settings { return v.u.settings }
 // Filter is the paths the project exports (page views, visitors).
 func (v UnitView) Filter() PathFilter { return v.u.filter }
 
-// Health is the unit's health now. Before its first complete round its
-// age is the oldest page any window shows.
+// Health is the unit's health now. Its age is the last complete round's
+// or, when a round the budget paused shows newer data, that data's
+// (unit.shownSince).
 func (v UnitView) Health() Health {
 	u := v.u
+	iv := u.expectedInterval(v.now, v.memo.of(u.key)) // before the lock: the shares read every unit's cost
 	u.state.mu.Lock()
 	h := u.state.health
 	h.FailCounts = maps.Clone(h.FailCounts)
 	h.LastSuccess = u.shownSince()
+	partial := u.partial()
 	u.state.mu.Unlock()
-	return h.view(u.kind.Name, u.project, v.now, u.timing.maxAge, u.plannedInterval())
+	out := h.view(u.kind.Name, u.project, v.now, u.timing.maxAge, iv)
+	out.Partial = partial
+	return out
 }
 
 // Fresh reports whether the unit's data is shown: younger than max_age.
@@ -128,6 +159,10 @@ type Window struct {
 	Shown     *mintlify.Walk
 	Complete  bool
 	Remaining int
+	// Partial: DataTime is zero or older than what Payload holds, which a
+	// round the budget paused finished so far (the days of conversations
+	// walked); it is shown all the same.
+	Partial bool
 }
 
 // Windows calls fn with each of the unit's windows, in the order of the
@@ -140,7 +175,7 @@ func (v UnitView) Windows(fn func(Window)) {
 	for _, w := range v.u.windows {
 		ws := s.window(w)
 		win := Window{Label: w.label, Month: w.month, DataTime: ws.DataTime, Payload: ws.Payload, Range: ws.Range,
-			Shown: shown(ws), Complete: ws.Data != nil}
+			Shown: shown(ws), Complete: ws.Data != nil, Partial: ws.Payload != nil && ws.Progress.After(ws.DataTime)}
 		if ws.Walk != nil {
 			win.Remaining = ws.Walk.Remaining(ws.Hint)
 		}

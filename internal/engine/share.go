@@ -1,0 +1,229 @@
+package engine
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
+)
+
+// How a key's hour is shared (docs/budget.md, "Collectors share the
+// budget"). Each collector kind enabled under the key gets a rate, in
+// requests an hour: its weight's share of the key's limit, but never more
+// than it can use (what its units cost a round, every
+// min_refresh_interval, or less often while they back off after a
+// failure); what a kind cannot use goes to the others by
+// weight, and what none can use is shared by weight all the same. The
+// rates add up to the limit.
+//
+// A kind may spend its rate, rounded up, in any sliding hour: the
+// scheduler grants a refresh at most what is left of it. A walk larger
+// than that (the first month of conversations, a big site's first page
+// walk) therefore spreads over hours at its kind's rate, while every
+// other kind gets its own share and its first refresh at once. Among the
+// due units whose kind has room, the kind that used the least of its rate
+// goes first, then the most overdue; a unit its grant stopped mid-round
+// is due again from that moment, behind the units that were due before.
+
+// kindShare is one kind's part of a key's hour.
+type kindShare struct {
+	cost   int     // requests a full round of the kind's units costs
+	demand float64 // requests an hour it can use at most: a round every min_refresh_interval
+	weight float64
+	rate   float64 // requests an hour it gets
+}
+
+// allowance is what the kind may spend in any sliding hour.
+func (s *kindShare) allowance() int { return max(int(math.Ceil(s.rate-1e-9)), 1) }
+
+// interval is the time a full round of the kind takes at its rate.
+func (s *kindShare) interval() time.Duration {
+	if s.rate <= 0 {
+		return budget.Period
+	}
+	return time.Duration(float64(budget.Period) * float64(max(s.cost, 1)) / s.rate)
+}
+
+// shares works out the rate of each kind enabled under the key.
+func (k *keyState) shares() map[string]*kindShare {
+	now := k.org.clock.Now()
+	out := map[string]*kindShare{}
+	for _, u := range k.units {
+		s, ok := out[u.kind.Name]
+		if !ok {
+			s = &kindShare{weight: k.weights.Of(u.kind.Name)}
+			out[u.kind.Name] = s
+		}
+		c := u.fullCost()
+		s.cost += c
+		if every := u.demandPeriod(now); every > 0 {
+			s.demand += float64(max(c, 1)) * float64(budget.Period) / float64(every)
+		} else {
+			s.demand = math.Inf(1)
+		}
+	}
+	fill(out, float64(k.limit))
+	return out
+}
+
+// demandPeriod is how often the unit can use a round at most: every
+// min_refresh_interval, or while it backs off after a failure (a refused
+// key, a broken answer), not before its retry; a share it cannot use goes
+// to the other kinds.
+func (u *unit) demandPeriod(now time.Time) time.Duration {
+	u.state.mu.Lock()
+	h := u.state.health
+	u.state.mu.Unlock()
+	if h.Failed && h.NextRefresh.After(now) {
+		return max(h.NextRefresh.Sub(now), u.timing.minInterval)
+	}
+	return u.timing.minInterval
+}
+
+// fill shares limit among the kinds by weight, none getting more than its
+// demand (water-filling); what is left when every kind has its demand is
+// shared by weight on top.
+func fill(shares map[string]*kindShare, limit float64) {
+	names := make([]string, 0, len(shares))
+	for n, s := range shares {
+		if s.weight > 0 {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names) // a fixed order: the same sums every time
+	left, open := max(limit, 0), names
+	for len(open) > 0 && left > 0 {
+		var total float64
+		for _, n := range open {
+			total += shares[n].weight
+		}
+		var still []string
+		for _, n := range open {
+			s := shares[n]
+			if fair := left * s.weight / total; s.demand > fair {
+				still = append(still, n)
+			}
+		}
+		if len(still) == len(open) {
+			for _, n := range open {
+				shares[n].rate += left * shares[n].weight / total
+			}
+			return
+		}
+		for _, n := range open {
+			if s := shares[n]; !slices.Contains(still, n) {
+				s.rate += s.demand
+				left -= s.demand
+			}
+		}
+		open = still
+	}
+	var total float64
+	for _, n := range names {
+		total += shares[n].weight
+	}
+	for _, n := range names {
+		if left > 0 && total > 0 {
+			shares[n].rate += left * shares[n].weight / total
+		}
+	}
+}
+
+// spend records a request of a unit of kind at t against the kind's
+// allowance.
+func (o *org) spend(kind string, t time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.spent == nil {
+		o.spent = map[string][]time.Time{}
+	}
+	o.spent[kind] = append(o.spent[kind], t)
+}
+
+// spentBy is how many requests units of kind made in the hour before now.
+func (o *org) spentBy(kind string, now time.Time) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	times := o.spent[kind]
+	i := 0
+	for i < len(times) && !times[i].After(now.Add(-budget.Period)) {
+		i++
+	}
+	if i > 0 {
+		times = append(times[:0], times[i:]...)
+		o.spent[kind] = times
+	}
+	return len(times)
+}
+
+// next picks the unit to run and reserves what its round still needs,
+// within what its kind may still spend this hour and what is left of the
+// key's hour: of the due units whose kind has room, the one whose kind
+// used the least of its rate, then the most overdue. It returns nil when
+// nothing can run now.
+func (k *keyState) next(now time.Time) (*unit, *budget.Reservation) {
+	if k.org.pausedUntil().After(now) {
+		return nil, nil
+	}
+	shares := k.shares()
+	var (
+		best      *unit
+		bestDue   time.Time
+		bestLoad  float64
+		bestRoom  int
+		spentMemo = map[string]int{}
+	)
+	for _, u := range k.units {
+		due := u.dueAt()
+		if now.Before(due) {
+			continue
+		}
+		s := shares[u.kind.Name]
+		spent, ok := spentMemo[u.kind.Name]
+		if !ok {
+			spent = k.org.spentBy(u.kind.Name, now)
+			spentMemo[u.kind.Name] = spent
+		}
+		room := s.allowance() - spent
+		if room <= 0 {
+			continue // the kind has had its share of the hour
+		}
+		load := float64(spent) / max(s.rate, 1e-9)
+		if best == nil || load < bestLoad || (load == bestLoad && before(u, due, best, bestDue)) {
+			best, bestDue, bestLoad, bestRoom = u, due, load, room
+		}
+	}
+	if best == nil {
+		return nil, nil
+	}
+	res := k.org.budget.Reserve(min(best.cost(), bestRoom))
+	if res.Granted() == 0 {
+		res.Release()
+		return nil, nil // the hour is spent; the most overdue goes first when it frees up
+	}
+	k.org.mu.Lock()
+	k.org.picks++
+	turn := k.org.picks
+	k.org.mu.Unlock()
+	best.state.mu.Lock()
+	best.state.turn = turn
+	best.state.mu.Unlock()
+	return best, res
+}
+
+// before orders two due units of kinds equally served: the most overdue
+// first and, due at the same time (a grant paused both within one tick of
+// the clock), the one that ran longest ago.
+func before(a *unit, aDue time.Time, b *unit, bDue time.Time) bool {
+	if !aDue.Equal(bDue) {
+		return aDue.Before(bDue)
+	}
+	return a.turn() < b.turn()
+}
+
+func (u *unit) turn() uint64 {
+	u.state.mu.Lock()
+	defer u.state.mu.Unlock()
+	return u.state.turn
+}
