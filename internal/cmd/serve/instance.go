@@ -42,6 +42,9 @@ func New(ctx context.Context, args []string, o Options) (*Instance, error) {
 	if _, err := app.Parse(args); err != nil {
 		return nil, err
 	}
+	if err := checkWebFlags(&f); err != nil {
+		return nil, err
+	}
 	logger := o.Logger
 	if logger == nil {
 		logger = quiet
