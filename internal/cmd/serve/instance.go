@@ -49,7 +49,7 @@ func New(ctx context.Context, args []string, o Options) (*Instance, error) {
 	if logger == nil {
 		logger = quiet
 	}
-	src, err := newConfigSource(ctx, &f, logger)
+	src, err := newConfigSource(ctx, &f, logger, o.Clock)
 	if err != nil {
 		return nil, fmt.Errorf("invalid configuration: %w", err)
 	}
