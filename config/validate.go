@@ -306,8 +306,8 @@ func (c *Config) validateGlobal(v *validator) {
 	if g.MaxPages < 1 {
 		v.add("global.max_pages", s, "max_pages must be at least 1, got %d", g.MaxPages)
 	}
-	if g.RequestTimeout <= 0 {
-		v.add("global.request_timeout", s, "request_timeout must be greater than 0")
+	if g.RequestTimeout <= 0 || time.Duration(g.RequestTimeout) > MaxRequestTimeout {
+		v.add("global.request_timeout", s, "request_timeout must be greater than 0 and at most %s, got %s", formatDuration(MaxRequestTimeout), g.RequestTimeout)
 	}
 	if time.Duration(g.JobPollInterval) < minJobPoll {
 		v.add("global.job_poll_interval", s, "job_poll_interval must be at least %s, got %s", formatDuration(minJobPoll), g.JobPollInterval)

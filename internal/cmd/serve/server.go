@@ -84,6 +84,9 @@ func (s *configSource) load() (*config.Config, error) {
 	if err := cli.CheckAPIURL(s.f.common.APIURL); err != nil {
 		return nil, err
 	}
+	if err := cli.CheckRequestTimeout(s.f.common.RequestTimeout); err != nil {
+		return nil, err
+	}
 	keyEnv := ""
 	if s.f.common.KeyFile == "" {
 		keyEnv = cli.KeyEnv
