@@ -356,3 +356,92 @@ func TestSlowRequestDisconnected(t *testing.T) {
 		t.Fatalf("read %q, %v; want the connection closed with no answer", b, err)
 	}
 }
+
+// TestConnLimitClosesSpareConnections: at the limit, Accept admits a new
+// connection by closing the one idle longest, before any that has not
+// sent its request yet; with none of either it waits, and the first
+// connection to turn idle is the one closed.
+func TestConnLimitClosesSpareConnections(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := newConnLimit(2, quiet)
+	l := lim.wrap(ln)
+	defer l.Close()
+	var clients []net.Conn
+	defer func() {
+		for _, c := range clients {
+			c.Close()
+		}
+	}()
+	// next dials and accepts one connection: the client's end and the
+	// server's (which Accept may have had to make room for).
+	next := func() (net.Conn, net.Conn) {
+		t.Helper()
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, c)
+		s, err := l.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, s
+	}
+	guard := testkit.HangGuard(t)
+	closedByServer := func(c net.Conn) bool {
+		if dl, ok := guard.Deadline(); ok {
+			_ = c.SetReadDeadline(dl) // a connection left open fails the test, it does not hang it
+		}
+		_, err := c.Read(make([]byte, 1))
+		return errors.Is(err, io.EOF)
+	}
+	spare := func(s net.Conn) bool {
+		lim.mu.Lock()
+		defer lim.mu.Unlock()
+		_, ok := lim.spare[asLimitConn(s)]
+		return ok
+	}
+
+	_, a := next() // new, no request yet: the older spare
+	lim.track(a, http.StateNew)
+	bc, b := next() // served a request, now idle
+	lim.track(b, http.StateNew)
+	lim.track(b, http.StateActive)
+	lim.track(b, http.StateIdle)
+	_, c := next() // at the limit: b, idle, goes before a, older but new
+	if !closedByServer(bc) || spare(b) || !spare(a) {
+		t.Fatalf("the idle connection was not the one closed (idle closed %v, new still spare %v)", !spare(b), spare(a))
+	}
+	lim.track(c, http.StateActive)
+	_, d := next() // a, new, is the only spare left
+	if spare(a) {
+		t.Fatal("the connection without a request was not closed when no idle one was left")
+	}
+	lim.track(d, http.StateActive)
+
+	// Every connection busy: Accept waits, until c turns idle and is
+	// closed to admit the next.
+	cc := clients[2]
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		e, err := net.Dial("tcp", ln.Addr().String())
+		if err == nil {
+			clients = append(clients, e)
+		}
+		s, err := l.Accept()
+		if err != nil {
+			s = nil
+		}
+		accepted <- s
+	}()
+	lim.track(c, http.StateIdle)
+	if s := <-accepted; s == nil {
+		t.Fatal("Accept failed")
+	}
+	if !closedByServer(cc) {
+		t.Fatal("the connection that turned idle was not closed to admit the waiting one")
+	}
+}
