@@ -20,6 +20,7 @@ type span struct {
 	first, end int64
 	live       bool
 	from, to   int64
+	last       int64 // end-1, for a Live site
 }
 
 // spanOf is the span of the range [from, to) on s: the buckets whose
@@ -31,7 +32,8 @@ func (s Site) spanOf(from, to time.Time) span {
 		return span{first: first, end: end}
 	}
 	f, t := from.Unix(), max(to.Unix(), from.Unix())
-	return span{first: floorDiv(f, 3600), end: -floorDiv(-t, 3600), live: true, from: f, to: t}
+	first, end := floorDiv(f, 3600), -floorDiv(-t, 3600)
+	return span{first: first, end: end, live: true, from: f, to: t, last: end - 1}
 }
 
 // secs is how many seconds of hour h the range covers (3600: whole).
@@ -48,6 +50,14 @@ func (sp span) secs(h int64) int64 {
 // by second o of the hour, floor((v*o + phase) / 3600) have arrived,
 // which is 0 at its start, v at its end, and never decreases.
 func (sp span) part(v, h int64, x uint64) int64 {
+	if sp.live && (h == sp.first || h == sp.last) {
+		return sp.edge(v, h, x)
+	}
+	return v // a whole hour; part is kept small enough to be inlined
+}
+
+// edge is part for the first and the last hour of a Live site's range.
+func (sp span) edge(v, h int64, x uint64) int64 {
 	if sp.secs(h) == 3600 {
 		return v
 	}
