@@ -31,7 +31,7 @@ func TestJobsRefusesHostileArgs(t *testing.T) {
 	}
 	for _, timeout := range []string{"0s", "876000h"} {
 		code, _, stderr := h.run("--mintlify.request-timeout="+timeout, "get", "job_1")
-		if code != cli.ExitUsage || !strings.Contains(stderr, "--mintlify.request-timeout must be more than 0s and at most 10m0s, got ") {
+		if code != cli.ExitUsage || !strings.Contains(stderr, "--mintlify.request-timeout must be more than 0s and at most 1h0m0s, got ") {
 			t.Errorf("--mintlify.request-timeout=%s: exit %d, %s", timeout, code, stderr)
 		}
 	}
