@@ -169,6 +169,7 @@ func TestInlineErrors(t *testing.T) {
 		keys + "projects: [{id: p}]\nglobal: {max_age: [1]}":                                                     `line 3: global.max_age: expected a duration such as 30s or 1h`,
 		keys + "projects: [{id: p}]\nglobal: {job_retention: 0s, request_timeout: 0s, min_refresh_interval: 0s}": "job_retention must be greater than 0",
 		keys + "projects: [{id: p}]\nglobal: {api_url: 'https://a/?x=1'}":                                        "must not contain a query",
+		keys + "projects: [{id: p}]\nglobal: {request_timeout: 876000h}":                                         "request_timeout must be greater than 0 and at most 1h, got 100y",
 		keys + "projects: [{id: p}]\nglobal: [1]":                                                                `line 3: global: expected a mapping`,
 		"keys: [{name: acme, api_key_env: K, share: half}]\nprojects: [{id: p}]":                                 `line 1: keys[0].share: expected a number, got "half"`,
 		"keys: [{name: acme, api_key_env: K, budget_per_hour: 0, reserve: -1}]\nprojects: [{id: p}]":             "budget_per_hour must be at least 1, got 0",

@@ -306,9 +306,7 @@ func (c *Config) validateGlobal(v *validator) {
 	if g.MaxPages < 1 {
 		v.add("global.max_pages", s, "max_pages must be at least 1, got %d", g.MaxPages)
 	}
-	if g.RequestTimeout <= 0 {
-		v.add("global.request_timeout", s, "request_timeout must be greater than 0")
-	}
+	g.validateRequestTimeout(v)
 	if time.Duration(g.JobPollInterval) < minJobPoll {
 		v.add("global.job_poll_interval", s, "job_poll_interval must be at least %s, got %s", formatDuration(minJobPoll), g.JobPollInterval)
 	}
@@ -327,6 +325,14 @@ func (c *Config) validateGlobal(v *validator) {
 		v.add("global.search_top_n", s, "search_top_n must be between 1 and %d, got %d", MaxTopN, g.SearchTopN)
 	}
 	g.validateCollectorSettings(v)
+}
+
+// validateRequestTimeout holds request_timeout within
+// (0, MaxRequestTimeout].
+func (g *Global) validateRequestTimeout(v *validator) {
+	if g.RequestTimeout <= 0 || time.Duration(g.RequestTimeout) > MaxRequestTimeout {
+		v.add("global.request_timeout", "global", "request_timeout must be greater than 0 and at most %s, got %s", formatDuration(MaxRequestTimeout), g.RequestTimeout)
+	}
 }
 
 // validateWindows re-checks windows built in Go (a file's were checked

@@ -74,7 +74,7 @@ func (f *Flags) AddAPIURL(app *kingpin.Application, note string) {
 
 // AddRequestTimeout adds --mintlify.request-timeout.
 func (f *Flags) AddRequestTimeout(app *kingpin.Application, note string) {
-	app.Flag("mintlify.request-timeout", help("Timeout of each API request.", note)).
+	app.Flag("mintlify.request-timeout", help("Timeout of each API request, more than 0s and at most 1h.", note)).
 		Default(DefaultRequestTimeout.String()).IsSetByUser(&f.TimeoutSet).DurationVar(&f.RequestTimeout)
 }
 

@@ -56,6 +56,18 @@ var demoJobs = []struct {
 	{"job_demo_late_failure", 0, "Restructure the navigation", true, demoBlogID},
 }
 
+// The demo's budget. The simulated organization allows demoOrgPerHour
+// analytics requests an hour, not the 100 of a real one, and the demo's
+// key may spend demoBudgetPerHour of them: enough for the refreshes to
+// come every minute or two, so that the simulated site's growth shows in
+// increase() and rate() within minutes, and leaving room for the
+// backfill of docs/backfill.md (its own default budget of 90) beside it.
+// The budget logic is the product's, only its numbers are the demo's.
+const (
+	demoOrgPerHour    = 1000
+	demoBudgetPerHour = 600
+)
+
 const demoConfig = `
 global:
   api_url: %q
@@ -64,6 +76,7 @@ global:
 keys:
   - name: demo
     api_key_env: ` + demoKeyEnv + `
+    budget_per_hour: %d
 projects:
   - id: ` + demoDocsID + `
     name: docs
@@ -86,19 +99,26 @@ type demoAPI struct {
 	trackedJobsFile string
 }
 
-func startDemo(_ context.Context, logger *slog.Logger, trackedJobsFile string) (*demoAPI, error) {
+// startDemo starts the simulated API on clock (the real one when nil).
+// Its sites are Live: they keep being read as the clock moves.
+func startDemo(_ context.Context, logger *slog.Logger, trackedJobsFile string, clock mockapi.Clock) (*demoAPI, error) {
+	if clock == nil {
+		clock = mockapi.RealClock{}
+	}
 	running, err := mockapi.Start(mockapi.Options{
-		Keys: []mockapi.KeySpec{{Key: demoAPIKey, Org: "demo-org", Scope: mockapi.ReadWrite}},
+		Clock: clock,
+		Keys:  []mockapi.KeySpec{{Key: demoAPIKey, Org: "demo-org", Scope: mockapi.ReadWrite}},
 		Projects: map[string]mockapi.Site{
-			demoDocsID: {Seed: 1, Paths: 320, OtherTraffic: true},
-			demoBlogID: {Seed: 2, Paths: 60},
+			demoDocsID: {Seed: 1, Paths: 320, OtherTraffic: true, Live: true},
+			demoBlogID: {Seed: 2, Paths: 60, Live: true},
 		},
-		RetryAfter: true,
+		RetryAfter:             true,
+		AnalyticsBudgetPerHour: demoOrgPerHour,
 	})
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
+	now := clock.Now()
 	for _, j := range demoJobs {
 		running.Server.SeedJob(j.project, mockapi.JobSeed{
 			ID: j.id, Prompt: j.prompt, CreatedAt: now.Add(-j.age), Fail: j.fail,
@@ -126,7 +146,7 @@ func (d *demoAPI) config() (*config.Config, error) {
 		tracked = fmt.Sprintf("\n  tracked_jobs_file: %q", d.trackedJobsFile)
 	}
 	// Every collector kind, so the demo shows every family.
-	return config.Parse([]byte(fmt.Sprintf(demoConfig, d.running.URL(), tracked, strings.Join(kind.Names(), ", "))))
+	return config.Parse([]byte(fmt.Sprintf(demoConfig, d.running.URL(), tracked, demoBudgetPerHour, strings.Join(kind.Names(), ", "))))
 }
 
 func (d *demoAPI) close() { _ = d.running.Close() }

@@ -40,13 +40,15 @@ type configSource struct {
 	loadHook func() (*config.Config, error)
 }
 
-func newConfigSource(ctx context.Context, f *flags, logger *slog.Logger) (*configSource, error) {
+// newConfigSource reads the configuration from where f says; the demo's
+// simulated API runs on clock (nil: the real one).
+func newConfigSource(ctx context.Context, f *flags, logger *slog.Logger, clock collector.Clock) (*configSource, error) {
 	s := &configSource{f: f, getenv: os.Getenv}
 	if f.demo {
 		if f.common.ConfigFile != "" {
 			return nil, errors.New("--demo and --config.file cannot be used together")
 		}
-		d, err := startDemo(ctx, logger, f.trackedJobsFile)
+		d, err := startDemo(ctx, logger, f.trackedJobsFile, clock)
 		if err != nil {
 			return nil, fmt.Errorf("starting the demo API: %w", err)
 		}
@@ -80,6 +82,9 @@ func (s *configSource) load() (*config.Config, error) {
 		return nil, err
 	}
 	if err := cli.CheckAPIURL(s.f.common.APIURL); err != nil {
+		return nil, err
+	}
+	if err := cli.CheckRequestTimeout(s.f.common.RequestTimeout); err != nil {
 		return nil, err
 	}
 	keyEnv := ""
