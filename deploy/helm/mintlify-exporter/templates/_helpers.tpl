@@ -47,14 +47,15 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 
 {{/* The image reference: [registry/]repository, then @digest when set,
-  else :tag, the tag defaulting to the chart's appVersion. */}}
+  else :tag, the tag defaulting to v and the chart's appVersion (the tag
+  the release workflow publishes). */}}
 {{- define "mintlify-exporter.image" -}}
 {{- $repo := .Values.image.repository }}
 {{- with include "mintlify-exporter.registry" (dict "root" . "image" .Values.image) }}{{ $repo = printf "%s/%s" . $repo }}{{ end }}
 {{- if .Values.image.digest }}
 {{- printf "%s@%s" $repo .Values.image.digest }}
 {{- else }}
-{{- printf "%s:%s" $repo (default .Chart.AppVersion .Values.image.tag) }}
+{{- printf "%s:%s" $repo (default (printf "v%s" .Chart.AppVersion) .Values.image.tag) }}
 {{- end }}
 {{- end }}
 
