@@ -135,7 +135,8 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 
 {{/* Fails, naming every value to fix, when the release could not work:
   no API key (or two), or a project without its real id (the default
-  your-project-id is a placeholder). deployment.yaml includes it first. */}}
+  YOUR_PROJECT_ID is a placeholder, refused in any case and with - or _
+  as the exporter refuses it). deployment.yaml includes it first. */}}
 {{- define "mintlify-exporter.validate" -}}
 {{- $errs := list }}
 {{- if and .Values.apiKey.value .Values.apiKey.existingSecret.name }}
@@ -158,7 +159,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- $errs = append $errs (printf "config.projects[%d] must be a map with id and name" $i) }}
 {{- else if not $id }}
 {{- $errs = append $errs (printf "config.projects[%d].id is empty: set your Mintlify project id" $i) }}
-{{- else if eq (lower $id | replace "_" "-") "your-project-id" }}
+{{- else if eq (upper $id | replace "-" "_") "YOUR_PROJECT_ID" }}
 {{- $errs = append $errs (printf "config.projects[%d].id is the placeholder %q: set your Mintlify project id, in a values file or with --set-json 'config.projects=[{\"id\":\"...\",\"name\":\"docs\"}]' (see the chart's README)" $i $id) }}
 {{- end }}
 {{- end }}
