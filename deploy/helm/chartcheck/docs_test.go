@@ -134,7 +134,7 @@ func TestDocumentedCommands(t *testing.T) {
 			if err := os.WriteFile(valuesFile, []byte(example), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			out, err := helm(t, args...)
+			_, err := helm(t, args...)
 			if err == nil || !strings.Contains(err.Error(), `config.projects[0].id is the placeholder "YOUR_PROJECT_ID"`) {
 				t.Errorf("%s: %q as written: %v, want the placeholder refused", doc, strings.Join(cmd, " "), err)
 			}
@@ -144,7 +144,8 @@ func TestDocumentedCommands(t *testing.T) {
 			if err := os.WriteFile(valuesFile, []byte(strings.ReplaceAll(example, "YOUR_PROJECT_ID", "a1b2c3")), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if out, err = helm(t, args...); err != nil {
+			out, err := helm(t, args...)
+			if err != nil {
 				t.Errorf("%s: %q: %v", doc, strings.Join(cmd, " "), err)
 				continue
 			}
