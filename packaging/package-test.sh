@@ -307,6 +307,14 @@ expect_eq "mode of /etc/default/mintlify_exporter" "$(mode /etc/default/mintlify
 expect_eq "account mintlify_exporter" "$(getent passwd mintlify_exporter || true)" "$had_user"
 grep -qF "mintlify_exporter, version $version " <<<"$(/usr/bin/mintlify_exporter --version 2>&1)" || fail "the installed binary is not version $version"
 
+# The packaged configuration names no real project: --config.check
+# refuses it, naming the field, until it is edited.
+if out=$(/usr/bin/mintlify_exporter --config.file=/etc/mintlify_exporter/mintlify.yml --config.check 2>&1); then
+  fail "--config.check passes the packaged mintlify.yml, whose project id is the placeholder: $out"
+fi
+grep -qF 'projects[0] "docs": id "YOUR_PROJECT_ID" is the example'"'"'s placeholder' <<<"$out" ||
+  fail "--config.check of the packaged mintlify.yml does not name the placeholder id: $out"
+
 step="systemd-analyze installed"
 verify "$UNIT"
 
@@ -374,7 +382,7 @@ read -r _ updebversion _ < <(bash packaging/pkgversion.sh "$upversion")
 updeb="$tmp/up/${PKG}_${updebversion}_$debarch.deb"
 [ -f "$updeb" ] || fail "no $(basename "$updeb"); built: $(ls "$tmp/up")"
 echo 'ARGS="--log.level=debug"' >>/etc/default/mintlify_exporter
-sed -i 's/^  - id: REPLACE_WITH_PROJECT_ID /  - id: my-project /' /etc/mintlify_exporter/mintlify.yml
+sed -i 's/^  - id: YOUR_PROJECT_ID /  - id: my-project /' /etc/mintlify_exporter/mintlify.yml
 grep -q '^  - id: my-project ' /etc/mintlify_exporter/mintlify.yml || fail "could not edit the project id in mintlify.yml"
 (
   umask 077
