@@ -238,3 +238,34 @@ func TestRepoLinksInRulesAndDashboard(t *testing.T) {
 		t.Error("no link into the repository found in the rules and the dashboard")
 	}
 }
+
+// TestPodmanWithoutSystemd: docs/deployment.md gives podman's settings
+// for a host without systemd (the containers.conf e2e/image.sh writes)
+// right after its `podman run`, before the paragraph about the image
+// test, where a reader who copies the command finds them.
+func TestPodmanWithoutSystemd(t *testing.T) {
+	doc := readFile(t, "docs/deployment.md")
+	script := readFile(t, "e2e/image.sh")
+	run := strings.Index(doc, "\npodman run ")
+	if run < 0 {
+		t.Fatal("docs/deployment.md gives no podman run")
+	}
+	after := doc[run:]
+	end := strings.Index(after, "\n```\n") // the end of the podman run block
+	e2e := strings.Index(after, "`make e2e-image`")
+	if end < 0 || e2e < end {
+		t.Fatalf("docs/deployment.md: no end of the podman run block before `make e2e-image`")
+	}
+	between := after[end:e2e]
+	for _, setting := range []string{`cgroup_manager = "cgroupfs"`, `default_ulimits = []`} {
+		if !strings.Contains(between, setting) {
+			t.Errorf("docs/deployment.md does not give %s between its podman run and `make e2e-image`", setting)
+		}
+		if !strings.Contains(script, setting) {
+			t.Errorf("e2e/image.sh does not write %s, which the docs give", setting)
+		}
+	}
+	if !strings.Contains(between, "containers.conf") || !strings.Contains(between, "rlimit") {
+		t.Error("docs/deployment.md does not say where the settings go (containers.conf) or which error they fix (rlimit)")
+	}
+}
