@@ -269,3 +269,28 @@ func TestPodmanWithoutSystemd(t *testing.T) {
 		t.Error("docs/deployment.md does not say where the settings go (containers.conf) or which error they fix (rlimit)")
 	}
 }
+
+// TestPromtoolCommandsAgree: every `promtool tsdb create-blocks-from`
+// command the docs give passes the --max-block-duration that
+// docs/backfill.md recommends (and explains), so that a reader who copies
+// the README's gets the same blocks.
+func TestPromtoolCommandsAgree(t *testing.T) {
+	flag := regexp.MustCompile(`--max-block-duration=\S+`)
+	cmd := regexp.MustCompile(`(?m)^promtool tsdb create-blocks-from .*$`)
+	want := flag.FindString(strings.Join(cmd.FindAllString(readFile(t, "docs/backfill.md"), -1), "\n"))
+	if want == "" {
+		t.Fatal("docs/backfill.md gives no promtool command with --max-block-duration")
+	}
+	n := 0
+	for _, f := range docFiles(t) {
+		for _, c := range cmd.FindAllString(readFile(t, f), -1) {
+			n++
+			if got := flag.FindString(c); got != want {
+				t.Errorf("%s: %q passes %q, docs/backfill.md %q", f, c, got, want)
+			}
+		}
+	}
+	if n < 3 {
+		t.Errorf("only %d promtool commands found", n)
+	}
+}
