@@ -294,3 +294,36 @@ func TestPromtoolCommandsAgree(t *testing.T) {
 		t.Errorf("only %d promtool commands found", n)
 	}
 }
+
+// TestReadmeShowsDocumentationGaps: the README says what the
+// documentation gaps measure (the two collectors and their metrics) and
+// names their two alerts, as dashboards/alerts.yml defines them; its
+// sample output holds their series.
+func TestReadmeShowsDocumentationGaps(t *testing.T) {
+	readme, alerts := readFile(t, "README.md"), readFile(t, "dashboards/alerts.yml")
+	i := strings.Index(readme, "\n## Documentation gaps\n")
+	if i < 0 {
+		t.Fatal("README.md has no section Documentation gaps")
+	}
+	section := readme[i+1:]
+	if j := strings.Index(section[3:], "\n## "); j >= 0 {
+		section = section[:j+3]
+	}
+	for _, want := range []string{"--collector.conversations", "--collector.feedback-backlog",
+		"mintlify_assistant_conversations_total", "mintlify_assistant_unanswered_total",
+		"mintlify_assistant_unanswered_pages_total", "mintlify_feedback_open",
+		"mintlify_feedback_oldest_open_timestamp_seconds",
+		"MintlifyAssistantUnansweredShareHigh", "MintlifyFeedbackWaiting"} {
+		if !strings.Contains(section, "`"+want+"`") {
+			t.Errorf("README.md's Documentation gaps section does not name %s", want)
+		}
+		if strings.HasPrefix(want, "Mintlify") && !strings.Contains(alerts, "alert: "+want+"\n") {
+			t.Errorf("README.md names the alert %s, which dashboards/alerts.yml does not define", want)
+		}
+	}
+	for _, series := range []string{"mintlify_assistant_conversations_total{", "mintlify_assistant_unanswered_total{", "mintlify_feedback_open{"} {
+		if !strings.Contains(readme, "\n"+series) {
+			t.Errorf("README.md's sample output holds no %s series", strings.TrimSuffix(series, "{"))
+		}
+	}
+}
