@@ -184,7 +184,7 @@ func TestWorkflows(t *testing.T) {
 		{"a make target that does not exist", "release.yml", "run: make release-image ", "run: make release-images "},
 		{"a script that does not exist", "release.yml", "bash packaging/changelog-section.sh", "bash packaging/changelog.sh"},
 		{"a local workflow that does not exist", "release.yml", "./.github/workflows/ci.yml", "./.github/workflows/test.yml"},
-		{"CI without .ci/run", "ci.yml", "HOME=/root bash .ci/run", "HOME=/root make test"},
+		{"CI without .ci/run", "ci.yml", "  bash .ci/run\n", "  make test\n"},
 		{"CI not on pull requests", "ci.yml", "  pull_request:\n", "  push:\n"},
 		{"a release on every tag", "release.yml", `"v*"`, `"*"`},
 		{"an image under another owner", "release.yml", "IMAGE: " + publishedImage, "IMAGE: ghcr.io/someone/mintlify_exporter"},
