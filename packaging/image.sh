@@ -60,7 +60,14 @@ done
 buildah manifest rm "$RELEASE_IMAGE" >/dev/null 2>&1 || true
 buildah manifest create "$RELEASE_IMAGE" >/dev/null || die "buildah manifest create failed"
 for image in "${images[@]}"; do
-  buildah manifest add "$RELEASE_IMAGE" "containers-storage:localhost/${image#localhost/}" >/dev/null ||
+  # The image in local storage by its full name: buildah names an image
+  # without a registry localhost/NAME.
+  ref=$image
+  case "$image" in
+  */*) case "${image%%/*}" in *.* | *:* | localhost) ;; *) ref="localhost/$image" ;; esac ;;
+  *) ref="localhost/$image" ;;
+  esac
+  buildah manifest add "$RELEASE_IMAGE" "containers-storage:$ref" >/dev/null ||
     die "buildah manifest add $image failed"
 done
 printf 'release-image: %s (manifest list of %s)\n' "$RELEASE_IMAGE" "${images[*]}" >&2

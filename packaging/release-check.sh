@@ -125,7 +125,9 @@ log "7 archives hold their folder, binary, LICENSE, NOTICE, README.md, CHANGELOG
 # installs it for make e2e-image); skipped with a message without it.
 step="release-image"
 if command -v buildah >/dev/null; then
-  image="localhost/mintlify_exporter:release-check-$$"
+  # Under a registry, as make's default RELEASE_IMAGE is (the published
+  # name), with a tag of this check's own.
+  image="ghcr.io/mintlify-exporter/mintlify_exporter:release-check-$$"
   make --no-print-directory release-image RELEASE_DIR="$out" RELEASE_IMAGE="$image" RELEASE_VERSION="$version" \
     >"$tmp/image.log" 2>&1 || { tail -n 20 "$tmp/image.log" >&2; fail "make release-image failed"; }
   platforms=$(buildah manifest inspect "$image" | python3 -c 'import json, sys; print(" ".join(sorted(m["platform"]["os"] + "/" + m["platform"]["architecture"] for m in json.load(sys.stdin)["manifests"])))') ||
