@@ -33,8 +33,12 @@ func TestBadFiles(t *testing.T) {
 		"bad_project_name.yml":       {`line 6: projects[0] "my docs": name must match`},
 		"missing_project_id.yml":     {`line 5: projects[0] "docs": id is required`},
 		"bad_project_id.yml":         {`line 5: projects[0] "proj/123": id "proj/123" must not contain`},
-		"bad_page_size.yml":          {`line 2: global: page_size must be between 1 and 250, got 500`},
-		"bad_int.yml":                {`line 2: global.page_size: expected a number, got "lots"`},
+		"placeholder_project_id.yml": {
+			`line 5: projects[0] "docs": id "YOUR_PROJECT_ID" is the example's placeholder: set your Mintlify project's id`,
+			`line 7: projects[1] "your-project-id": id "your-project-id" is the example's placeholder`,
+		},
+		"bad_page_size.yml": {`line 2: global: page_size must be between 1 and 250, got 500`},
+		"bad_int.yml":       {`line 2: global.page_size: expected a number, got "lots"`},
 		"bad_concurrency.yml": {
 			`line 2: global: page_concurrency must be between 1 and 16, got 0`,
 			`line 3: global: job_concurrency must be between 1 and 16, got 17`,

@@ -25,6 +25,13 @@ var (
 	projectNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
 )
 
+// PlaceholderProjectID stands for the project's id in the shipped example
+// configurations (the packages' mintlify.yml, the Kubernetes ConfigMap,
+// the Helm chart's values). It is refused, in any case and with - or _,
+// so that an example left unedited fails --config.check and the start
+// instead of polling a project that does not exist.
+const PlaceholderProjectID = "YOUR_PROJECT_ID"
+
 const (
 	maxConcurrency = 16 // more would only queue behind the hourly budget
 	minJobPoll     = 5 * time.Second
@@ -178,6 +185,11 @@ func (p *Project) validateID(pl place, i int, ids map[string]int, defaulted bool
 	switch {
 	case p.ID == "":
 		pl.add("", "id is required")
+	case strings.EqualFold(strings.ReplaceAll(p.ID, "-", "_"), PlaceholderProjectID):
+		pl.add("id", "id %q is the example's placeholder: set your Mintlify project's id (from the API keys page of the Mintlify dashboard)", p.ID)
+		if defaulted {
+			p.Name = ""
+		}
 	case idcheck.Check(p.ID) != nil:
 		// The id is one segment of every API path: no dot segment,
 		// slash, query or fragment marker, control character.

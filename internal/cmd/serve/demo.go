@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/common/version"
+	"github.com/prometheus/exporter-toolkit/web"
+
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
@@ -179,11 +182,9 @@ func (d *demoAPI) failJob(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "job %s of %s (%s) failed\n", job, demoProjectNames[id], id)
 }
 
-// demoPage explains how to use the demo's simulated API and fail-job.
-var demoPage = template.Must(template.New("demo").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="UTF-8"><title>mintlify_exporter demo</title></head>
-<body>
-<h1>mintlify_exporter demo</h1>
+// demoPage explains how to use the demo's simulated API and fail-job:
+// the body of a page framed and styled as the landing page (page).
+var demoPage = template.Must(template.New("demo").Parse(`<p><a href="/">Landing page</a> · <a href="{{.Metrics}}">Metrics</a></p>
 <p>Every number on <a href="{{.Metrics}}">{{.Metrics}}</a> comes from a simulated Mintlify API
 built into the exporter. Its agent jobs stay active for 2 minutes, then complete (or fail).</p>
 <h2>Simulated API</h2>
@@ -208,10 +209,10 @@ and add <code>--track FILE</code> to the create command.</p>
 <input type="submit" value="Fail the job">
 </form>
 <pre>curl -X POST '{{.FailJob}}?project=blog&amp;job=job_demo_new'</pre>
-</body></html>
 `))
 
-// page serves demoPage; base is the exporter's URL as the browser sees it.
+// page serves demoPage in the landing page's frame and style (header,
+// fonts, pageCSS); base is the exporter's URL as the browser sees it.
 func (d *demoAPI) page(metricsPath string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != demoPagePath {
@@ -219,14 +220,31 @@ func (d *demoAPI) page(metricsPath string) http.HandlerFunc {
 			return
 		}
 		base := "http://" + r.Host
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_ = demoPage.Execute(w, map[string]string{
+		var body strings.Builder
+		if err := demoPage.Execute(&body, map[string]string{
 			"Track":   d.trackArg(),
 			"Metrics": metricsPath,
 			"APIURL":  base + demoAPIPath,
 			"Key":     d.key,
 			"FailJob": base + demoPagePath + "fail-job",
+		}); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		lp, err := web.NewLandingPage(web.LandingConfig{
+			RoutePrefix: demoPagePath,
+			Name:        exporterName,
+			Description: "Demo: the simulated Mintlify API",
+			Version:     version.Info(),
+			ExtraHTML:   body.String(),
+			ExtraCSS:    pageCSS,
+			Profiling:   "false",
 		})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		lp.ServeHTTP(w, r)
 	}
 }
 

@@ -329,6 +329,21 @@ func (s *server) scrape(next http.Handler) http.Handler {
 	})
 }
 
+// pageCSS is added to the toolkit's landing page style, on the landing
+// page and the demo's: long commands wrap inside the window instead of
+// widening the page, and labels take their text's width.
+const pageCSS = `pre, code { white-space: pre-wrap; overflow-wrap: anywhere; }
+pre { background: #f4f4f4; padding: 0.5rem; }
+main label { width: auto; margin-right: 1em; }`
+
+// gapsHTML says what the documentation gaps measure, on the landing page.
+const gapsHTML = `<h3>Documentation gaps</h3>
+<p>With <code>--collector.conversations</code>, the assistant conversations left unanswered (not covered by the
+documentation), by category and by the page they started on; with <code>--collector.feedback-backlog</code>, the
+reader feedback still open and the age of the oldest entry. The alerts <code>MintlifyAssistantUnansweredShareHigh</code>
+(more than a quarter of the last day's conversations unanswered) and <code>MintlifyFeedbackWaiting</code> (an entry
+open for more than 14 days) watch them.</p>`
+
 func (s *server) landing() http.Handler {
 	desc := "Prometheus exporter for Mintlify documentation analytics and agent jobs."
 	extra := ""
@@ -353,7 +368,8 @@ func (s *server) landing() http.Handler {
 		Name:        exporterName,
 		Description: html.EscapeString(desc),
 		Version:     version.Info(),
-		ExtraHTML:   extra,
+		ExtraHTML:   extra + gapsHTML,
+		ExtraCSS:    pageCSS,
 		Links:       links,
 		Profiling:   "false",
 	})
