@@ -86,7 +86,8 @@ func newApp(f *flags) *kingpin.Application {
 	app.Flag("web.idle-timeout", "Maximum time a keep-alive connection stays open between requests.").Default("2m").DurationVar(&f.idleTimeout)
 	f.common.AddConfigFile(app, "The routes file (YAML): which alert starts which action. Required.")
 	app.Flag("config.check", "Check the routes file and its prompt templates, print the problems or that it is valid, and exit (0 if valid, 1 if not).").BoolVar(&f.configCheck)
-	f.common.AddStoragePath(app, "")
+	app.Flag("storage.path", "State file: what the receiver did, per route and alert group, its cooldowns and daily counts. Never the exporter's own state file.").
+		Default(filepath.Join(filepath.Dir(cli.DefaultStoragePath(os.Getenv)), "receiver-state.json")).StringVar(&f.common.StoragePath)
 	app.Flag("receiver.act", "Act on Mintlify. Without it (and without act: true in the routes file) the receiver only logs and records what it would do.").BoolVar(&f.act)
 	app.Flag("receiver.bearer-token-file", "File holding the token Alertmanager must send as 'Authorization: Bearer' (its http_config.authorization.credentials_file). A request without it gets 401 before its body is read.").PlaceHolder("FILE").StringVar(&f.tokenFile)
 	app.Flag("receiver.answer-timeout", "Maximum time to handle a notification, Mintlify's answer included; keep it below Alertmanager's webhook timeout (10s by default).").Default(DefaultAnswerTimeout.String()).DurationVar(&f.answerTimeout)
