@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -72,6 +73,10 @@ type harness struct {
 	reg      *prometheus.Registry
 	srv      *httptest.Server
 	startErr error
+	// wrap, if set, wraps the receiver's handler (tests that watch or
+	// answer for it).
+	wrap    func(http.Handler) http.Handler
+	current atomic.Pointer[http.Handler]
 }
 
 func newHarness(t *testing.T, act bool, routes string, extra ...string) *harness {
@@ -101,7 +106,12 @@ func newHarness(t *testing.T, act bool, routes string, extra ...string) *harness
 		h.args = append(h.args, "--receiver.act")
 	}
 	h.start()
-	t.Cleanup(h.stop)
+	t.Cleanup(func() {
+		if h.srv != nil {
+			h.srv.Close()
+		}
+		h.stop()
+	})
 	return h
 }
 
@@ -134,12 +144,21 @@ func (h *harness) start() {
 		h.rc = nil
 		return
 	}
-	h.srv = httptest.NewServer(handler(h.rc, h.reg))
+	next := handler(h.rc, h.reg)
+	if h.wrap != nil {
+		next = h.wrap(next)
+	}
+	// A restart keeps the address Alertmanager posts to.
+	h.current.Store(&next)
+	if h.srv == nil {
+		h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			(*h.current.Load()).ServeHTTP(w, r)
+		}))
+	}
 }
 
 func (h *harness) stop() {
 	if h.rc != nil {
-		h.srv.Close()
 		h.rc.close()
 		h.rc = nil
 	}
