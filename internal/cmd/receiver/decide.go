@@ -251,6 +251,7 @@ func (rc *receiver) settle(r *Route, rec *auditRecord, res reservation, jobID, r
 			rc.st.d.Groups[i].State = entryActed
 			rc.st.d.Groups[i].ID = stateID(jobID, runID)
 		}
+		rc.st.addJob(r, jobID, runID, rec.Time)
 	case answeredNoAction(err):
 		rc.undo(r, res)
 		rec.Outcome, rec.Reason = OutcomeError, err.Error()
@@ -272,6 +273,21 @@ func (rc *receiver) settle(r *Route, rec *auditRecord, res reservation, jobID, r
 		}
 	}
 	return retry
+}
+
+// addJob keeps the job or run a route started, for the job series; an
+// id the state's check would refuse is left out (the audit log has it).
+func (s *store) addJob(r *Route, jobID, runID string, at time.Time) {
+	if ids.Check(jobID) != nil {
+		jobID = ""
+	}
+	if ids.Check(runID) != nil {
+		runID = ""
+	}
+	if jobID == "" && runID == "" {
+		return
+	}
+	s.d.Jobs = append(s.d.Jobs, jobEntry{Route: r.Name, Project: r.Action.Project, JobID: jobID, RunID: runID, At: at})
 }
 
 // stateID is the id kept in the state: the job's, else the run's, if it

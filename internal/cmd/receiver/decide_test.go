@@ -42,6 +42,7 @@ func TestFiringActsOnce(t *testing.T) {
 		len(first.Fingerprints) != 1 || first.Fingerprints[0] != n.fp || !strings.HasPrefix(first.TemplateHash, "sha256:") {
 		t.Errorf("first audit record = %+v", first)
 	}
+	mustContain(t, h.scrape(), `mintlify_receiver_job_info{job_id="`+first.JobID+`",project="proj-docs",route="gaps",run_id=""} 1`)
 	if got := h.tracked(); len(got) != 1 || got[0] != testProject+"/"+first.JobID {
 		t.Errorf("tracked jobs = %v, want [%s/%s]", got, testProject, first.JobID)
 	}
@@ -275,6 +276,8 @@ func TestAutomationAction(t *testing.T) {
 	if got := h.sent(mockapi.EndpointTriggerAutomation); got != 1 {
 		t.Errorf("%d trigger requests, want 1", got)
 	}
+	h.restart() // the series come from the state file
+	mustContain(t, h.scrape(), `mintlify_receiver_job_info{job_id="`+recs[0].JobID+`",project="proj-docs",route="feedback",run_id="`+recs[0].RunID+`"} 1`)
 }
 
 // TestAutomationRefusedByAPI: a 404 (unknown automation) is an error,

@@ -66,6 +66,7 @@ type stateCollector struct {
 	rc                     *receiver
 	lastRoute, lastProject *prometheus.Desc
 	capLeft                *prometheus.Desc
+	job                    *prometheus.Desc
 }
 
 func newStateCollector(rc *receiver) *stateCollector {
@@ -77,6 +78,9 @@ func newStateCollector(rc *receiver) *stateCollector {
 			"Unix time of the last action on the project; absent before the first.", []string{"project"}, nil),
 		capLeft: prometheus.NewDesc("mintlify_receiver_daily_cap_remaining",
 			"Actions the project may still take today (UTC day).", []string{"project"}, nil),
+		job: prometheus.NewDesc("mintlify_receiver_job_info",
+			"Always 1: a job or automation run the route started (the newest 1000); job_id joins the exporter's mintlify_agent_job_* series.",
+			[]string{"route", "project", "job_id", "run_id"}, nil),
 	}
 }
 
@@ -84,6 +88,7 @@ func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.lastRoute
 	ch <- c.lastProject
 	ch <- c.capLeft
+	ch <- c.job
 }
 
 func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
@@ -102,6 +107,14 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		left := max(rc.cfg.DailyCap-rc.st.usedToday(p, now), 0)
 		ch <- prometheus.MustNewConstMetric(c.capLeft, prometheus.GaugeValue, float64(left), p)
+	}
+	seen := map[jobEntry]bool{}
+	for _, j := range rc.st.d.Jobs {
+		k := jobEntry{Route: j.Route, Project: j.Project, JobID: j.JobID, RunID: j.RunID}
+		if !seen[k] { // a state edited by hand must not break the scrape
+			seen[k] = true
+			ch <- prometheus.MustNewConstMetric(c.job, prometheus.GaugeValue, 1, j.Route, j.Project, j.JobID, j.RunID)
+		}
 	}
 }
 

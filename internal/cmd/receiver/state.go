@@ -33,6 +33,7 @@ const (
 	// dropped (each is older than any cooldown long before 10 000 alerts
 	// groups have fired).
 	maxGroups    = 10_000
+	maxJobs      = 1000
 	stateVersion = 1
 	dayLayout    = time.DateOnly
 )
@@ -60,6 +61,17 @@ type stateData struct {
 	ProjectLast map[string]time.Time `json:"project_last"`
 	// Daily is each project's count of actions on one UTC day.
 	Daily map[string]dayCount `json:"daily"`
+	// Jobs are the jobs and runs the receiver started, the newest
+	// maxJobs, for the series that say which route started each.
+	Jobs []jobEntry `json:"jobs,omitempty"`
+}
+
+type jobEntry struct {
+	Route   string    `json:"route"`
+	Project string    `json:"project"`
+	JobID   string    `json:"job_id,omitempty"`
+	RunID   string    `json:"run_id,omitempty"`
+	At      time.Time `json:"at"`
 }
 
 type groupEntry struct {
@@ -86,6 +98,9 @@ func (d *stateData) check(now time.Time) error {
 		return errors.New("more entries than the receiver keeps")
 	}
 	if err := d.checkGroups(now); err != nil {
+		return err
+	}
+	if err := d.checkJobs(now); err != nil {
 		return err
 	}
 	for r, t := range d.LastAction {
@@ -123,6 +138,26 @@ func (d *stateData) checkGroups(now time.Time) error {
 			return fmt.Errorf("groups[%d]: bad id", i)
 		}
 		if err := checkTime(fmt.Sprintf("groups[%d]", i), g.At, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *stateData) checkJobs(now time.Time) error {
+	if len(d.Jobs) > maxJobs {
+		return errors.New("more jobs than the receiver keeps")
+	}
+	for i, j := range d.Jobs {
+		switch {
+		case !nameRE.MatchString(j.Route), ids.Check(j.Project) != nil:
+			return fmt.Errorf("jobs[%d]: bad route or project", i)
+		case j.JobID == "" && j.RunID == "",
+			j.JobID != "" && ids.Check(j.JobID) != nil,
+			j.RunID != "" && ids.Check(j.RunID) != nil:
+			return fmt.Errorf("jobs[%d]: bad job or run id", i)
+		}
+		if err := checkTime(fmt.Sprintf("jobs[%d]", i), j.At, now); err != nil {
 			return err
 		}
 	}
@@ -221,6 +256,9 @@ func (s *store) reset() {
 func (s *store) save() error {
 	if over := len(s.d.Groups) - maxGroups; over > 0 {
 		s.d.Groups = s.d.Groups[over:] // appended in time order: the oldest first
+	}
+	if over := len(s.d.Jobs) - maxJobs; over > 0 {
+		s.d.Jobs = s.d.Jobs[over:]
 	}
 	return atomicfile.Write(s.path, func(w io.Writer) error {
 		return json.NewEncoder(w).Encode(&s.d)
