@@ -1,6 +1,7 @@
 package receiver
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -324,5 +325,31 @@ func TestStateHasOneOwner(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(h.dir, "state.json.owner")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestFollowRecordsPullRequest: once the job opened its pull request,
+// following records the link in the audit log, once, and stops.
+func TestFollowRecordsPullRequest(t *testing.T) {
+	h := newHarness(t, true, testRoutes)
+	h.post(gap("billing").body())
+	h.rc.follow(context.Background()) // still active: nothing yet
+	h.clock.Advance(2 * time.Minute)  // the simulated job completes with a PR
+	h.rc.follow(context.Background())
+	h.rc.follow(context.Background())
+	recs := h.audit()
+	if got := outcomesOf(recs); got != "gaps:acted gaps:pr_opened" {
+		t.Fatalf("audit = %q", got)
+	}
+	view, _ := h.api.Server.Job(testProject, recs[0].JobID)
+	if view.PRLink == nil || recs[1].PRLink != *view.PRLink || recs[1].JobID != recs[0].JobID {
+		t.Errorf("pr_opened record %+v, job %+v", recs[1], view)
+	}
+	if got := h.sent(mockapi.EndpointGetJob); got != 2 {
+		t.Errorf("%d get_job requests, want 2 (none once the PR is known)", got)
+	}
+	h.restart() // the link is kept in the state
+	if got := h.rc.st.d.Jobs[0].PRLink; got != recs[1].PRLink {
+		t.Errorf("state's link %q", got)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -70,6 +71,7 @@ type flags struct {
 	auditMax      int64
 	auditKeep     int
 	trackFile     string
+	followEvery   time.Duration
 	logConfig     *promslog.Config
 }
 
@@ -96,6 +98,7 @@ func newApp(f *flags) *kingpin.Application {
 	app.Flag("receiver.audit-max-bytes", "Size past which the audit log is rotated.").Default(fmt.Sprint(16 << 20)).Int64Var(&f.auditMax)
 	app.Flag("receiver.audit-keep", "Rotated audit logs kept (FILE.1 … FILE.N).").Default("5").IntVar(&f.auditKeep)
 	app.Flag("receiver.tracked-jobs-file", "Append each job the receiver starts to this tracked-jobs file (the exporter's --mintlify.tracked-jobs-file), so that /metrics shows its status and pull request.").PlaceHolder("FILE").StringVar(&f.trackFile)
+	app.Flag("receiver.follow-interval", "How often to read the jobs the receiver started (at most 20 a round, each for up to 7 days) until each opens its pull request, whose link then goes into the audit log; 0 to never.").Default("5m").DurationVar(&f.followEvery)
 	f.common.AddKeyFile(app, "A write-scoped key; needed only with --receiver.act.")
 	f.common.AddAPIURL(app, "")
 	f.common.AddRequestTimeout(app, "Never longer than --receiver.answer-timeout less one second.")
@@ -136,6 +139,8 @@ func parse(args []string, stdout, stderr io.Writer) (*flags, int, bool) {
 		err = errors.New("--receiver.max-body-bytes must be 1024 to 67108864")
 	case f.auditMax < 4096 || f.auditKeep < 0 || f.auditKeep > 100:
 		err = errors.New("--receiver.audit-max-bytes must be at least 4096, --receiver.audit-keep 0 to 100")
+	case f.followEvery < 0 || (f.followEvery > 0 && f.followEvery < 10*time.Second):
+		err = errors.New("--receiver.follow-interval must be 0 or at least 10s")
 	case f.common.StoragePath == "":
 		err = errors.New("--storage.path must not be empty: the state is what keeps actions to one")
 	}
@@ -309,6 +314,24 @@ func serve(ctx context.Context, rc *receiver, reg *prometheus.Registry, f *flags
 		ReadTimeout:       f.readTimeout,
 		IdleTimeout:       f.idleTimeout,
 		MaxHeaderBytes:    64 << 10,
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	fctx, stopFollowing := context.WithCancel(ctx)
+	defer stopFollowing()
+	if f.followEvery > 0 && rc.client != nil {
+		wg.Go(func() {
+			t := time.NewTicker(f.followEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-t.C:
+					rc.follow(fctx)
+				case <-fctx.Done():
+					return
+				}
+			}
+		})
 	}
 	errc := make(chan error, 1)
 	go func() {

@@ -72,6 +72,9 @@ type jobEntry struct {
 	JobID   string    `json:"job_id,omitempty"`
 	RunID   string    `json:"run_id,omitempty"`
 	At      time.Time `json:"at"`
+	// PRLink is the job's pull request, once known; Done ends following.
+	PRLink string `json:"pr_link,omitempty"`
+	Done   bool   `json:"done,omitempty"`
 }
 
 type groupEntry struct {
@@ -156,6 +159,8 @@ func (d *stateData) checkJobs(now time.Time) error {
 			j.JobID != "" && ids.Check(j.JobID) != nil,
 			j.RunID != "" && ids.Check(j.RunID) != nil:
 			return fmt.Errorf("jobs[%d]: bad job or run id", i)
+		case j.PRLink != "" && !validPRLink(j.PRLink):
+			return fmt.Errorf("jobs[%d]: bad pull request link", i)
 		}
 		if err := checkTime(fmt.Sprintf("jobs[%d]", i), j.At, now); err != nil {
 			return err
