@@ -5,11 +5,15 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
 // TestRunServes: the command as main runs it, on a listener, behind
@@ -98,5 +102,37 @@ func TestConfigCheck(t *testing.T) {
 	errb.Reset()
 	if code := run(context.Background(), []string{"--receiver.act"}, &out, &errb, nil, Options{}); code != 2 || !strings.Contains(errb.String(), "--config.file") {
 		t.Errorf("no routes file: exit %d, %q", code, errb.String())
+	}
+}
+
+// TestMetricsDocumented: docs/loop.md lists every series the receiver
+// exposes, and no other (the dashboard's test reads that list).
+func TestMetricsDocumented(t *testing.T) {
+	h := newHarness(t, true, testRoutes)
+	h.post(gap("billing").body()) // every family present
+	exposed := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^(mintlify_receiver_[a-z_]+)[{ ]`).FindAllStringSubmatch(h.scrape(), -1) {
+		exposed[m[1]] = true
+	}
+	doc, err := os.ReadFile(filepath.Join(testkit.RepoRoot(t), "docs", "loop.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `(mintlify_receiver_[a-z_]+)").FindAllStringSubmatch(string(doc), -1) {
+		documented[m[1]] = true
+	}
+	if len(exposed) < 7 {
+		t.Fatalf("only %d receiver series exposed: %v", len(exposed), exposed)
+	}
+	for n := range exposed {
+		if !documented[n] {
+			t.Errorf("%s is exposed but not in docs/loop.md's table", n)
+		}
+	}
+	for n := range documented {
+		if !exposed[n] {
+			t.Errorf("docs/loop.md lists %s, which the receiver does not expose", n)
+		}
 	}
 }
