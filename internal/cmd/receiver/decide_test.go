@@ -50,6 +50,14 @@ func TestFiringActsOnce(t *testing.T) {
 	if strings.Contains(outcomesOf(recs), "ignore") || strings.Contains(first.Prompt, "ignore previous") {
 		t.Error("an annotation reached the prompt or the audit log")
 	}
+	// The key and the token are in no file, log line or series.
+	state, _ := os.ReadFile(filepath.Join(h.dir, "state.json"))
+	audit, _ := os.ReadFile(filepath.Join(h.dir, "receiver-audit.jsonl"))
+	for name, text := range map[string]string{"state": string(state), "audit": string(audit), "log": h.logs.String(), "metrics": h.scrape()} {
+		if strings.Contains(text, testKey) || strings.Contains(text, testToken) || text == "" {
+			t.Errorf("%s holds the key or the token, or is empty", name)
+		}
+	}
 }
 
 // TestResolvedNeverActs: a resolved notification acts on nothing, and

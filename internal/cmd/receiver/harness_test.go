@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -77,6 +78,25 @@ type harness struct {
 	// answer for it).
 	wrap    func(http.Handler) http.Handler
 	current atomic.Pointer[http.Handler]
+	logs    syncBuffer // the receiver's log lines
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger and a test to share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func newHarness(t *testing.T, act bool, routes string, extra ...string) *harness {
@@ -139,7 +159,7 @@ func (h *harness) start() {
 		}
 		return ""
 	}
-	h.rc, h.reg, h.startErr = newReceiver(f, cfg, slog.New(slog.DiscardHandler), Options{Now: h.clock.Now, Getenv: getenv})
+	h.rc, h.reg, h.startErr = newReceiver(f, cfg, slog.New(slog.NewTextHandler(&h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})), Options{Now: h.clock.Now, Getenv: getenv})
 	if h.startErr != nil {
 		h.rc = nil
 		return
