@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/coreos/go-systemd/v22/activation"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
@@ -305,6 +306,34 @@ func handler(rc *receiver, reg *prometheus.Registry) http.Handler {
 	return mux
 }
 
+// listeners are l when a test gives one, else systemd's activated
+// sockets with --web.systemd-socket, else one TCP listener per
+// --web.listen-address.
+func listeners(f *flags, l net.Listener) ([]net.Listener, error) {
+	if l != nil {
+		return []net.Listener{l}, nil
+	}
+	if f.web.WebSystemdSocket != nil && *f.web.WebSystemdSocket {
+		ls, err := activation.Listeners()
+		if err == nil && len(ls) == 0 {
+			err = errors.New("--web.systemd-socket: no socket activation file descriptors found")
+		}
+		return ls, err
+	}
+	var ls []net.Listener
+	for _, a := range *f.web.WebListenAddresses {
+		nl, err := net.Listen("tcp", a)
+		if err != nil {
+			for _, o := range ls {
+				o.Close()
+			}
+			return nil, err
+		}
+		ls = append(ls, nl)
+	}
+	return ls, nil
+}
+
 // serve serves until ctx ends, then shuts the server down: a decision in
 // progress finishes (each is bounded by the answer timeout).
 func serve(ctx context.Context, rc *receiver, reg *prometheus.Registry, f *flags, logger *slog.Logger, l net.Listener) int {
@@ -335,18 +364,10 @@ func serve(ctx context.Context, rc *receiver, reg *prometheus.Registry, f *flags
 	}
 	errc := make(chan error, 1)
 	go func() {
-		var ls []net.Listener
-		if l != nil {
-			ls = []net.Listener{l}
-		} else {
-			for _, a := range *f.web.WebListenAddresses {
-				nl, err := net.Listen("tcp", a)
-				if err != nil {
-					errc <- err
-					return
-				}
-				ls = append(ls, nl)
-			}
+		ls, err := listeners(f, l)
+		if err != nil {
+			errc <- err
+			return
 		}
 		for i := range ls {
 			ls[i] = netutil.LimitListener(ls[i], f.maxConns)
