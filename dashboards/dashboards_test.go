@@ -67,7 +67,7 @@ type dashboard struct {
 			Expr string `json:"expr"`
 		} `json:"list"`
 	} `json:"annotations"`
-	Templating    struct {
+	Templating struct {
 		List []variable `json:"list"`
 	} `json:"templating"`
 	Panels []panel `json:"panels"`
