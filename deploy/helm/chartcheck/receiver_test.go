@@ -90,7 +90,8 @@ func TestReceiver(t *testing.T) {
 }
 
 // TestReceiverNeedsItsSecrets: enabled without routes or a token, or
-// acting without its own key, fails to render and says what to set.
+// acting without its own key or without a persistent volume, fails to
+// render and says what to set.
 func TestReceiverNeedsItsSecrets(t *testing.T) {
 	base := []string{"template", "mintlify", chart, "--kube-version", kubeVersion, "-f", ci("default"), "--set", "receiver.enabled=true"}
 	for _, c := range []struct {
@@ -99,7 +100,8 @@ func TestReceiverNeedsItsSecrets(t *testing.T) {
 	}{
 		{nil, "receiver.enabled needs receiver.routes"},
 		{[]string{"--set", "receiver.routes.x=1"}, "receiver.enabled needs receiver.bearerToken.existingSecret.name"},
-		{[]string{"--set", "receiver.routes.x=1", "--set", "receiver.bearerToken.existingSecret.name=t", "--set", "receiver.act=true"}, "receiver.act needs receiver.apiKey.existingSecret.name"},
+		{[]string{"--set", "receiver.routes.x=1", "--set", "receiver.bearerToken.existingSecret.name=t", "--set", "receiver.act=true", "--set", "persistence.enabled=true"}, "receiver.act needs receiver.apiKey.existingSecret.name"},
+		{[]string{"--set", "receiver.routes.x=1", "--set", "receiver.bearerToken.existingSecret.name=t", "--set", "receiver.act=true", "--set", "receiver.apiKey.existingSecret.name=k"}, "receiver.act needs persistence.enabled"},
 	} {
 		out, err := helm(t, append(slices.Clone(base), c.args...)...)
 		if err == nil || !strings.Contains(out+err.Error(), c.want) {

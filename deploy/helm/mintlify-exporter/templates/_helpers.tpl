@@ -170,6 +170,9 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- if not .Values.receiver.bearerToken.existingSecret.name }}
 {{- $errs = append $errs "receiver.enabled needs receiver.bearerToken.existingSecret.name: a Secret holding the token Alertmanager sends" }}
 {{- end }}
+{{- if and .Values.receiver.act (not .Values.persistence.enabled) }}
+{{- $errs = append $errs "receiver.act needs persistence.enabled: on an emptyDir the receiver's state (what it did, its cooldowns and daily counts) would be lost with the pod, and it could act twice" }}
+{{- end }}
 {{- if and .Values.receiver.act (not .Values.receiver.apiKey.existingSecret.name) }}
 {{- $errs = append $errs "receiver.act needs receiver.apiKey.existingSecret.name: a Secret holding the receiver's own write-scoped key" }}
 {{- end }}
