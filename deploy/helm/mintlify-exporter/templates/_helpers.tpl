@@ -187,6 +187,20 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- end }}
 {{- end }}
+{{- if .Values.receiver.enabled }}
+{{- if not .Values.receiver.routes }}
+{{- $errs = append $errs "receiver.enabled needs receiver.routes: the routes file (docs/loop.md)" }}
+{{- end }}
+{{- if not .Values.receiver.bearerToken.existingSecret.name }}
+{{- $errs = append $errs "receiver.enabled needs receiver.bearerToken.existingSecret.name: a Secret holding the token Alertmanager sends" }}
+{{- end }}
+{{- if and .Values.receiver.act (not .Values.persistence.enabled) }}
+{{- $errs = append $errs "receiver.act needs persistence.enabled: on an emptyDir the receiver's state (what it did, its cooldowns and daily counts) would be lost with the pod, and it could act twice" }}
+{{- end }}
+{{- if and .Values.receiver.act (not .Values.receiver.apiKey.existingSecret.name) }}
+{{- $errs = append $errs "receiver.act needs receiver.apiKey.existingSecret.name: a Secret holding the receiver's own write-scoped key" }}
+{{- end }}
+{{- end }}
 {{- with $errs }}
 {{- fail (join "; " .) }}
 {{- end }}
