@@ -18,6 +18,26 @@ fail() {
 # test runs the image check beside go test, whose servers bind port 0, and
 # an automatic port could be taken by one of them (or by an outgoing
 # connection) between its choice here and its use.
+# check_doc_links DIR WHAT: every relative link of every Markdown file under
+# DIR (its licenses/ aside) names a file inside DIR, anchors aside; WHAT
+# names DIR in the messages ("the archive", "the deb"). More than 10 such
+# links must be found, so an empty tree cannot pass. Prints the count.
+check_doc_links() {
+  local dir=$1 what=$2 md link target resolved n=0
+  while IFS= read -r md; do
+    while IFS= read -r link; do
+      target=${link%%#*}
+      case "$target" in "" | *:*) continue ;; esac
+      resolved=$(realpath -m -s "$(dirname "$md")/$target")
+      case "$resolved/" in "$dir"/*) ;; *) fail "$what: ${md#"$dir"/} links to $link, outside $dir" ;; esac
+      [ -f "$resolved" ] || fail "$what: ${md#"$dir"/} links to $link, which $what does not hold"
+      n=$((n + 1))
+    done < <(grep -oE '\]\([^) ]+\)' "$md" | sed -E 's/^\]\(//; s/\)$//')
+  done < <(find "$dir" -name '*.md' ! -path "$dir/licenses/*")
+  [ "$n" -gt 10 ] || fail "$what: only $n relative links in its documentation"
+  echo "$n"
+}
+
 free_port() {
   local low p i
   low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null) || low=32768

@@ -203,18 +203,7 @@ step="deb documentation links"
 # Every relative link of every Markdown file in the documentation resolves
 # to a file inside it (anchors aside), as in the archives.
 docdir="$tmp/debroot/usr/share/doc/$PKG"
-nlinks=0
-while IFS= read -r md; do
-  while IFS= read -r link; do
-    target=${link%%#*}
-    case "$target" in "" | *:*) continue ;; esac
-    resolved=$(realpath -m -s "$(dirname "$md")/$target")
-    case "$resolved/" in "$docdir"/*) ;; *) fail "${md#"$docdir"/} links to $link, outside /usr/share/doc/$PKG" ;; esac
-    [ -f "$resolved" ] || fail "the deb's ${md#"$docdir"/} links to $link, which the deb does not hold"
-    nlinks=$((nlinks + 1))
-  done < <(grep -oE '\]\([^) ]+\)' "$md" | sed -E 's/^\]\(//; s/\)$//')
-done < <(find "$docdir" -name '*.md' ! -path "$docdir/licenses/*")
-[ "$nlinks" -gt 10 ] || fail "only $nlinks relative links in the deb's documentation"
+nlinks=$(check_doc_links "$docdir" "the deb")
 log "deb: $nlinks relative links of the documentation resolve inside /usr/share/doc/$PKG"
 
 step="lintian"

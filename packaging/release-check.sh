@@ -163,18 +163,7 @@ bin="$tmp/run/$name/mintlify_exporter"
 # file names a file inside the folder (anchors aside).
 step="documentation links"
 top="$tmp/run/$name"
-nlinks=0
-while IFS= read -r md; do
-  while IFS= read -r link; do
-    target=${link%%#*}
-    case "$target" in "" | *:*) continue ;; esac
-    resolved=$(realpath -m -s "$(dirname "$md")/$target")
-    case "$resolved/" in "$top"/*) ;; *) fail "${md#"$top"/} links to $link, outside the archive's folder" ;; esac
-    [ -f "$resolved" ] || fail "${md#"$top"/} links to $link, which the archive does not hold"
-    nlinks=$((nlinks + 1))
-  done < <(grep -oE '\]\([^) ]+\)' "$md" | sed -E 's/^\]\(//; s/\)$//')
-done < <(find "$top" -name '*.md' ! -path "$top/licenses/*")
-[ "$nlinks" -gt 10 ] || fail "only $nlinks relative links in the archive's documentation"
+nlinks=$(check_doc_links "$top" "the archive")
 grep -qE "^## $(printf '%s' "$version" | sed 's/[.]/\\./g') / [0-9]{4}-[0-9]{2}-[0-9]{2}$" "$top/CHANGELOG.md" ||
   fail "the archive's CHANGELOG.md has no section for $version"
 log "$nlinks relative links of the archive's documentation resolve inside it"
