@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,23 +33,6 @@ const (
 // epoch is a fixed start so golden output and windows are reproducible.
 var epoch = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 
-// syncBuffer is a log sink the exporter's goroutines may write to.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 type env struct {
 	t     *testing.T
@@ -58,7 +40,7 @@ type env struct {
 	api   *mockapi.Running
 	exp   *collector.Exporter
 	reg   *prometheus.Registry
-	logs  *syncBuffer
+	logs  *testkit.LockedBuffer
 	// getenv is where the exporter looks keys up; a test may swap it to
 	// "rotate" a key before a reload.
 	getenv func(string) string
@@ -110,7 +92,7 @@ func newEnv(t *testing.T, yamlCfg string, o envOpts) *env {
 			return ""
 		}
 	}
-	logs := &syncBuffer{}
+	logs := &testkit.LockedBuffer{}
 	reg := prometheus.NewPedanticRegistry()
 	e := &env{t: t, clock: clock, api: api, reg: reg, logs: logs, getenv: getenv}
 	opts := collector.Options{Options: engine.Options{

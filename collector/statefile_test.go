@@ -30,13 +30,13 @@ import (
 
 // startAt builds an exporter of oneProject against api with its state at
 // path, and returns it or New's error, and its log.
-func startAt(t *testing.T, api *mockapi.Running, path string, clock collector.Clock) (*collector.Exporter, *syncBuffer, error) {
+func startAt(t *testing.T, api *mockapi.Running, path string, clock collector.Clock) (*collector.Exporter, *testkit.LockedBuffer, error) {
 	t.Helper()
 	cfg, err := config.Parse([]byte(fmt.Sprintf(oneProject, api.URL())))
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &testkit.LockedBuffer{}
 	exp, err := collector.New(cfg, collector.Options{Options: engine.Options{
 		Clock:       clock,
 		Getenv:      func(k string) string { return map[string]string{testKeyEnv: testKey}[k] },

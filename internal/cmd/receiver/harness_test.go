@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -78,26 +77,9 @@ type harness struct {
 	// answer for it).
 	wrap    func(http.Handler) http.Handler
 	current atomic.Pointer[http.Handler]
-	logs    syncBuffer // the receiver's log lines
+	logs    testkit.LockedBuffer // the receiver's log lines
 }
 
-// syncBuffer is a bytes.Buffer safe for the logger and a test to share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func newHarness(t *testing.T, act bool, routes string, extra ...string) *harness {
 	t.Helper()
