@@ -18,6 +18,7 @@ import (
 	"io"
 	"maps"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
@@ -68,39 +69,102 @@ type Global struct {
 	// CollectorWeights split each key's budget between the analytics
 	// collectors that are enabled under it.
 	CollectorWeights CollectorWeights `yaml:"collector_weights"`
-	// SearchTopN is how many search terms the searches collector exports.
-	SearchTopN int `yaml:"search_top_n"`
-	// CollectorTopN is the length of the top lists of the collectors
-	// that have one (kind.Kind.TopN), by name; a collector left out
-	// keeps the table's default. See TopN.
-	CollectorTopN map[string]int `yaml:"collector_top_n,omitempty"`
-	// FeedbackLookBack is how far back the feedback-backlog collector
-	// looks for entries still open.
+	// CollectorTopN and CollectorLookBack are the collectors' own
+	// settings (kind.Kind.TopN, LookBack) by the collector's name; a
+	// collector left out keeps the table's default. See TopN, LookBack.
+	CollectorTopN     map[string]int      `yaml:"collector_top_n,omitempty"`
+	CollectorLookBack map[string]Duration `yaml:"collector_look_back,omitempty"`
+	// SearchTopN and FeedbackLookBack are two collectors' settings under
+	// the keys 0.1.0 gave them, which their rows name (kind.Kind.TopNKey,
+	// LookBackKey); their defaults are the rows'.
+	SearchTopN       int      `yaml:"search_top_n"`
 	FeedbackLookBack Duration `yaml:"feedback_look_back"`
 }
 
-// MaxFeedbackLookBack bounds feedback_look_back: every open entry of the
-// look-back is read on each refresh.
-const MaxFeedbackLookBack = Duration(366 * 24 * time.Hour)
+// MaxLookBack bounds every look-back: each open entry of it is read on
+// each refresh.
+const MaxLookBack = Duration(366 * 24 * time.Hour)
+
+// MinLookBack is the shortest look-back: a day.
+const MinLookBack = Duration(24 * time.Hour)
 
 // MaxTopN bounds every top list: each entry is a series a project.
 const MaxTopN = 100
 
-// TopN is the length of the named collector's top lists: search_top_n
-// for searches, collector_top_n for the others (the table's default when
-// the configuration does not say), 0 for a collector without one.
+// TopN is the length of the named collector's top lists (the table's
+// default when the configuration does not say), 0 for a collector
+// without them.
 func (g *Global) TopN(name string) int {
-	if name == kind.Searches {
-		return g.SearchTopN
-	}
 	k, ok := kind.Lookup(name)
 	if !ok || k.TopN == 0 {
 		return 0
+	}
+	if p, ok := g.ownKey(k.TopNKey).(*int); ok {
+		return *p
 	}
 	if n, ok := g.CollectorTopN[name]; ok {
 		return n
 	}
 	return k.TopN
+}
+
+// LookBack is how far back the named snapshot collector looks (the
+// table's default when the configuration does not say), 0 for a
+// collector without a look-back.
+func (g *Global) LookBack(name string) time.Duration {
+	k, ok := kind.Lookup(name)
+	if !ok || k.LookBack == 0 {
+		return 0
+	}
+	if p, ok := g.ownKey(k.LookBackKey).(*Duration); ok {
+		return time.Duration(*p)
+	}
+	if d, ok := g.CollectorLookBack[name]; ok {
+		return time.Duration(d)
+	}
+	return k.LookBack
+}
+
+// SetTopN sets the named collector's top lists' length, where TopN
+// reads it (for the command line's --collector.NAME.top-n).
+func (g *Global) SetTopN(name string, n int) {
+	k, _ := kind.Lookup(name)
+	if p, ok := g.ownKey(k.TopNKey).(*int); ok {
+		*p = n
+		return
+	}
+	g.CollectorTopN = maps.Clone(g.CollectorTopN)
+	if g.CollectorTopN == nil {
+		g.CollectorTopN = map[string]int{}
+	}
+	g.CollectorTopN[name] = n
+}
+
+// SetLookBack sets the named collector's look-back, where LookBack
+// reads it (for the command line's --collector.NAME.look-back).
+func (g *Global) SetLookBack(name string, d time.Duration) {
+	k, _ := kind.Lookup(name)
+	if p, ok := g.ownKey(k.LookBackKey).(*Duration); ok {
+		*p = Duration(d)
+		return
+	}
+	g.CollectorLookBack = maps.Clone(g.CollectorLookBack)
+	if g.CollectorLookBack == nil {
+		g.CollectorLookBack = map[string]Duration{}
+	}
+	g.CollectorLookBack[name] = Duration(d)
+}
+
+// ownKey is a pointer to the field of g whose key is key (a row's
+// TopNKey or LookBackKey), nil when key is empty or no field's.
+func (g *Global) ownKey(key string) any {
+	v := reflect.ValueOf(g).Elem()
+	for i := range v.NumField() {
+		if key != "" && strings.Split(v.Type().Field(i).Tag.Get("yaml"), ",")[0] == key {
+			return v.Field(i).Addr().Interface()
+		}
+	}
+	return nil
 }
 
 // AnalyticsCollectors are the collectors that draw on the analytics
@@ -190,7 +254,7 @@ type Project struct {
 // Defaults. They are exported so the command line help and the docs can
 // quote them instead of repeating the numbers.
 var (
-	DefaultGlobal = Global{
+	DefaultGlobal = withRowDefaults(Global{
 		APIURL:             mintlify.DefaultBaseURL,
 		MinRefreshInterval: Duration(time.Minute),
 		MaxRefreshInterval: Duration(6 * time.Hour),
@@ -203,9 +267,7 @@ var (
 		JobRetention:       Duration(24 * time.Hour),
 		JobConcurrency:     4,
 		CollectorWeights:   defaultWeights(),
-		SearchTopN:         10,
-		FeedbackLookBack:   Duration(90 * 24 * time.Hour),
-	}
+	})
 	DefaultKey = Key{
 		BudgetPerHour: 100,
 		Reserve:       10,
@@ -216,6 +278,20 @@ var (
 		MaxPaths: 5000,
 	}
 )
+
+// withRowDefaults is g with the rows' defaults in the fields of the keys
+// the rows name (SearchTopN, FeedbackLookBack).
+func withRowDefaults(g Global) Global {
+	for _, k := range kind.All {
+		if p, ok := g.ownKey(k.TopNKey).(*int); ok {
+			*p = k.TopN
+		}
+		if p, ok := g.ownKey(k.LookBackKey).(*Duration); ok {
+			*p = Duration(k.LookBack)
+		}
+	}
+	return g
+}
 
 // The plain types have the same fields but no UnmarshalYAML, so that the
 // methods below can fill in defaults and then let yaml decode over them

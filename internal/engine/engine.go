@@ -302,7 +302,7 @@ func (b *builder) project(pr config.Project) error {
 		if !ok {
 			return fmt.Errorf("project %q: unknown collector %q", label, name)
 		}
-		settings := source.Settings{Keep: filter.Allowed, TopN: g.TopN(name), LookBack: time.Duration(g.FeedbackLookBack)}
+		settings := source.Settings{Keep: filter.Allowed, TopN: g.TopN(name), LookBack: g.LookBack(name)}
 		src, err := b.fetcher(k, pr.ID, label, ks, settings, filter)
 		if err != nil {
 			return err

@@ -37,6 +37,12 @@ type Walked struct {
 	Walk bool
 }
 
+// Views names the walked kind of every page's views, month to date: the
+// one the backfill walks day by day beside the other kinds' counters, and
+// whose month walk's pages the exporter records in the ledger for the
+// backfill's estimate.
+const Views = kind.PageViews
+
 var walked = map[string]Walked{
 	kind.PageViews: {Rows: mintlify.Views, Page: "mintlify_page_views", Site: "mintlify_site_page_views", Walk: true},
 	kind.Visitors: {Rows: mintlify.Visitors, Page: "mintlify_page_visitors", Site: "mintlify_site_visitors",

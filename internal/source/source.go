@@ -75,11 +75,10 @@ type Settings struct {
 	// Keep reports whether a path is exported (include_paths,
 	// exclude_paths, and what can be a label value).
 	Keep func(path string) bool
-	// TopN is the length of the kind's top lists: search_top_n for
-	// searches, the configuration's collector_top_n for the others.
-	TopN int
-	// LookBack is how far back a snapshot of what is still open looks
-	// (feedback_look_back).
+	// TopN and LookBack are the kind's own settings (its row's TopN and
+	// LookBack, as the configuration sets them: config.Global.TopN,
+	// LookBack).
+	TopN     int
 	LookBack time.Duration
 }
 

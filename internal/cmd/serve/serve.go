@@ -57,9 +57,9 @@ type flags struct {
 	demo            bool
 	logConfig       *promslog.Config
 	trackedJobsFile string
-	collectors      map[string]*bool // --[no-]collector.NAME
-	topN            map[string]*int  // --collector.NAME.top-n
-	lookBack        string           // --collector.feedback-backlog.look-back
+	collectors      map[string]*bool   // --[no-]collector.NAME
+	topN            map[string]*int    // --collector.NAME.top-n
+	lookBack        map[string]*string // --collector.NAME.look-back
 }
 
 func newApp(f *flags) *kingpin.Application {
@@ -94,13 +94,15 @@ func newApp(f *flags) *kingpin.Application {
 		}
 		f.collectors[k.Name] = app.Flag("collector."+k.Name, "Enable the "+k.Name+" collector (default: "+onOff+"): "+k.Summary+". Every analytics collector shares the hourly budget; a project's `collectors` list in the config file overrides these flags.").Default(def).Bool()
 	}
-	f.topN = map[string]*int{}
+	f.topN, f.lookBack = map[string]*int{}, map[string]*string{}
 	for _, k := range kind.All {
 		if k.TopN > 0 {
-			f.topN[k.Name] = app.Flag("collector."+k.Name+".top-n", fmt.Sprintf("Length of the %s collector's top lists, 1 to %d (without --config.file; the file's global collector_top_n otherwise).", k.Name, config.MaxTopN)).Default(strconv.Itoa(k.TopN)).Int()
+			f.topN[k.Name] = app.Flag(k.Flag(kind.TopNSetting), fmt.Sprintf("Length of the %s collector's top lists, 1 to %d (without --config.file; the file's global %s otherwise).", k.Name, config.MaxTopN, k.Key(kind.TopNSetting))).Default(strconv.Itoa(k.TopN)).Int()
+		}
+		if k.LookBack > 0 {
+			f.lookBack[k.Name] = app.Flag(k.Flag(kind.LookBackSetting), fmt.Sprintf("How far back the %s collector looks, %s to %s (without --config.file; the file's global %s otherwise).", k.Name, config.MinLookBack, config.MaxLookBack, k.Key(kind.LookBackSetting))).Default(config.Duration(k.LookBack).String()).String()
 		}
 	}
-	app.Flag("collector."+kind.FeedbackBacklog+".look-back", "How far back the "+kind.FeedbackBacklog+" collector looks for feedback still open, 1d to 366d (without --config.file; the file's global feedback_look_back otherwise).").Default(config.DefaultGlobal.FeedbackLookBack.String()).StringVar(&f.lookBack)
 	f.common.AddStoragePath(app, "State file: the analytics budget spent in the last hour (per key fingerprint, never the key), each collector's schedule and its last good data, so that a restart serves data at once and spends nothing extra. Empty to keep no state.")
 	app.Flag("demo", "Serve data from a built-in simulated Mintlify API with a synthetic site and agent jobs; no account needed.").BoolVar(&f.demo)
 	f.logConfig = &promslog.Config{}
