@@ -75,7 +75,7 @@ func (f *Flags) AddAPIURL(app *kingpin.Application, note string) {
 // AddRequestTimeout adds --mintlify.request-timeout.
 func (f *Flags) AddRequestTimeout(app *kingpin.Application, note string) {
 	app.Flag("mintlify.request-timeout", help("Timeout of each API request.", note)).
-		Default(DefaultRequestTimeout.String()).IsSetByUser(&f.TimeoutSet).DurationVar(&f.RequestTimeout)
+		Default(mintlify.DefaultRequestTimeout.String()).IsSetByUser(&f.TimeoutSet).DurationVar(&f.RequestTimeout)
 }
 
 // AddConfigFile adds --config.file.

@@ -134,11 +134,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 	app.ErrorWriter(stderr)
 	if _, err := app.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", exporterName, err)
-		return 2
+		return cli.ExitUsage
 	}
 	if err := checkWebFlags(&f); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", exporterName, err)
-		return 2
+		return cli.ExitUsage
 	}
 	if f.configCheck || f.checkOnline {
 		return checkConfig(ctx, &f, stdout, stderr)
@@ -151,7 +151,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 	inst, err := New(ctx, args, Options{Logger: logger})
 	if err != nil {
 		logger.Error("Cannot start", "err", err)
-		return 1
+		return cli.ExitError
 	}
 	defer inst.Close()
 	srv := inst.s
@@ -190,7 +190,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 	case err := <-errc:
 		if err != nil && !errors.Is(err, http.ErrServerClosed) {
 			logger.Error("HTTP server failed", "err", err)
-			return 1
+			return cli.ExitError
 		}
 	case <-ctx.Done():
 		logger.Info("Shutting down")
@@ -200,7 +200,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 			logger.Error("HTTP server shutdown failed", "err", err)
 		}
 	}
-	return 0
+	return cli.ExitOK
 }
 
 // readHeaderTimeout bounds the time to read a request's headers.
