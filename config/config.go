@@ -2,8 +2,9 @@
 //
 // Decoding is strict: an unknown or misspelt field is an error, because a
 // silently ignored "pagesize" would let the exporter run with settings the
-// operator did not ask for and burn the shared API budget. Every error names
-// the field and, when it comes from a file, the line.
+// operator did not ask for and burn the shared API budget. Every error from
+// a file has its line: the YAML decoder's own message with that line of
+// the file, or validation's with the setting's name (errors.go).
 //
 // A *Config is not modified once Parse, LoadFile or Single has returned
 // it: a reload builds a new one and hands it to the exporter
@@ -293,15 +294,15 @@ func withRowDefaults(g Global) Global {
 	return g
 }
 
-// The plain types have the same fields but no UnmarshalYAML, so that the
+// These types have the same fields but no UnmarshalYAML, so that the
 // methods below can fill in defaults and then let yaml decode over them
-// without recursing. Their names show up in yaml's messages, which
-// describeTypeError rewrites.
+// without recursing. yaml's messages name them ("field pagesize not found
+// in type config.global"), so they are named after the file's sections.
 type (
-	plainConfig  Config
-	plainGlobal  Global
-	plainKey     Key
-	plainProject Project
+	topLevel Config
+	global   Global
+	key      Key
+	project  Project
 )
 
 // UnmarshalYAML sets the defaults, decodes, then validates the whole file:
@@ -313,7 +314,7 @@ type (
 // nested structs; the *yaml.Node form would decode them leniently.
 func (c *Config) UnmarshalYAML(unmarshal func(any) error) error {
 	*c = Config{Global: DefaultGlobal}
-	if err := unmarshal((*plainConfig)(c)); err != nil {
+	if err := unmarshal((*topLevel)(c)); err != nil {
 		return err
 	}
 	return c.validate()
@@ -323,20 +324,20 @@ func (c *Config) UnmarshalYAML(unmarshal func(any) error) error {
 func (g *Global) UnmarshalYAML(unmarshal func(any) error) error {
 	*g = DefaultGlobal
 	g.CollectorWeights = maps.Clone(DefaultGlobal.CollectorWeights)
-	return unmarshal((*plainGlobal)(g))
+	return unmarshal((*global)(g))
 }
 
 // UnmarshalYAML applies DefaultKey to the fields the file leaves out.
 func (k *Key) UnmarshalYAML(unmarshal func(any) error) error {
 	*k = DefaultKey
-	return unmarshal((*plainKey)(k))
+	return unmarshal((*key)(k))
 }
 
 // UnmarshalYAML applies DefaultProject to the fields the file leaves out.
 func (p *Project) UnmarshalYAML(unmarshal func(any) error) error {
 	*p = DefaultProject
 	p.Windows = append([]Window(nil), DefaultProject.Windows...) // never share the default's array
-	return unmarshal((*plainProject)(p))
+	return unmarshal((*project)(p))
 }
 
 // errEmpty is returned for a file with no settings at all; yaml would
@@ -355,12 +356,12 @@ func Parse(data []byte) (*Config, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, errEmpty
 		}
-		return nil, err
+		return nil, located(err, data, nil)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		if err != nil {
-			return nil, err
+			return nil, located(err, data, nil)
 		}
 		return nil, fmt.Errorf("line %d: the file holds several YAML documents (---); put everything in one", extra.Line)
 	}
@@ -391,17 +392,17 @@ func Parse(data []byte) (*Config, error) {
 	strict := yaml.NewDecoder(bytes.NewReader(data))
 	strict.KnownFields(true)
 	c := &Config{}
-	idx := indexNodes(top)
 	if err := strict.Decode(c); err != nil {
-		return nil, idx.describe(err)
+		return nil, located(err, data, top)
 	}
+	lines := settingLines(top)
 	c.keyLines = make([]int, len(c.Keys))
 	for i, k := range c.Keys {
 		field := "api_key_env"
 		if k.APIKeyFile != "" {
 			field = "api_key_file"
 		}
-		c.keyLines[i] = idx.lineOf(fmt.Sprintf("keys[%d].%s", i, field))
+		c.keyLines[i] = lines.of(fmt.Sprintf("keys[%d].%s", i, field))
 	}
 	return c, nil
 }

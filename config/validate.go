@@ -358,14 +358,14 @@ func (c *Config) validateWindows(v *validator, i int) {
 func (g *Global) validateCollectorSettings(v *validator) {
 	const s = "global"
 	for _, k := range kind.All {
-		if key := k.Key(kind.TopNSetting); k.TopN > 0 {
+		if field := k.Key(kind.TopNSetting); k.TopN > 0 {
 			if n := g.TopN(k.Name); n < 1 || n > MaxTopN {
-				v.add("global."+key, s, "%s must be between 1 and %d, got %d", key, MaxTopN, n)
+				v.add("global."+field, s, "%s must be between 1 and %d, got %d", field, MaxTopN, n)
 			}
 		}
-		if key := k.Key(kind.LookBackSetting); k.LookBack > 0 {
+		if field := k.Key(kind.LookBackSetting); k.LookBack > 0 {
 			if d := Duration(g.LookBack(k.Name)); d < MinLookBack || d > MaxLookBack {
-				v.add("global."+key, s, "%s must be between %s and %s, got %s", key, MinLookBack, MaxLookBack, d)
+				v.add("global."+field, s, "%s must be between %s and %s, got %s", field, MinLookBack, MaxLookBack, d)
 			}
 		}
 	}
