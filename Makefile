@@ -18,8 +18,12 @@ LDFLAGS     := -s -w \
 	-X $(PKG).Branch=$(BRANCH) \
 	-X $(PKG).BuildUser=$(BUILD_USER) \
 	-X $(PKG).BuildDate=$(BUILD_DATE)
-# Container image: `make image` (buildah) or `make docker` (Docker engine).
+# Container image: `make image` (buildah) or `make docker` (Docker engine)
+# builds IMAGE, for local use. A release's image (make release-image,
+# .github/workflows/release.yml) is PUBLISHED_IMAGE:vVERSION, the Helm
+# chart's default: ghcr.io/<the Go module's owner>/mintlify_exporter.
 IMAGE        ?= mintlify_exporter:$(VERSION)
+PUBLISHED_IMAGE := ghcr.io/mintlify-exporter/mintlify_exporter
 DOCKER_IMAGE ?= $(IMAGE)
 # CA bundle copied into the image (Debian's ca-certificates by default).
 CA_BUNDLE    ?= /etc/ssl/certs/ca-certificates.crt
@@ -33,9 +37,11 @@ IMAGE_ARGS   = --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) \
 STATICCHECK_VERSION     ?= v0.7.0
 GOCYCLO_VERSION         ?= v0.6.0
 DOCKERFILELINT_VERSION  ?= 1.8.0
+ACTIONLINT_VERSION      ?= v1.7.12
 GOBIN       ?= $(shell $(GO) env GOPATH)/bin
 STATICCHECK := $(GOBIN)/staticcheck
 GOCYCLO     := $(GOBIN)/gocyclo
+ACTIONLINT  := $(GOBIN)/actionlint
 
 # `make demo`: the address it listens on (loopback only by default; e.g.
 # DEMO_LISTEN=:10491 for every interface) and extra flags, e.g.
@@ -160,7 +166,7 @@ test-race-under-load: ## `go test -race -count=3 ./...` RUNS times (default 1 he
 SHELL_SCRIPTS := $(wildcard e2e/*.sh packaging/*.sh) packaging/deb/postinst packaging/deb/postrm \
   packaging/deb/prerm packaging/rpm/post packaging/rpm/postun packaging/rpm/preun .ci/run
 
-lint: $(STATICCHECK) $(GOCYCLO) ## gofmt check, go vet, staticcheck, no non-test function over cyclomatic complexity 20, shellcheck.
+lint: $(STATICCHECK) $(GOCYCLO) $(ACTIONLINT) ## gofmt check, go vet, staticcheck, no non-test function over cyclomatic complexity 20, shellcheck, actionlint.
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
@@ -171,12 +177,17 @@ lint: $(STATICCHECK) $(GOCYCLO) ## gofmt check, go vet, staticcheck, no non-test
 	  shellcheck -x -S warning $(SHELL_SCRIPTS) && echo "shellcheck: $(words $(SHELL_SCRIPTS)) scripts clean"; \
 	elif [ "$$CI" = true ]; then echo "shellcheck is not installed; CI needs it"; exit 1; \
 	else echo "SKIPPED shellcheck (install it; CI=true makes this a failure)"; fi
+	@# The GitHub workflows (actionlint also runs shellcheck on their run: steps).
+	$(ACTIONLINT) .github/workflows/*.yml
 
 $(STATICCHECK):
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 $(GOCYCLO):
 	$(GO) install github.com/fzipp/gocyclo/cmd/gocyclo@$(GOCYCLO_VERSION)
+
+$(ACTIONLINT):
+	$(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
 
 .PHONY: lint-docker
 lint-docker: ## Lint the Dockerfile with dockerfilelint (from npm, pinned).
@@ -243,7 +254,8 @@ docker: image-context ## Build the container image $(DOCKER_IMAGE) with a Docker
 RELEASE_VERSION   ?= $(VERSION)
 RELEASE_DIR       ?= .build/release
 RELEASE_PLATFORMS ?= linux/amd64 linux/arm64 linux/armv7 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
-RELEASE_IMAGE     ?= mintlify_exporter:$(RELEASE_VERSION)
+# Not IMAGE: make image and make release-image work in either order.
+RELEASE_IMAGE     ?= $(PUBLISHED_IMAGE):v$(RELEASE_VERSION)
 NFPM_VERSION      ?= v2.45.2
 NFPM              := $(GOBIN)/nfpm
 

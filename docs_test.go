@@ -238,3 +238,92 @@ func TestRepoLinksInRulesAndDashboard(t *testing.T) {
 		t.Error("no link into the repository found in the rules and the dashboard")
 	}
 }
+
+// TestPodmanWithoutSystemd: docs/deployment.md gives podman's settings
+// for a host without systemd (the containers.conf e2e/image.sh writes)
+// right after its `podman run`, before the paragraph about the image
+// test, where a reader who copies the command finds them.
+func TestPodmanWithoutSystemd(t *testing.T) {
+	doc := readFile(t, "docs/deployment.md")
+	script := readFile(t, "e2e/image.sh")
+	run := strings.Index(doc, "\npodman run ")
+	if run < 0 {
+		t.Fatal("docs/deployment.md gives no podman run")
+	}
+	after := doc[run:]
+	end := strings.Index(after, "\n```\n") // the end of the podman run block
+	e2e := strings.Index(after, "`make e2e-image`")
+	if end < 0 || e2e < end {
+		t.Fatalf("docs/deployment.md: no end of the podman run block before `make e2e-image`")
+	}
+	between := after[end:e2e]
+	for _, setting := range []string{`cgroup_manager = "cgroupfs"`, `default_ulimits = []`} {
+		if !strings.Contains(between, setting) {
+			t.Errorf("docs/deployment.md does not give %s between its podman run and `make e2e-image`", setting)
+		}
+		if !strings.Contains(script, setting) {
+			t.Errorf("e2e/image.sh does not write %s, which the docs give", setting)
+		}
+	}
+	if !strings.Contains(between, "containers.conf") || !strings.Contains(between, "rlimit") {
+		t.Error("docs/deployment.md does not say where the settings go (containers.conf) or which error they fix (rlimit)")
+	}
+}
+
+// TestPromtoolCommandsAgree: every `promtool tsdb create-blocks-from`
+// command the docs give passes the --max-block-duration that
+// docs/backfill.md recommends (and explains), so that a reader who copies
+// the README's gets the same blocks.
+func TestPromtoolCommandsAgree(t *testing.T) {
+	flag := regexp.MustCompile(`--max-block-duration=\S+`)
+	cmd := regexp.MustCompile(`(?m)^promtool tsdb create-blocks-from .*$`)
+	want := flag.FindString(strings.Join(cmd.FindAllString(readFile(t, "docs/backfill.md"), -1), "\n"))
+	if want == "" {
+		t.Fatal("docs/backfill.md gives no promtool command with --max-block-duration")
+	}
+	n := 0
+	for _, f := range docFiles(t) {
+		for _, c := range cmd.FindAllString(readFile(t, f), -1) {
+			n++
+			if got := flag.FindString(c); got != want {
+				t.Errorf("%s: %q passes %q, docs/backfill.md %q", f, c, got, want)
+			}
+		}
+	}
+	if n < 3 {
+		t.Errorf("only %d promtool commands found", n)
+	}
+}
+
+// TestReadmeShowsDocumentationGaps: the README says what the
+// documentation gaps measure (the two collectors and their metrics) and
+// names their two alerts, as dashboards/alerts.yml defines them; its
+// sample output holds their series.
+func TestReadmeShowsDocumentationGaps(t *testing.T) {
+	readme, alerts := readFile(t, "README.md"), readFile(t, "dashboards/alerts.yml")
+	i := strings.Index(readme, "\n## Documentation gaps\n")
+	if i < 0 {
+		t.Fatal("README.md has no section Documentation gaps")
+	}
+	section := readme[i+1:]
+	if j := strings.Index(section[3:], "\n## "); j >= 0 {
+		section = section[:j+3]
+	}
+	for _, want := range []string{"--collector.conversations", "--collector.feedback-backlog",
+		"mintlify_assistant_conversations_total", "mintlify_assistant_unanswered_total",
+		"mintlify_assistant_unanswered_pages_total", "mintlify_feedback_open",
+		"mintlify_feedback_oldest_open_timestamp_seconds",
+		"MintlifyAssistantUnansweredShareHigh", "MintlifyFeedbackWaiting"} {
+		if !strings.Contains(section, "`"+want+"`") {
+			t.Errorf("README.md's Documentation gaps section does not name %s", want)
+		}
+		if strings.HasPrefix(want, "Mintlify") && !strings.Contains(alerts, "alert: "+want+"\n") {
+			t.Errorf("README.md names the alert %s, which dashboards/alerts.yml does not define", want)
+		}
+	}
+	for _, series := range []string{"mintlify_assistant_conversations_total{", "mintlify_assistant_unanswered_total{", "mintlify_feedback_open{"} {
+		if !strings.Contains(readme, "\n"+series) {
+			t.Errorf("README.md's sample output holds no %s series", strings.TrimSuffix(series, "{"))
+		}
+	}
+}

@@ -1,7 +1,8 @@
 // Command mintlify_exporter exports Mintlify documentation analytics and
 // agent-job state as Prometheus metrics (the default command), creates,
-// messages and watches agent jobs (`jobs`), and loads past days into
-// Prometheus (`backfill`).
+// messages and watches agent jobs (`jobs`), loads past days into
+// Prometheus (`backfill`), and acts on documentation-gap alerts as an
+// Alertmanager webhook receiver (`receiver`).
 //
 // Each command lives in its own package under internal/cmd and shares the
 // command-line layer of internal/cli; see docs/development.md for the map.
@@ -17,6 +18,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/backfill"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/jobs"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/receiver"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/serve"
 )
 
@@ -25,6 +27,7 @@ import (
 var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"jobs":     jobs.Run,
 	"backfill": backfill.Run,
+	"receiver": receiver.Run,
 }
 
 // versionFile is the VERSION file: the version of a binary built without

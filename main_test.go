@@ -25,6 +25,7 @@ func TestDispatch(t *testing.T) {
 	}{
 		{[]string{"jobs", "--help"}, "usage: mintlify_exporter jobs"},
 		{[]string{"backfill", "--help"}, "usage: mintlify_exporter backfill"},
+		{[]string{"receiver", "--help"}, "usage: mintlify_exporter receiver"},
 		{[]string{"--no-such-flag"}, "mintlify_exporter: unknown long flag '--no-such-flag'"},
 	} {
 		var out, errb bytes.Buffer

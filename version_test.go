@@ -61,8 +61,9 @@ func (s versionSources) check() []string {
 	case tag == nil:
 		bad = append(bad, "the chart's values.yaml has no image.tag")
 	case tag[1] == "":
-		want(regexp.MustCompile(`default \.Chart\.AppVersion \.Values\.image\.tag`).MatchString(s.helpers),
-			"the chart's image.tag is empty but its image does not default to .Chart.AppVersion")
+		// The published tag: v and the version.
+		want(strings.Contains(s.helpers, `default (printf "v%s" .Chart.AppVersion) .Values.image.tag`),
+			"the chart's image.tag is empty but its image does not default to v and .Chart.AppVersion")
 	default:
 		want(tag[1] == v, "the chart's default image tag is %s, VERSION holds %s", tag[1], v)
 	}
@@ -75,8 +76,16 @@ func (s versionSources) check() []string {
 	// The line that runs packaging/release.sh.
 	want(regexp.MustCompile(`GO='[^']*' VERSION='`+q+`' LDFLAGS='[^']*version\.Version=`+q+` `).MatchString(s.makeRelease),
 		"make release does not build version %s", v)
-	want(strings.Contains(s.makeReleaseImage, "RELEASE_IMAGE='mintlify_exporter:"+v+"'") && strings.Contains(s.makeReleaseImage, "VERSION='"+v+"'"),
-		"make release-image does not build mintlify_exporter:%s", v)
+	want(strings.Contains(s.makeReleaseImage, "RELEASE_IMAGE='"+publishedImage+":v"+v+"'") && strings.Contains(s.makeReleaseImage, "VERSION='"+v+"'"),
+		"make release-image does not build %s:v%s", publishedImage, v)
+	// make image's name is not make release-image's manifest list's or one
+	// of its images' (buildah refuses a name an image already has), so the
+	// two targets run in either order.
+	if m := regexp.MustCompile(` -t (\S+) `).FindStringSubmatch(s.makeImage); m != nil {
+		rel := regexp.MustCompile(`RELEASE_IMAGE='([^']*)'`).FindStringSubmatch(s.makeReleaseImage)
+		want(rel != nil && !strings.HasPrefix(strings.TrimPrefix(m[1], "localhost/"), strings.TrimPrefix(rel[1], "localhost/")),
+			"make image builds %s, a name make release-image's %v takes", m[1], rel)
+	}
 	return bad
 }
 
@@ -147,7 +156,8 @@ func TestVersionsAgree(t *testing.T) {
 		{"a chart of another version", &s.chart, "version: " + v, "version: " + other},
 		{"a chart running another version", &s.chart, `appVersion: "` + v + `"`, `appVersion: "` + other + `"`},
 		{"a chart whose image is another version", &s.values, `tag: ""`, `tag: "` + other + `"`},
-		{"a chart whose empty tag means latest", &s.helpers, "default .Chart.AppVersion .Values.image.tag", `default "latest" .Values.image.tag`},
+		{"a chart whose empty tag means latest", &s.helpers, `default (printf "v%s" .Chart.AppVersion) .Values.image.tag`, `default "latest" .Values.image.tag`},
+		{"a chart whose empty tag is the version without v", &s.helpers, `default (printf "v%s" .Chart.AppVersion) .Values.image.tag`, `default .Chart.AppVersion .Values.image.tag`},
 		{"an image labelled with another version", &s.df, `version="${VERSION}"`, `version="` + other + `"`},
 		{"release images without the version", &s.imageSh, `--build-arg VERSION="$VERSION"`, ""},
 		{"no changelog section", &s.changelog, "## " + v + " /", "## " + other + " /"},
@@ -155,7 +165,8 @@ func TestVersionsAgree(t *testing.T) {
 		{"an image of another tag", &s.makeImage, "mintlify_exporter:" + v, "mintlify_exporter:" + other},
 		{"archives of another version", &s.makeRelease, "' VERSION='" + v + "' LDFLAGS", "' VERSION='" + other + "' LDFLAGS"},
 		{"archive binaries of another version", &s.makeRelease, "LDFLAGS='-s -w -X github.com/prometheus/common/version.Version=" + v, "LDFLAGS='-s -w -X github.com/prometheus/common/version.Version=" + other},
-		{"release images of another tag", &s.makeReleaseImage, "mintlify_exporter:" + v, "mintlify_exporter:" + other},
+		{"release images of another tag", &s.makeReleaseImage, "mintlify_exporter:v" + v, "mintlify_exporter:v" + other},
+		{"release images under make image's name", &s.makeReleaseImage, "RELEASE_IMAGE='" + publishedImage + ":v" + v, "RELEASE_IMAGE='mintlify_exporter:" + v},
 	} {
 		if !strings.Contains(*c.field, c.from) {
 			t.Errorf("%s: nothing to change, %q not found", c.what, c.from)

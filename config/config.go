@@ -89,6 +89,11 @@ const MaxLookBack = Duration(366 * 24 * time.Hour)
 // MinLookBack is the shortest look-back: a day.
 const MinLookBack = Duration(24 * time.Hour)
 
+// MaxRequestTimeout bounds request_timeout and --mintlify.request-timeout:
+// one API request (a page of at most 1,000 rows) that takes longer is
+// not coming back, and a refresh or a backfill should not wait on it.
+const MaxRequestTimeout = time.Hour
+
 // MaxTopN bounds every top list: each entry is a series a project.
 const MaxTopN = 100
 

@@ -33,8 +33,12 @@ func TestBadFiles(t *testing.T) {
 		"bad_project_name.yml":       {`line 6: projects[0] "my docs": name must match`},
 		"missing_project_id.yml":     {`line 5: projects[0] "docs": id is required`},
 		"bad_project_id.yml":         {`line 5: projects[0] "proj/123": id "proj/123" must not contain`},
-		"bad_page_size.yml":          {`line 2: global: page_size must be between 1 and 250, got 500`},
-		"bad_int.yml":                {"line 2: cannot unmarshal !!str `lots` into int (at `page_size: lots`)"},
+		"placeholder_project_id.yml": {
+			`line 5: projects[0] "docs": id "YOUR_PROJECT_ID" is the example's placeholder: set your Mintlify project's id`,
+			`line 7: projects[1] "your-project-id": id "your-project-id" is the example's placeholder`,
+		},
+		"bad_page_size.yml": {`line 2: global: page_size must be between 1 and 250, got 500`},
+		"bad_int.yml":       {"line 2: cannot unmarshal !!str `lots` into int (at `page_size: lots`)"},
 		"bad_concurrency.yml": {
 			`line 2: global: page_concurrency must be between 1 and 16, got 0`,
 			`line 3: global: job_concurrency must be between 1 and 16, got 17`,
@@ -170,6 +174,7 @@ func TestInlineErrors(t *testing.T) {
 		keys + "projects: [{id: p}]\nglobal: {max_age: [1]}":                                                     "line 3: expected a duration such as 30s or 1h (at `global: {max_age: [1]}`)",
 		keys + "projects: [{id: p}]\nglobal: {job_retention: 0s, request_timeout: 0s, min_refresh_interval: 0s}": "job_retention must be greater than 0",
 		keys + "projects: [{id: p}]\nglobal: {api_url: 'https://a/?x=1'}":                                        "must not contain a query",
+		keys + "projects: [{id: p}]\nglobal: {request_timeout: 876000h}":                                         "request_timeout must be greater than 0 and at most 1h, got 100y",
 		keys + "projects: [{id: p}]\nglobal: [1]":                                                                "line 3: cannot unmarshal !!seq into config.global (at `global: [1]`)",
 		"keys: [{name: acme, api_key_env: K, share: half}]\nprojects: [{id: p}]":                                 "line 1: cannot unmarshal !!str `half` into float64 (at `keys: [{name: acme, api_key_env: K, share: half}]`)",
 		"keys: [{name: acme, api_key_env: K, budget_per_hour: 0, reserve: -1}]\nprojects: [{id: p}]":             "budget_per_hour must be at least 1, got 0",

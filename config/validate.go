@@ -25,6 +25,13 @@ var (
 	projectNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
 )
 
+// PlaceholderProjectID stands for the project's id in the shipped example
+// configurations (the packages' mintlify.yml, the Kubernetes ConfigMap,
+// the Helm chart's values). It is refused, in any case and with - or _,
+// so that an example left unedited fails --config.check and the start
+// instead of polling a project that does not exist.
+const PlaceholderProjectID = "YOUR_PROJECT_ID"
+
 const (
 	maxConcurrency = 16 // more would only queue behind the hourly budget
 	minJobPoll     = 5 * time.Second
@@ -178,6 +185,11 @@ func (p *Project) validateID(pl place, i int, ids map[string]int, defaulted bool
 	switch {
 	case p.ID == "":
 		pl.add("", "id is required")
+	case strings.EqualFold(strings.ReplaceAll(p.ID, "-", "_"), PlaceholderProjectID):
+		pl.add("id", "id %q is the example's placeholder: set your Mintlify project's id (from the API keys page of the Mintlify dashboard)", p.ID)
+		if defaulted {
+			p.Name = ""
+		}
 	case idcheck.Check(p.ID) != nil:
 		// The id is one segment of every API path: no dot segment,
 		// slash, query or fragment marker, control character.
@@ -306,9 +318,7 @@ func (c *Config) validateGlobal(v *validator) {
 	if g.MaxPages < 1 {
 		v.add("global.max_pages", s, "max_pages must be at least 1, got %d", g.MaxPages)
 	}
-	if g.RequestTimeout <= 0 {
-		v.add("global.request_timeout", s, "request_timeout must be greater than 0")
-	}
+	g.validateRequestTimeout(v)
 	if time.Duration(g.JobPollInterval) < minJobPoll {
 		v.add("global.job_poll_interval", s, "job_poll_interval must be at least %s, got %s", formatDuration(minJobPoll), g.JobPollInterval)
 	}
@@ -324,6 +334,14 @@ func (c *Config) validateGlobal(v *validator) {
 		}
 	}
 	g.validateCollectorSettings(v)
+}
+
+// validateRequestTimeout holds request_timeout within
+// (0, MaxRequestTimeout].
+func (g *Global) validateRequestTimeout(v *validator) {
+	if g.RequestTimeout <= 0 || time.Duration(g.RequestTimeout) > MaxRequestTimeout {
+		v.add("global.request_timeout", "global", "request_timeout must be greater than 0 and at most %s, got %s", formatDuration(MaxRequestTimeout), g.RequestTimeout)
+	}
 }
 
 // validateWindows re-checks windows built in Go (a file's were checked

@@ -3,6 +3,7 @@ package deploy_test
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -222,7 +223,7 @@ func check(m manifests) []string {
 	case !ok || src.kind != "ConfigMap":
 		add("Deployment: --config.file=%s is not a file of the mounted ConfigMap %s (mounted files: %v)", configFile, cm.Metadata.Name, sortedKeys(files))
 	default:
-		cfg, err := config.Parse([]byte(cm.Data[src.key]))
+		cfg, err := parseExample([]byte(cm.Data[src.key]))
 		if err != nil {
 			add("ConfigMap %s: %s does not load: %v", cm.Metadata.Name, src.key, err)
 			break
@@ -413,7 +414,7 @@ func checkSystemd(m manifests) []string {
 	if credName == "" || !strings.HasPrefix(credSrc, "/etc/mintlify_exporter/") {
 		add("unit: LoadCredential is %q, want NAME:/etc/mintlify_exporter/FILE", cred)
 	}
-	cfg, err := config.Parse(m.SystemdConfig)
+	cfg, err := parseExample(m.SystemdConfig)
 	if err != nil {
 		add("systemd/mintlify.yml does not load: %v", err)
 		return p
@@ -711,6 +712,43 @@ func TestChartFilesUpToDate(t *testing.T) {
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s/files/%s differs from %s: run `go run ./deploy/helm/gen` from the repository root", deploy.ChartDir, filepath.Base(f), f)
+		}
+	}
+}
+
+// parseExample parses a shipped example configuration with a project id
+// in place of config.PlaceholderProjectID, which the exporter refuses
+// (TestExamplesRefuseThePlaceholder).
+func parseExample(b []byte) (*config.Config, error) {
+	return config.Parse(bytes.ReplaceAll(b, []byte(config.PlaceholderProjectID), []byte("a1b2c3")))
+}
+
+// TestExamplesRefuseThePlaceholder: the shipped configurations (the
+// systemd unit's, which the packages install, and the Kubernetes
+// ConfigMap's) name their project config.PlaceholderProjectID, and the
+// exporter refuses them as shipped, naming the field, so that an unedited
+// example fails --config.check and the start.
+func TestExamplesRefuseThePlaceholder(t *testing.T) {
+	m, err := loadManifests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples := map[string][]byte{"systemd/mintlify.yml": m.SystemdConfig}
+	for _, cm := range m.ConfigMaps {
+		for k, v := range cm.Data {
+			examples["ConfigMap "+cm.Metadata.Name+" "+k] = []byte(v)
+		}
+	}
+	if len(examples) < 2 {
+		t.Fatalf("examples: %v, want the unit's and the ConfigMap's", slices.Collect(maps.Keys(examples)))
+	}
+	want := `projects[0] "docs": id "` + config.PlaceholderProjectID + `" is the example's placeholder`
+	for name, b := range examples {
+		if _, err := config.Parse(b); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s as shipped: %v, want an error containing %s", name, err, want)
+		}
+		if _, err := parseExample(b); err != nil {
+			t.Errorf("%s with a project id: %v", name, err)
 		}
 	}
 }

@@ -10,8 +10,11 @@
 # architecture needs no emulation: buildah only copies files and records
 # the architecture. Each architecture gets its own context under
 # $RELEASE_DIR/image/<arch>, staged as make image-context stages
-# .build/image/. Push with:
-#   buildah manifest push --all $RELEASE_IMAGE docker://REGISTRY/mintlify_exporter:VERSION
+# .build/image/. make's RELEASE_IMAGE is the published name
+# (ghcr.io/mintlify-exporter/mintlify_exporter:vVERSION), not make image's
+# mintlify_exporter:VERSION, so the two targets run in either order. The
+# release workflow pushes it with:
+#   buildah manifest push --all $RELEASE_IMAGE docker://REGISTRY/mintlify_exporter:vVERSION
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +29,12 @@ die() {
 }
 command -v buildah >/dev/null || die "buildah is missing (apt-get install buildah)"
 [ -s "$CA_BUNDLE" ] || die "no CA bundle at $CA_BUNDLE (install ca-certificates or set CA_BUNDLE)"
+
+# A name held by an image (not a manifest list) cannot take the list:
+# say so before building rather than fail at the end.
+if buildah inspect --type image "$RELEASE_IMAGE" >/dev/null 2>&1 && ! buildah manifest inspect "$RELEASE_IMAGE" >/dev/null 2>&1; then
+  die "$RELEASE_IMAGE is already an image (make image's?): set RELEASE_IMAGE to another name, or remove it (buildah rmi $RELEASE_IMAGE)"
+fi
 
 images=()
 for arch in $ARCHES; do
@@ -51,7 +60,14 @@ done
 buildah manifest rm "$RELEASE_IMAGE" >/dev/null 2>&1 || true
 buildah manifest create "$RELEASE_IMAGE" >/dev/null || die "buildah manifest create failed"
 for image in "${images[@]}"; do
-  buildah manifest add "$RELEASE_IMAGE" "containers-storage:localhost/${image#localhost/}" >/dev/null ||
+  # The image in local storage by its full name: buildah names an image
+  # without a registry localhost/NAME.
+  ref=$image
+  case "$image" in
+  */*) case "${image%%/*}" in *.* | *:* | localhost) ;; *) ref="localhost/$image" ;; esac ;;
+  *) ref="localhost/$image" ;;
+  esac
+  buildah manifest add "$RELEASE_IMAGE" "containers-storage:$ref" >/dev/null ||
     die "buildah manifest add $image failed"
 done
 printf 'release-image: %s (manifest list of %s)\n' "$RELEASE_IMAGE" "${images[*]}" >&2

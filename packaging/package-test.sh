@@ -9,7 +9,10 @@
 #      RELEASE_PLATFORMS=linux/ARCH) into a temporary directory
 #   2. deb: dpkg-deb -I fields and conffiles, dpkg-deb -c paths, modes and
 #      owners; the unit is packaging/gen's, the configuration
-#      deploy/systemd's; lintian --fail-on error,warning
+#      deploy/systemd's; the dashboard and rules are dashboards/'s, the man
+#      page is --help-man's, and every relative link of the documentation
+#      in /usr/share/doc/mintlify-exporter resolves inside it; lintian
+#      --fail-on error,warning
 #   3. rpm: rpm -qip fields, rpm -qlp paths, modes, config(noreplace)
 #      flags and the unit's digest; systemd-analyze verify of its unit
 #   4. dpkg -i; status, conffiles (dpkg-query), modes, no account made
@@ -112,6 +115,15 @@ go run ./packaging/gen -format rpm -out "$tmp/rpm.service" || fail "packaging/ge
 expect_eq() {
   [ "$2" = "$3" ] || fail "$1 is '$2', want '$3'"
 }
+# The documentation, dashboard, rules and man page every package holds
+# (the rest of the documentation is checked by its links below).
+packaged_docs="0644 root root /usr/share/doc/$PKG/CHANGELOG.md
+0644 root root /usr/share/doc/$PKG/docs/configuration.md
+0644 root root /usr/share/doc/$PKG/docs/deployment.md
+0644 root root /usr/share/doc/$PKG/dashboards/mintlify.json
+0644 root root /usr/share/doc/$PKG/dashboards/alerts.yml
+0644 root root /usr/share/doc/$PKG/dashboards/rules.yml
+0644 root root /usr/share/man/man1/mintlify_exporter.1.gz"
 # The files every package must hold, with mode and owner (licenses/ and the
 # rest of the documentation are checked by name below).
 common_files="0755 root root /etc/mintlify_exporter
@@ -139,8 +151,12 @@ expect_eq "deb conffiles" "$(dpkg-deb -I "$deb" conffiles | sort)" "/etc/default
 
 step="deb contents"
 # dpkg-deb -c: "drwxr-xr-x root/root 0 date time ./path"
-perm() { # ls-style mode string to octal
+perm() { # ls-style mode string to octal; "link" for a symbolic link
   local s=$1 o=0 i b
+  if [ "${s:0:1}" = l ]; then
+    printf link
+    return
+  fi
   for i in 1 2 3 4 5 6 7 8 9; do
     b=${s:i:1}
     o=$((o * 2))
@@ -155,7 +171,7 @@ for want in "$common_files" "0644 root root /etc/default/mintlify_exporter" \
   "0644 root root /usr/share/doc/$PKG/copyright" "0644 root root /usr/share/doc/$PKG/changelog.Debian.gz" \
   "0644 root root /usr/share/doc/$PKG/NOTICE" "0644 root root /usr/share/doc/$PKG/README.md" \
   "0644 root root /usr/share/doc/$PKG/licenses/github.com/prometheus/client_golang/LICENSE" \
-  "0644 root root /usr/share/lintian/overrides/$PKG"; do
+  "0644 root root /usr/share/lintian/overrides/$PKG" "$packaged_docs"; do
   while read -r line; do
     grep -qxF "$line" "$tmp/deb.list" || fail "the deb lacks '$line'; it holds:
 $(grep -v /licenses/ "$tmp/deb.list")"
@@ -163,7 +179,7 @@ $(grep -v /licenses/ "$tmp/deb.list")"
 done
 # Nothing outside these places, nothing owned by anyone but root, no
 # directory or file writable by others.
-bad=$(awk '$4 !~ "^/(etc(/default|/mintlify_exporter)?|usr(/bin|/lib(/systemd(/system)?)?|/share(/doc|/lintian(/overrides)?)?)?)(/|$)" || $2 != "root" || $3 != "root" || $1 ~ /[2367]$/' "$tmp/deb.list")
+bad=$(awk '$4 !~ "^/(etc(/default|/mintlify_exporter)?|usr(/bin|/lib(/systemd(/system)?)?|/share(/doc|/lintian(/overrides)?|/man(/man1)?)?)?)(/|$)" || $2 != "root" || $3 != "root" || $1 ~ /[2367]$/' "$tmp/deb.list")
 [ -z "$bad" ] || fail "unexpected entries in the deb: $bad"
 grep -q '^.... root root /etc/sysconfig' "$tmp/deb.list" && fail "the deb holds /etc/sysconfig"
 
@@ -173,6 +189,33 @@ cmp -s "$tmp/debroot$UNIT" "$tmp/deb.service" || fail "the deb's unit is not pac
 cmp -s "$tmp/debroot/etc/mintlify_exporter/mintlify.yml" deploy/systemd/mintlify.yml || fail "the deb's mintlify.yml is not deploy/systemd/mintlify.yml"
 cmp -s "$tmp/debroot/etc/default/mintlify_exporter" packaging/mintlify_exporter.default || fail "the deb's /etc/default file is not packaging/mintlify_exporter.default"
 grep -qx 'ARGS=""' "$tmp/debroot/etc/default/mintlify_exporter" || fail "/etc/default/mintlify_exporter does not set ARGS=\"\""
+for f in mintlify.json alerts.yml rules.yml; do
+  cmp -s "$tmp/debroot/usr/share/doc/$PKG/dashboards/$f" "dashboards/$f" || fail "the deb's dashboards/$f is not dashboards/$f"
+done
+# The man page: --help-man's, with a NAME line and every flag.
+man=$(zcat "$tmp/debroot/usr/share/man/man1/mintlify_exporter.1.gz")
+grep -q '^mintlify_exporter \\- Prometheus exporter' <<<"$man" || fail "the man page has no NAME line 'mintlify_exporter \\- ...'"
+for flag in --config.file --web.listen-address --storage.path --demo; do
+  grep -qF -- "$flag" <<<"$man" || fail "the man page does not document $flag"
+done
+
+step="deb documentation links"
+# Every relative link of every Markdown file in the documentation resolves
+# to a file inside it (anchors aside), as in the archives.
+docdir="$tmp/debroot/usr/share/doc/$PKG"
+nlinks=0
+while IFS= read -r md; do
+  while IFS= read -r link; do
+    target=${link%%#*}
+    case "$target" in "" | *:*) continue ;; esac
+    resolved=$(realpath -m -s "$(dirname "$md")/$target")
+    case "$resolved/" in "$docdir"/*) ;; *) fail "${md#"$docdir"/} links to $link, outside /usr/share/doc/$PKG" ;; esac
+    [ -f "$resolved" ] || fail "the deb's ${md#"$docdir"/} links to $link, which the deb does not hold"
+    nlinks=$((nlinks + 1))
+  done < <(grep -oE '\]\([^) ]+\)' "$md" | sed -E 's/^\]\(//; s/\)$//')
+done < <(find "$docdir" -name '*.md' ! -path "$docdir/licenses/*")
+[ "$nlinks" -gt 10 ] || fail "only $nlinks relative links in the deb's documentation"
+log "deb: $nlinks relative links of the documentation resolve inside /usr/share/doc/$PKG"
 
 step="lintian"
 # lintian warns when run as root; it reads the package only.
@@ -202,13 +245,18 @@ rpm -qp --qf '[%{FILEMODES:perms}|%{FILEUSERNAME}|%{FILEGROUPNAME}|%{FILENAMES}|
 cut -d' ' -f1-4 "$tmp/rpm.list" >"$tmp/rpm.paths"
 for want in "$common_files" "0644 root root /etc/sysconfig/mintlify_exporter" \
   "0644 root root /usr/share/licenses/$PKG/LICENSE" "0644 root root /usr/share/doc/$PKG/NOTICE" \
-  "0644 root root /usr/share/doc/$PKG/licenses/github.com/prometheus/client_golang/LICENSE"; do
+  "0644 root root /usr/share/doc/$PKG/licenses/github.com/prometheus/client_golang/LICENSE" "$packaged_docs"; do
   while read -r line; do
     grep -qxF "$line" "$tmp/rpm.paths" || fail "the rpm lacks '$line'; it holds:
 $(grep -v /licenses/ "$tmp/rpm.paths")"
   done <<<"$want"
 done
 grep -q ' /etc/default' "$tmp/rpm.paths" && fail "the rpm holds /etc/default"
+# The same documentation as the deb's (whose links resolve), LICENSE
+# pointing to the rpm's license.
+docs_of() { awk -v d="/usr/share/doc/$PKG/" 'index($4, d) == 1 && $4 != d "LICENSE" && $4 != d "copyright" && $4 != d "changelog.Debian.gz" {print $4}' "$1" | sort; }
+expect_eq "the rpm's documentation" "$(docs_of "$tmp/rpm.paths")" "$(docs_of "$tmp/deb.list")"
+expect_eq "the rpm's LICENSE link" "$(rpm -qp --qf '[%{FILENAMES} %{FILELINKTOS}\n]' "$rpmf" 2>/dev/null | awk -v p="/usr/share/doc/$PKG/LICENSE" '$1 == p {print $2}')" "../../licenses/$PKG/LICENSE"
 expect_eq "rpm config files" "$(awk '$5 ~ /c/ {print $4, $5}' "$tmp/rpm.list")" "/etc/mintlify_exporter/mintlify.yml cn
 /etc/sysconfig/mintlify_exporter cn"
 rpm_digest=$(awk -v p="$UNIT" '$4 == p {print $6}' "$tmp/rpm.list")
@@ -258,6 +306,14 @@ expect_eq "mode of /etc/default/mintlify_exporter" "$(mode /etc/default/mintlify
 [ -e /var/lib/mintlify_exporter ] && fail "the package made /var/lib/mintlify_exporter; systemd's StateDirectory= makes it"
 expect_eq "account mintlify_exporter" "$(getent passwd mintlify_exporter || true)" "$had_user"
 grep -qF "mintlify_exporter, version $version " <<<"$(/usr/bin/mintlify_exporter --version 2>&1)" || fail "the installed binary is not version $version"
+
+# The packaged configuration names no real project: --config.check
+# refuses it, naming the field, until it is edited.
+if out=$(/usr/bin/mintlify_exporter --config.file=/etc/mintlify_exporter/mintlify.yml --config.check 2>&1); then
+  fail "--config.check passes the packaged mintlify.yml, whose project id is the placeholder: $out"
+fi
+grep -qF 'projects[0] "docs": id "YOUR_PROJECT_ID" is the example'"'"'s placeholder' <<<"$out" ||
+  fail "--config.check of the packaged mintlify.yml does not name the placeholder id: $out"
 
 step="systemd-analyze installed"
 verify "$UNIT"
@@ -326,7 +382,7 @@ read -r _ updebversion _ < <(bash packaging/pkgversion.sh "$upversion")
 updeb="$tmp/up/${PKG}_${updebversion}_$debarch.deb"
 [ -f "$updeb" ] || fail "no $(basename "$updeb"); built: $(ls "$tmp/up")"
 echo 'ARGS="--log.level=debug"' >>/etc/default/mintlify_exporter
-sed -i 's/^  - id: REPLACE_WITH_PROJECT_ID /  - id: my-project /' /etc/mintlify_exporter/mintlify.yml
+sed -i 's/^  - id: YOUR_PROJECT_ID /  - id: my-project /' /etc/mintlify_exporter/mintlify.yml
 grep -q '^  - id: my-project ' /etc/mintlify_exporter/mintlify.yml || fail "could not edit the project id in mintlify.yml"
 (
   umask 077

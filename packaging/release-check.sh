@@ -5,7 +5,8 @@
 #   2. sha256sum -c sha256sums.txt, and every archive and package is listed
 #   3. each archive holds one folder mintlify_exporter-<version>.<os>-<arch>/
 #      with the binary (.exe on windows), LICENSE, NOTICE, README.md,
-#      CHANGELOG.md (with a section for the version), docs/ and licenses/;
+#      CHANGELOG.md (with a section for the version), docs/, dashboards/
+#      (mintlify.json, alerts.yml, rules.yml) and licenses/;
 #      the binaries are for their platform (file(1) when installed); in the
 #      linux/amd64 one, every relative link of every Markdown file resolves
 #      to a file inside the archive's folder
@@ -92,6 +93,7 @@ for platform in $platforms; do
   tops=$(printf '%s\n' "$entries" | cut -d/ -f1 | sort -u)
   [ "$tops" = "$name" ] || fail "$name.$ext: top-level entries are $(echo $tops), want $name/"
   for want in "mintlify_exporter$exe" LICENSE NOTICE README.md CHANGELOG.md docs/deployment.md docs/configuration.md \
+    dashboards/mintlify.json dashboards/alerts.yml dashboards/rules.yml \
     licenses/github.com/prometheus/client_golang/LICENSE; do
     grep -qxF "$name/$want" <<<"$entries" || fail "$name.$ext lacks $name/$want"
   done
@@ -115,7 +117,7 @@ for platform in $platforms; do
     printf '%s\n' "$desc" | grep -Eq "$want" || fail "$platform binary is '$desc', want /$want/"
   fi
 done
-log "7 archives hold their folder, binary, LICENSE, NOTICE, README.md, CHANGELOG.md, docs/ and licenses/"
+log "7 archives hold their folder, binary, LICENSE, NOTICE, README.md, CHANGELOG.md, docs/, dashboards/ and licenses/"
 
 # ------------------------------------------------------------ image
 # make release-image: both architectures and the manifest list, each image
@@ -123,7 +125,9 @@ log "7 archives hold their folder, binary, LICENSE, NOTICE, README.md, CHANGELOG
 # installs it for make e2e-image); skipped with a message without it.
 step="release-image"
 if command -v buildah >/dev/null; then
-  image="localhost/mintlify_exporter:release-check-$$"
+  # Under a registry, as make's default RELEASE_IMAGE is (the published
+  # name), with a tag of this check's own.
+  image="ghcr.io/mintlify-exporter/mintlify_exporter:release-check-$$"
   make --no-print-directory release-image RELEASE_DIR="$out" RELEASE_IMAGE="$image" RELEASE_VERSION="$version" \
     >"$tmp/image.log" 2>&1 || { tail -n 20 "$tmp/image.log" >&2; fail "make release-image failed"; }
   platforms=$(buildah manifest inspect "$image" | python3 -c 'import json, sys; print(" ".join(sorted(m["platform"]["os"] + "/" + m["platform"]["architecture"] for m in json.load(sys.stdin)["manifests"])))') ||

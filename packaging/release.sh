@@ -3,12 +3,16 @@
 #
 #   mintlify_exporter-<version>.<os>-<arch>.tar.gz   (.zip for windows), each
 #       holding the folder mintlify_exporter-<version>.<os>-<arch>/ with the
-#       binary, LICENSE, NOTICE, README.md, CHANGELOG.md, docs/ and every
-#       other file the documentation links to (docs_files), and licenses/
-#       (the license and NOTICE files of every Go module built into the
-#       binary)
+#       binary, LICENSE, NOTICE, README.md, CHANGELOG.md, docs/, the
+#       dashboard, alerting and recording rules (dashboards/mintlify.json,
+#       alerts.yml, rules.yml) and every other file the documentation links
+#       to (docs_files), and licenses/ (the license and NOTICE files of
+#       every Go module built into the binary)
 #   mintlify-exporter_<debversion>_<arch>.deb and
-#   mintlify-exporter-<rpmversion>.<arch>.rpm        for each linux architecture
+#   mintlify-exporter-<rpmversion>.<arch>.rpm        for each linux architecture,
+#       with the same documentation and dashboards/ under
+#       /usr/share/doc/mintlify-exporter/ and the man page made from
+#       --help-man
 #   sha256sums.txt                                   of all of them (sha256sum -c)
 #   bin/<os>-<arch>/                                 the binaries and their licenses/
 #                                                    (for make release-image)
@@ -69,14 +73,15 @@ licenses() {
     done
 }
 
-# docs_files prints the documentation an archive holds, by its path in the
-# repository: README.md, CHANGELOG.md, docs/*.md and every file they link
-# to, and those files' links in turn, so that every relative link of the
-# archive's documentation resolves inside it (make release-check checks
-# it). A link must name a file of the repository.
+# docs_files prints the documentation an archive and a package hold, by
+# its path in the repository: README.md, CHANGELOG.md, docs/*.md, the
+# dashboard and the rules, and every file they link to, and those files'
+# links in turn, so that every relative link of the documentation resolves
+# inside it (make release-check and make package-test check it). A link
+# must name a file of the repository.
 docs_files() {
   local -A seen=()
-  local todo=(README.md CHANGELOG.md docs/*.md) f link target
+  local todo=(README.md CHANGELOG.md docs/*.md dashboards/mintlify.json dashboards/alerts.yml dashboards/rules.yml) f link target
   while [ ${#todo[@]} -gt 0 ]; do
     f=${todo[0]}
     todo=("${todo[@]:1}")
@@ -123,6 +128,30 @@ mkdir -p "$OUT/stage"
   printf ' -- %s  %s\n' "$maintainer" "$(LC_ALL=C date -u -R -d "@$SOURCE_DATE_EPOCH")"
 } | gzip -n -9 >"$OUT/stage/changelog.Debian.gz"
 
+# The packages' documentation: the archives' (docs_files) but LICENSE,
+# which the deb has as copyright and the rpm in /usr/share/licenses; a
+# link to it goes to those.
+mkdir -p "$OUT/stage/doc"
+install -m 0644 NOTICE "$OUT/stage/doc/"
+for f in "${docs[@]}"; do
+  [ "$f" = LICENSE ] || install -D -m 0644 "$f" "$OUT/stage/doc/$f"
+done
+
+# The man page, from --help-man of a binary of this machine, with a title
+# line (kingpin's holds the whole --version) and a NAME line lintian and
+# whatis read.
+log "man page"
+"$GO" build -trimpath -ldflags "$LDFLAGS" -o "$OUT/stage/host/mintlify_exporter" . || die "go build for the man page failed"
+"$OUT/stage/host/mintlify_exporter" --help-man >"$OUT/stage/man.1" || die "--help-man failed"
+summary=$(sed -n 's/^ *summary: //p' packaging/nfpm.yaml)
+awk -v ver="$VERSION" -v date="$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%d)" -v summary="$summary" '
+  NR == 1 { printf ".TH MINTLIFY_EXPORTER 1 \"%s\" \"mintlify_exporter %s\" \"User Commands\"\n", date, ver; head = 1; next }
+  head && /^\.SH "NAME"/ { print; getline; print "mintlify_exporter \\- " summary; head = 0; next }
+  head { next }
+  { print }
+' "$OUT/stage/man.1" | gzip -n -9 >"$OUT/stage/mintlify_exporter.1.gz"
+zcat "$OUT/stage/mintlify_exporter.1.gz" | grep -q '^mintlify_exporter \\- [A-Z]' || die "the man page has no NAME line"
+
 # The packaged units, generated from deploy/systemd's.
 for fmt in deb rpm; do
   mkdir -p "$OUT/stage/units/$fmt"
@@ -164,7 +193,8 @@ for platform in $PLATFORMS; do
     mkdir -p "$pkg/deb" "$pkg/rpm"
     cp "$dir/mintlify_exporter" "$pkg/"
     cp -R "$dir/licenses" "$pkg/"
-    cp "$OUT/stage/changelog.Debian.gz" "$pkg/"
+    cp "$OUT/stage/changelog.Debian.gz" "$OUT/stage/mintlify_exporter.1.gz" "$pkg/"
+    cp -R "$OUT/stage/doc" "$pkg/doc"
     for fmt in deb rpm; do
       cp "$OUT/stage/units/$fmt/mintlify_exporter.service" "$pkg/$fmt/"
       NFPM_ARCH=$nfpm_arch NFPM_VERSION=$nfpmversion NFPM_STAGE=$pkg \

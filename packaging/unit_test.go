@@ -262,7 +262,7 @@ func TestNfpmConfig(t *testing.T) {
 				got[f][e.Dst] = e.Type
 			}
 		}
-		if e.Src != "" && !strings.Contains(e.Src, "${") {
+		if e.Src != "" && !strings.Contains(e.Src, "${") && e.Type != "symlink" {
 			if _, err := os.Stat(filepath.Join("..", e.Src)); err != nil {
 				t.Errorf("%s: source %s: %v", e.Dst, e.Src, err)
 			}
@@ -285,8 +285,10 @@ func TestNfpmConfig(t *testing.T) {
 			"/usr/share/doc/" + c.Name + "/copyright":           "",
 			"/usr/share/doc/" + c.Name + "/changelog.Debian.gz": "",
 			"/usr/share/lintian/overrides/" + c.Name:            "",
-			"/usr/share/doc/" + c.Name + "/NOTICE":              "",
+			"/usr/share/doc/" + c.Name:                          "tree",
+			"/usr/share/doc/" + c.Name + "/LICENSE":             "symlink",
 			"/usr/share/doc/" + c.Name + "/licenses":            "tree",
+			"/usr/share/man/man1/mintlify_exporter.1.gz":        "",
 		},
 		"rpm": {
 			"/usr/bin/mintlify_exporter":                 "",
@@ -295,8 +297,10 @@ func TestNfpmConfig(t *testing.T) {
 			"/etc/mintlify_exporter":                     "dir",
 			"/etc/mintlify_exporter/mintlify.yml":        "config|noreplace",
 			"/usr/share/licenses/" + c.Name + "/LICENSE": "license",
-			"/usr/share/doc/" + c.Name + "/NOTICE":       "",
+			"/usr/share/doc/" + c.Name:                   "tree",
+			"/usr/share/doc/" + c.Name + "/LICENSE":      "symlink",
 			"/usr/share/doc/" + c.Name + "/licenses":     "tree",
+			"/usr/share/man/man1/mintlify_exporter.1.gz": "",
 		},
 	} {
 		for dst, typ := range want {
@@ -370,7 +374,7 @@ func TestNfpmBuilds(t *testing.T) {
 	}
 	stage := t.TempDir()
 	out := t.TempDir()
-	for _, d := range []string{"deb", "rpm", "licenses/example.com/m"} {
+	for _, d := range []string{"deb", "rpm", "licenses/example.com/m", "doc/dashboards"} {
 		if err := os.MkdirAll(filepath.Join(stage, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -383,6 +387,9 @@ func TestNfpmBuilds(t *testing.T) {
 	write("mintlify_exporter", []byte("#!/bin/sh\n"))
 	write("changelog.Debian.gz", []byte("stand-in"))
 	write("licenses/example.com/m/LICENSE", []byte("stand-in"))
+	write("doc/README.md", []byte("stand-in"))
+	write("doc/dashboards/mintlify.json", []byte("{}"))
+	write("mintlify_exporter.1.gz", []byte("stand-in"))
 	for _, f := range []packaging.Flavor{packaging.Deb, packaging.RPM} {
 		unit, err := packaging.Unit(readSource(t), f)
 		if err != nil {

@@ -98,6 +98,15 @@ func CheckAPIURL(apiURL string) error {
 	return nil
 }
 
+// CheckRequestTimeout checks --mintlify.request-timeout against the
+// configuration's bounds, in the words of the flag.
+func CheckRequestTimeout(d time.Duration) error {
+	if d <= 0 || d > config.MaxRequestTimeout {
+		return fmt.Errorf("--mintlify.request-timeout must be more than 0s and at most %s, got %s", config.MaxRequestTimeout, d)
+	}
+	return nil
+}
+
 // KeyFileError is a key file that could not be read: an I/O error, where
 // every other key problem is one of the command line or environment.
 type KeyFileError struct{ err error }

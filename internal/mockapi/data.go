@@ -30,6 +30,11 @@ type Site struct {
 	// derives it from Paths (1 + Paths/50, at most 50), a negative value
 	// means none. A quarter of them stay pending.
 	FeedbackPerDay int
+	// Live makes the site read as the clock moves: the hour under way
+	// counts only its part that has passed, so views, feedback, searches
+	// and assistant counts grow minute by minute (the demo). Without it an
+	// hour counts whole from its first instant. See live.go.
+	Live bool
 	// VisitorText, when set, is planted in every piece of text a visitor
 	// wrote or was shown (queries, responses, sources, comments, contacts,
 	// code snippets), for tests that none of it leaks.
@@ -206,8 +211,8 @@ type computed struct {
 }
 
 type cacheKey struct {
-	site       Site
-	first, end int64
+	site Site
+	span span
 }
 
 // dataCache bounds memory: a 10 000-path range is about 2 MB of rows.
@@ -220,15 +225,15 @@ var dataCache = struct {
 const dataCacheSize = 16
 
 func (s Site) compute(from, to time.Time) *computed {
-	first, end := HourRange(from, to)
-	k := cacheKey{s, first, end}
+	sp := s.spanOf(from, to)
+	k := cacheKey{s, sp}
 	dataCache.Lock()
 	c := dataCache.m[k]
 	dataCache.Unlock()
 	if c != nil {
 		return c
 	}
-	c = s.build(first, end)
+	c = s.build(sp)
 	dataCache.Lock()
 	if _, ok := dataCache.m[k]; !ok {
 		if len(dataCache.order) >= dataCacheSize {
@@ -266,7 +271,7 @@ func (s Site) reorder(rows []Row, first int64) {
 	}
 }
 
-func (s Site) build(first, end int64) *computed {
+func (s Site) build(sp span) *computed {
 	n := max(s.Paths, 0)
 	c := &computed{views: make([]Row, n), visitors: make([]Row, n)}
 	var vh, va int64
@@ -275,10 +280,10 @@ func (s Site) build(first, end int64) *computed {
 		hm, am := p/8+1, p/40+1
 		base := hash3(uint64(s.Seed), uint64(i), tagHour)
 		var human, ai int64
-		for h := first; h < end; h++ {
+		for h := sp.first; h < sp.end; h++ {
 			x := mix64(base ^ uint64(h)*0x9e3779b97f4a7c15)
-			human += int64((x & 0xffffffff) % hm)
-			ai += int64((x >> 32) % am)
+			human += sp.part(int64((x&0xffffffff)%hm), h, x)
+			ai += sp.part(int64((x>>32)%am), h, ^x)
 		}
 		path := s.PathName(i)
 		c.views[i] = Row{Path: path, Human: human, AI: ai, Total: human + ai}
@@ -296,15 +301,15 @@ func (s Site) build(first, end int64) *computed {
 		}
 	}
 	c.viewTotals.Total = c.viewTotals.Human + c.viewTotals.AI
-	for h := first; h < end; h++ {
-		c.viewTotals.Total += s.HourOther(h)
+	for h := sp.first; h < sp.end; h++ {
+		c.viewTotals.Total += sp.part(s.HourOther(h), h, uint64(h))
 	}
 	c.visitorTotals = Counts{Human: vh * 9 / 10, AI: va * 9 / 10}
 	c.visitorTotals.Total = c.visitorTotals.Human + c.visitorTotals.AI - min(c.visitorTotals.Human, c.visitorTotals.AI)/3
 	slices.SortFunc(c.views, byTotalThenPath)
 	slices.SortFunc(c.visitors, byTotalThenPath)
-	s.reorder(c.views, first)
-	s.reorder(c.visitors, first)
+	s.reorder(c.views, sp.first)
+	s.reorder(c.visitors, sp.first)
 	slices.SortFunc(c.feedback, func(a, b FeedbackRow) int {
 		if x := cmp.Compare(b.Total, a.Total); x != 0 {
 			return x
@@ -315,7 +320,7 @@ func (s Site) build(first, end int64) *computed {
 	c.callers.API = c.viewTotals.AI / 12
 	c.callers.Other = (c.callers.Web + c.callers.API) / 20
 	c.callers.Total = c.callers.Web + c.callers.API + c.callers.Other
-	c.searches, c.totalSearches = s.buildSearches(first, end)
+	c.searches, c.totalSearches = s.buildSearches(sp)
 	return c
 }
 
@@ -372,7 +377,7 @@ func SearchTerm(t int) string {
 	return q
 }
 
-func (s Site) buildSearches(first, end int64) ([]SearchRow, int64) {
+func (s Site) buildSearches(sp span) ([]SearchRow, int64) {
 	var rows []SearchRow
 	var total int64
 	for t := range s.searchTerms() {
@@ -381,9 +386,9 @@ func (s Site) buildSearches(first, end int64) ([]SearchRow, int64) {
 		var hits int64
 		last := int64(-1)
 		var lastX uint64
-		for h := first; h < end; h++ {
+		for h := sp.first; h < sp.end; h++ {
 			x := hash3(th, uint64(h), tagTermHour)
-			if k := int64(x % (hmax + 1)); k > 0 {
+			if k := sp.part(int64(x%(hmax+1)), h, x); k > 0 {
 				hits += k
 				last, lastX = h, x
 			}
@@ -398,7 +403,7 @@ func (s Site) buildSearches(first, end int64) ([]SearchRow, int64) {
 			p := s.PathName(int((th >> 20) % uint64(s.Paths)))
 			r.TopClickedPage = &p
 		}
-		at := time.Unix(last*3600+int64(lastX>>40%3600), 0).UTC()
+		at := sp.at(last, int64(lastX>>40%3600))
 		r.LastSearchedAt = at.Format("2006-01-02T15:04:05.000Z")
 		rows = append(rows, r)
 	}

@@ -131,6 +131,7 @@ type Server struct {
 	agent        window // key: project id
 	jobs         map[string]map[string]*job
 	jobSeq       uint64
+	automations  automationState
 
 	reqMu sync.Mutex
 	reqs  []Request
@@ -337,6 +338,8 @@ func matchRoute(path string) (route, bool) {
 			return route{}, false
 		}
 		return r, true
+	case seg[0] == "v1" && seg[1] == "workflow":
+		return matchAutomation(seg)
 	}
 	return route{}, false
 }
@@ -422,6 +425,8 @@ func (s *Server) dispatch(c *call) *response {
 		return s.getJob(c)
 	case EndpointSendMessage:
 		return s.sendMessage(c)
+	case EndpointTriggerAutomation:
+		return s.triggerAutomation(c)
 	default:
 		return s.analyticsEndpoint(c)
 	}

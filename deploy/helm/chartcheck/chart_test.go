@@ -264,7 +264,7 @@ func TestDeployment(t *testing.T) {
 func TestRenderingNeedsAKey(t *testing.T) {
 	base := []string{"template", "mintlify", chart, "--kube-version", kubeVersion}
 	project := []string{"--set", "config.projects[0].id=abc"}
-	placeholder := `config.projects[0].id is the placeholder "your-project-id": set your Mintlify project id`
+	placeholder := `config.projects[0].id is the placeholder "YOUR_PROJECT_ID": set your Mintlify project id`
 	for _, c := range []struct {
 		args []string
 		want string
@@ -276,6 +276,7 @@ func TestRenderingNeedsAKey(t *testing.T) {
 		{[]string{"--set", "apiKey.value=mint_x"}, placeholder},
 		{nil, "an admin API key is required: set apiKey.existingSecret.name (a Secret holding it) or apiKey.value; " + placeholder},
 		{[]string{"--set", "apiKey.value=mint_x", "--set", "config.projects[0].id=YOUR_PROJECT_ID"}, `config.projects[0].id is the placeholder "YOUR_PROJECT_ID"`},
+		{[]string{"--set", "apiKey.value=mint_x", "--set", "config.projects[0].id=your-project-id"}, `config.projects[0].id is the placeholder "your-project-id"`},
 		{[]string{"--set", "apiKey.value=mint_x", "--set-json", `config.projects=[{"id":"abc"},{"name":"docs"}]`}, "config.projects[1].id is empty"},
 		{[]string{"--set", "apiKey.value=mint_x", "--set-json", `config.projects=[]`}, "config.projects is empty"},
 		{append([]string{"--set", "apiKey.value=mint_x", "--set", "replicas=2"}, project...), "additional properties 'replicas' not allowed"},

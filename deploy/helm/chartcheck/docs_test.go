@@ -85,8 +85,14 @@ func helmCommands(t *testing.T, path string) [][]string {
 	return cmds
 }
 
+// publishedChart is where the release workflow pushes the chart
+// (.github/workflows/release.yml); the docs install it from there, with
+// a --version.
+const publishedChart = "oci://ghcr.io/mintlify-exporter/charts/mintlify-exporter"
+
 // TestDocumentedCommands: the helm commands of the chart's README, of
-// docs/deployment.md and of the README render (install turned into template, offline) once
+// docs/deployment.md and of the README render (install turned into
+// template, offline; the published chart replaced by this one) once
 // YOUR_PROJECT_ID is replaced, into a configuration with that id and the
 // name docs; as written, they fail on the placeholder. The commands
 // that render offline pass --kube-version.
@@ -109,10 +115,14 @@ func TestDocumentedCommands(t *testing.T) {
 				t.Errorf("%s: %q renders offline without --kube-version", doc, strings.Join(cmd, " "))
 			}
 			args := []string{"template"}
-			for _, a := range cmd[2:] {
+			for i := 2; i < len(cmd); i++ {
+				a := cmd[i]
 				switch a {
-				case "deploy/helm/mintlify-exporter":
+				case "deploy/helm/mintlify-exporter", publishedChart:
 					a = chart
+				case "--version": // of the published chart: this one
+					i++
+					continue
 				case "my-values.yaml":
 					a = valuesFile
 				}
@@ -124,7 +134,7 @@ func TestDocumentedCommands(t *testing.T) {
 			if err := os.WriteFile(valuesFile, []byte(example), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			out, err := helm(t, args...)
+			_, err := helm(t, args...)
 			if err == nil || !strings.Contains(err.Error(), `config.projects[0].id is the placeholder "YOUR_PROJECT_ID"`) {
 				t.Errorf("%s: %q as written: %v, want the placeholder refused", doc, strings.Join(cmd, " "), err)
 			}
@@ -134,7 +144,8 @@ func TestDocumentedCommands(t *testing.T) {
 			if err := os.WriteFile(valuesFile, []byte(strings.ReplaceAll(example, "YOUR_PROJECT_ID", "a1b2c3")), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if out, err = helm(t, args...); err != nil {
+			out, err := helm(t, args...)
+			if err != nil {
 				t.Errorf("%s: %q: %v", doc, strings.Join(cmd, " "), err)
 				continue
 			}

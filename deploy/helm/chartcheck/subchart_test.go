@@ -70,7 +70,7 @@ func TestSubchart(t *testing.T) {
 	t.Run("no globals", func(t *testing.T) {
 		objs := decoded(t, umbrella(t, umbrellaChild))
 		d := only[*appsv1.Deployment](t, objs, "Deployment")
-		if got, want := d.Spec.Template.Spec.Containers[0].Image, "mintlify_exporter:"+chartAppVersion(t); got != want {
+		if got, want := d.Spec.Template.Spec.Containers[0].Image, "ghcr.io/"+publishedImage+":v"+chartAppVersion(t); got != want {
 			t.Errorf("image %q, want %q", got, want)
 		}
 		if d.Namespace != "monitoring" {
@@ -87,7 +87,7 @@ func TestSubchart(t *testing.T) {
     registry: ignored.example.com
 `))
 		d := only[*appsv1.Deployment](t, objs, "Deployment")
-		if got := d.Spec.Template.Spec.Containers[0].Image; !strings.HasPrefix(got, "umbrella.example.com/mintlify_exporter:") {
+		if got := d.Spec.Template.Spec.Containers[0].Image; !strings.HasPrefix(got, "umbrella.example.com/"+publishedImage+":") {
 			t.Errorf("image %q: global.imageRegistry not used", got)
 		}
 		if got, want := d.Spec.Template.Spec.ImagePullSecrets, []corev1.LocalObjectReference{{Name: "umbrella-pull"}}; !reflect.DeepEqual(got, want) {

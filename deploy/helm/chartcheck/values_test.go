@@ -56,8 +56,14 @@ func chartAppVersion(t *testing.T) string {
 	return c.AppVersion
 }
 
+// publishedImage is the repository the release workflow pushes each
+// release's image to (.github/workflows/release.yml), tagged v and the
+// version; the chart runs it by default.
+const publishedImage = "mintlify-exporter/mintlify_exporter"
+
 // TestDefaults: without other values than a key and a project, the image
-// is the chart's appVersion, the test pod's is Docker Hub's busybox, the
+// is the one published for the chart's appVersion (ghcr.io, tag v and the
+// appVersion), the test pod's is Docker Hub's busybox, the
 // container has the kustomize Deployment's resources, and the probes are
 // /-/healthy over HTTP on the container's port.
 func TestDefaults(t *testing.T) {
@@ -70,7 +76,7 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("%s: %v, want %v", what, got, want)
 		}
 	}
-	check("image", c.Image, "mintlify_exporter:"+chartAppVersion(t))
+	check("image", c.Image, "ghcr.io/"+publishedImage+":v"+chartAppVersion(t))
 	check("test image", only[*corev1.Pod](t, objs, "Pod").Spec.Containers[0].Image, "docker.io/library/busybox:1.36")
 	check("resources", c.Resources, corev1.ResourceRequirements{
 		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
@@ -104,7 +110,7 @@ func TestExtraValues(t *testing.T) {
 	d := only[*appsv1.Deployment](t, objs, "Deployment")
 	spec := d.Spec.Template.Spec
 	c := spec.Containers[0]
-	check("image (global.imageRegistry)", c.Image, "mirror.example.com/mintlify_exporter:"+chartAppVersion(t))
+	check("image (global.imageRegistry)", c.Image, "mirror.example.com/"+publishedImage+":v"+chartAppVersion(t))
 	check("pull secrets (global first, once each)", spec.ImagePullSecrets, []corev1.LocalObjectReference{{Name: "mirror-pull"}, {Name: "shared-pull"}, {Name: "own-pull"}})
 	check("deployment annotation", d.Annotations["example.com/owner"], "docs-team")
 	check("deployment label", d.Labels["tier"], "monitoring")

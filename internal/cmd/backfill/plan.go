@@ -239,8 +239,8 @@ func checkBackfillArgs(o *backfillOptions, now time.Time, cfg *config.Config) (*
 		func() error { return p.setPaths(o) },
 		func() error { return p.setLabels(o) },
 		func() error {
-			if p.timeout <= 0 {
-				return errors.New("--mintlify.request-timeout must be positive")
+			if err := cli.CheckRequestTimeout(p.timeout); err != nil {
+				return err
 			}
 			if cfg != nil {
 				return nil

@@ -29,6 +29,12 @@ func TestJobsRefusesHostileArgs(t *testing.T) {
 			t.Errorf("%q: exit %d, %s", args, code, stderr)
 		}
 	}
+	for _, timeout := range []string{"0s", "876000h"} {
+		code, _, stderr := h.run("--mintlify.request-timeout="+timeout, "get", "job_1")
+		if code != cli.ExitUsage || !strings.Contains(stderr, "--mintlify.request-timeout must be more than 0s and at most 1h0m0s, got ") {
+			t.Errorf("--mintlify.request-timeout=%s: exit %d, %s", timeout, code, stderr)
+		}
+	}
 	if n := h.requests(); n != 0 {
 		t.Fatalf("%d requests sent", n)
 	}

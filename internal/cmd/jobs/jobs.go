@@ -189,8 +189,8 @@ func (e *jobsEnv) checkLocally(cmd string, o *jobsOptions) (prompt string, code 
 	if err != nil {
 		return "", e.failf(cli.ExitCodeOf(err), "%v", err)
 	}
-	if o.RequestTimeout <= 0 {
-		return "", e.failf(cli.ExitUsage, "--mintlify.request-timeout must be positive")
+	if err := cli.CheckRequestTimeout(o.RequestTimeout); err != nil {
+		return "", e.failf(cli.ExitUsage, "%v", err)
 	}
 	if err := cli.CheckAPIURL(o.APIURL); err != nil {
 		return "", e.failf(cli.ExitUsage, "%v", err)

@@ -62,7 +62,7 @@ func benchServer(b *testing.B, n int, extraFlags ...string) (*server, http.Handl
 		b.Fatal(err)
 	}
 	logger := slog.New(slog.DiscardHandler)
-	src, err := newConfigSource(context.Background(), &f, logger)
+	src, err := newConfigSource(context.Background(), &f, logger, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

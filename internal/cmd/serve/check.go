@@ -37,7 +37,7 @@ func checkConfig(ctx context.Context, f *flags, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: the configuration is NOT valid (%d problem%s)\n", exporterName, n, plural(n))
 		return cli.ExitError
 	}
-	src, err := newConfigSource(ctx, f, quiet)
+	src, err := newConfigSource(ctx, f, quiet, nil)
 	if err != nil {
 		return invalid(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -78,8 +79,8 @@ func openFDs(t *testing.T) int {
 // TestConnectionFloodIsBounded: a flood of idle keep-alive connections,
 // far more than --web.max-connections, takes at most that many of the
 // exporter's descriptors (the rest wait in the kernel's backlog), the
-// limit is logged, and a scrape waiting behind the flood is served as
-// soon as the flood's connections close.
+// limit is logged, and a scrape is served (TestScrapeGetsThroughIdleFlood
+// shows it needs no connection of the flood to end).
 func TestConnectionFloodIsBounded(t *testing.T) {
 	const limit, flood = 8, 48
 	addr, logs := serveOnLocalhost(t, "--web.max-connections=8", "--web.idle-timeout=1h")
@@ -143,6 +144,67 @@ func TestConnectionFloodIsBounded(t *testing.T) {
 	}
 }
 
+// TestScrapeGetsThroughIdleFlood: with --web.max-connections taken by
+// idle keep-alive connections (a flood that holds them open), a scrape on
+// a new connection is answered while the flood stays: one idle connection
+// is closed to admit it. Before, the scrape waited in the backlog until
+// the flood ended.
+func TestScrapeGetsThroughIdleFlood(t *testing.T) {
+	const limit = 4
+	addr, logs := serveOnLocalhost(t, "--web.max-connections=4", "--web.idle-timeout=1h")
+	guard := testkit.HangGuard(t)
+	closed := make(chan int, limit) // the flood connections the exporter closed
+	for i := range limit {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		stop := context.AfterFunc(guard, func() { c.Close() })
+		defer stop()
+		// One request, its answer read, then the connection idles.
+		if _, err := io.WriteString(c, "GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(c)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		go func() {
+			if _, err := br.ReadByte(); errors.Is(err, io.EOF) {
+				closed <- i
+			}
+		}()
+	}
+
+	req, _ := http.NewRequestWithContext(guard, http.MethodGet, "http://"+addr+"/metrics", nil)
+	// An hour: the scrape waits for the first refresh, however slow the
+	// machine; the verdict is the answer, not its time.
+	req.Header.Set("X-Prometheus-Scrape-Timeout-Seconds", "3600")
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("scrape during the flood: %v\n%s", err, logs.String())
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !bytes.Contains(body, []byte(`mintlify_up{collector="pageviews",project="proj-docs"} 1`)) {
+		t.Fatalf("scrape during the flood: %s\n%s", resp.Status, body)
+	}
+	select {
+	case i := <-closed:
+		t.Logf("flood connection %d was closed to admit the scrape", i)
+	case <-guard.Done():
+		t.Fatal("the scrape was answered, yet no idle connection of the flood was closed")
+	}
+	if !strings.Contains(logs.String(), "connection limit reached") {
+		t.Errorf("the limit was not logged:\n%s", logs.String())
+	}
+}
+
 // TestIdleConnectionClosed: a keep-alive connection with no new request
 // is closed by the exporter after --web.idle-timeout.
 func TestIdleConnectionClosed(t *testing.T) {
@@ -175,15 +237,102 @@ func TestIdleConnectionClosed(t *testing.T) {
 	}
 }
 
-// TestWebLimitFlagsChecked: limits that would stop the server serving are
-// refused at start, naming the flag.
+// TestWebLimitFlagsChecked: --web.* values that would stop the server
+// serving, or that make no sense, are refused at start with a message
+// naming the flag and its bounds.
 func TestWebLimitFlagsChecked(t *testing.T) {
-	for _, arg := range []string{"--web.max-connections=0", "--web.read-timeout=0s", "--web.idle-timeout=-1s"} {
+	for _, tc := range []struct{ arg, want string }{
+		{"--web.max-connections=0", "--web.max-connections must be at least 1, got 0"},
+		{"--web.max-requests=-1", "--web.max-requests must be between 0 (no limit) and 10000, got -1"},
+		{"--web.max-requests=10001", "--web.max-requests must be between 0 (no limit) and 10000, got 10001"},
+		{"--web.read-timeout=0s", "--web.read-timeout must be more than 0s and at most 10m0s, got 0s"},
+		{"--web.read-timeout=876000h", "--web.read-timeout must be more than 0s and at most 10m0s, got 876000h0m0s"},
+		{"--web.idle-timeout=-1s", "--web.idle-timeout must be more than 0s and at most 24h0m0s, got -1s"},
+		{"--web.idle-timeout=25h", "--web.idle-timeout must be more than 0s and at most 24h0m0s, got 25h0m0s"},
+		{"--web.default-scrape-timeout=-1s", "--web.default-scrape-timeout must be more than 0s and at most 1h0m0s, got -1s"},
+		{"--web.default-scrape-timeout=2h", "--web.default-scrape-timeout must be more than 0s and at most 1h0m0s, got 2h0m0s"},
+		{"--web.scrape-timeout-offset=-10s", "--web.scrape-timeout-offset must be between 0s and 1h0m0s, got -10s"},
+		{"--web.scrape-timeout-offset=61m", "--web.scrape-timeout-offset must be between 0s and 1h0m0s, got 1h1m0s"},
+		{"--web.telemetry-path=metrics", `--web.telemetry-path must be an absolute URL path such as /metrics (no spaces, {}, ?, # or //), got "metrics"`},
+		{"--web.telemetry-path=GET /metrics", `--web.telemetry-path must be an absolute URL path such as /metrics (no spaces, {}, ?, # or //), got "GET /metrics"`},
+		{"--web.telemetry-path=/{name}", `--web.telemetry-path must be an absolute URL path such as /metrics (no spaces, {}, ?, # or //), got "/{name}"`},
+		{"--web.telemetry-path=/-/healthy", `--web.telemetry-path must not be under /-/, the exporter's own endpoints, got "/-/healthy"`},
+		{"--web.telemetry-path=/debug/pprof", `--web.telemetry-path must not be under /debug/pprof/, the exporter's own endpoints, got "/debug/pprof"`},
+	} {
 		var out, errb bytes.Buffer
-		rc := serve(context.Background(), []string{arg, "--mintlify.project-id=p"}, &out, &errb, nil)
-		name, _, _ := strings.Cut(arg, "=")
-		if rc != 2 || !strings.Contains(errb.String(), name) {
-			t.Errorf("%s: exit %d, %s", arg, rc, errb.String())
+		rc := serve(context.Background(), []string{tc.arg, "--mintlify.project-id=p"}, &out, &errb, nil)
+		if rc != 2 || errb.String() != "mintlify_exporter: "+tc.want+"\n" {
+			t.Errorf("%s: exit %d, %q; want exit 2 and %q", tc.arg, rc, errb.String(), tc.want)
+		}
+		// The exporter other commands' tests build (New) refuses it too.
+		if _, err := New(context.Background(), []string{tc.arg, "--mintlify.project-id=p"}, Options{}); err == nil || err.Error() != tc.want {
+			t.Errorf("New with %s: %v; want %q", tc.arg, err, tc.want)
+		}
+	}
+}
+
+// TestWebFlagsAtTheirBoundsAccepted: each bound of the --web.* flags is
+// itself a value the exporter starts with.
+func TestWebFlagsAtTheirBoundsAccepted(t *testing.T) {
+	f := flags{maxConns: 1, maxRequests: maxMaxRequests, readTimeout: maxReadTimeout, idleTimeout: maxIdleTimeout,
+		defaultTimeout: maxScrapeTimeout, timeoutOffset: maxScrapeTimeout, metricsPath: "/"}
+	if err := checkWebFlags(&f); err != nil {
+		t.Errorf("the bounds themselves: %v", err)
+	}
+	f = flags{maxConns: 1, readTimeout: time.Nanosecond, idleTimeout: time.Nanosecond, defaultTimeout: time.Nanosecond, metricsPath: "/x/metrics.txt"}
+	if err := checkWebFlags(&f); err != nil {
+		t.Errorf("the lower bounds: %v", err)
+	}
+}
+
+// TestMaxConnectionsCappedToDescriptorLimit: a --web.max-connections far
+// above the open-file limit is not refused but capped to it, less what
+// the exporter keeps for itself, with one WARN naming the flag; the
+// exporter then serves.
+func TestMaxConnectionsCappedToDescriptorLimit(t *testing.T) {
+	addr, logs := serveOnLocalhost(t, "--web.max-connections=99999999999")
+	guard := testkit.HangGuard(t)
+	nofile, known := descriptorLimit()
+	if !known {
+		t.Fatal("the open-file limit cannot be read here")
+	}
+	want := "max_connections=" + strconv.Itoa(connCap(nofile, known))
+	waitFor(t, guard, "the exporter serving", func() bool {
+		resp, err := http.Get("http://" + addr + "/-/healthy")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+	var warns []string
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "--web.max-connections") {
+			warns = append(warns, line)
+		}
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "level=WARN") || !strings.Contains(warns[0], want) ||
+		!strings.Contains(warns[0], "requested=99999999999") {
+		t.Errorf("want one WARN naming --web.max-connections, requested=99999999999 and %s; got %q", want, warns)
+	}
+}
+
+// TestConnCap: the cap is the open-file limit less the exporter's own
+// descriptors, at least 1, and never more than maxConnsBound.
+func TestConnCap(t *testing.T) {
+	for _, tc := range []struct {
+		nofile uint64
+		known  bool
+		want   int
+	}{
+		{1024, true, 1024 - reservedDescriptors},
+		{20000, true, 20000 - reservedDescriptors},
+		{10, true, 1},
+		{^uint64(0), true, maxConnsBound}, // RLIM_INFINITY
+		{0, false, maxConnsBound},
+	} {
+		if got := connCap(tc.nofile, tc.known); got != tc.want {
+			t.Errorf("connCap(%d, %v) = %d, want %d", tc.nofile, tc.known, got, tc.want)
 		}
 	}
 }
@@ -205,5 +354,94 @@ func TestSlowRequestDisconnected(t *testing.T) {
 	}
 	if b, err := io.ReadAll(c); len(b) != 0 || err != nil {
 		t.Fatalf("read %q, %v; want the connection closed with no answer", b, err)
+	}
+}
+
+// TestConnLimitClosesSpareConnections: at the limit, Accept admits a new
+// connection by closing the one idle longest, before any that has not
+// sent its request yet; with none of either it waits, and the first
+// connection to turn idle is the one closed.
+func TestConnLimitClosesSpareConnections(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := newConnLimit(2, quiet)
+	l := lim.wrap(ln)
+	defer l.Close()
+	var clients []net.Conn
+	defer func() {
+		for _, c := range clients {
+			c.Close()
+		}
+	}()
+	// next dials and accepts one connection: the client's end and the
+	// server's (which Accept may have had to make room for).
+	next := func() (net.Conn, net.Conn) {
+		t.Helper()
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, c)
+		s, err := l.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, s
+	}
+	guard := testkit.HangGuard(t)
+	closedByServer := func(c net.Conn) bool {
+		if dl, ok := guard.Deadline(); ok {
+			_ = c.SetReadDeadline(dl) // a connection left open fails the test, it does not hang it
+		}
+		_, err := c.Read(make([]byte, 1))
+		return errors.Is(err, io.EOF)
+	}
+	spare := func(s net.Conn) bool {
+		lim.mu.Lock()
+		defer lim.mu.Unlock()
+		_, ok := lim.spare[asLimitConn(s)]
+		return ok
+	}
+
+	_, a := next() // new, no request yet: the older spare
+	lim.track(a, http.StateNew)
+	bc, b := next() // served a request, now idle
+	lim.track(b, http.StateNew)
+	lim.track(b, http.StateActive)
+	lim.track(b, http.StateIdle)
+	_, c := next() // at the limit: b, idle, goes before a, older but new
+	if !closedByServer(bc) || spare(b) || !spare(a) {
+		t.Fatalf("the idle connection was not the one closed (idle closed %v, new still spare %v)", !spare(b), spare(a))
+	}
+	lim.track(c, http.StateActive)
+	_, d := next() // a, new, is the only spare left
+	if spare(a) {
+		t.Fatal("the connection without a request was not closed when no idle one was left")
+	}
+	lim.track(d, http.StateActive)
+
+	// Every connection busy: Accept waits, until c turns idle and is
+	// closed to admit the next.
+	cc := clients[2]
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		e, err := net.Dial("tcp", ln.Addr().String())
+		if err == nil {
+			clients = append(clients, e)
+		}
+		s, err := l.Accept()
+		if err != nil {
+			s = nil
+		}
+		accepted <- s
+	}()
+	lim.track(c, http.StateIdle)
+	if s := <-accepted; s == nil {
+		t.Fatal("Accept failed")
+	}
+	if !closedByServer(cc) {
+		t.Fatal("the connection that turned idle was not closed to admit the waiting one")
 	}
 }

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/common/version"
+	"github.com/prometheus/exporter-toolkit/web"
+
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
@@ -56,6 +59,18 @@ var demoJobs = []struct {
 	{"job_demo_late_failure", 0, "Restructure the navigation", true, demoBlogID},
 }
 
+// The demo's budget. The simulated organization allows demoOrgPerHour
+// analytics requests an hour, not the 100 of a real one, and the demo's
+// key may spend demoBudgetPerHour of them: enough for the refreshes to
+// come every minute or two, so that the simulated site's growth shows in
+// increase() and rate() within minutes, and leaving room for the
+// backfill of docs/backfill.md (its own default budget of 90) beside it.
+// The budget logic is the product's, only its numbers are the demo's.
+const (
+	demoOrgPerHour    = 1000
+	demoBudgetPerHour = 600
+)
+
 const demoConfig = `
 global:
   api_url: %q
@@ -64,6 +79,7 @@ global:
 keys:
   - name: demo
     api_key_env: ` + demoKeyEnv + `
+    budget_per_hour: %d
 projects:
   - id: ` + demoDocsID + `
     name: docs
@@ -86,19 +102,26 @@ type demoAPI struct {
 	trackedJobsFile string
 }
 
-func startDemo(_ context.Context, logger *slog.Logger, trackedJobsFile string) (*demoAPI, error) {
+// startDemo starts the simulated API on clock (the real one when nil).
+// Its sites are Live: they keep being read as the clock moves.
+func startDemo(_ context.Context, logger *slog.Logger, trackedJobsFile string, clock mockapi.Clock) (*demoAPI, error) {
+	if clock == nil {
+		clock = mockapi.RealClock{}
+	}
 	running, err := mockapi.Start(mockapi.Options{
-		Keys: []mockapi.KeySpec{{Key: demoAPIKey, Org: "demo-org", Scope: mockapi.ReadWrite}},
+		Clock: clock,
+		Keys:  []mockapi.KeySpec{{Key: demoAPIKey, Org: "demo-org", Scope: mockapi.ReadWrite}},
 		Projects: map[string]mockapi.Site{
-			demoDocsID: {Seed: 1, Paths: 320, OtherTraffic: true},
-			demoBlogID: {Seed: 2, Paths: 60},
+			demoDocsID: {Seed: 1, Paths: 320, OtherTraffic: true, Live: true},
+			demoBlogID: {Seed: 2, Paths: 60, Live: true},
 		},
-		RetryAfter: true,
+		RetryAfter:             true,
+		AnalyticsBudgetPerHour: demoOrgPerHour,
 	})
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
+	now := clock.Now()
 	for _, j := range demoJobs {
 		running.Server.SeedJob(j.project, mockapi.JobSeed{
 			ID: j.id, Prompt: j.prompt, CreatedAt: now.Add(-j.age), Fail: j.fail,
@@ -126,7 +149,7 @@ func (d *demoAPI) config() (*config.Config, error) {
 		tracked = fmt.Sprintf("\n  tracked_jobs_file: %q", d.trackedJobsFile)
 	}
 	// Every collector kind, so the demo shows every family.
-	return config.Parse([]byte(fmt.Sprintf(demoConfig, d.running.URL(), tracked, strings.Join(kind.Names(), ", "))))
+	return config.Parse([]byte(fmt.Sprintf(demoConfig, d.running.URL(), tracked, demoBudgetPerHour, strings.Join(kind.Names(), ", "))))
 }
 
 func (d *demoAPI) close() { _ = d.running.Close() }
@@ -159,11 +182,9 @@ func (d *demoAPI) failJob(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "job %s of %s (%s) failed\n", job, demoProjectNames[id], id)
 }
 
-// demoPage explains how to use the demo's simulated API and fail-job.
-var demoPage = template.Must(template.New("demo").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="UTF-8"><title>mintlify_exporter demo</title></head>
-<body>
-<h1>mintlify_exporter demo</h1>
+// demoPage explains how to use the demo's simulated API and fail-job:
+// the body of a page framed and styled as the landing page (page).
+var demoPage = template.Must(template.New("demo").Parse(`<p><a href="/">Landing page</a> · <a href="{{.Metrics}}">Metrics</a></p>
 <p>Every number on <a href="{{.Metrics}}">{{.Metrics}}</a> comes from a simulated Mintlify API
 built into the exporter. Its agent jobs stay active for 2 minutes, then complete (or fail).</p>
 <h2>Simulated API</h2>
@@ -188,10 +209,10 @@ and add <code>--track FILE</code> to the create command.</p>
 <input type="submit" value="Fail the job">
 </form>
 <pre>curl -X POST '{{.FailJob}}?project=blog&amp;job=job_demo_new'</pre>
-</body></html>
 `))
 
-// page serves demoPage; base is the exporter's URL as the browser sees it.
+// page serves demoPage in the landing page's frame and style (header,
+// fonts, pageCSS); base is the exporter's URL as the browser sees it.
 func (d *demoAPI) page(metricsPath string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != demoPagePath {
@@ -199,14 +220,31 @@ func (d *demoAPI) page(metricsPath string) http.HandlerFunc {
 			return
 		}
 		base := "http://" + r.Host
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_ = demoPage.Execute(w, map[string]string{
+		var body strings.Builder
+		if err := demoPage.Execute(&body, map[string]string{
 			"Track":   d.trackArg(),
 			"Metrics": metricsPath,
 			"APIURL":  base + demoAPIPath,
 			"Key":     d.key,
 			"FailJob": base + demoPagePath + "fail-job",
+		}); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		lp, err := web.NewLandingPage(web.LandingConfig{
+			RoutePrefix: demoPagePath,
+			Name:        exporterName,
+			Description: "Demo: the simulated Mintlify API",
+			Version:     version.Info(),
+			ExtraHTML:   body.String(),
+			ExtraCSS:    pageCSS,
+			Profiling:   "false",
 		})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		lp.ServeHTTP(w, r)
 	}
 }
 

@@ -27,7 +27,7 @@ func demoServer(t *testing.T, args ...string) *httptest.Server {
 	if _, err := newApp(&f).Parse(append([]string{"--demo"}, args...)); err != nil {
 		t.Fatal(err)
 	}
-	src, err := newConfigSource(context.Background(), &f, quiet)
+	src, err := newConfigSource(context.Background(), &f, quiet, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,6 +40,8 @@ func TestFlagModeMessages(t *testing.T) {
 		{"project id with a slash", "mint_flagmode1", []string{"--mintlify.project-id=a/b"},
 			`--mintlify.project-id (or MINTLIFY_PROJECT_ID): id "a/b" must not contain '/'`},
 		{"bad window", "mint_flagmode1", []string{"--mintlify.window=3x"}, `--mintlify.window "3x"`},
+		{"request timeout of a century", "mint_flagmode1", []string{"--mintlify.request-timeout=876000h"},
+			"--mintlify.request-timeout must be more than 0s and at most 1h0m0s, got 876000h0m0s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Setenv("MINTLIFY_API_KEY", c.key)

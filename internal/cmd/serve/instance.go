@@ -42,11 +42,14 @@ func New(ctx context.Context, args []string, o Options) (*Instance, error) {
 	if _, err := app.Parse(args); err != nil {
 		return nil, err
 	}
+	if err := checkWebFlags(&f); err != nil {
+		return nil, err
+	}
 	logger := o.Logger
 	if logger == nil {
 		logger = quiet
 	}
-	src, err := newConfigSource(ctx, &f, logger)
+	src, err := newConfigSource(ctx, &f, logger, o.Clock)
 	if err != nil {
 		return nil, fmt.Errorf("invalid configuration: %w", err)
 	}

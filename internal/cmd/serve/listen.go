@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -74,18 +75,34 @@ func listenOne(addr string) (net.Listener, error) {
 }
 
 // connLimit is one bound on the connections open at once across every
-// listener: when all max are open, Accept waits, and new connections wait
-// in the kernel's backlog (taking no descriptor of the exporter's) until
-// one closes. It logs when the limit is reached, once per flood.
+// listener. When all max are open, a new connection is admitted by
+// closing one that serves no request: first the one idle longest between
+// keep-alive requests, else the oldest that has not sent its request yet.
+// Only when every open connection is busy with a request does Accept wait,
+// new connections waiting in the kernel's backlog (taking no descriptor
+// of the exporter's) until one ends its request or closes. So a flood of
+// idle connections neither takes every file descriptor nor keeps
+// Prometheus's scrape out. The limit being reached is logged once per
+// flood.
 type connLimit struct {
 	slots  chan struct{}
 	max    int
 	log    *slog.Logger
 	warned atomic.Bool // the limit was logged, and half the slots have not been free since
+
+	mu    sync.Mutex
+	spare map[*limitConn]struct{} // open connections serving no request: idle, or new without a request yet
+	seq   uint64                  // orders the state changes, so the oldest spare connection is found
+	// freed is signalled when a connection becomes spare, so that an
+	// Accept waiting at the limit tries again.
+	freed chan struct{}
 }
 
 func newConnLimit(maxConns int, logger *slog.Logger) *connLimit {
-	return &connLimit{slots: make(chan struct{}, maxConns), max: maxConns, log: logger}
+	return &connLimit{
+		slots: make(chan struct{}, maxConns), max: maxConns, log: logger,
+		spare: map[*limitConn]struct{}{}, freed: make(chan struct{}, 1),
+	}
 }
 
 // wrap returns l behind the limit.
@@ -93,24 +110,103 @@ func (c *connLimit) wrap(l net.Listener) net.Listener {
 	return &limitListener{Listener: l, lim: c, done: make(chan struct{})}
 }
 
-// acquire takes a slot, waiting while all are taken, or fails once done
-// is closed.
+// acquire takes a slot, closing a spare connection to free one when all
+// are taken, or waiting while every open connection serves a request; it
+// fails once done is closed.
 func (c *connLimit) acquire(done <-chan struct{}) bool {
-	select {
-	case c.slots <- struct{}{}:
-		return true
-	default:
+	for {
+		select {
+		case c.slots <- struct{}{}:
+			return true
+		default:
+		}
+		if !c.warned.Swap(true) {
+			c.log.Warn("connection limit reached: idle connections are closed, longest idle first, to admit new ones; new connections wait while every open one serves a request",
+				"max_connections", c.max)
+		}
+		if c.closeSpare() {
+			continue
+		}
+		select {
+		case c.slots <- struct{}{}:
+			return true
+		case <-c.freed:
+		case <-done:
+			return false
+		}
 	}
-	if !c.warned.Swap(true) {
-		c.log.Warn("connection limit reached: new connections wait until one closes (idle ones close after --web.idle-timeout)",
-			"max_connections", c.max)
+}
+
+// closeSpare closes the spare connection to give up first: the one idle
+// longest, else the oldest still waiting for its first request. It
+// reports whether there was one; closing it gives its slot back.
+func (c *connLimit) closeSpare() bool {
+	c.mu.Lock()
+	var victim *limitConn
+	for lc := range c.spare {
+		if victim == nil || lc.before(victim) {
+			victim = lc
+		}
 	}
-	select {
-	case c.slots <- struct{}{}:
-		return true
-	case <-done:
+	if victim != nil {
+		delete(c.spare, victim)
+		victim.closed = true
+	}
+	c.mu.Unlock()
+	if victim == nil {
 		return false
 	}
+	_ = victim.Close()
+	return true
+}
+
+// track is the http.Server's ConnState hook: it keeps the set of spare
+// connections that closeSpare chooses from.
+func (c *connLimit) track(nc net.Conn, state http.ConnState) {
+	lc := asLimitConn(nc)
+	if lc == nil {
+		return
+	}
+	c.mu.Lock()
+	spare := !lc.closed && (state == http.StateNew || state == http.StateIdle)
+	if spare {
+		c.seq++
+		lc.idle, lc.since = state == http.StateIdle, c.seq
+		c.spare[lc] = struct{}{}
+	} else {
+		delete(c.spare, lc)
+	}
+	c.mu.Unlock()
+	if spare {
+		select {
+		case c.freed <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// asLimitConn finds the limitConn under the server's view of a
+// connection (a *tls.Conn over it with TLS).
+func asLimitConn(nc net.Conn) *limitConn {
+	for range 4 { // tls.Conn over limitConn is the deepest the server goes
+		switch v := nc.(type) {
+		case *limitConn:
+			return v
+		case interface{ NetConn() net.Conn }:
+			nc = v.NetConn()
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// forget drops a closed connection from the spare set.
+func (c *connLimit) forget(lc *limitConn) {
+	c.mu.Lock()
+	lc.closed = true
+	delete(c.spare, lc)
+	c.mu.Unlock()
 }
 
 // release gives a slot back. Once half the slots are free again, the
@@ -152,10 +248,62 @@ type limitConn struct {
 	net.Conn
 	lim  *connLimit
 	once sync.Once
+
+	// Under lim.mu: what track last saw.
+	idle   bool   // idle between requests (else new, with no request yet)
+	since  uint64 // lim.seq when it became spare
+	closed bool
+}
+
+// before tells whether c should be closed before o: idle connections
+// before new ones, each the longest spare first.
+func (c *limitConn) before(o *limitConn) bool {
+	if c.idle != o.idle {
+		return c.idle
+	}
+	return c.since < o.since
 }
 
 func (c *limitConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(c.lim.release)
+	c.once.Do(func() {
+		c.lim.forget(c)
+		c.lim.release()
+	})
 	return err
+}
+
+// The cap on --web.max-connections: the open-file limit less
+// reservedDescriptors, which the exporter keeps for its own files and
+// connections (listeners, state files, the API client, its logs), and
+// never more than maxConnsBound (where the limit is unknown or
+// unlimited, too).
+const (
+	reservedDescriptors = 64
+	maxConnsBound       = 1 << 20
+)
+
+// connsWithin is --web.max-connections held to what the open-file limit
+// allows; a value above it is capped with one WARN.
+func connsWithin(requested int, logger *slog.Logger) int {
+	nofile, known := descriptorLimit()
+	limit := connCap(nofile, known)
+	if requested <= limit {
+		return requested
+	}
+	attrs := []any{"requested", requested, "max_connections", limit}
+	if known {
+		attrs = append(attrs, "open_file_limit", nofile)
+	}
+	logger.Warn("--web.max-connections is more than the open-file limit allows (less what the exporter needs itself); capped", attrs...)
+	return limit
+}
+
+// connCap is the most connections a process with an open-file limit of
+// nofile (known or not) may hold open.
+func connCap(nofile uint64, known bool) int {
+	if !known || nofile >= maxConnsBound+reservedDescriptors {
+		return maxConnsBound
+	}
+	return max(int(nofile)-reservedDescriptors, 1)
 }

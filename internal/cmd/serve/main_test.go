@@ -84,7 +84,7 @@ func startServer(t *testing.T, apiURL, cfg string, o Options, extraFlags ...stri
 	}
 	logs := &testkit.LockedBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	src, err := newConfigSource(context.Background(), &f, logger)
+	src, err := newConfigSource(context.Background(), &f, logger, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestDemoLandingSaysDemo(t *testing.T) {
 	if _, err := newApp(&f).Parse([]string{"--demo"}); err != nil {
 		t.Fatal(err)
 	}
-	src, err := newConfigSource(context.Background(), &f, quiet)
+	src, err := newConfigSource(context.Background(), &f, quiet, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +326,7 @@ func TestCollectorFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("MINTLIFY_API_KEY", "mint_x1")
-	src, _ := newConfigSource(context.Background(), &f, quiet)
+	src, _ := newConfigSource(context.Background(), &f, quiet, nil)
 	cfg, err := src.load()
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -67,15 +68,15 @@ func newApp(f *flags) *kingpin.Application {
 	app.Version(version.Print(exporterName))
 	app.HelpFlag.Short('h')
 	f.web = kingpinflag.AddFlags(app, DefaultListenAddress)
-	app.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&f.metricsPath)
+	app.Flag("web.telemetry-path", "Path under which to expose metrics: an absolute URL path, not under /-/ or /debug/pprof/.").Default("/metrics").StringVar(&f.metricsPath)
 	app.Flag("web.disable-exporter-metrics", "Exclude the exporter's own Go, process and promhttp metrics from /metrics.").BoolVar(&f.disableSelf)
 	app.Flag("web.enable-pprof", "Serve Go runtime profiles under /debug/pprof/ (and link them from the landing page).").BoolVar(&f.enablePprof)
-	app.Flag("web.max-requests", "Maximum number of parallel scrapes; 0 means no limit.").Default("40").IntVar(&f.maxRequests)
-	app.Flag("web.max-connections", "Maximum number of connections open at once, across every listen address; more wait in the kernel's backlog until one closes.").Default("512").IntVar(&f.maxConns)
-	app.Flag("web.read-timeout", "Maximum time to read a request, the TLS handshake included; a slower client is disconnected.").Default("30s").DurationVar(&f.readTimeout)
-	app.Flag("web.idle-timeout", "Maximum time a keep-alive connection stays open between requests.").Default("2m").DurationVar(&f.idleTimeout)
-	app.Flag("web.scrape-timeout-offset", "Subtracted from Prometheus' X-Prometheus-Scrape-Timeout-Seconds to get the time a scrape may wait for a refresh.").Default("500ms").DurationVar(&f.timeoutOffset)
-	app.Flag("web.default-scrape-timeout", "Scrape timeout assumed when the request does not carry X-Prometheus-Scrape-Timeout-Seconds.").Default("10s").DurationVar(&f.defaultTimeout)
+	app.Flag("web.max-requests", "Maximum number of parallel scrapes, 0 to 10000; 0 means no limit.").Default("40").IntVar(&f.maxRequests)
+	app.Flag("web.max-connections", "Maximum number of connections open at once, across every listen address, capped to the open-file limit less 64. At the limit, the connection idle longest is closed to admit a new one; while every one serves a request, new ones wait in the kernel's backlog.").Default("512").IntVar(&f.maxConns)
+	app.Flag("web.read-timeout", "Maximum time to read a request, the TLS handshake included, at most 10m; a slower client is disconnected.").Default("30s").DurationVar(&f.readTimeout)
+	app.Flag("web.idle-timeout", "Maximum time a keep-alive connection stays open between requests, at most 24h.").Default("2m").DurationVar(&f.idleTimeout)
+	app.Flag("web.scrape-timeout-offset", "Subtracted from Prometheus' X-Prometheus-Scrape-Timeout-Seconds to get the time a scrape may wait for a refresh, 0s to 1h.").Default("500ms").DurationVar(&f.timeoutOffset)
+	app.Flag("web.default-scrape-timeout", "Scrape timeout assumed when the request does not carry X-Prometheus-Scrape-Timeout-Seconds, more than 0s and at most 1h.").Default("10s").DurationVar(&f.defaultTimeout)
 	f.common.AddConfigFile(app, "YAML configuration file (several projects, keys, budgets). Without it, the --mintlify.* flags describe one project.")
 	app.Flag("config.check", "Check the configuration (and that the API keys can be read and are admin keys), print the problems or that it is valid, and exit (status 0 if valid, 1 if not). The API is not contacted.").BoolVar(&f.configCheck)
 	app.Flag("config.check-online", "Like --config.check, and also ask the API whether each project's key is accepted: one agent-job read per project (a job id that does not exist), nothing from the hourly analytics budget.").BoolVar(&f.checkOnline)
@@ -206,15 +207,47 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 // readHeaderTimeout bounds the time to read a request's headers.
 const readHeaderTimeout = 10 * time.Second
 
-// checkWebFlags refuses limits that would stop the server serving.
+// The bounds of the --web.* flags, stated in their help and in
+// docs/configuration.md.
+const (
+	maxMaxRequests   = 10_000           // --web.max-requests
+	maxReadTimeout   = 10 * time.Minute // --web.read-timeout: a request is a few hundred bytes
+	maxIdleTimeout   = 24 * time.Hour   // --web.idle-timeout
+	maxScrapeTimeout = time.Hour        // --web.default-scrape-timeout and --web.scrape-timeout-offset
+)
+
+// checkWebFlags refuses --web.* values that would stop the server serving
+// or that make no sense, naming the flag. --web.max-connections above the
+// descriptor limit is not refused but capped (connsWithin).
 func checkWebFlags(f *flags) error {
 	switch {
 	case f.maxConns < 1:
 		return fmt.Errorf("--web.max-connections must be at least 1, got %d", f.maxConns)
-	case f.readTimeout <= 0:
-		return fmt.Errorf("--web.read-timeout must be positive, got %s", f.readTimeout)
-	case f.idleTimeout <= 0:
-		return fmt.Errorf("--web.idle-timeout must be positive, got %s", f.idleTimeout)
+	case f.maxRequests < 0 || f.maxRequests > maxMaxRequests:
+		return fmt.Errorf("--web.max-requests must be between 0 (no limit) and %d, got %d", maxMaxRequests, f.maxRequests)
+	case f.readTimeout <= 0 || f.readTimeout > maxReadTimeout:
+		return fmt.Errorf("--web.read-timeout must be more than 0s and at most %s, got %s", maxReadTimeout, f.readTimeout)
+	case f.idleTimeout <= 0 || f.idleTimeout > maxIdleTimeout:
+		return fmt.Errorf("--web.idle-timeout must be more than 0s and at most %s, got %s", maxIdleTimeout, f.idleTimeout)
+	case f.defaultTimeout <= 0 || f.defaultTimeout > maxScrapeTimeout:
+		return fmt.Errorf("--web.default-scrape-timeout must be more than 0s and at most %s, got %s", maxScrapeTimeout, f.defaultTimeout)
+	case f.timeoutOffset < 0 || f.timeoutOffset > maxScrapeTimeout:
+		return fmt.Errorf("--web.scrape-timeout-offset must be between 0s and %s, got %s", maxScrapeTimeout, f.timeoutOffset)
+	}
+	return checkTelemetryPath(f.metricsPath)
+}
+
+// checkTelemetryPath refuses a --web.telemetry-path that is not a plain
+// absolute URL path, or that takes a path of the exporter's own (its
+// health, reload, demo and profiling endpoints).
+func checkTelemetryPath(p string) error {
+	if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "{}?# \t\r\n") || strings.Contains(p, "//") {
+		return fmt.Errorf("--web.telemetry-path must be an absolute URL path such as /metrics (no spaces, {}, ?, # or //), got %q", p)
+	}
+	for _, own := range []string{"/-/", "/debug/pprof/"} {
+		if strings.HasPrefix(p+"/", own) {
+			return fmt.Errorf("--web.telemetry-path must not be under %s, the exporter's own endpoints, got %q", own, p)
+		}
 	}
 	return nil
 }
@@ -231,7 +264,8 @@ func listenAndServe(httpSrv *http.Server, f *flags, logger *slog.Logger, l net.L
 			return err
 		}
 	}
-	lim := newConnLimit(f.maxConns, logger)
+	lim := newConnLimit(connsWithin(f.maxConns, logger), logger)
+	httpSrv.ConnState = lim.track
 	for i := range ls {
 		defer ls[i].Close()
 		ls[i] = lim.wrap(ls[i])

@@ -40,13 +40,15 @@ type configSource struct {
 	loadHook func() (*config.Config, error)
 }
 
-func newConfigSource(ctx context.Context, f *flags, logger *slog.Logger) (*configSource, error) {
+// newConfigSource reads the configuration from where f says; the demo's
+// simulated API runs on clock (nil: the real one).
+func newConfigSource(ctx context.Context, f *flags, logger *slog.Logger, clock collector.Clock) (*configSource, error) {
 	s := &configSource{f: f, getenv: os.Getenv}
 	if f.demo {
 		if f.common.ConfigFile != "" {
 			return nil, errors.New("--demo and --config.file cannot be used together")
 		}
-		d, err := startDemo(ctx, logger, f.trackedJobsFile)
+		d, err := startDemo(ctx, logger, f.trackedJobsFile, clock)
 		if err != nil {
 			return nil, fmt.Errorf("starting the demo API: %w", err)
 		}
@@ -80,6 +82,9 @@ func (s *configSource) load() (*config.Config, error) {
 		return nil, err
 	}
 	if err := cli.CheckAPIURL(s.f.common.APIURL); err != nil {
+		return nil, err
+	}
+	if err := cli.CheckRequestTimeout(s.f.common.RequestTimeout); err != nil {
 		return nil, err
 	}
 	keyEnv := ""
@@ -323,6 +328,21 @@ func (s *server) scrape(next http.Handler) http.Handler {
 	})
 }
 
+// pageCSS is added to the toolkit's landing page style, on the landing
+// page and the demo's: long commands wrap inside the window instead of
+// widening the page, and labels take their text's width.
+const pageCSS = `pre, code { white-space: pre-wrap; overflow-wrap: anywhere; }
+pre { background: #f4f4f4; padding: 0.5rem; }
+main label { width: auto; margin-right: 1em; }`
+
+// gapsHTML says what the documentation gaps measure, on the landing page.
+const gapsHTML = `<h3>Documentation gaps</h3>
+<p>With <code>--collector.conversations</code>, the assistant conversations left unanswered (not covered by the
+documentation), by category and by the page they started on; with <code>--collector.feedback-backlog</code>, the
+reader feedback still open and the age of the oldest entry. The alerts <code>MintlifyAssistantUnansweredShareHigh</code>
+(more than a quarter of the last day's conversations unanswered) and <code>MintlifyFeedbackWaiting</code> (an entry
+open for more than 14 days) watch them.</p>`
+
 func (s *server) landing() http.Handler {
 	desc := "Prometheus exporter for Mintlify documentation analytics and agent jobs."
 	extra := ""
@@ -347,7 +367,8 @@ func (s *server) landing() http.Handler {
 		Name:        exporterName,
 		Description: html.EscapeString(desc),
 		Version:     version.Info(),
-		ExtraHTML:   extra,
+		ExtraHTML:   extra + gapsHTML,
+		ExtraCSS:    pageCSS,
 		Links:       links,
 		Profiling:   "false",
 	})

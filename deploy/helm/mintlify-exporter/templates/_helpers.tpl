@@ -47,14 +47,15 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 
 {{/* The image reference: [registry/]repository, then @digest when set,
-  else :tag, the tag defaulting to the chart's appVersion. */}}
+  else :tag, the tag defaulting to v and the chart's appVersion (the tag
+  the release workflow publishes). */}}
 {{- define "mintlify-exporter.image" -}}
 {{- $repo := .Values.image.repository }}
 {{- with include "mintlify-exporter.registry" (dict "root" . "image" .Values.image) }}{{ $repo = printf "%s/%s" . $repo }}{{ end }}
 {{- if .Values.image.digest }}
 {{- printf "%s@%s" $repo .Values.image.digest }}
 {{- else }}
-{{- printf "%s:%s" $repo (default .Chart.AppVersion .Values.image.tag) }}
+{{- printf "%s:%s" $repo (default (printf "v%s" .Chart.AppVersion) .Values.image.tag) }}
 {{- end }}
 {{- end }}
 
@@ -81,15 +82,35 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- end }}
 
+{{/* The scheme the exporter serves: https when webConfig has a
+  tls_server_config, else http. The probes and the `helm test` pod use it. */}}
+{{- define "mintlify-exporter.scheme" -}}
+{{- $web := dict }}
+{{- with .Values.webConfig }}{{ $web = fromYaml . }}{{ end }}
+{{- ternary "https" "http" (not (empty (get $web "tls_server_config"))) }}
+{{- end }}
+
 {{/* A probe of values: an httpGet without port or scheme gets the
-  container's port and the scheme webConfig implies. */}}
+  container's port and the scheme the exporter serves. */}}
 {{- define "mintlify-exporter.probe" -}}
 {{- $p := deepCopy .probe }}
 {{- with $p.httpGet }}
 {{- if not .port }}{{ $_ := set . "port" "http" }}{{ end }}
-{{- if not .scheme }}{{ $_ := set . "scheme" (ternary (upper $.root.Values.serviceMonitor.scheme) "HTTP" (not (empty $.root.Values.webConfig))) }}{{ end }}
+{{- if not .scheme }}{{ $_ := set . "scheme" (upper (include "mintlify-exporter.scheme" $.root)) }}{{ end }}
 {{- end }}
 {{- toYaml $p }}
+{{- end }}
+
+{{/* How an error message names a value, as the user sets it: inside an
+  umbrella chart (this chart under another's charts/), under the
+  dependency's name or alias (.Chart.Name here) and those of the charts
+  between. */}}
+{{- define "mintlify-exporter.valuePrefix" -}}
+{{- $parts := splitList "/charts/" .Template.BasePath }}
+{{- if gt (len $parts) 1 }}
+{{- range $i, $dir := $parts }}{{ if and (gt $i 0) (lt $i (sub (len $parts) 1)) }}{{ $dir }}.{{ end }}{{ end }}
+{{- .Chart.Name }}.
+{{- end }}
 {{- end }}
 
 {{/* The service account's name. */}}
@@ -103,13 +124,14 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 
 {{/* The Secret holding the API key, and its key; fails without one. */}}
 {{- define "mintlify-exporter.keySecret" -}}
+{{- $v := include "mintlify-exporter.valuePrefix" . }}
 {{- if and .Values.apiKey.value .Values.apiKey.existingSecret.name }}
-{{- fail "set either apiKey.existingSecret.name or apiKey.value, not both" }}
+{{- fail (printf "set either %sapiKey.existingSecret.name or %sapiKey.value, not both" $v $v) }}
 {{- end }}
 {{- if .Values.apiKey.existingSecret.name }}
 {{- .Values.apiKey.existingSecret.name }}
 {{- else }}
-{{- $_ := required "an admin API key is required: set apiKey.existingSecret.name (a Secret holding it) or apiKey.value" .Values.apiKey.value }}
+{{- $_ := required (printf "an admin API key is required: set %sapiKey.existingSecret.name (a Secret holding it) or %sapiKey.value" $v $v) .Values.apiKey.value }}
 {{- include "mintlify-exporter.fullname" . }}-key
 {{- end }}
 {{- end }}
@@ -134,33 +156,49 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 
 {{/* Fails, naming every value to fix, when the release could not work:
   no API key (or two), or a project without its real id (the default
-  your-project-id is a placeholder). deployment.yaml includes it first. */}}
+  YOUR_PROJECT_ID is a placeholder, refused in any case and with - or _
+  as the exporter refuses it). deployment.yaml includes it first. */}}
 {{- define "mintlify-exporter.validate" -}}
+{{- $v := include "mintlify-exporter.valuePrefix" . }}
 {{- $errs := list }}
 {{- if and .Values.apiKey.value .Values.apiKey.existingSecret.name }}
-{{- $errs = append $errs "set either apiKey.existingSecret.name or apiKey.value, not both" }}
+{{- $errs = append $errs (printf "set either %sapiKey.existingSecret.name or %sapiKey.value, not both" $v $v) }}
 {{- else if not (or .Values.apiKey.value .Values.apiKey.existingSecret.name) }}
-{{- $errs = append $errs "an admin API key is required: set apiKey.existingSecret.name (a Secret holding it) or apiKey.value" }}
+{{- $errs = append $errs (printf "an admin API key is required: set %sapiKey.existingSecret.name (a Secret holding it) or %sapiKey.value" $v $v) }}
 {{- end }}
 {{- if not .Values.existingConfigMap }}
 {{- $projects := .Values.config.projects | default list }}
 {{- if not (kindIs "slice" $projects) }}
-{{- $errs = append $errs "config.projects must be a list of projects (id and name)" }}
+{{- $errs = append $errs (printf "%sconfig.projects must be a list of projects (id and name)" $v) }}
 {{- else if not $projects }}
-{{- $errs = append $errs "config.projects is empty: list at least one project (id and name)" }}
+{{- $errs = append $errs (printf "%sconfig.projects is empty: list at least one project (id and name)" $v) }}
 {{- end }}
 {{- if kindIs "slice" $projects }}
 {{- range $i, $p := $projects }}
 {{- $id := "" }}
 {{- if kindIs "map" $p }}{{ $id = toString ($p.id | default "") }}{{ end }}
 {{- if not (kindIs "map" $p) }}
-{{- $errs = append $errs (printf "config.projects[%d] must be a map with id and name" $i) }}
+{{- $errs = append $errs (printf "%sconfig.projects[%d] must be a map with id and name" $v $i) }}
 {{- else if not $id }}
-{{- $errs = append $errs (printf "config.projects[%d].id is empty: set your Mintlify project id" $i) }}
-{{- else if eq (lower $id | replace "_" "-") "your-project-id" }}
-{{- $errs = append $errs (printf "config.projects[%d].id is the placeholder %q: set your Mintlify project id, in a values file or with --set-json 'config.projects=[{\"id\":\"...\",\"name\":\"docs\"}]' (see the chart's README)" $i $id) }}
+{{- $errs = append $errs (printf "%sconfig.projects[%d].id is empty: set your Mintlify project id" $v $i) }}
+{{- else if eq (upper $id | replace "-" "_") "YOUR_PROJECT_ID" }}
+{{- $errs = append $errs (printf "%sconfig.projects[%d].id is the placeholder %q: set your Mintlify project id, in a values file or with --set-json '%sconfig.projects=[{\"id\":\"...\",\"name\":\"docs\"}]' (see the chart's README)" $v $i $id $v) }}
 {{- end }}
 {{- end }}
+{{- end }}
+{{- end }}
+{{- if .Values.receiver.enabled }}
+{{- if not .Values.receiver.routes }}
+{{- $errs = append $errs "receiver.enabled needs receiver.routes: the routes file (docs/loop.md)" }}
+{{- end }}
+{{- if not .Values.receiver.bearerToken.existingSecret.name }}
+{{- $errs = append $errs "receiver.enabled needs receiver.bearerToken.existingSecret.name: a Secret holding the token Alertmanager sends" }}
+{{- end }}
+{{- if and .Values.receiver.act (not .Values.persistence.enabled) }}
+{{- $errs = append $errs "receiver.act needs persistence.enabled: on an emptyDir the receiver's state (what it did, its cooldowns and daily counts) would be lost with the pod, and it could act twice" }}
+{{- end }}
+{{- if and .Values.receiver.act (not .Values.receiver.apiKey.existingSecret.name) }}
+{{- $errs = append $errs "receiver.act needs receiver.apiKey.existingSecret.name: a Secret holding the receiver's own write-scoped key" }}
 {{- end }}
 {{- end }}
 {{- with $errs }}

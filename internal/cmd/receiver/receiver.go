@@ -1,0 +1,392 @@
+// Package receiver is `mintlify_exporter receiver`: an Alertmanager
+// webhook receiver that turns a documentation-gap alert into one
+// Mintlify action (an automation run or an agent job), safely and at most
+// once. See docs/loop.md.
+//
+// routes.go is the routes file and the prompt templates, webhook.go the
+// HTTP side, decide.go the decisions, state.go the state file, audit.go
+// the audit log, metrics.go the receiver's own series.
+package receiver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/coreos/go-systemd/v22/activation"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/promslog"
+	"github.com/prometheus/common/promslog/flag"
+	"github.com/prometheus/common/version"
+	"github.com/prometheus/exporter-toolkit/web"
+	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
+	"golang.org/x/net/netutil"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
+)
+
+const cmdName = cli.Name + " receiver"
+
+// DefaultListenAddress is the receiver's port, next to the exporter's.
+const DefaultListenAddress = ":10492"
+
+// DefaultAnswerTimeout bounds a notification's handling, Mintlify's
+// answer included: below the 10 s Alertmanager gives a webhook by default
+// (its notification timeout), so that Alertmanager reads our answer
+// rather than giving up on its own.
+const DefaultAnswerTimeout = 8 * time.Second
+
+// WebhookPath is where Alertmanager posts.
+const WebhookPath = "/webhook"
+
+// flags is the command line.
+type flags struct {
+	common        cli.Flags
+	web           *web.FlagConfig
+	maxConns      int
+	readTimeout   time.Duration
+	idleTimeout   time.Duration
+	act           bool
+	configCheck   bool
+	tokenFile     string
+	answerTimeout time.Duration
+	maxBody       int64
+	auditPath     string
+	auditMax      int64
+	auditKeep     int
+	trackFile     string
+	followEvery   time.Duration
+	logConfig     *promslog.Config
+}
+
+func newApp(f *flags) *kingpin.Application {
+	app := kingpin.New(cmdName, "Alertmanager webhook receiver: turns a documentation-gap alert into one Mintlify action (an automation run or an agent job), "+
+		"at most once per route and alert group, under a cooldown and a daily cap. It only logs and records what it would do until --receiver.act (or act: true in the routes file) is given. See docs/loop.md.\n\n"+
+		"The admin API key (write scope) is read from --mintlify.api-key-file or the "+cli.KeyEnv+" environment variable, never from a flag value; give the receiver a key of its own, so that the exporter's can stay read-only.\n\n"+
+		"Exit status: 0 after SIGTERM or SIGINT (or a valid --config.check); 1 a start-up error; 2 a bad command line.")
+	app.Version(version.Print(cmdName))
+	app.HelpFlag.Short('h')
+	f.web = kingpinflag.AddFlags(app, DefaultListenAddress)
+	app.Flag("web.max-connections", "Maximum number of connections open at once; more wait in the kernel's backlog.").Default("64").IntVar(&f.maxConns)
+	app.Flag("web.read-timeout", "Maximum time to read a request, the TLS handshake included.").Default("10s").DurationVar(&f.readTimeout)
+	app.Flag("web.idle-timeout", "Maximum time a keep-alive connection stays open between requests.").Default("2m").DurationVar(&f.idleTimeout)
+	f.common.AddConfigFile(app, "The routes file (YAML): which alert starts which action. Required.")
+	app.Flag("config.check", "Check the routes file and its prompt templates, print the problems or that it is valid, and exit (0 if valid, 1 if not).").BoolVar(&f.configCheck)
+	app.Flag("storage.path", "State file: what the receiver did, per route and alert group, its cooldowns and daily counts. Never the exporter's own state file.").
+		Default(filepath.Join(filepath.Dir(cli.DefaultStoragePath(os.Getenv)), "receiver-state.json")).StringVar(&f.common.StoragePath)
+	app.Flag("receiver.act", "Act on Mintlify. Without it (and without act: true in the routes file) the receiver only logs and records what it would do.").BoolVar(&f.act)
+	app.Flag("receiver.bearer-token-file", "File holding the token Alertmanager must send as 'Authorization: Bearer' (its http_config.authorization.credentials_file). A request without it gets 401 before its body is read.").PlaceHolder("FILE").StringVar(&f.tokenFile)
+	app.Flag("receiver.answer-timeout", "Maximum time to handle a notification, Mintlify's answer included; keep it below Alertmanager's webhook timeout (10s by default).").Default(DefaultAnswerTimeout.String()).DurationVar(&f.answerTimeout)
+	app.Flag("receiver.max-body-bytes", "Largest notification accepted; a larger one gets 413.").Default(fmt.Sprint(DefaultMaxBodyBytes)).Int64Var(&f.maxBody)
+	app.Flag("receiver.audit-log", "Audit log: one JSON line per decision. Default: receiver-audit.jsonl beside the state file.").PlaceHolder("FILE").StringVar(&f.auditPath)
+	app.Flag("receiver.audit-max-bytes", "Size past which the audit log is rotated.").Default(fmt.Sprint(16 << 20)).Int64Var(&f.auditMax)
+	app.Flag("receiver.audit-keep", "Rotated audit logs kept (FILE.1 … FILE.N).").Default("5").IntVar(&f.auditKeep)
+	app.Flag("receiver.tracked-jobs-file", "Append each job the receiver starts to this tracked-jobs file (the exporter's --mintlify.tracked-jobs-file), so that /metrics shows its status and pull request.").PlaceHolder("FILE").StringVar(&f.trackFile)
+	app.Flag("receiver.follow-interval", "How often to read the jobs the receiver started (at most 20 a round, each for up to 7 days) until each opens its pull request, whose link then goes into the audit log; 0 to never.").Default("5m").DurationVar(&f.followEvery)
+	f.common.AddKeyFile(app, "A write-scoped key; needed only with --receiver.act.")
+	f.common.AddAPIURL(app, "")
+	f.common.AddRequestTimeout(app, "Never longer than --receiver.answer-timeout less one second.")
+	f.logConfig = &promslog.Config{}
+	flag.AddFlags(app, f.logConfig)
+	return app
+}
+
+// Options are the tests' hooks; the zero value is production.
+type Options struct {
+	Now    func() time.Time
+	Getenv func(string) string
+}
+
+// Run runs the receiver until SIGINT or SIGTERM and returns its exit
+// status.
+func Run(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, args, stdout, stderr, nil, Options{})
+}
+
+func parse(args []string, stdout, stderr io.Writer) (*flags, int, bool) {
+	f := &flags{}
+	app := newApp(f)
+	if _, code, done := cli.Parse(app, args, stdout, stderr, cmdName, cli.ExitUsage); done {
+		return nil, code, true
+	}
+	var err error
+	switch {
+	case f.common.ConfigFile == "":
+		err = errors.New("--config.file (the routes file) is required")
+	case f.maxConns < 1 || f.readTimeout <= 0 || f.idleTimeout <= 0:
+		err = errors.New("--web.max-connections, --web.read-timeout and --web.idle-timeout must be positive")
+	case f.answerTimeout < 2*time.Second || f.answerTimeout > time.Minute:
+		err = fmt.Errorf("--receiver.answer-timeout must be 2s to 1m, got %s", f.answerTimeout)
+	case f.maxBody < 1024 || f.maxBody > 64<<20:
+		err = errors.New("--receiver.max-body-bytes must be 1024 to 67108864")
+	case f.auditMax < 4096 || f.auditKeep < 0 || f.auditKeep > 100:
+		err = errors.New("--receiver.audit-max-bytes must be at least 4096, --receiver.audit-keep 0 to 100")
+	case f.followEvery < 0 || (f.followEvery > 0 && f.followEvery < 10*time.Second):
+		err = errors.New("--receiver.follow-interval must be 0 or at least 10s")
+	case f.common.StoragePath == "":
+		err = errors.New("--storage.path must not be empty: the state is what keeps actions to one")
+	}
+	if err == nil {
+		err = cli.CheckAPIURL(f.common.APIURL)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmdName, err)
+		return nil, cli.ExitUsage, true
+	}
+	if f.auditPath == "" {
+		f.auditPath = filepath.Join(filepath.Dir(f.common.StoragePath), "receiver-audit.jsonl")
+	}
+	return f, 0, false
+}
+
+// run is Run with its context, and a listener tests open (nil: listen
+// where the flags say).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, l net.Listener, o Options) int {
+	if l != nil {
+		defer l.Close()
+	}
+	f, code, done := parse(args, stdout, stderr)
+	if done {
+		return code
+	}
+	cfg, err := LoadConfig(f.common.ConfigFile)
+	if f.configCheck {
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", cmdName, err)
+			return cli.ExitError
+		}
+		fmt.Fprintf(stdout, "%s: %s is valid: %d routes\n", cmdName, f.common.ConfigFile, len(cfg.Routes))
+		return cli.ExitOK
+	}
+	f.logConfig.Writer = stderr
+	logger := promslog.New(f.logConfig)
+	logger.Info("Starting "+cmdName, "version", version.Info())
+	if err != nil {
+		logger.Error("Cannot start", "err", err)
+		return cli.ExitError
+	}
+	rc, reg, err := newReceiver(f, cfg, logger, o)
+	if err != nil {
+		logger.Error("Cannot start", "err", err)
+		return cli.ExitError
+	}
+	defer rc.close()
+	return serve(ctx, rc, reg, f, logger, l)
+}
+
+// newReceiver reads the key and the token, opens the state and the audit
+// log, and reports intents a stop left without an outcome.
+func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiver, *prometheus.Registry, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	rc := &receiver{cfg: cfg, act: f.act || cfg.Act, now: o.Now, log: logger, trackFile: f.trackFile,
+		answerTimeout: f.answerTimeout, maxBody: f.maxBody}
+	if f.tokenFile != "" {
+		b, err := boundedfile.Read(f.tokenFile, "bearer token file", 4096)
+		if err != nil {
+			return nil, nil, err
+		}
+		tok := strings.TrimSpace(string(b))
+		if tok == "" {
+			return nil, nil, fmt.Errorf("--receiver.bearer-token-file %s is empty", f.tokenFile)
+		}
+		s := secret.New(tok)
+		rc.token = &s
+	} else if f.web.WebConfigFile == nil || *f.web.WebConfigFile == "" {
+		logger.Warn("No --receiver.bearer-token-file and no --web.config.file: anyone who can reach the port can send notifications")
+	}
+	if rc.act {
+		key, err := cli.ReadKey(f.common.KeyFile, o.Getenv)
+		if err != nil {
+			return nil, nil, err
+		}
+		timeout := min(f.common.RequestTimeout, f.answerTimeout-time.Second)
+		// No retries: a create that may have reached Mintlify is never
+		// sent twice (the client retries writes only on dial errors).
+		c, _, err := cli.NewClient(f.common.APIURL, key, timeout, -1)
+		if err != nil {
+			return nil, nil, err
+		}
+		rc.client = c
+	} else {
+		logger.Warn("DRY RUN: nothing is sent to Mintlify; give --receiver.act to act")
+	}
+	routes := make([]string, 0, len(cfg.Routes))
+	for _, r := range cfg.Routes {
+		routes = append(routes, r.Name)
+	}
+	st, aside, err := openStore(f.common.StoragePath, rc.now(), routes)
+	if err != nil {
+		return nil, nil, err
+	}
+	if aside != "" {
+		logger.Error("The state file could not be read; it was moved aside and every route starts its cooldown now", "moved_to", aside)
+	}
+	rc.st = st
+	if rc.audit, err = openAudit(f.auditPath, f.auditMax, f.auditKeep); err != nil {
+		st.close()
+		return nil, nil, err
+	}
+	reg := prometheus.NewRegistry()
+	rc.m = newMetrics(reg, cfg, rc.act)
+	reg.MustRegister(newStateCollector(rc), versioncollector.NewCollector("mintlify_receiver"),
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	rc.reportUnknown()
+	return rc, reg, nil
+}
+
+// reportUnknown turns the intents found at start into unknown outcomes:
+// the receiver stopped between the request and its answer, so Mintlify
+// may have acted. They are reported once and never tried again.
+func (rc *receiver) reportUnknown() {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	found := false
+	for i := range rc.st.d.Groups {
+		g := &rc.st.d.Groups[i]
+		if g.State != entryIntent {
+			continue
+		}
+		found = true
+		g.State = entryUnknown
+		rec := &auditRecord{Time: rc.now().UTC(), Route: g.Route, GroupKey: "sha256:" + g.Group, Fingerprints: []string{},
+			Outcome: OutcomeUnknown, Reason: "the receiver stopped between the intent and the outcome: Mintlify may have acted; not tried again"}
+		for _, r := range rc.cfg.Routes {
+			if r.Name == g.Route {
+				rec.Project, rec.Action = r.Action.Project, r.Action.Kind
+			}
+		}
+		if rec.Action == "" {
+			rec.Action = "removed_route"
+		}
+		rc.finish(rec)
+	}
+	if found {
+		if err := rc.st.save(); err != nil {
+			rc.log.Error("Saving the state failed", "err", err)
+		}
+	}
+}
+
+func (rc *receiver) close() {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	_ = rc.audit.close()
+	rc.st.close()
+}
+
+func handler(rc *receiver, reg *prometheus.Registry) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(WebhookPath, rc)
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, MaxRequestsInFlight: 10}))
+	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "Healthy") })
+	return mux
+}
+
+// listeners are l when a test gives one, else systemd's activated
+// sockets with --web.systemd-socket, else one TCP listener per
+// --web.listen-address.
+func listeners(f *flags, l net.Listener) ([]net.Listener, error) {
+	if l != nil {
+		return []net.Listener{l}, nil
+	}
+	if f.web.WebSystemdSocket != nil && *f.web.WebSystemdSocket {
+		ls, err := activation.Listeners()
+		if err == nil && len(ls) == 0 {
+			err = errors.New("--web.systemd-socket: no socket activation file descriptors found")
+		}
+		return ls, err
+	}
+	var ls []net.Listener
+	for _, a := range *f.web.WebListenAddresses {
+		nl, err := net.Listen("tcp", a)
+		if err != nil {
+			for _, o := range ls {
+				o.Close()
+			}
+			return nil, err
+		}
+		ls = append(ls, nl)
+	}
+	return ls, nil
+}
+
+// serve serves until ctx ends, then shuts the server down: a decision in
+// progress finishes (each is bounded by the answer timeout).
+func serve(ctx context.Context, rc *receiver, reg *prometheus.Registry, f *flags, logger *slog.Logger, l net.Listener) int {
+	srv := &http.Server{
+		Handler:           handler(rc, reg),
+		ReadHeaderTimeout: min(5*time.Second, f.readTimeout),
+		ReadTimeout:       f.readTimeout,
+		IdleTimeout:       f.idleTimeout,
+		MaxHeaderBytes:    64 << 10,
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	fctx, stopFollowing := context.WithCancel(ctx)
+	defer stopFollowing()
+	if f.followEvery > 0 && rc.client != nil {
+		wg.Go(func() {
+			t := time.NewTicker(f.followEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-t.C:
+					rc.follow(fctx)
+				case <-fctx.Done():
+					return
+				}
+			}
+		})
+	}
+	errc := make(chan error, 1)
+	go func() {
+		ls, err := listeners(f, l)
+		if err != nil {
+			errc <- err
+			return
+		}
+		for i := range ls {
+			ls[i] = netutil.LimitListener(ls[i], f.maxConns)
+		}
+		errc <- web.ServeMultiple(ls, srv, f.web, logger)
+	}()
+	select {
+	case err := <-errc:
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Error("HTTP server failed", "err", err)
+			return cli.ExitError
+		}
+	case <-ctx.Done():
+		logger.Info("Shutting down")
+		sctx, cancel := context.WithTimeout(context.Background(), f.answerTimeout+time.Second)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil {
+			logger.Error("HTTP server shutdown failed", "err", err)
+		}
+	}
+	return cli.ExitOK
+}

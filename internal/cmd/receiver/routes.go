@@ -1,0 +1,374 @@
+package receiver
+
+// The routes file: which alert, with which labels, starts which action,
+// and the prompt templates of job actions. Strict YAML (unknown fields are
+// errors), every list and string bounded, everything checked at load so
+// that a notification can only be refused for what it carries.
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/prometheus/common/model"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
+)
+
+// Bounds of the routes file and what it names.
+const (
+	MaxConfigBytes   = 1 << 20
+	MaxRoutes        = 100
+	MaxMatchers      = 20
+	MaxSlots         = 10
+	MaxMapEntries    = 200
+	MaxTemplateBytes = 64 << 10
+	MaxPromptBytes   = 128 << 10
+	maxNameLen       = 64
+)
+
+// Defaults of the routes file.
+const (
+	DefaultCooldown = 7 * 24 * time.Hour
+	DefaultDailyCap = 2
+	// DefaultLabelPattern is what a listed label's value must match when
+	// its slot gives no pattern or map of its own: letters, digits,
+	// space and _ . / -, 1 to 64 characters.
+	DefaultLabelPattern = `^[A-Za-z0-9 _./-]{1,64}$`
+)
+
+// Action kinds.
+const (
+	KindAutomation = "automation"
+	KindJob        = "job"
+)
+
+// nameRE is what route names must be: they become metric label values,
+// file keys and log fields.
+var nameRE = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_-]{0,63}$`)
+
+// labelNameRE is Prometheus' label name syntax.
+var labelNameRE = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,63}$`)
+
+// Config is the routes file.
+type Config struct {
+	// Act switches acting on; --receiver.act does too. Without either,
+	// the receiver only logs and records what it would have done.
+	Act      bool           `yaml:"act"`
+	Cooldown model.Duration `yaml:"cooldown"`
+	DailyCap int            `yaml:"daily_cap"`
+	// Projects maps each project id an action names to its name, the
+	// only project text a template sees.
+	Projects map[string]string `yaml:"projects"`
+	Routes   []*Route          `yaml:"routes"`
+}
+
+// Route is one alert name and label matchers, and the one action it
+// starts.
+type Route struct {
+	Name     string            `yaml:"name"`
+	Alert    string            `yaml:"alert"`
+	Matchers map[string]string `yaml:"matchers"`
+	// Labels are the labels whose values the template may use.
+	Labels []*Slot `yaml:"labels"`
+	Action Action  `yaml:"action"`
+
+	tmpl         *template.Template
+	templateHash string
+}
+
+// Slot is a label a template may use, and how its value is checked: it
+// must be a key of Map (the template then sees the operator's text), or
+// else match Pattern.
+type Slot struct {
+	Name    string            `yaml:"name"`
+	Pattern string            `yaml:"pattern"`
+	Map     map[string]string `yaml:"map"`
+
+	re *regexp.Regexp
+}
+
+// Action is what a route starts.
+type Action struct {
+	Kind               string `yaml:"kind"`
+	Project            string `yaml:"project"`
+	AutomationID       string `yaml:"automation_id"`
+	PromptTemplateFile string `yaml:"prompt_template_file"`
+}
+
+// LoadConfig reads, decodes and checks the routes file at path, and the
+// prompt templates it names (relative to its directory).
+func LoadConfig(path string) (*Config, error) {
+	data, err := boundedfile.Read(path, "routes file", MaxConfigBytes)
+	if err != nil {
+		return nil, err
+	}
+	c, err := parseConfig(data)
+	if err != nil {
+		return nil, fmt.Errorf("routes file %s: %w", path, err)
+	}
+	for _, r := range c.Routes {
+		if r.Action.Kind != KindJob {
+			continue
+		}
+		file := r.Action.PromptTemplateFile
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(filepath.Dir(path), file)
+		}
+		src, err := boundedfile.Read(file, "prompt template", MaxTemplateBytes)
+		if err != nil {
+			return nil, fmt.Errorf("route %s: %w", r.Name, err)
+		}
+		if err := r.setTemplate(string(src), c.Projects[r.Action.Project]); err != nil {
+			return nil, fmt.Errorf("route %s: prompt template %s: %w", r.Name, file, err)
+		}
+	}
+	return c, nil
+}
+
+// parseConfig decodes the YAML strictly, fills defaults and checks every
+// value; templates are not read here.
+func parseConfig(data []byte) (*Config, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("empty file")
+		}
+		return nil, err
+	}
+	var extra any
+	if dec.Decode(&extra) != io.EOF {
+		return nil, errors.New("more than one YAML document")
+	}
+	if c.Cooldown == 0 {
+		c.Cooldown = model.Duration(DefaultCooldown)
+	}
+	if c.DailyCap == 0 {
+		c.DailyCap = DefaultDailyCap
+	}
+	return &c, c.validate()
+}
+
+func (c *Config) validate() error {
+	switch {
+	case c.Cooldown < 0:
+		return errors.New("cooldown must not be negative")
+	case c.DailyCap < 0 || c.DailyCap > 100:
+		return fmt.Errorf("daily_cap must be 1 to 100 (0 for the default %d), got %d", DefaultDailyCap, c.DailyCap)
+	case len(c.Routes) == 0:
+		return errors.New("no routes")
+	case len(c.Routes) > MaxRoutes:
+		return fmt.Errorf("%d routes, at most %d", len(c.Routes), MaxRoutes)
+	case len(c.Projects) > MaxRoutes:
+		return fmt.Errorf("%d projects, at most %d", len(c.Projects), MaxRoutes)
+	}
+	for id, name := range c.Projects {
+		if err := ids.Check(id); err != nil {
+			return fmt.Errorf("projects: %w", err)
+		}
+		if err := checkOperatorText(name); err != nil {
+			return fmt.Errorf("projects: name of %s: %w", id, err)
+		}
+	}
+	seen := map[string]bool{}
+	for i, r := range c.Routes {
+		if r == nil {
+			return fmt.Errorf("routes[%d] is empty", i)
+		}
+		if err := r.validate(c.Projects); err != nil {
+			return fmt.Errorf("routes[%d]: %w", i, err)
+		}
+		if seen[r.Name] {
+			return fmt.Errorf("routes[%d]: name %q used twice", i, r.Name)
+		}
+		seen[r.Name] = true
+	}
+	return nil
+}
+
+func (r *Route) validate(projects map[string]string) error {
+	if !nameRE.MatchString(r.Name) {
+		return fmt.Errorf("name %q must be a letter, then up to 63 letters, digits, _ or -", r.Name)
+	}
+	if !model.LabelValue(r.Alert).IsValid() || r.Alert == "" || len(r.Alert) > 256 {
+		return fmt.Errorf("route %s: alert must be an alert name", r.Name)
+	}
+	if len(r.Matchers) > MaxMatchers || len(r.Labels) > MaxSlots {
+		return fmt.Errorf("route %s: at most %d matchers and %d labels", r.Name, MaxMatchers, MaxSlots)
+	}
+	for name, v := range r.Matchers {
+		if !labelNameRE.MatchString(name) || name == model.AlertNameLabel || len(v) > 1024 {
+			return fmt.Errorf("route %s: matcher %q: a label name (not alertname: use alert) and a value of at most 1024 bytes", r.Name, name)
+		}
+	}
+	for _, s := range r.Labels {
+		if s == nil || !labelNameRE.MatchString(s.Name) {
+			return fmt.Errorf("route %s: each label needs a label name", r.Name)
+		}
+		if err := s.compile(); err != nil {
+			return fmt.Errorf("route %s: label %s: %w", r.Name, s.Name, err)
+		}
+	}
+	return r.Action.validate(r.Name, projects)
+}
+
+func (a *Action) validate(route string, projects map[string]string) error {
+	if _, ok := projects[a.Project]; !ok {
+		return fmt.Errorf("route %s: action project %q is not listed under projects", route, a.Project)
+	}
+	switch a.Kind {
+	case KindAutomation:
+		if err := ids.Check(a.AutomationID); err != nil || a.PromptTemplateFile != "" {
+			return fmt.Errorf("route %s: an automation action needs automation_id (an id) and no prompt_template_file", route)
+		}
+	case KindJob:
+		if a.PromptTemplateFile == "" || a.AutomationID != "" {
+			return fmt.Errorf("route %s: a job action needs prompt_template_file and no automation_id", route)
+		}
+	default:
+		return fmt.Errorf("route %s: action kind must be %s or %s, got %q", route, KindAutomation, KindJob, a.Kind)
+	}
+	return nil
+}
+
+func (s *Slot) compile() error {
+	if len(s.Map) > MaxMapEntries {
+		return fmt.Errorf("map has %d entries, at most %d", len(s.Map), MaxMapEntries)
+	}
+	for k, v := range s.Map {
+		if len(k) > 1024 {
+			return errors.New("a map key is over 1024 bytes")
+		}
+		if err := checkOperatorText(v); err != nil {
+			return fmt.Errorf("map value for %q: %w", k, err)
+		}
+	}
+	p := s.Pattern
+	if p == "" {
+		p = DefaultLabelPattern
+	}
+	if !strings.HasPrefix(p, "^") || !strings.HasSuffix(p, "$") {
+		return fmt.Errorf("pattern %q must be anchored (^...$)", p)
+	}
+	re, err := regexp.Compile(p)
+	if err != nil {
+		return fmt.Errorf("pattern: %w", err)
+	}
+	s.re = re
+	return nil
+}
+
+// checkOperatorText bounds text the operator wrote for templates.
+func checkOperatorText(s string) error {
+	if s == "" || len(s) > 1024 || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return errors.New("must be 1 to 1024 bytes without control characters")
+	}
+	return nil
+}
+
+// templateData is everything a prompt template can see.
+type templateData struct {
+	Alert   string
+	Project string
+	Labels  map[string]string
+}
+
+// setTemplate parses src and renders it once with placeholder values, so
+// that a template using anything but the route's labels fails at load.
+func (r *Route) setTemplate(src, projectName string) error {
+	t, err := template.New(r.Name).Option("missingkey=error").Parse(src)
+	if err != nil {
+		return err
+	}
+	r.tmpl = t
+	sum := sha256.Sum256([]byte(src))
+	r.templateHash = "sha256:" + hex.EncodeToString(sum[:])
+	sample := map[string]string{}
+	for _, s := range r.Labels {
+		sample[s.Name] = "x"
+	}
+	_, err = r.render(templateData{Alert: r.Alert, Project: projectName, Labels: sample})
+	return err
+}
+
+// render executes the template; the prompt must be non-empty and
+// at most MaxPromptBytes.
+func (r *Route) render(d templateData) (string, error) {
+	var b bytes.Buffer
+	if err := r.tmpl.Execute(&b, d); err != nil {
+		return "", err
+	}
+	switch {
+	case strings.TrimSpace(b.String()) == "":
+		return "", errors.New("renders an empty prompt")
+	case b.Len() > MaxPromptBytes:
+		return "", fmt.Errorf("renders a prompt over %d bytes", MaxPromptBytes)
+	}
+	return b.String(), nil
+}
+
+// matches reports whether a (an alert's labels) is the route's alert with
+// every matcher's value.
+func (r *Route) matches(labels map[string]string) bool {
+	if labels[model.AlertNameLabel] != r.Alert {
+		return false
+	}
+	for k, v := range r.Matchers {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// slotValues checks each listed label of an alert and returns what the
+// template sees: the map's text, or the value that matched the pattern.
+// A value that fails is named by its label only, never quoted: it may be
+// text a visitor wrote.
+func (r *Route) slotValues(labels map[string]string) (map[string]string, error) {
+	out := make(map[string]string, len(r.Labels))
+	for _, s := range r.Labels {
+		v, ok := labels[s.Name]
+		if !ok {
+			return nil, fmt.Errorf("label %s is missing", s.Name)
+		}
+		if s.Map != nil {
+			text, ok := s.Map[v]
+			if !ok {
+				return nil, fmt.Errorf("label %s: value (%d bytes) is not in the route's map", s.Name, len(v))
+			}
+			out[s.Name] = text
+			continue
+		}
+		if !s.re.MatchString(v) {
+			return nil, fmt.Errorf("label %s: value (%d bytes) does not match %s", s.Name, len(v), s.re)
+		}
+		out[s.Name] = v
+	}
+	return out, nil
+}
+
+// projectIDs are the projects the routes act on, sorted.
+func (c *Config) projectIDs() []string {
+	var ps []string
+	for _, r := range c.Routes {
+		if !slices.Contains(ps, r.Action.Project) {
+			ps = append(ps, r.Action.Project)
+		}
+	}
+	slices.Sort(ps)
+	return ps
+}

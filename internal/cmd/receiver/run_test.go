@@ -1,0 +1,138 @@
+package receiver
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
+)
+
+// TestRunServes: the command as main runs it, on a listener, behind
+// exporter-toolkit's web config (basic auth); it stops on its context
+// with status 0.
+func TestRunServes(t *testing.T) {
+	h := newHarness(t, false, testRoutes)
+	h.stop()
+	hash, err := bcrypt.GenerateFromPassword([]byte("am-pass"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	webCfg := filepath.Join(h.dir, "web.yml")
+	write(t, webCfg, "basic_auth_users:\n  alertmanager: "+string(hash)+"\n")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String()
+	// Alertmanager sends one Authorization header: basic auth or the
+	// bearer token, not both. Here: basic auth only.
+	var args []string
+	for i := 0; i < len(h.args); i++ {
+		if h.args[i] == "--receiver.bearer-token-file" {
+			i++
+			continue
+		}
+		args = append(args, h.args[i])
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	var stderr bytes.Buffer
+	go func() {
+		done <- run(ctx, append(args, "--web.config.file", webCfg), &bytes.Buffer{}, &stderr, l, Options{Now: h.clock.Now})
+	}()
+	post := func(user string) int {
+		req, _ := http.NewRequest(http.MethodPost, url+WebhookPath, bytes.NewReader(gap("billing").body()))
+		if user != "" {
+			req.SetBasicAuth(user, "am-pass")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := post(""); got != http.StatusUnauthorized {
+		t.Errorf("no credentials: %d, want 401", got)
+	}
+	if got := post("someone"); got != http.StatusUnauthorized {
+		t.Errorf("unknown user: %d, want 401", got)
+	}
+	if got := post("alertmanager"); got != http.StatusOK {
+		t.Errorf("basic auth: %d, want 200", got)
+	}
+	req, _ := http.NewRequest(http.MethodGet, url+"/metrics", nil)
+	req.SetBasicAuth("alertmanager", "am-pass")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("/metrics: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "DRY RUN") {
+		t.Errorf("the dry run is not logged:\n%s", stderr.String())
+	}
+}
+
+// TestConfigCheck: --config.check reports a valid file with status 0 and
+// a broken one with 1; a missing --config.file is a usage error.
+func TestConfigCheck(t *testing.T) {
+	h := newHarness(t, false, testRoutes)
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), append(h.args, "--config.check"), &out, &errb, nil, Options{}); code != 0 || !strings.Contains(out.String(), "is valid: 2 routes") {
+		t.Errorf("valid: exit %d, %q %q", code, out.String(), errb.String())
+	}
+	write(t, filepath.Join(h.dir, "gap.tmpl"), "{{.Annotations.summary}}")
+	errb.Reset()
+	if code := run(context.Background(), append(h.args, "--config.check"), &out, &errb, nil, Options{}); code != 1 || !strings.Contains(errb.String(), "Annotations") {
+		t.Errorf("broken template: exit %d, %q", code, errb.String())
+	}
+	errb.Reset()
+	if code := run(context.Background(), []string{"--receiver.act"}, &out, &errb, nil, Options{}); code != 2 || !strings.Contains(errb.String(), "--config.file") {
+		t.Errorf("no routes file: exit %d, %q", code, errb.String())
+	}
+}
+
+// TestMetricsDocumented: docs/loop.md lists every series the receiver
+// exposes, and no other (the dashboard's test reads that list).
+func TestMetricsDocumented(t *testing.T) {
+	h := newHarness(t, true, testRoutes)
+	h.post(gap("billing").body()) // every family present
+	exposed := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^(mintlify_receiver_[a-z_]+)[{ ]`).FindAllStringSubmatch(h.scrape(), -1) {
+		exposed[m[1]] = true
+	}
+	doc, err := os.ReadFile(filepath.Join(testkit.RepoRoot(t), "docs", "loop.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `(mintlify_receiver_[a-z_]+)").FindAllStringSubmatch(string(doc), -1) {
+		documented[m[1]] = true
+	}
+	if len(exposed) < 7 {
+		t.Fatalf("only %d receiver series exposed: %v", len(exposed), exposed)
+	}
+	for n := range exposed {
+		if !documented[n] {
+			t.Errorf("%s is exposed but not in docs/loop.md's table", n)
+		}
+	}
+	for n := range documented {
+		if !exposed[n] {
+			t.Errorf("docs/loop.md lists %s, which the receiver does not expose", n)
+		}
+	}
+}

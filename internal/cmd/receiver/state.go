@@ -1,0 +1,305 @@
+package receiver
+
+// The state file: what the receiver has done, kept across restarts so
+// that a retry, a duplicate from the other Alertmanager of an HA pair, or
+// a restart never starts an action twice, and the cooldown and the daily
+// cap hold. Written whole (atomicfile.Write, synced), owned by one process
+// (a lock on STATE.owner held for the process's life), read as untrusted
+// input: every value is checked, and a file that fails is moved aside.
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"regexp"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/filelock"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
+)
+
+// Bounds of the state file.
+const (
+	maxStateBytes = 8 << 20
+	// maxGroups bounds the groups remembered; past it the oldest are
+	// dropped (each is older than any cooldown long before 10 000 alerts
+	// groups have fired).
+	maxGroups    = 10_000
+	maxJobs      = 1000
+	stateVersion = 1
+	dayLayout    = time.DateOnly
+)
+
+// Group entry states. An intent is written before the request to
+// Mintlify and replaced by its outcome after; an intent found at start
+// (the receiver stopped in between) becomes unknown, and is never tried
+// again.
+const (
+	entryIntent  = "intent"
+	entryActed   = "acted"
+	entryDryRun  = "dry_run"
+	entryUnknown = "unknown"
+)
+
+// stateData is the file's content.
+type stateData struct {
+	Version int `json:"version"`
+	// Groups are the actions taken, per route and Alertmanager group key
+	// (its SHA-256: the key holds label values), while the group fires.
+	Groups []groupEntry `json:"groups"`
+	// LastAction is each route's last action, for its cooldown.
+	LastAction map[string]time.Time `json:"last_action"`
+	// ProjectLast is each project's last action.
+	ProjectLast map[string]time.Time `json:"project_last"`
+	// Daily is each project's count of actions on one UTC day.
+	Daily map[string]dayCount `json:"daily"`
+	// Jobs are the jobs and runs the receiver started, the newest
+	// maxJobs, for the series that say which route started each.
+	Jobs []jobEntry `json:"jobs,omitempty"`
+}
+
+type jobEntry struct {
+	Route   string    `json:"route"`
+	Project string    `json:"project"`
+	JobID   string    `json:"job_id,omitempty"`
+	RunID   string    `json:"run_id,omitempty"`
+	At      time.Time `json:"at"`
+	// PRLink is the job's pull request, once known; Done ends following.
+	PRLink string `json:"pr_link,omitempty"`
+	Done   bool   `json:"done,omitempty"`
+}
+
+type groupEntry struct {
+	Route string    `json:"route"`
+	Group string    `json:"group"`
+	State string    `json:"state"`
+	At    time.Time `json:"at"`
+	ID    string    `json:"id,omitempty"` // job id or automation run id
+}
+
+type dayCount struct {
+	Day   string `json:"day"`
+	Count int    `json:"count"`
+}
+
+var hexRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// check refuses anything this version would not have written.
+func (d *stateData) check(now time.Time) error {
+	if d.Version != stateVersion {
+		return fmt.Errorf("version %d, want %d", d.Version, stateVersion)
+	}
+	if len(d.Groups) > maxGroups || len(d.LastAction) > MaxRoutes*10 || len(d.Daily) > MaxRoutes*10 || len(d.ProjectLast) > MaxRoutes*10 {
+		return errors.New("more entries than the receiver keeps")
+	}
+	if err := d.checkGroups(now); err != nil {
+		return err
+	}
+	if err := d.checkJobs(now); err != nil {
+		return err
+	}
+	for r, t := range d.LastAction {
+		if !nameRE.MatchString(r) {
+			return errors.New("last_action: bad route name")
+		}
+		if err := checkTime("last_action", t, now); err != nil {
+			return err
+		}
+	}
+	for p, t := range d.ProjectLast {
+		if ids.Check(p) != nil {
+			return errors.New("project_last: bad project id")
+		}
+		if err := checkTime("project_last", t, now); err != nil {
+			return err
+		}
+	}
+	for p, c := range d.Daily {
+		if _, err := time.Parse(dayLayout, c.Day); ids.Check(p) != nil || err != nil || c.Count < 0 || c.Count > 1000 {
+			return errors.New("daily: bad project, day or count")
+		}
+	}
+	return nil
+}
+
+func (d *stateData) checkGroups(now time.Time) error {
+	for i, g := range d.Groups {
+		switch {
+		case !nameRE.MatchString(g.Route), !hexRE.MatchString(g.Group):
+			return fmt.Errorf("groups[%d]: bad route or group", i)
+		case g.State != entryIntent && g.State != entryActed && g.State != entryDryRun && g.State != entryUnknown:
+			return fmt.Errorf("groups[%d]: unknown state", i)
+		case g.ID != "" && ids.Check(g.ID) != nil:
+			return fmt.Errorf("groups[%d]: bad id", i)
+		}
+		if err := checkTime(fmt.Sprintf("groups[%d]", i), g.At, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *stateData) checkJobs(now time.Time) error {
+	if len(d.Jobs) > maxJobs {
+		return errors.New("more jobs than the receiver keeps")
+	}
+	for i, j := range d.Jobs {
+		switch {
+		case !nameRE.MatchString(j.Route), ids.Check(j.Project) != nil:
+			return fmt.Errorf("jobs[%d]: bad route or project", i)
+		case j.JobID == "" && j.RunID == "",
+			j.JobID != "" && ids.Check(j.JobID) != nil,
+			j.RunID != "" && ids.Check(j.RunID) != nil:
+			return fmt.Errorf("jobs[%d]: bad job or run id", i)
+		case j.PRLink != "" && !validPRLink(j.PRLink):
+			return fmt.Errorf("jobs[%d]: bad pull request link", i)
+		}
+		if err := checkTime(fmt.Sprintf("jobs[%d]", i), j.At, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkTime refuses a time this receiver could not have written: zero,
+// before 2000 or more than a day ahead of the clock.
+func checkTime(what string, t, now time.Time) error {
+	if t.IsZero() || t.After(now.Add(24*time.Hour)) || t.Year() < 2000 {
+		return fmt.Errorf("%s: time %s out of range", what, t.Format(time.RFC3339))
+	}
+	return nil
+}
+
+// store is the state in memory and its file. Callers hold the
+// receiver's lock.
+type store struct {
+	path  string
+	owner *os.File
+	d     stateData
+}
+
+// openStore takes the state's owner lock and reads the file. A file that
+// cannot be used is moved aside, and then every route counts as having
+// acted now (aside is its new name): a lost state must not let the
+// receiver act again on what it may have acted on already.
+func openStore(path string, now time.Time, routes []string) (s *store, aside string, err error) {
+	owner, err := atomicfile.Create(path+".owner", os.O_CREATE|os.O_RDWR)
+	if err != nil {
+		return nil, "", fmt.Errorf("state file: %w", err)
+	}
+	got, err := filelock.TryLock(owner)
+	if err != nil || !got {
+		owner.Close()
+		if err == nil {
+			err = errors.New("another receiver holds it: give each receiver its own --storage.path")
+		}
+		return nil, "", fmt.Errorf("state file %s: locking %s.owner: %w", path, path, err)
+	}
+	s = &store{path: path, owner: owner}
+	s.reset()
+	data, err := boundedfile.Read(path, "receiver state file", maxStateBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return s, "", nil
+	case err == nil:
+		err = decodeState(data, &s.d, now)
+		if err == nil {
+			return s, "", nil
+		}
+	}
+	var nr *boundedfile.NotRegularError
+	if errors.As(err, &nr) {
+		s.close()
+		return nil, "", err // not a file of ours: leave it alone
+	}
+	aside, merr := atomicfile.MoveAside(path, now)
+	if merr != nil {
+		s.close()
+		return nil, "", fmt.Errorf("state file %s cannot be used (%v) nor moved aside: %w", path, err, merr)
+	}
+	s.reset()
+	for _, r := range routes {
+		s.d.LastAction[r] = now
+	}
+	return s, aside, s.save()
+}
+
+func decodeState(data []byte, d *stateData, now time.Time) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(d); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data")
+	}
+	if d.LastAction == nil {
+		d.LastAction = map[string]time.Time{}
+	}
+	if d.ProjectLast == nil {
+		d.ProjectLast = map[string]time.Time{}
+	}
+	if d.Daily == nil {
+		d.Daily = map[string]dayCount{}
+	}
+	return d.check(now)
+}
+
+func (s *store) reset() {
+	s.d = stateData{Version: stateVersion, LastAction: map[string]time.Time{}, ProjectLast: map[string]time.Time{}, Daily: map[string]dayCount{}}
+}
+
+// save writes the state whole and synced.
+func (s *store) save() error {
+	if over := len(s.d.Groups) - maxGroups; over > 0 {
+		s.d.Groups = s.d.Groups[over:] // appended in time order: the oldest first
+	}
+	if over := len(s.d.Jobs) - maxJobs; over > 0 {
+		s.d.Jobs = s.d.Jobs[over:]
+	}
+	return atomicfile.Write(s.path, func(w io.Writer) error {
+		return json.NewEncoder(w).Encode(&s.d)
+	})
+}
+
+func (s *store) close() {
+	_ = filelock.Unlock(s.owner)
+	s.owner.Close()
+}
+
+// find returns the index of route's entry for group, or -1.
+func (s *store) find(route, group string) int {
+	for i, g := range s.d.Groups {
+		if g.Route == route && g.Group == group {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *store) remove(i int) {
+	s.d.Groups = append(s.d.Groups[:i], s.d.Groups[i+1:]...)
+}
+
+// usedToday is project's count of actions on now's UTC day.
+func (s *store) usedToday(project string, now time.Time) int {
+	c := s.d.Daily[project]
+	if c.Day != now.UTC().Format(dayLayout) {
+		return 0
+	}
+	return c.Count
+}
+
+// groupHash is the state's name of an Alertmanager group key.
+func groupHash(groupKey string) string {
+	sum := sha256.Sum256([]byte(groupKey))
+	return hex.EncodeToString(sum[:])
+}

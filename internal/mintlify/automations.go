@@ -1,0 +1,55 @@
+package mintlify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"unicode"
+)
+
+// AutomationRun is the answer of an automation trigger: the run started
+// (instanceId) of the automation (schemaId), and the agent job it runs as
+// (jobId), which the get-job call may or may not know (the vendor does
+// not say).
+type AutomationRun struct {
+	SchemaID   string `json:"schemaId"`
+	InstanceID string `json:"instanceId"`
+	JobID      string `json:"jobId"`
+}
+
+// maxRunField bounds each field of an AutomationRun: ids, not text.
+const maxRunField = 256
+
+func (r *AutomationRun) validate() error {
+	for _, f := range []struct{ name, v string }{{"schemaId", r.SchemaID}, {"instanceId", r.InstanceID}, {"jobId", r.JobID}} {
+		if len(f.v) > maxRunField {
+			return fmt.Errorf("field %q is over %d bytes", f.name, maxRunField)
+		}
+		for _, c := range f.v {
+			if !unicode.IsPrint(c) || unicode.IsSpace(c) {
+				return fmt.Errorf("field %q holds a space or control character", f.name)
+			}
+		}
+	}
+	if r.InstanceID == "" {
+		return errors.New(`missing required field "instanceId"`)
+	}
+	return nil
+}
+
+// TriggerAutomation starts a run of a custom-schedule automation now
+// (POST /v1/workflow/{projectId}/{workflowSchemaId}/trigger, no body). It
+// needs a write-scoped key; like CreateJob it is never retried once the
+// request may have reached the API.
+func (c *Client) TriggerAutomation(ctx context.Context, projectID, automationID string) (*AutomationRun, error) {
+	if projectID == "" || automationID == "" {
+		return nil, errors.New("mintlify trigger_automation: project id and automation id are required")
+	}
+	path := "/v1/workflow/" + url.PathEscape(projectID) + "/" + url.PathEscape(automationID) + "/trigger"
+	var run AutomationRun
+	if err := c.do(ctx, request{endpoint: "trigger_automation", method: "POST", path: path}, &run); err != nil {
+		return nil, err
+	}
+	return &run, nil
+}

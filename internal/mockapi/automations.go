@@ -1,0 +1,92 @@
+package mockapi
+
+// The automation trigger (POST /v1/workflow/{projectId}/{workflowSchemaId}/trigger,
+// no body): 202 {schemaId, instanceId, jobId}; 400 for a malformed id, an
+// inactive automation or one that is not a custom schedule; 404 for one
+// unknown or of another project; 10 requests per 10 s per organization.
+// A run starts an agent job the get-job call knows (the vendor does not
+// say it does: the receiver does not count on it).
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"time"
+)
+
+// EndpointTriggerAutomation is the trigger's name in Request.Endpoint.
+const EndpointTriggerAutomation = "trigger_automation"
+
+// Automation limits, as the vendor documents them.
+const (
+	AutomationTriggersPerWindow = 10
+	AutomationTriggerWindow     = 10 * time.Second
+)
+
+// Automation is one automation of a project.
+type Automation struct {
+	Active bool
+	// CustomSchedule: only custom-schedule automations can be triggered.
+	CustomSchedule bool
+}
+
+type automationState struct {
+	defs     map[string]map[string]Automation // project → id → automation
+	triggers window                           // key: org
+	seq      uint64
+}
+
+var automationIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// SetAutomation adds or replaces automation id of projectID.
+func (s *Server) SetAutomation(projectID, id string, a Automation) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.automations.defs == nil {
+		s.automations.defs = map[string]map[string]Automation{}
+	}
+	if s.automations.defs[projectID] == nil {
+		s.automations.defs[projectID] = map[string]Automation{}
+	}
+	s.automations.defs[projectID][id] = a
+}
+
+// matchAutomation matches v1/workflow/{projectId}/{id}/trigger; the
+// automation id is recorded as the request's JobID.
+func matchAutomation(seg []string) (route, bool) {
+	if len(seg) != 5 || seg[1] != "workflow" || seg[3] == "" || seg[4] != "trigger" {
+		return route{}, false
+	}
+	return route{endpoint: EndpointTriggerAutomation, method: http.MethodPost, project: seg[2], jobID: seg[3]}, true
+}
+
+func (s *Server) triggerAutomation(c *call) *response {
+	id := c.rt.jobID
+	if !automationIDRE.MatchString(id) {
+		return errorResponse(http.StatusBadRequest, false, "Invalid automation id")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.automations.defs[c.rt.project][id]
+	switch {
+	case !ok:
+		return errorResponse(http.StatusNotFound, false, "Automation not found")
+	case !a.Active:
+		return errorResponse(http.StatusBadRequest, false, "Automation is not active")
+	case !a.CustomSchedule:
+		return errorResponse(http.StatusBadRequest, false, "Only custom schedule automations can be triggered")
+	}
+	if s.automations.triggers.hits == nil {
+		s.automations.triggers = newWindow(AutomationTriggerWindow)
+	}
+	if ok, wait := s.automations.triggers.admit(c.key.Org, AutomationTriggersPerWindow, c.now); !ok {
+		return s.rateLimited(false, wait)
+	}
+	s.automations.seq++
+	j := s.newJobLocked(c.rt.project, c.key.Org, "automation "+id, c.now)
+	return jsonResponse(http.StatusAccepted, map[string]string{
+		"schemaId":   id,
+		"instanceId": fmt.Sprintf("run_%016x", mix64(s.automations.seq)),
+		"jobId":      j.id,
+	})
+}
