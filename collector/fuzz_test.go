@@ -8,7 +8,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // FuzzPathLabel: whatever path the API sends, building the page series and
@@ -22,7 +22,7 @@ func FuzzPathLabel(f *testing.F) {
 			return // a walk never holds one path twice
 		}
 		k, _ := kind.Lookup(kind.PageViews)
-		wk, _ := sources.LookupWalked(kind.PageViews)
+		wk, _ := source.LookupWalked(kind.PageViews)
 		p := walkSeries{kind: k, walked: wk, project: "docs"}
 		walk := &mintlify.Walk{Requests: 1, Last: 0, Next: 1,
 			Rows: []mintlify.PageViewRow{{Path: path, Counts: mintlify.Counts{Human: 1, AI: 2, Total: 3}}, {Path: "/ok", Counts: mintlify.Counts{Human: 1}}}}

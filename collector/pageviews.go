@@ -7,7 +7,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
-	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // walkSeries are the series of a walked kind (internal/source's Walked):
@@ -15,7 +15,7 @@ import (
 // export the same shape under their own metric names.
 type walkSeries struct {
 	kind    kind.Kind
-	walked  sources.Walked
+	walked  source.Walked
 	project string // label value
 	filter  engine.PathFilter
 }
@@ -39,7 +39,7 @@ func (p walkSeries) data(w engine.Window) []prometheus.Metric {
 	}
 	project := labelPair("project", p.project)
 	traffic := map[string]*dto.LabelPair{}
-	for _, t := range []string{sources.TrafficHuman, sources.TrafficAI, sources.TrafficOther} {
+	for _, t := range []string{source.TrafficHuman, source.TrafficAI, source.TrafficOther} {
 		traffic[t] = labelPair("traffic", t)
 	}
 	// Label pairs sorted by name: path, project, traffic, window. The

@@ -6,7 +6,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // series builds the series of one unit's windows.
@@ -23,10 +23,10 @@ type series interface {
 // kinds of internal/source, the walk's rows for page views and visitors.
 func seriesOf(u engine.UnitView) series {
 	k := u.Kind()
-	if code, ok := sources.Lookup(k.Name); ok {
+	if code, ok := source.Lookup(k.Name); ok {
 		return kindSeries{kind: k, code: code, project: u.Project(), settings: u.Settings()}
 	}
-	wk, _ := sources.LookupWalked(k.Name)
+	wk, _ := source.LookupWalked(k.Name)
 	return walkSeries{kind: k, walked: wk, project: u.Project(), filter: u.Filter()}
 }
 
@@ -36,9 +36,9 @@ func seriesOf(u engine.UnitView) series {
 // the start of the month, and gauges shown for the month too).
 type kindSeries struct {
 	kind     kind.Kind
-	code     sources.Kind
+	code     source.Fetched
 	project  string // label value
-	settings sources.Settings
+	settings source.Settings
 }
 
 func (p kindSeries) data(w engine.Window) []prometheus.Metric {

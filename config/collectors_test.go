@@ -1,6 +1,9 @@
 package config
 
 import (
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"maps"
 	"strings"
 	"testing"
@@ -62,4 +65,54 @@ func TestCollectorTopNAndLookBack(t *testing.T) {
 			t.Errorf("%s: %v, want an error naming %s", bad, err, field)
 		}
 	}
+}
+
+// TestKindSettingKeys: a row that names a key of its own for a setting
+// (kind.Kind.TopNKey, LookBackKey) names a field of global of the
+// setting's type, which defaults to the row's value; every other row's
+// setting is read from collector_top_n.NAME or collector_look_back.NAME;
+// and a setting given for a collector without it is refused.
+func TestKindSettingKeys(t *testing.T) {
+	const rest = "\nkeys: [{name: a, api_key_env: K}]\nprojects: [{id: p}]\n"
+	for _, k := range kind.All {
+		g := DefaultGlobal
+		if _, ok := g.ownKey(k.TopNKey).(*int); k.TopNKey != "" && !ok {
+			t.Errorf("%s: top-n key %q is no int field of global", k.Name, k.TopNKey)
+		}
+		if _, ok := g.ownKey(k.LookBackKey).(*Duration); k.LookBackKey != "" && !ok {
+			t.Errorf("%s: look-back key %q is no duration field of global", k.Name, k.LookBackKey)
+		}
+		if g.TopN(k.Name) != k.TopN || g.LookBack(k.Name) != k.LookBack {
+			t.Errorf("%s: defaults %d, %s; the row says %d, %s", k.Name, g.TopN(k.Name), g.LookBack(k.Name), k.TopN, k.LookBack)
+		}
+		var yml string
+		if k.TopN > 0 {
+			yml += setAt(k.Key(kind.TopNSetting), "3")
+		}
+		if k.LookBack > 0 {
+			yml += setAt(k.Key(kind.LookBackSetting), "2d")
+		}
+		if yml == "" {
+			_, err := Parse([]byte("global: {collector_top_n: {" + k.Name + ": 3}, collector_look_back: {" + k.Name + ": 2d}}" + rest))
+			if err == nil || !strings.Contains(err.Error(), "collector_top_n."+k.Name) || !strings.Contains(err.Error(), "collector_look_back."+k.Name) {
+				t.Errorf("%s has no setting, yet: %v", k.Name, err)
+			}
+			continue
+		}
+		c, err := Parse([]byte("global:\n" + yml + rest))
+		if err != nil {
+			t.Fatalf("%s:\n%s: %v", k.Name, yml, err)
+		}
+		if (k.TopN > 0 && c.Global.TopN(k.Name) != 3) || (k.LookBack > 0 && c.Global.LookBack(k.Name) != 48*time.Hour) {
+			t.Errorf("%s:\n%s read as %d, %s", k.Name, yml, c.Global.TopN(k.Name), c.Global.LookBack(k.Name))
+		}
+	}
+}
+
+// setAt is the YAML under global: that sets the dotted key to value.
+func setAt(key, value string) string {
+	if name, sub, ok := strings.Cut(key, "."); ok {
+		return "  " + name + ":\n    " + sub + ": " + value + "\n"
+	}
+	return "  " + key + ": " + value + "\n"
 }

@@ -2,8 +2,9 @@
 //
 // Decoding is strict: an unknown or misspelt field is an error, because a
 // silently ignored "pagesize" would let the exporter run with settings the
-// operator did not ask for and burn the shared API budget. Every error names
-// the field and, when it comes from a file, the line.
+// operator did not ask for and burn the shared API budget. Every error from
+// a file has its line: the YAML decoder's own message with that line of
+// the file, or validation's with the setting's name (errors.go).
 //
 // A *Config is not modified once Parse, LoadFile or Single has returned
 // it: a reload builds a new one and hands it to the exporter
@@ -18,6 +19,7 @@ import (
 	"io"
 	"maps"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
@@ -68,20 +70,24 @@ type Global struct {
 	// CollectorWeights split each key's budget between the analytics
 	// collectors that are enabled under it.
 	CollectorWeights CollectorWeights `yaml:"collector_weights"`
-	// SearchTopN is how many search terms the searches collector exports.
-	SearchTopN int `yaml:"search_top_n"`
-	// CollectorTopN is the length of the top lists of the collectors
-	// that have one (kind.Kind.TopN), by name; a collector left out
-	// keeps the table's default. See TopN.
-	CollectorTopN map[string]int `yaml:"collector_top_n,omitempty"`
-	// FeedbackLookBack is how far back the feedback-backlog collector
-	// looks for entries still open.
+	// CollectorTopN and CollectorLookBack are the collectors' own
+	// settings (kind.Kind.TopN, LookBack) by the collector's name; a
+	// collector left out keeps the table's default. See TopN, LookBack.
+	CollectorTopN     map[string]int      `yaml:"collector_top_n,omitempty"`
+	CollectorLookBack map[string]Duration `yaml:"collector_look_back,omitempty"`
+	// SearchTopN and FeedbackLookBack are two collectors' settings under
+	// the keys 0.1.0 gave them, which their rows name (kind.Kind.TopNKey,
+	// LookBackKey); their defaults are the rows'.
+	SearchTopN       int      `yaml:"search_top_n"`
 	FeedbackLookBack Duration `yaml:"feedback_look_back"`
 }
 
-// MaxFeedbackLookBack bounds feedback_look_back: every open entry of the
-// look-back is read on each refresh.
-const MaxFeedbackLookBack = Duration(366 * 24 * time.Hour)
+// MaxLookBack bounds every look-back: each open entry of it is read on
+// each refresh.
+const MaxLookBack = Duration(366 * 24 * time.Hour)
+
+// MinLookBack is the shortest look-back: a day.
+const MinLookBack = Duration(24 * time.Hour)
 
 // MaxRequestTimeout bounds request_timeout and --mintlify.request-timeout:
 // one API request (a page of at most 1,000 rows) that takes longer is
@@ -91,21 +97,80 @@ const MaxRequestTimeout = time.Hour
 // MaxTopN bounds every top list: each entry is a series a project.
 const MaxTopN = 100
 
-// TopN is the length of the named collector's top lists: search_top_n
-// for searches, collector_top_n for the others (the table's default when
-// the configuration does not say), 0 for a collector without one.
+// TopN is the length of the named collector's top lists (the table's
+// default when the configuration does not say), 0 for a collector
+// without them.
 func (g *Global) TopN(name string) int {
-	if name == kind.Searches {
-		return g.SearchTopN
-	}
 	k, ok := kind.Lookup(name)
 	if !ok || k.TopN == 0 {
 		return 0
+	}
+	if p, ok := g.ownKey(k.TopNKey).(*int); ok {
+		return *p
 	}
 	if n, ok := g.CollectorTopN[name]; ok {
 		return n
 	}
 	return k.TopN
+}
+
+// LookBack is how far back the named snapshot collector looks (the
+// table's default when the configuration does not say), 0 for a
+// collector without a look-back.
+func (g *Global) LookBack(name string) time.Duration {
+	k, ok := kind.Lookup(name)
+	if !ok || k.LookBack == 0 {
+		return 0
+	}
+	if p, ok := g.ownKey(k.LookBackKey).(*Duration); ok {
+		return time.Duration(*p)
+	}
+	if d, ok := g.CollectorLookBack[name]; ok {
+		return time.Duration(d)
+	}
+	return k.LookBack
+}
+
+// SetTopN sets the named collector's top lists' length, where TopN
+// reads it (for the command line's --collector.NAME.top-n).
+func (g *Global) SetTopN(name string, n int) {
+	k, _ := kind.Lookup(name)
+	if p, ok := g.ownKey(k.TopNKey).(*int); ok {
+		*p = n
+		return
+	}
+	g.CollectorTopN = maps.Clone(g.CollectorTopN)
+	if g.CollectorTopN == nil {
+		g.CollectorTopN = map[string]int{}
+	}
+	g.CollectorTopN[name] = n
+}
+
+// SetLookBack sets the named collector's look-back, where LookBack
+// reads it (for the command line's --collector.NAME.look-back).
+func (g *Global) SetLookBack(name string, d time.Duration) {
+	k, _ := kind.Lookup(name)
+	if p, ok := g.ownKey(k.LookBackKey).(*Duration); ok {
+		*p = Duration(d)
+		return
+	}
+	g.CollectorLookBack = maps.Clone(g.CollectorLookBack)
+	if g.CollectorLookBack == nil {
+		g.CollectorLookBack = map[string]Duration{}
+	}
+	g.CollectorLookBack[name] = Duration(d)
+}
+
+// ownKey is a pointer to the field of g whose key is key (a row's
+// TopNKey or LookBackKey), nil when key is empty or no field's.
+func (g *Global) ownKey(key string) any {
+	v := reflect.ValueOf(g).Elem()
+	for i := range v.NumField() {
+		if key != "" && strings.Split(v.Type().Field(i).Tag.Get("yaml"), ",")[0] == key {
+			return v.Field(i).Addr().Interface()
+		}
+	}
+	return nil
 }
 
 // AnalyticsCollectors are the collectors that draw on the analytics
@@ -195,22 +260,20 @@ type Project struct {
 // Defaults. They are exported so the command line help and the docs can
 // quote them instead of repeating the numbers.
 var (
-	DefaultGlobal = Global{
+	DefaultGlobal = withRowDefaults(Global{
 		APIURL:             mintlify.DefaultBaseURL,
 		MinRefreshInterval: Duration(time.Minute),
 		MaxRefreshInterval: Duration(6 * time.Hour),
 		MaxAge:             Duration(3 * time.Hour),
 		PageSize:           mintlify.MaxPageSize,
-		PageConcurrency:    4,
-		MaxPages:           400,
-		RequestTimeout:     Duration(30 * time.Second),
+		PageConcurrency:    mintlify.DefaultWalkConcurrency,
+		MaxPages:           mintlify.DefaultWalkMaxPages,
+		RequestTimeout:     Duration(mintlify.DefaultRequestTimeout),
 		JobPollInterval:    Duration(time.Minute),
 		JobRetention:       Duration(24 * time.Hour),
 		JobConcurrency:     4,
 		CollectorWeights:   defaultWeights(),
-		SearchTopN:         10,
-		FeedbackLookBack:   Duration(90 * 24 * time.Hour),
-	}
+	})
 	DefaultKey = Key{
 		BudgetPerHour: 100,
 		Reserve:       10,
@@ -222,15 +285,29 @@ var (
 	}
 )
 
-// The plain types have the same fields but no UnmarshalYAML, so that the
+// withRowDefaults is g with the rows' defaults in the fields of the keys
+// the rows name (SearchTopN, FeedbackLookBack).
+func withRowDefaults(g Global) Global {
+	for _, k := range kind.All {
+		if p, ok := g.ownKey(k.TopNKey).(*int); ok {
+			*p = k.TopN
+		}
+		if p, ok := g.ownKey(k.LookBackKey).(*Duration); ok {
+			*p = Duration(k.LookBack)
+		}
+	}
+	return g
+}
+
+// These types have the same fields but no UnmarshalYAML, so that the
 // methods below can fill in defaults and then let yaml decode over them
-// without recursing. Their names show up in yaml's messages, which
-// describeTypeError rewrites.
+// without recursing. yaml's messages name them ("field pagesize not found
+// in type config.global"), so they are named after the file's sections.
 type (
-	plainConfig  Config
-	plainGlobal  Global
-	plainKey     Key
-	plainProject Project
+	topLevel Config
+	global   Global
+	key      Key
+	project  Project
 )
 
 // UnmarshalYAML sets the defaults, decodes, then validates the whole file:
@@ -242,7 +319,7 @@ type (
 // nested structs; the *yaml.Node form would decode them leniently.
 func (c *Config) UnmarshalYAML(unmarshal func(any) error) error {
 	*c = Config{Global: DefaultGlobal}
-	if err := unmarshal((*plainConfig)(c)); err != nil {
+	if err := unmarshal((*topLevel)(c)); err != nil {
 		return err
 	}
 	return c.validate()
@@ -252,20 +329,20 @@ func (c *Config) UnmarshalYAML(unmarshal func(any) error) error {
 func (g *Global) UnmarshalYAML(unmarshal func(any) error) error {
 	*g = DefaultGlobal
 	g.CollectorWeights = maps.Clone(DefaultGlobal.CollectorWeights)
-	return unmarshal((*plainGlobal)(g))
+	return unmarshal((*global)(g))
 }
 
 // UnmarshalYAML applies DefaultKey to the fields the file leaves out.
 func (k *Key) UnmarshalYAML(unmarshal func(any) error) error {
 	*k = DefaultKey
-	return unmarshal((*plainKey)(k))
+	return unmarshal((*key)(k))
 }
 
 // UnmarshalYAML applies DefaultProject to the fields the file leaves out.
 func (p *Project) UnmarshalYAML(unmarshal func(any) error) error {
 	*p = DefaultProject
 	p.Windows = append([]Window(nil), DefaultProject.Windows...) // never share the default's array
-	return unmarshal((*plainProject)(p))
+	return unmarshal((*project)(p))
 }
 
 // errEmpty is returned for a file with no settings at all; yaml would
@@ -284,12 +361,12 @@ func Parse(data []byte) (*Config, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, errEmpty
 		}
-		return nil, err
+		return nil, located(err, data, nil)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		if err != nil {
-			return nil, err
+			return nil, located(err, data, nil)
 		}
 		return nil, fmt.Errorf("line %d: the file holds several YAML documents (---); put everything in one", extra.Line)
 	}
@@ -320,17 +397,17 @@ func Parse(data []byte) (*Config, error) {
 	strict := yaml.NewDecoder(bytes.NewReader(data))
 	strict.KnownFields(true)
 	c := &Config{}
-	idx := indexNodes(top)
 	if err := strict.Decode(c); err != nil {
-		return nil, idx.describe(err)
+		return nil, located(err, data, top)
 	}
+	lines := settingLines(top)
 	c.keyLines = make([]int, len(c.Keys))
 	for i, k := range c.Keys {
 		field := "api_key_env"
 		if k.APIKeyFile != "" {
 			field = "api_key_file"
 		}
-		c.keyLines[i] = idx.lineOf(fmt.Sprintf("keys[%d].%s", i, field))
+		c.keyLines[i] = lines.of(fmt.Sprintf("keys[%d].%s", i, field))
 	}
 	return c, nil
 }

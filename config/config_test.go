@@ -50,6 +50,7 @@ func TestGoodFile(t *testing.T) {
 		CollectorWeights:   withDefaultWeights(CollectorWeights{"pageviews": 4, "visitors": 2, "feedback": 1, "searches": 1, "assistant": 3}),
 		SearchTopN:         10,
 		CollectorTopN:      map[string]int{"conversations": 20},
+		CollectorLookBack:  map[string]Duration{},
 		FeedbackLookBack:   Duration(90 * 24 * time.Hour),
 	}
 	if !reflect.DeepEqual(c.Global, wantGlobal) {

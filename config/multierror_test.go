@@ -27,13 +27,13 @@ projects:
     include_paths: ["("]
 `
 	want := []string{
-		`line 2: global.max_age: invalid duration "3"`,
-		`line 3: global.page_size: expected a number, got "lots"`,
-		`line 4: global.min_refresh_interval: invalid duration "soon"`,
-		`line 5: unknown field "pagesize" in global (did you mean "page_size"?)`,
-		`line 9: keys[0].budget_per_hour: expected a number, got "abc"`,
-		`line 12: projects[0].windows[1]: invalid window "3x"`,
-		`line 13: projects[0].include_paths[0]: invalid regexp "("`,
+		`line 2: invalid duration "3": not a valid duration string: "3" (at ` + "`max_age: 3`)",
+		"line 3: cannot unmarshal !!str `lots` into int (at `page_size: \"lots\"`)",
+		`line 4: invalid duration "soon": not a valid duration string: "soon" (at ` + "`min_refresh_interval: soon`)",
+		"line 5: field pagesize not found in type config.global; did you mean \"page_size\"? (at `pagesize: 10`)",
+		"line 9: cannot unmarshal !!str `abc` into int (at `budget_per_hour: abc`)",
+		"line 12: invalid window \"3x\": unknown unit \"x\" in duration \"3x\" (at `windows: [24h, 3x]`)",
+		"line 13: invalid regexp \"(\": error parsing regexp: missing closing ): `(` (at `include_paths: [\"(\"]`)",
 	}
 	check := func(t *testing.T, err error, prefix string) {
 		t.Helper()

@@ -333,9 +333,6 @@ func (c *Config) validateGlobal(v *validator) {
 			v.add("global.collector_weights."+name, s, "collector_weights.%s must be greater than 0, got %g", name, w)
 		}
 	}
-	if g.SearchTopN < 1 || g.SearchTopN > MaxTopN {
-		v.add("global.search_top_n", s, "search_top_n must be between 1 and %d, got %d", MaxTopN, g.SearchTopN)
-	}
 	g.validateCollectorSettings(v)
 }
 
@@ -373,34 +370,45 @@ func (c *Config) validateWindows(v *validator, i int) {
 	}
 }
 
-// topNKinds says which collectors have a top list of their own.
-func topNKinds() string {
-	var names []string
-	for _, k := range kind.All {
-		if k.TopN > 0 {
-			names = append(names, k.Name)
-		}
-	}
-	if len(names) == 0 {
-		return "no collector has a top list of its own (searches: search_top_n)"
-	}
-	return "not a collector with a top list of its own (those are " + strings.Join(names, ", ") + "; searches: search_top_n)"
-}
-
-// validateCollectorSettings checks what the configuration says of single
-// collectors: their top lists' length and the feedback look-back.
+// validateCollectorSettings checks the collectors' own settings (the
+// rows' TopN and LookBack): in range, and set only for a collector that
+// has them, under its key.
 func (g *Global) validateCollectorSettings(v *validator) {
 	const s = "global"
-	if g.FeedbackLookBack < Duration(24*time.Hour) || g.FeedbackLookBack > MaxFeedbackLookBack {
-		v.add("global.feedback_look_back", s, "feedback_look_back must be between 1d and %s, got %s", MaxFeedbackLookBack, g.FeedbackLookBack)
-	}
-	for _, name := range slices.Sorted(maps.Keys(g.CollectorTopN)) {
-		k, ok := kind.Lookup(name)
-		switch n := g.CollectorTopN[name]; {
-		case !ok || k.TopN == 0:
-			v.add("global.collector_top_n."+name, s, "collector_top_n.%s: %s", name, topNKinds())
-		case n < 1 || n > MaxTopN:
-			v.add("global.collector_top_n."+name, s, "collector_top_n.%s must be between 1 and %d, got %d", name, MaxTopN, n)
+	for _, k := range kind.All {
+		if field := k.Key(kind.TopNSetting); k.TopN > 0 {
+			if n := g.TopN(k.Name); n < 1 || n > MaxTopN {
+				v.add("global."+field, s, "%s must be between 1 and %d, got %d", field, MaxTopN, n)
+			}
+		}
+		if field := k.Key(kind.LookBackSetting); k.LookBack > 0 {
+			if d := Duration(g.LookBack(k.Name)); d < MinLookBack || d > MaxLookBack {
+				v.add("global."+field, s, "%s must be between %s and %s, got %s", field, MinLookBack, MaxLookBack, d)
+			}
 		}
 	}
+	for _, name := range slices.Sorted(maps.Keys(g.CollectorTopN)) {
+		if k, ok := kind.Lookup(name); !ok || k.TopN == 0 || k.TopNKey != "" {
+			v.add("global.collector_top_n."+name, s, "collector_top_n.%s: %s", name, settingOf(kind.TopNSetting, func(k kind.Kind) bool { return k.TopN > 0 }))
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(g.CollectorLookBack)) {
+		if k, ok := kind.Lookup(name); !ok || k.LookBack == 0 || k.LookBackKey != "" {
+			v.add("global.collector_look_back."+name, s, "collector_look_back.%s: %s", name, settingOf(kind.LookBackSetting, func(k kind.Kind) bool { return k.LookBack > 0 }))
+		}
+	}
+}
+
+// settingOf says where the collectors that have a setting set it.
+func settingOf(setting string, has func(kind.Kind) bool) string {
+	var keys []string
+	for _, k := range kind.All {
+		if has(k) {
+			keys = append(keys, k.Key(setting))
+		}
+	}
+	if len(keys) == 0 {
+		return "no collector has a " + setting + " setting"
+	}
+	return "not a collector with a " + setting + " setting (they are set by " + strings.Join(keys, ", ") + ")"
 }

@@ -516,7 +516,7 @@ var brokenFixtures = map[string]string{
 	"servicemonitor-port.yaml":             `endpoints[0].port is "web"`,
 	"servicemonitor-selector.yaml":         "ServiceMonitor: selector map[app.kubernetes.io/name:mintlify] does not match the Service labels",
 	"configmap-key-path.yaml":              "api_key_file /etc/mintlify/secret/apikey of key \"default\" is not a file of the mounted Secret",
-	"configmap-invalid.yaml":               `unknown field "pagesize"`,
+	"configmap-invalid.yaml":               "field pagesize not found",
 	"prometheusrule-differs.yaml":          "PrometheusRule: spec.groups differ from the groups of dashboards/alerts.yml",
 	"prometheusrule-namespace.yaml":        `PrometheusRule mintlify-exporter: metadata.namespace is "default"`,
 	"unit-not-hardened.service":            "unit: want ProtectSystem=strict",

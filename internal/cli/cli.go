@@ -52,11 +52,6 @@ func ExitOfAPIError(err error) int {
 // is given.
 const KeyEnv = "MINTLIFY_API_KEY"
 
-// DefaultRequestTimeout is the timeout of one API request unless
-// --mintlify.request-timeout or the configuration's request_timeout says
-// otherwise.
-const DefaultRequestTimeout = 30 * time.Second
-
 // DefaultStoragePath is where the state file goes unless --storage.path
 // says otherwise: under systemd's StateDirectory= when the unit sets one,
 // else in data/ below the working directory.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
+	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
@@ -74,8 +75,8 @@ func (f *Flags) AddAPIURL(app *kingpin.Application, note string) {
 
 // AddRequestTimeout adds --mintlify.request-timeout.
 func (f *Flags) AddRequestTimeout(app *kingpin.Application, note string) {
-	app.Flag("mintlify.request-timeout", help("Timeout of each API request, more than 0s and at most 1h.", note)).
-		Default(DefaultRequestTimeout.String()).IsSetByUser(&f.TimeoutSet).DurationVar(&f.RequestTimeout)
+	app.Flag("mintlify.request-timeout", help("Timeout of each API request, more than 0s and at most "+config.Duration(config.MaxRequestTimeout).String()+".", note)).
+		Default(mintlify.DefaultRequestTimeout.String()).IsSetByUser(&f.TimeoutSet).DurationVar(&f.RequestTimeout)
 }
 
 // AddConfigFile adds --config.file.

@@ -8,26 +8,26 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
-// perWindow is the unit's side of a kind whose code is in internal/source
-// (feedback, searches, assistant): one fetch a window, whose payload the
+// perWindow is the unit's side of a kind fetched whole (source.Fetched,
+// every kind of internal/kind.All not walked page by page): one fetch a window, whose payload the
 // kind turns into samples, shown as the window's gauges and as the month's
 // counters.
 type perWindow struct {
 	kind     kind.Kind
-	code     sources.Kind
+	code     source.Fetched
 	project  string // label value
 	id       string // upstream project id
 	client   *mintlify.Client
-	settings sources.Settings
+	settings source.Settings
 }
 
 func (p *perWindow) cost(ws *windowState) int { return p.code.Cost(ws.Payload) }
 
-func (p *perWindow) fetch(ctx context.Context, ws *windowState, r mintlify.DateRange, now time.Time) (sources.Payload, error) {
-	return p.code.Fetch(ctx, sources.Query{Client: p.client, Project: p.id, Range: r, Old: ws.Payload, Now: now, Settings: p.settings})
+func (p *perWindow) fetch(ctx context.Context, ws *windowState, r mintlify.DateRange, now time.Time) (source.Payload, error) {
+	return p.code.Fetch(ctx, source.Query{Client: p.client, Project: p.id, Range: r, Old: ws.Payload, Now: now, Settings: p.settings})
 }
 
 func (p *perWindow) advance(ctx context.Context, ws *windowState, w windowSpec, now time.Time) (bool, error) {
@@ -64,7 +64,7 @@ func (p *perWindow) advance(ctx context.Context, ws *windowState, w windowSpec, 
 
 // newData reports whether payload pl shows other samples than old (an
 // empty payload when nil) does.
-func (p *perWindow) newData(old, pl sources.Payload) bool {
+func (p *perWindow) newData(old, pl source.Payload) bool {
 	if old == nil {
 		old = p.code.Empty()
 	}

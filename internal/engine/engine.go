@@ -29,7 +29,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
-	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
@@ -302,8 +302,8 @@ func (b *builder) project(pr config.Project) error {
 		if !ok {
 			return fmt.Errorf("project %q: unknown collector %q", label, name)
 		}
-		settings := sources.Settings{Keep: filter.Allowed, TopN: g.TopN(name), LookBack: time.Duration(g.FeedbackLookBack)}
-		src, err := b.source(k, pr.ID, label, ks, settings, filter)
+		settings := source.Settings{Keep: filter.Allowed, TopN: g.TopN(name), LookBack: g.LookBack(name)}
+		src, err := b.fetcher(k, pr.ID, label, ks, settings, filter)
 		if err != nil {
 			return err
 		}
@@ -318,14 +318,14 @@ func (b *builder) project(pr config.Project) error {
 	return nil
 }
 
-// source is the code that fetches kind k's data for project id (label
+// fetcher is the code that fetches kind k's data for project id (label
 // its label value): a walk for the walked kinds, the kind's Fetch for
 // the others (internal/source).
-func (b *builder) source(k kind.Kind, id, label string, ks *keyState, settings sources.Settings, filter PathFilter) (source, error) {
-	if code, ok := sources.Lookup(k.Name); ok {
+func (b *builder) fetcher(k kind.Kind, id, label string, ks *keyState, settings source.Settings, filter PathFilter) (fetcher, error) {
+	if code, ok := source.Lookup(k.Name); ok {
 		return &perWindow{kind: k, code: code, project: label, id: id, client: ks.client, settings: settings}, nil
 	}
-	if walked, ok := sources.LookupWalked(k.Name); ok {
+	if walked, ok := source.LookupWalked(k.Name); ok {
 		g := b.cfg.Global
 		return &pageViews{kind: walked.Rows, project: label, id: id, client: ks.client, filter: filter,
 			opts: walkSettings{pageSize: g.PageSize, concurrency: g.PageConcurrency, maxPages: g.MaxPages}}, nil

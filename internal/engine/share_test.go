@@ -11,7 +11,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
-	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // A month of about 2 000 conversations a day (83 an hour) on a small
@@ -50,7 +50,7 @@ func unitView(t *testing.T, v View, collector string) UnitView {
 func finishedDays(u UnitView) int {
 	n := 0
 	u.Windows(func(w Window) {
-		p, ok := w.Payload.(*sources.ConversationsPayload)
+		p, ok := w.Payload.(*source.ConversationsPayload)
 		if !ok || p == nil || (w.DataTime.IsZero() && !w.Partial) {
 			return
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
@@ -388,7 +389,7 @@ func (e *Engine) saveSites() {
 	}
 	sites := map[string]int{}
 	for _, u := range e.current().units {
-		if u.id.collector != kind.PageViews {
+		if u.id.collector != source.Views {
 			continue
 		}
 		u.state.mu.Lock()

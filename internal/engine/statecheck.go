@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // The state file is read as untrusted input (#36): a file damaged on
@@ -57,7 +57,7 @@ func (rec *windowRecord) check(collector string) error {
 			return err
 		}
 	}
-	walked, ok := sources.LookupWalked(collector)
+	walked, ok := source.LookupWalked(collector)
 	switch {
 	case !ok && (rec.Data != nil || rec.Walk != nil):
 		return fmt.Errorf("a walk, which collector %s does not make", collector)

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // The schema of a unit's windows in the state file: the exporter's own
@@ -134,7 +134,7 @@ func (rec *windowRecord) window(collector string, now time.Time) (*windowState, 
 		return nil, err
 	}
 	if len(rec.Payload) > 0 {
-		p, err := sources.Decode(collector, rec.Payload, now)
+		p, err := source.Decode(collector, rec.Payload, now)
 		if err != nil {
 			return nil, err
 		}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
-	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
@@ -16,7 +16,7 @@ func TestStateSchemaIsTagged(t *testing.T) {
 	testkit.CheckJSONTags(t, stateFile{})
 	testkit.CheckJSONTags(t, unitSnapshot{})
 	for _, name := range kind.Names() {
-		if code, ok := sources.Lookup(name); ok {
+		if code, ok := source.Lookup(name); ok {
 			testkit.CheckJSONTags(t, code.Empty())
 		}
 	}

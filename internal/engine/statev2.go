@@ -3,7 +3,7 @@ package engine
 import (
 	"encoding/json"
 
-	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // The payloads of state files of versions 1 and 2, with the keys they
@@ -46,22 +46,22 @@ type v2Assistant struct {
 
 // migrate moves a version 2 payload to Payload.
 func (rec *windowRecord) migrate() error {
-	var p sources.Payload
+	var p source.Payload
 	switch {
 	case rec.V2Feedback != nil:
-		fb := &sources.FeedbackPayload{Truncated: rec.V2Feedback.HasMore, Pages: []sources.FeedbackPage{}}
+		fb := &source.FeedbackPayload{Truncated: rec.V2Feedback.HasMore, Pages: []source.FeedbackPage{}}
 		for _, r := range rec.V2Feedback.Rows {
-			fb.Pages = append(fb.Pages, sources.FeedbackPage{Path: r.Path, ThumbsUp: r.ThumbsUp, ThumbsDown: r.ThumbsDown, Code: r.Code})
+			fb.Pages = append(fb.Pages, source.FeedbackPage{Path: r.Path, ThumbsUp: r.ThumbsUp, ThumbsDown: r.ThumbsDown, Code: r.Code})
 		}
 		p = fb
 	case rec.V2Searches != nil:
-		se := &sources.SearchesPayload{Total: rec.V2Searches.TotalSearches, Terms: []sources.SearchTerm{}}
+		se := &source.SearchesPayload{Total: rec.V2Searches.TotalSearches, Terms: []source.SearchTerm{}}
 		for _, r := range rec.V2Searches.Rows {
-			se.Terms = append(se.Terms, sources.SearchTerm{Query: r.Query, Hits: r.Hits, CTR: r.CTR})
+			se.Terms = append(se.Terms, source.SearchTerm{Query: r.Query, Hits: r.Hits, CTR: r.CTR})
 		}
 		p = se
 	case rec.V2Assistant != nil:
-		p = &sources.AssistantPayload{Web: rec.V2Assistant.Web, API: rec.V2Assistant.API, Other: rec.V2Assistant.Other}
+		p = &source.AssistantPayload{Web: rec.V2Assistant.Web, API: rec.V2Assistant.API, Other: rec.V2Assistant.Other}
 	default:
 		return nil
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // timing is what the config says about refresh timing.
@@ -105,7 +105,7 @@ type windowState struct {
 	// Range is what Payload covers: the kinds of internal/source keep
 	// their data of a window there.
 	Range   *mintlify.DateRange
-	Payload sources.Payload
+	Payload source.Payload
 }
 
 func (s *unitState) window(w windowSpec) *windowState {
@@ -120,11 +120,11 @@ func (s *unitState) window(w windowSpec) *windowState {
 	return ws
 }
 
-// source is the endpoint side of an analytics collector: it advances one
+// fetcher is the endpoint side of an analytics collector: it advances one
 // window's data by the requests its gate lets through. The unit around it
 // owns scheduling, health and the budget; package collector turns the
 // data into series (View).
-type source interface {
+type fetcher interface {
 	// cost is how many requests the window still needs this round.
 	cost(ws *windowState) int
 	// advance fetches for the window; done reports that new data landed.
@@ -137,10 +137,10 @@ type unit struct {
 	id      unitID
 	kind    kind.Kind
 	project string // label value
-	src     source
+	src     fetcher
 	// What the project's configuration says of the data shown: the
 	// kinds' settings (internal/source) and the walks' path filter.
-	settings sources.Settings
+	settings source.Settings
 	filter   PathFilter
 	windows  []windowSpec
 	key      *keyState
@@ -262,7 +262,7 @@ func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) 
 		if skip {
 			continue
 		}
-		// The source works on a copy, without the lock, so scrapes are
+		// The fetcher works on a copy, without the lock, so scrapes are
 		// never held up by requests; it clones what it changes.
 		var done bool
 		refused := work.RefusedFuture

@@ -7,7 +7,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	sources "github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // View is what package collector reads of the engine, at one moment: the
@@ -114,7 +114,7 @@ func (v UnitView) Project() string { return v.u.project }
 
 // Settings are what the project's configuration says of the kind's
 // samples (internal/source).
-func (v UnitView) Settings() sources.Settings { return v.u.settings }
+func (v UnitView) Settings() source.Settings { return v.u.settings }
 
 // Filter is the paths the project exports (page views, visitors).
 func (v UnitView) Filter() PathFilter { return v.u.filter }
@@ -150,7 +150,7 @@ type Window struct {
 	// The kinds of internal/source: their last payload, when it landed
 	// (zero if none) and the date range it covers.
 	DataTime time.Time
-	Payload  sources.Payload
+	Payload  source.Payload
 	Range    *mintlify.DateRange
 	// The walks (page views, visitors): Shown is the walk whose rows are
 	// exported, the last complete one or, until one completes, the one in

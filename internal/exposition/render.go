@@ -3,8 +3,8 @@
 // next one, and writes a scrape from those rendered families merged with
 // the live ones gathered per scrape.
 //
-// The data series (page views, visitors, feedback, searches, assistant)
-// and the bookkeeping of their walks change only when a refresh lands,
+// The data series (every kind of the table, internal/kind.All) and the
+// bookkeeping of their walks change only when a refresh lands,
 // once every few minutes, while Prometheus scrapes every few seconds. So
 // they are not rebuilt per scrape: they are encoded once per change, for
 // the format asked (with a gzip copy of each family), and a scrape writes

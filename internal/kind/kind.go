@@ -13,7 +13,11 @@
 // shares no code with the client.
 package kind
 
-import "slices"
+import (
+	"slices"
+	"strings"
+	"time"
+)
 
 // The kinds' names.
 const (
@@ -93,12 +97,42 @@ type Kind struct {
 	Weight   float64
 	Endpoint string // the API path under /v1/analytics/{projectId}/
 	Windows  Windows
-	// TopN is the default length of the kind's top lists (the
-	// configuration's collector_top_n, the flag --collector.NAME.top-n);
-	// 0 when it has none of its own (searches have search_top_n).
-	TopN     int
 	Paging   Paging
 	Families []Family
+	// The kind's own settings, each with its default here (zero: the
+	// kind has no such setting). Their flag and configuration key follow
+	// from the kind's name (Flag, Key), unless the row names the key 0.1.0
+	// gave it, which stays.
+	//
+	// TopN is the length of the kind's top lists: --collector.NAME.top-n,
+	// global.collector_top_n.NAME (or TopNKey).
+	TopN    int
+	TopNKey string
+	// LookBack is how far back a Snapshot looks: --collector.NAME.look-back,
+	// global.collector_look_back.NAME (or LookBackKey).
+	LookBack    time.Duration
+	LookBackKey string
+}
+
+// The settings a row can have, as their flags and keys spell them.
+const (
+	TopNSetting     = "top-n"
+	LookBackSetting = "look-back"
+)
+
+// Flag is the command-line flag of the kind's setting (TopNSetting,
+// LookBackSetting), without its dashes.
+func (k Kind) Flag(setting string) string { return "collector." + k.Name + "." + setting }
+
+// Key is where the configuration file sets the kind's setting, under
+// global: the key the row names, else collector_SETTING.NAME
+// ("collector_top_n.conversations").
+func (k Kind) Key(setting string) string {
+	own := map[string]string{TopNSetting: k.TopNKey, LookBackSetting: k.LookBackKey}[setting]
+	if own != "" {
+		return own
+	}
+	return "collector_" + strings.ReplaceAll(setting, "-", "_") + "." + k.Name
 }
 
 // Help texts the families share.
@@ -148,7 +182,7 @@ var All = []Kind{
 	},
 	{
 		Name: Searches, Weight: 1, Summary: "top search terms and their click-through ratio",
-		Endpoint: "searches", Windows: MonthAndWindows,
+		Endpoint: "searches", Windows: MonthAndWindows, TopN: 10, TopNKey: "search_top_n",
 		Families: []Family{
 			{Name: "mintlify_searches_total", Counter: true, Labels: []string{"project"},
 				Help: "Search events on the site since the start of the current UTC calendar month (all terms)." + monthCounter},
@@ -188,7 +222,7 @@ var All = []Kind{
 	},
 	{
 		Name: FeedbackBacklog, Weight: 1, Summary: "reader feedback still open (pending, in progress) by status and source, and when the oldest was left",
-		Endpoint: "feedback", Windows: Snapshot, Paging: CursorPages,
+		Endpoint: "feedback", Windows: Snapshot, Paging: CursorPages, LookBack: 90 * 24 * time.Hour, LookBackKey: "feedback_look_back",
 		Families: []Family{
 			{Name: "mintlify_feedback_open", Labels: []string{"project", "source", "status"},
 				Help: "Feedback entries still open (status pending or in_progress) created in the look-back (feedback_look_back, default 90 days), by source: code_snippet, contextual, agent, thumbs_only."},

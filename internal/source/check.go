@@ -9,7 +9,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
-// The checks of a stored payload (Kind.Check): a state file or a journal
+// The checks of a stored payload (Fetched.Check): a state file or a journal
 // is read as untrusted input, with the bounds of an API answer.
 
 // MaxStoredCount bounds every count a stored payload holds: far above

@@ -8,7 +8,7 @@ import (
 // Page views and unique visitors are walked page by page (mintlify.Walk:
 // the engine resumes a walk across grants of the budget, the backfill
 // rebuilds each day's walk from its journal), not fetched whole as the
-// kinds of Kind are. This file says, for both, which endpoint is walked and
+// Fetched kinds are. This file says, for both, which endpoint is walked and
 // what a walk's rows and totals become: the one mapping from a walk to
 // samples that the exporter's window gauges and month counters and the
 // backfill's lines all come from.
@@ -36,6 +36,12 @@ type Walked struct {
 	// for this kind's walks.
 	Walk bool
 }
+
+// Views names the walked kind of every page's views, month to date: the
+// one the backfill walks day by day beside the other kinds' counters, and
+// whose month walk's pages the exporter records in the ledger for the
+// backfill's estimate.
+const Views = kind.PageViews
 
 var walked = map[string]Walked{
 	kind.PageViews: {Rows: mintlify.Views, Page: "mintlify_page_views", Site: "mintlify_site_page_views", Walk: true},

@@ -1,18 +1,19 @@
 // Package source is the code of the analytics kinds, one file a kind.
-// For a kind fetched whole (feedback, searches, assistant, conversations,
-// feedback-backlog: Kind) the file says its endpoint call and cost, the
-// payload it keeps of a window (its own JSON-tagged types, written to the
-// exporter's state file and the backfill's journal), and the one function
-// that turns that payload into samples. For the kinds walked page by page
-// (page views and visitors, pageviews.go: Walked) it says which endpoint
-// is walked and what a walk's rows and totals become. The exporter's
-// window gauges and month-to-date counters and the backfill's lines all
-// come from those functions.
+// For a kind fetched whole (Fetched) the file says its endpoint call and
+// cost, the payload it keeps of a window (its own JSON-tagged types,
+// written to the exporter's state file and the backfill's journal), and
+// the one function that turns that payload into samples. For the kinds
+// walked page by page (pageviews.go: Walked) it says which endpoint is
+// walked and what a walk's rows and totals become. Which kind is which is
+// for each kind's file to say (TestEveryKindHasCode: every row of
+// internal/kind.All is one or the other). The exporter's window gauges
+// and month-to-date counters and the backfill's lines all come from
+// those functions.
 //
-// The kinds' data (names, flags, HELP, labels, windows) is the table in
-// internal/kind; this package is the code beside it. It knows nothing of
-// Prometheus: a Sample names its family, and the exporter and the
-// backfill write it each in their own format.
+// The kinds' data (names, flags, HELP, labels, windows, settings) is the
+// table in internal/kind; this package is the code beside it. It knows
+// nothing of Prometheus: a Sample names its family, and the exporter and
+// the backfill write it each in their own format.
 package source
 
 import (
@@ -30,8 +31,8 @@ import (
 // (TestPayloadsAreTagged).
 type Payload any
 
-// Kind is the code of one analytics kind.
-type Kind interface {
+// Fetched is the code of a kind fetched whole (not walked page by page).
+type Fetched interface {
 	// Cost is how many requests the next Fetch over a window whose last
 	// payload is old (nil when none) makes at most: what the scheduler
 	// reserves of the budget for it.
@@ -74,11 +75,10 @@ type Settings struct {
 	// Keep reports whether a path is exported (include_paths,
 	// exclude_paths, and what can be a label value).
 	Keep func(path string) bool
-	// TopN is the length of the kind's top lists: search_top_n for
-	// searches, the configuration's collector_top_n for the others.
-	TopN int
-	// LookBack is how far back a snapshot of what is still open looks
-	// (feedback_look_back).
+	// TopN and LookBack are the kind's own settings (its row's TopN and
+	// LookBack, as the configuration sets them: config.Global.TopN,
+	// LookBack).
+	TopN     int
 	LookBack time.Duration
 }
 
@@ -116,11 +116,11 @@ func (s Sample) LabelValues(f kind.Family, project, window string) []string {
 	return vs
 }
 
-var kinds = map[string]Kind{}
+var kinds = map[string]Fetched{}
 
 // register adds the code of the table's kind name; each kind's file calls
 // it once, when the package loads.
-func register(name string, k Kind) Kind {
+func register(name string, k Fetched) Fetched {
 	if _, ok := kind.Lookup(name); !ok {
 		panic("source: no row for kind " + name + " in internal/kind")
 	}
@@ -130,7 +130,7 @@ func register(name string, k Kind) Kind {
 
 // Lookup is the code of the kind named name; ok is false for a kind
 // without (page views and visitors, which the exporter walks itself).
-func Lookup(name string) (Kind, bool) {
+func Lookup(name string) (Fetched, bool) {
 	k, ok := kinds[name]
 	return k, ok
 }

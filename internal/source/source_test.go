@@ -2,6 +2,7 @@ package source
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -97,5 +98,47 @@ func TestSearchesSamples(t *testing.T) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got %v\nwant %v", got, want)
+	}
+}
+
+// TestPayloadsAreTagged: every field of every kind's payload, nested
+// types included, has a json tag, so the state file's and the journal's
+// format is written down in the code and a renamed Go field cannot
+// silently change it. An embedded struct without a tag is flattened by
+// encoding/json: its own fields must have tags then, wherever it is
+// declared.
+func TestPayloadsAreTagged(t *testing.T) {
+	own := reflect.TypeOf(Sample{}).PkgPath()
+	var check func(name string, ty reflect.Type, embedded bool, seen map[reflect.Type]bool)
+	check = func(name string, ty reflect.Type, embedded bool, seen map[reflect.Type]bool) {
+		for ty.Kind() == reflect.Pointer || ty.Kind() == reflect.Slice || ty.Kind() == reflect.Array || ty.Kind() == reflect.Map {
+			ty = ty.Elem()
+		}
+		if ty.Kind() != reflect.Struct || (ty.PkgPath() != own && !embedded) || seen[ty] {
+			return
+		}
+		seen[ty] = true
+		for i := range ty.NumField() {
+			f := ty.Field(i)
+			if !f.IsExported() {
+				continue // encoding/json does not write it
+			}
+			tag, ok := f.Tag.Lookup("json")
+			flat := f.Anonymous && !ok
+			if !flat && (!ok || tag == "") {
+				t.Errorf("%s: field %s.%s has no json tag", name, ty.Name(), f.Name)
+			}
+			check(name, f.Type, flat, seen)
+		}
+	}
+	n := 0
+	for _, k := range kind.All {
+		if code, ok := Lookup(k.Name); ok {
+			check(k.Name, reflect.TypeOf(code.Empty()), false, map[reflect.Type]bool{})
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no kind fetched whole: nothing checked")
 	}
 }

@@ -30,12 +30,13 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
+// defaultBackfillBudget is the exporter's default per key: the API's
+// analytics requests per organization and hour, less the exporter's
+// reserve.
+func defaultBackfillBudget() int { return config.DefaultKey.BudgetPerHour - config.DefaultKey.Reserve }
+
 const (
 	backfillCmdName = cli.Name + " backfill"
-	// defaultBackfillBudget is the exporter's default per key: the API's
-	// 100 analytics requests per organization and hour, less its reserve
-	// of 10.
-	defaultBackfillBudget = 90
 	// maxRateLimitWaits is how many 429 answers in a row the backfill
 	// sits out before it gives up (resumably).
 	maxRateLimitWaits = 5
@@ -138,7 +139,7 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	app.Flag("output", "OpenMetrics file to write; FILE.partial keeps the progress of a run until it is complete. '-' writes to stdout once the run is complete, keeping the progress in a file named after the arguments next to --storage.path (or in the user's cache directory when it is empty).").Short('o').PlaceHolder("FILE").Required().StringVar(&o.output)
 	app.Flag("force", "Overwrite an existing --output, and start again over a FILE.partial from a run with other arguments or a regular file that is no journal. Never over a symbolic link, FIFO, socket, device or directory: those are refused.").BoolVar(&o.force)
 	app.Flag("yes", "Spend more than is left of the budget this hour (the run is paced to --budget requests per hour).").BoolVar(&o.yes)
-	app.Flag("budget", "Analytics requests per hour the backfill may make with a key: the API allows 100 per organization, and the exporter keeps 10 in reserve. With --config.file the default is each key's budget_per_hour less its reserve, times its share.").Default(strconv.Itoa(defaultBackfillBudget)).IsSetByUser(&o.budgetSet).IntVar(&o.budget)
+	app.Flag("budget", fmt.Sprintf("Analytics requests per hour the backfill may make with a key: the API allows %d per organization, and the exporter keeps %d in reserve. With --config.file the default is each key's budget_per_hour less its reserve, times its share.", config.DefaultKey.BudgetPerHour, config.DefaultKey.Reserve)).Default(strconv.Itoa(defaultBackfillBudget())).IsSetByUser(&o.budgetSet).IntVar(&o.budget)
 	o.AddStoragePath(app, "The exporter's state file (its --storage.path): the backfill records its requests there, under a lock, and counts the exporter's, so that together they stay within --budget. Empty not to share (then lower --budget by what the exporter spends).")
 	o.AddKeyFile(app, "Not with --config.file, which says where each key is.")
 	o.AddAPIURL(app, "Not with --config.file, which has its api_url.")

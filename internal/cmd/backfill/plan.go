@@ -54,7 +54,7 @@ type backfillPlan struct {
 var extraKinds = func() []string {
 	var names []string
 	for _, k := range kind.All {
-		if k.Windows.HasMonth() && k.Name != kind.PageViews {
+		if k.Windows.HasMonth() && k.Name != source.Views {
 			names = append(names, k.Name)
 		}
 	}

@@ -18,8 +18,8 @@ import (
 // day's walk kept, and the counters of the other kinds, from their
 // samples (internal/source) as the exporter's month counters are.
 func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress, now time.Time) error {
-	pv, _ := kind.Lookup(kind.PageViews)
-	views, _ := source.LookupWalked(kind.PageViews)
+	pv, _ := kind.Lookup(source.Views)
+	views, _ := source.LookupWalked(source.Views)
 	site, _ := pv.MonthOf(views.Site)
 	page, _ := pv.MonthOf(views.Page)
 	families := []*omFamily{counterFamily(site), counterFamily(page)}

@@ -35,7 +35,7 @@ func checkConfig(ctx context.Context, f *flags, stdout, stderr io.Writer) int {
 			}
 		}
 		fmt.Fprintf(stderr, "%s: the configuration is NOT valid (%d problem%s)\n", exporterName, n, plural(n))
-		return 1
+		return cli.ExitError
 	}
 	src, err := newConfigSource(ctx, f, quiet, nil)
 	if err != nil {
@@ -75,7 +75,7 @@ func checkConfig(ctx context.Context, f *flags, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s: the configuration %s is valid: %d project%s, %d key%s (%s)\n", exporterName, source,
 		len(cfg.Projects), plural(len(cfg.Projects)), len(cfg.Keys), plural(len(cfg.Keys)), what)
-	return 0
+	return cli.ExitOK
 }
 
 func plural(n int) string {

@@ -37,10 +37,10 @@ projects:
 		t.Fatalf("exit %d, want 1", rc)
 	}
 	want := []string{
-		bad + `: line 3: global.page_size: expected a number, got "lots"`,
-		bad + `: line 4: global.max_age: invalid duration "3"`,
-		bad + `: line 8: keys[0].budget_per_hour: expected a number, got "abc"`,
-		bad + `: line 11: projects[0].windows[1]: invalid window "3x"`,
+		bad + ": line 3: cannot unmarshal !!str `lots` into int (at `page_size: \"lots\"`)",
+		bad + `: line 4: invalid duration "3": not a valid duration string: "3" (at ` + "`max_age: 3`)",
+		bad + ": line 8: cannot unmarshal !!str `abc` into int (at `budget_per_hour: abc`)",
+		bad + `: line 11: invalid window "3x": unknown unit "x" in duration "3x" (at ` + "`windows: [24h, 3x]`)",
 		"mintlify_exporter: the configuration is NOT valid (4 problems)",
 	}
 	lines := strings.Split(strings.TrimSuffix(errb.String(), "\n"), "\n")

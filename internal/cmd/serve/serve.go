@@ -58,9 +58,9 @@ type flags struct {
 	demo            bool
 	logConfig       *promslog.Config
 	trackedJobsFile string
-	collectors      map[string]*bool // --[no-]collector.NAME
-	topN            map[string]*int  // --collector.NAME.top-n
-	lookBack        string           // --collector.feedback-backlog.look-back
+	collectors      map[string]*bool   // --[no-]collector.NAME
+	topN            map[string]*int    // --collector.NAME.top-n
+	lookBack        map[string]*string // --collector.NAME.look-back
 }
 
 func newApp(f *flags) *kingpin.Application {
@@ -95,13 +95,15 @@ func newApp(f *flags) *kingpin.Application {
 		}
 		f.collectors[k.Name] = app.Flag("collector."+k.Name, "Enable the "+k.Name+" collector (default: "+onOff+"): "+k.Summary+". Every analytics collector shares the hourly budget; a project's `collectors` list in the config file overrides these flags.").Default(def).Bool()
 	}
-	f.topN = map[string]*int{}
+	f.topN, f.lookBack = map[string]*int{}, map[string]*string{}
 	for _, k := range kind.All {
 		if k.TopN > 0 {
-			f.topN[k.Name] = app.Flag("collector."+k.Name+".top-n", fmt.Sprintf("Length of the %s collector's top lists, 1 to %d (without --config.file; the file's global collector_top_n otherwise).", k.Name, config.MaxTopN)).Default(strconv.Itoa(k.TopN)).Int()
+			f.topN[k.Name] = app.Flag(k.Flag(kind.TopNSetting), fmt.Sprintf("Length of the %s collector's top lists, 1 to %d (without --config.file; the file's global %s otherwise).", k.Name, config.MaxTopN, k.Key(kind.TopNSetting))).Default(strconv.Itoa(k.TopN)).Int()
+		}
+		if k.LookBack > 0 {
+			f.lookBack[k.Name] = app.Flag(k.Flag(kind.LookBackSetting), fmt.Sprintf("How far back the %s collector looks, %s to %s (without --config.file; the file's global %s otherwise).", k.Name, config.MinLookBack, config.MaxLookBack, k.Key(kind.LookBackSetting))).Default(config.Duration(k.LookBack).String()).String()
 		}
 	}
-	app.Flag("collector."+kind.FeedbackBacklog+".look-back", "How far back the "+kind.FeedbackBacklog+" collector looks for feedback still open, 1d to 366d (without --config.file; the file's global feedback_look_back otherwise).").Default(config.DefaultGlobal.FeedbackLookBack.String()).StringVar(&f.lookBack)
 	f.common.AddStoragePath(app, "State file: the analytics budget spent in the last hour (per key fingerprint, never the key), each collector's schedule and its last good data, so that a restart serves data at once and spends nothing extra. Empty to keep no state.")
 	app.Flag("demo", "Serve data from a built-in simulated Mintlify API with a synthetic site and agent jobs; no account needed.").BoolVar(&f.demo)
 	f.logConfig = &promslog.Config{}
@@ -133,11 +135,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 	app.ErrorWriter(stderr)
 	if _, err := app.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", exporterName, err)
-		return 2
+		return cli.ExitUsage
 	}
 	if err := checkWebFlags(&f); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", exporterName, err)
-		return 2
+		return cli.ExitUsage
 	}
 	if f.configCheck || f.checkOnline {
 		return checkConfig(ctx, &f, stdout, stderr)
@@ -150,7 +152,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 	inst, err := New(ctx, args, Options{Logger: logger})
 	if err != nil {
 		logger.Error("Cannot start", "err", err)
-		return 1
+		return cli.ExitError
 	}
 	defer inst.Close()
 	srv := inst.s
@@ -189,7 +191,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 	case err := <-errc:
 		if err != nil && !errors.Is(err, http.ErrServerClosed) {
 			logger.Error("HTTP server failed", "err", err)
-			return 1
+			return cli.ExitError
 		}
 	case <-ctx.Done():
 		logger.Info("Shutting down")
@@ -199,7 +201,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 			logger.Error("HTTP server shutdown failed", "err", err)
 		}
 	}
-	return 0
+	return cli.ExitOK
 }
 
 // readHeaderTimeout bounds the time to read a request's headers.

@@ -109,18 +109,17 @@ func (s *configSource) load() (*config.Config, error) {
 	cfg.Projects[0].Windows = windows
 	cfg.Global.RequestTimeout = config.Duration(s.f.common.RequestTimeout)
 	cfg.Global.TrackedJobsFile = s.f.trackedJobsFile
-	if s.f.lookBack != "" {
-		d, err := model.ParseDuration(s.f.lookBack)
-		if err != nil {
-			return nil, fmt.Errorf("--collector.%s.look-back %q: %w", kind.FeedbackBacklog, s.f.lookBack, err)
+	for _, k := range kind.All {
+		if n, ok := s.f.topN[k.Name]; ok {
+			cfg.Global.SetTopN(k.Name, *n)
 		}
-		cfg.Global.FeedbackLookBack = config.Duration(d)
-	}
-	for name, n := range s.f.topN {
-		if cfg.Global.CollectorTopN == nil {
-			cfg.Global.CollectorTopN = map[string]int{}
+		if text, ok := s.f.lookBack[k.Name]; ok {
+			d, err := model.ParseDuration(*text)
+			if err != nil {
+				return nil, fmt.Errorf("--%s %q: %w", k.Flag(kind.LookBackSetting), *text, err)
+			}
+			cfg.Global.SetLookBack(k.Name, time.Duration(d))
 		}
-		cfg.Global.CollectorTopN[name] = *n
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
