@@ -57,7 +57,7 @@ type Options struct {
 	// "ledger"), failed when err is not nil; nil for none.
 	OnSave func(file string, err error, at time.Time)
 	// LockWait bounds each wait for the ledger's lock; 0 for the ledger's
-	// own bound (internal/ledger's MaxLockWait).
+	// own bound (statefiles.MaxLockWait).
 	LockWait time.Duration
 	// DefaultCollectors are the analytics collectors of projects whose
 	// config lists none (the --collector.* flags); nil means pageviews.

@@ -12,10 +12,10 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
 // backfillKey is one API key of a run, with its budget and its share of
@@ -102,7 +102,7 @@ func (f *fetcher) gate(k *backfillKey) func(context.Context) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			took, err := k.ledger.take(k.window, e.now())
+			took, err := e.take(ctx, k.ledger, k.window)
 			if err != nil {
 				f.ledgerErr = err
 				return err
@@ -222,28 +222,31 @@ func (e *backfillEnv) endBar() {
 // backfillWriter is the backfill's name in the shared ledger.
 const backfillWriter = "backfill"
 
-// backfillLedger is the ledger of the exporter's state file (path, its
-// --storage.path) that the backfill shares the key's budget through; path
-// "" shares nothing.
+// backfillLedger is the ledger of the exporter's state file (its
+// --storage.path) that the backfill shares key fp's budget through; l nil
+// shares nothing.
 type backfillLedger struct {
-	path, fp string
+	l  *statefiles.Ledger
+	fp string
 }
 
 // take makes one request from window if it has room, counting the
 // requests the ledger records for the key by others (the exporter) and
 // recording this one there, under the ledger's lock.
-func (l *backfillLedger) take(window *budget.Window, now time.Time) (bool, error) {
-	if l.path == "" {
+func (e *backfillEnv) take(ctx context.Context, l *backfillLedger, window *budget.Window) (bool, error) {
+	if l.l == nil {
 		return window.TryTake(), nil
 	}
-	var took bool
-	err := ledger.For(l.path).Share(l.fp, backfillWriter, window, now, func() { took = window.TryTake() })
+	took, err := l.l.Take(ctx, l.fp, backfillWriter, window, e.now())
+	e.sayReplaced(l.l)
 	return took, err
 }
 
-// ledgerReplaced says that the shared ledger could not be read and was
-// replaced (internal/ledger): the key's hour counts as spent.
-func (e *backfillEnv) ledgerReplaced(r ledger.Replaced) {
-	fmt.Fprintf(e.stderr, "%s: the ledger %s could not be read (%v); it was moved aside to %s and a fresh one written. What it recorded is unknown, so the key's budget counts as spent until %s\n",
-		backfillCmdName, r.Path, r.Err, r.Aside, r.Until.UTC().Format(time.RFC3339))
+// sayReplaced says that the shared ledger could not be read and was
+// replaced (statefiles.Replaced): the key's hour counts as spent.
+func (e *backfillEnv) sayReplaced(l *statefiles.Ledger) {
+	for _, r := range l.TakeReplaced() {
+		fmt.Fprintf(e.stderr, "%s: the ledger %s could not be read (%v); it was moved aside to %s and a fresh one written. What it recorded is unknown, so the key's budget counts as spent until %s\n",
+			backfillCmdName, r.Path, r.Err, r.Aside, r.Until.UTC().Format(time.RFC3339))
+	}
 }
