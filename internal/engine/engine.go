@@ -323,11 +323,11 @@ func (b *builder) project(pr config.Project) error {
 // the others (internal/source).
 func (b *builder) source(k kind.Kind, id, label string, ks *keyState, settings sources.Settings, filter PathFilter) (source, error) {
 	if code, ok := sources.Lookup(k.Name); ok {
-		return &perWindow{kind: k, code: code, project: label, id: id, client: ks.client, settings: settings}, nil
+		return &perWindow{kind: k, code: code, project: label, id: id, settings: settings}, nil
 	}
 	if walked, ok := sources.LookupWalked(k.Name); ok {
 		g := b.cfg.Global
-		return &pageViews{kind: walked.Rows, project: label, id: id, client: ks.client, filter: filter,
+		return &pageViews{kind: walked.Rows, project: label, id: id, filter: filter,
 			opts: walkSettings{pageSize: g.PageSize, concurrency: g.PageConcurrency, maxPages: g.MaxPages}}, nil
 	}
 	return nil, fmt.Errorf("project %q: collector %q has no code in internal/source", label, k.Name)

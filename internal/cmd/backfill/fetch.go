@@ -51,19 +51,20 @@ func (f clockFunc) Now() time.Time { return f() }
 // key's budget in any sliding hour.
 func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*backfillKey, j *journal, progress *backfillProgress) int {
 	f := &fetcher{e: e, ctx: ctx, plan: plan, j: j, progress: progress}
-	gated := make([]context.Context, len(keys))
+	// Each key's client, every request through the key's budget.
+	gated := make([]*mintlify.Client, len(keys))
 	for i, k := range keys {
-		gated[i] = mintlify.WithGate(ctx, f.gate(k))
+		gated[i] = k.client.Gated(f.gate(k))
 	}
 	made := 0
 	for _, task := range progress.tasks {
-		k, gctx := keys[plan.keyOf[task.project]], gated[plan.keyOf[task.project]]
+		k, c := keys[plan.keyOf[task.project]], gated[plan.keyOf[task.project]]
 		for {
 			step, offset, ok := progress.nextStep(task)
 			if !ok {
 				break
 			}
-			jp, code := f.request(gctx, k, task, step, offset)
+			jp, code := f.request(c, k, task, step, offset)
 			if code != cli.ExitOK {
 				return code
 			}
@@ -86,7 +87,7 @@ func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*bac
 // fetcher is one run's fetching: what a request needs besides its task.
 type fetcher struct {
 	e         *backfillEnv
-	ctx       context.Context // the run's, without the gate
+	ctx       context.Context // the run's
 	plan      *backfillPlan
 	j         *journal
 	progress  *backfillProgress
@@ -95,7 +96,7 @@ type fetcher struct {
 
 // gate lets a request of key k through once the key's budget (with what
 // the exporter recorded in the state file) has room, waiting until then.
-func (f *fetcher) gate(k *backfillKey) func(context.Context) error {
+func (f *fetcher) gate(k *backfillKey) mintlify.Gate {
 	e := f.e
 	return func(ctx context.Context) error {
 		for {
@@ -120,15 +121,16 @@ func (f *fetcher) gate(k *backfillKey) func(context.Context) error {
 	}
 }
 
-// request makes one step of task, sitting out up to maxRateLimitWaits 429
-// answers in a row; any other failure ends the run (resumably).
-func (f *fetcher) request(gctx context.Context, k *backfillKey, task backfillTask, step string, offset int) (journalPage, int) {
+// request makes one step of task through c (k's client, gated by its
+// budget), sitting out up to maxRateLimitWaits 429 answers in a row; any
+// other failure ends the run (resumably).
+func (f *fetcher) request(c *mintlify.Client, k *backfillKey, task backfillTask, step string, offset int) (journalPage, int) {
 	e := f.e
 	interrupted := func() int {
 		return e.failf(cli.ExitError, "interrupted; %d of %d requests are done and kept in %s: run the same command again to continue", f.progress.done, f.progress.total, f.j.f.Name())
 	}
 	for limited := 0; ; limited++ {
-		jp, err := fetchStep(gctx, k.client, f.plan, task, step, offset, f.progress.previous(task, step, e.now()), e.now())
+		jp, err := fetchStep(f.ctx, c, f.plan, task, step, offset, f.progress.previous(task, step, e.now()), e.now())
 		switch {
 		case err == nil:
 			return jp, cli.ExitOK
