@@ -58,7 +58,7 @@ type countRecord struct {
 	Total float64 `json:"total"`
 }
 
-// rowRecord is one path of a walk; version 2 wrote its path as Path.
+// rowRecord is one path of a walk.
 type rowRecord struct {
 	Path  string  `json:"path"`
 	Human float64 `json:"human"`

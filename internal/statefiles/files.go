@@ -4,7 +4,7 @@
 //
 //   - STATE, the data cache: per unit (project id and collector) its
 //     schedule, health and the last good data of each window, with the
-//     walk in progress. Its schema and migrations are the engine's
+//     walk in progress. Its schema is the engine's
 //     (internal/engine/statefile.go); this package reads and writes its bytes.
 //   - STATE.ledger, the budget ledger (ledger.go): the requests of
 //     the last hour and the back-off per key fingerprint, never the key.
