@@ -18,26 +18,26 @@ const modulePath = "github.com/mintlify-exporter/mintlify_exporter"
 // edge must be added here on purpose; docs/development.md has the map.
 var allowedImports = map[string][]string{
 	".":                            {"internal/cmd/backfill", "internal/cmd/jobs", "internal/cmd/receiver", "internal/cmd/serve"},
-	"internal/cmd/receiver":        {"internal/atomicfile", "internal/boundedfile", "internal/cli", "internal/filelock", "internal/ids", "internal/mintlify", "internal/secret", "internal/trackfile"},
+	"internal/cmd/receiver":        {"internal/cli", "internal/ids", "internal/mintlify", "internal/safefile", "internal/secret", "internal/trackfile"},
 	"internal/cmd/serve":           {"collector", "config", "internal/cli", "internal/engine", "internal/exposition", "internal/kind", "internal/mintlify", "internal/mockapi", "internal/secret", "internal/trackfile"},
-	"internal/cmd/jobs":            {"config", "internal/boundedfile", "internal/cli", "internal/ids", "internal/mintlify", "internal/trackfile"},
-	"internal/cmd/backfill":        {"config", "internal/atomicfile", "internal/boundedfile", "internal/budget", "internal/cli", "internal/ids", "internal/kind", "internal/ledger", "internal/mintlify", "internal/secret", "internal/source"},
+	"internal/cmd/jobs":            {"config", "internal/cli", "internal/ids", "internal/mintlify", "internal/safefile", "internal/trackfile"},
+	"internal/cmd/backfill":        {"config", "internal/budget", "internal/cli", "internal/ids", "internal/kind", "internal/mintlify", "internal/safefile", "internal/secret", "internal/source", "internal/statefiles"},
 	"internal/cmd/serve/servetest": {"internal/cmd/serve"},
 	"internal/cli":                 {"config", "internal/ids", "internal/mintlify", "internal/secret"},
 	"collector":                    {"config", "internal/engine", "internal/kind", "internal/mintlify", "internal/source"},
 	"internal/engine":              {"config", "internal/budget", "internal/kind", "internal/mintlify", "internal/secret", "internal/source", "internal/statefiles"},
-	"internal/statefiles":          {"internal/atomicfile", "internal/boundedfile", "internal/filelock", "internal/ledger"},
+	"internal/statefiles":          {"internal/budget", "internal/safefile"},
 	"internal/source":              {"internal/kind", "internal/mintlify"},
-	"config":                       {"internal/boundedfile", "internal/ids", "internal/kind", "internal/mintlify", "internal/secret"},
+	"config":                       {"internal/ids", "internal/kind", "internal/mintlify", "internal/safefile", "internal/secret"},
 	"internal/mintlify":            {"internal/secret"},
-	"internal/trackfile":           {"internal/boundedfile", "internal/filelock", "internal/ids"},
+	"internal/trackfile":           {"internal/ids", "internal/safefile"},
 	"internal/testkit":             {"internal/cli", "internal/mockapi", "internal/toolcheck"},
 	"e2e/mockapi":                  {"internal/mockapi"},
 	"deploy/kubernetes/gen":        {"deploy"},
 	"deploy/helm/gen":              {"deploy"},
 	"packaging/gen":                {"packaging"},
 	// Packages of their own, importing nothing of the project.
-	"internal/boundedfile": nil, "internal/exposition": nil, "internal/kind": nil, "internal/ledger": {"internal/atomicfile", "internal/boundedfile", "internal/budget", "internal/filelock"}, "internal/mockapi": {"internal/kind"}, "internal/atomicfile": {"internal/boundedfile"}, "internal/budget": nil, "internal/filelock": nil,
+	"internal/safefile": nil, "internal/exposition": nil, "internal/kind": nil, "internal/mockapi": {"internal/kind"}, "internal/budget": nil,
 	"internal/ids": nil, "internal/leakcheck": nil, "internal/manualclock": nil, "internal/secret": nil,
 	"internal/toolcheck": nil, "dashboards": nil, "deploy": nil,
 	"packaging": nil,
@@ -181,19 +181,20 @@ func TestArchitecture(t *testing.T) {
 		}
 	}
 	for _, p := range metricsWithLedger(pkgs) {
-		t.Errorf("%s imports both client_golang and internal/ledger: the series and the budget ledger belong to different packages (the state files are internal/statefiles)", p)
+		t.Errorf("%s imports both client_golang and internal/statefiles: the series and the state files (the budget ledger among them) belong to different packages", p)
 	}
 }
 
 // metricsWithLedger are the packages whose non-test files import both
-// github.com/prometheus/client_golang and internal/ledger.
+// github.com/prometheus/client_golang and internal/statefiles, where the
+// budget ledger is.
 func metricsWithLedger(pkgs map[string]pkgImports) []string {
 	var both []string
 	for _, p := range slices.Sorted(maps.Keys(pkgs)) {
 		prom := slices.ContainsFunc(pkgs[p].external, func(ext string) bool {
 			return ext == "github.com/prometheus/client_golang" || strings.HasPrefix(ext, "github.com/prometheus/client_golang/")
 		})
-		if prom && slices.Contains(pkgs[p].code, "internal/ledger") {
+		if prom && slices.Contains(pkgs[p].code, "internal/statefiles") {
 			both = append(both, p)
 		}
 	}
@@ -204,8 +205,8 @@ func metricsWithLedger(pkgs map[string]pkgImports) []string {
 // collector did), and not one that imports either alone.
 func TestMetricsWithLedger(t *testing.T) {
 	pkgs := map[string]pkgImports{
-		"collector":           {code: []string{"internal/ledger", "internal/kind"}, external: []string{"github.com/prometheus/client_golang/prometheus", "time"}},
-		"internal/statefiles": {code: []string{"internal/ledger"}},
+		"collector":           {code: []string{"internal/statefiles", "internal/kind"}, external: []string{"github.com/prometheus/client_golang/prometheus", "time"}},
+		"internal/engine":     {code: []string{"internal/statefiles"}},
 		"internal/exposition": {external: []string{"github.com/prometheus/client_golang/prometheus/promhttp"}},
 	}
 	if got := metricsWithLedger(pkgs); !slices.Equal(got, []string{"collector"}) {

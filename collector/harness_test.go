@@ -33,7 +33,6 @@ const (
 // epoch is a fixed start so golden output and windows are reproducible.
 var epoch = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 
-
 type env struct {
 	t     *testing.T
 	clock *manualclock.Clock

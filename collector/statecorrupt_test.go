@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
 // TestCorruptLedgerIsReplaced: a corrupt ledger at start-up is moved
@@ -20,7 +20,7 @@ import (
 // shares the new ledger.
 func TestCorruptLedgerIsReplaced(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state.json")
-	l := ledger.For(state)
+	l := statefiles.LedgerFor(state)
 	if err := os.WriteFile(l.Path(), []byte("garbage{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestCorruptLedgerIsReplaced(t *testing.T) {
 		t.Errorf("%v failed ledger saves after the replacement", got)
 	}
 	w := budget.New(10, e.clock)
-	if err := l.Share("fp", "backfill", w, e.clock.Now(), func() { w.TryTake() }); err != nil {
+	if _, err := l.Take(t.Context(), "fp", "backfill", w, e.clock.Now()); err != nil {
 		t.Errorf("the backfill cannot share the new ledger: %v", err)
 	}
 	if aside, _ := filepath.Glob(l.Path() + ".corrupt-*"); len(aside) != 1 {

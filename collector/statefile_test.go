@@ -3,7 +3,6 @@ package collector_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -21,9 +20,9 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/toolcheck"
 )
@@ -145,7 +144,7 @@ func TestSecondExporterIsRefused(t *testing.T) {
 		t.Fatalf("second exporter: %v", err)
 	}
 	w := budget.New(10, clock)
-	if err := ledger.For(path).Share("fp", "backfill", w, clock.Now(), func() { w.TryTake() }); err != nil {
+	if _, err := statefiles.LedgerFor(path).Take(t.Context(), "fp", "backfill", w, clock.Now()); err != nil {
 		t.Fatalf("the backfill cannot share the ledger beside the exporter: %v", err)
 	}
 	first.Close()
@@ -169,13 +168,13 @@ func TestFutureTimesAreClamped(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Close()
-	fp := ledger.Fingerprint(testKey)
-	keys := ledger.Keys{}
-	keys.Set(fp, ledger.Exporter, []time.Time{year, year})
+	fp := statefiles.Fingerprint(testKey)
+	keys := statefiles.Keys{}
+	keys.Set(fp, statefiles.Exporter, []time.Time{year, year})
 	entry := keys[fp]
 	entry.PausedUntil = year
 	keys[fp] = entry
-	if err := ledger.For(path).Write(year, keys); err != nil {
+	if err := statefiles.LedgerFor(path).Write(year, keys); err != nil {
 		t.Fatal(err)
 	}
 	unit := fmt.Sprintf(`{"health":{"next_refresh":%q,"last_success":%q},"round":%q,"windows":{"month":{"data_time":%q,"hint":1}}}`,
@@ -317,68 +316,6 @@ func TestFailedSavesAreCountedAndLoggedOnce(t *testing.T) {
 	}
 }
 
-// TestStateFileOfVersion1IsRead: a state file of the previous release
-// (version 1, with the ledger inside) is read: its data is served at
-// once, and its requests move to the ledger, so the restart spends
-// nothing again.
-func TestStateFileOfVersion1IsRead(t *testing.T) {
-	clock := manualclock.New(epoch)
-	api := testAPI(t, clock, 5)
-	path := filepath.Join(t.TempDir(), "state.json")
-	e, _, err := startAt(t, api, path, clock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Refresh(t.Context())
-	e.Wait()
-	e.Close()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v2 map[string]json.RawMessage
-	if err := json.Unmarshal(b, &v2); err != nil {
-		t.Fatal(err)
-	}
-	keys, _, err := ledger.For(path).Read(clock.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	fp := ledger.Fingerprint(testKey)
-	spent := keys[fp].Writers[ledger.Exporter]
-	if len(spent) == 0 {
-		t.Fatal("nothing spent")
-	}
-	// Rewrite as version 1: the ledger inside, no ledger file.
-	orgs, _ := json.Marshal(map[string]any{fp: map[string]any{"requests": spent, "paused_until": time.Time{}}})
-	v2["version"], v2["orgs"] = json.RawMessage("1"), orgs
-	v1, _ := json.Marshal(v2)
-	if err := os.WriteFile(path, v1, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(ledger.For(path).Path()); err != nil {
-		t.Fatal(err)
-	}
-	before := api.Server.CountRequests(nil)
-	e, logs, err := startAt(t, api, path, clock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(logs.String(), "ignoring") {
-		t.Fatalf("the version 1 file was ignored:\n%s", logs)
-	}
-	e.Refresh(t.Context())
-	e.Wait()
-	if n := api.Server.CountRequests(nil) - before; n != 0 {
-		t.Errorf("the restart over a version 1 file cost %d requests", n)
-	}
-	e.Close()
-	keys, _, _ = ledger.For(path).Read(clock.Now())
-	if len(keys[fp].Writers[ledger.Exporter]) != len(spent) {
-		t.Errorf("the requests did not move to the ledger: %v", keys)
-	}
-}
-
 // refreshReturns runs Refresh under ctx and reports ctx's error as it was
 // when Refresh returned: nil if it did not wait for the deadline. A
 // Refresh that hangs fails the test at the test binary's own deadline.
@@ -461,7 +398,7 @@ func TestWalkSizesReachTheLedger(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state.json")
 	e := newEnv(t, oneProject, envOpts{statePath: state, sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 600}}})
 	e.scrape()
-	sites, err := ledger.For(state).Sites()
+	sites, err := statefiles.LedgerFor(state).Sites()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/filelock"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
@@ -22,15 +22,15 @@ import (
 // to an open file description) until the test ends or release is called.
 func holdLock(t *testing.T, state string) (release func()) {
 	t.Helper()
-	f, err := os.OpenFile(ledger.For(state).LockPath(), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(statefiles.LedgerFor(state).LockPath(), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := filelock.Lock(f, true); err != nil {
+	if err := safefile.Lock(f, true); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	return func() { _ = filelock.Unlock(f) }
+	return func() { _ = safefile.Unlock(f) }
 }
 
 // TestShutdownEndsWhileTheLedgerLockIsHeld: with STATE.lock held by
@@ -90,7 +90,7 @@ func TestHeldLedgerLockIsAFailedSave(t *testing.T) {
 	if n := strings.Count(logs, "writing the ledger file failed"); n != 1 {
 		t.Errorf("%d warnings, want 1:\n%s", n, logs)
 	}
-	lockPath := ledger.For(state).LockPath()
+	lockPath := statefiles.LedgerFor(state).LockPath()
 	if !strings.Contains(logs, lockPath+" is locked by") {
 		t.Errorf("the warning does not name %s:\n%s", lockPath, logs)
 	}

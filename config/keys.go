@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 )
 
@@ -72,7 +72,7 @@ func (k Key) Read(getenv func(string) string) (secret.Secret, error) {
 		// At most MaxKeyFileSize+1 bytes, regular files only, within
 		// FileReadTimeout. Errors name the file, never its content.
 		b, err := readBounded(k.APIKeyFile, "api_key_file", MaxKeyFileSize)
-		if tl := (*boundedfile.TooLargeError)(nil); errors.As(err, &tl) {
+		if tl := (*safefile.TooLargeError)(nil); errors.As(err, &tl) {
 			return secret.Secret{}, fmt.Errorf("%w, too large to be an API key", err)
 		}
 		if err != nil {

@@ -3,7 +3,7 @@ package config
 import (
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
 // Bounds on the files the exporter reads at start and on every reload.
@@ -20,9 +20,9 @@ const (
 )
 
 // readBounded reads the regular file at path, at most limit bytes, within
-// FileReadTimeout (see boundedfile: a FIFO, device, socket or directory
+// FileReadTimeout (see safefile: a FIFO, device, socket or directory
 // is refused without reading, and so is a file over limit). what names
 // the setting the path came from, for the messages.
 func readBounded(path, what string, limit int64) ([]byte, error) {
-	return boundedfile.ReadWithin(path, what, limit, FileReadTimeout)
+	return safefile.ReadWithin(path, what, limit, FileReadTimeout)
 }

@@ -20,22 +20,21 @@ type perWindow struct {
 	code     source.Fetched
 	project  string // label value
 	id       string // upstream project id
-	client   *mintlify.Client
 	settings source.Settings
 }
 
 func (p *perWindow) cost(ws *windowState) int { return p.code.Cost(ws.Payload) }
 
-func (p *perWindow) fetch(ctx context.Context, ws *windowState, r mintlify.DateRange, now time.Time) (source.Payload, error) {
-	return p.code.Fetch(ctx, source.Query{Client: p.client, Project: p.id, Range: r, Old: ws.Payload, Now: now, Settings: p.settings})
+func (p *perWindow) fetch(ctx context.Context, c *mintlify.Client, ws *windowState, r mintlify.DateRange, now time.Time) (source.Payload, error) {
+	return p.code.Fetch(ctx, source.Query{Client: c, Project: p.id, Range: r, Old: ws.Payload, Now: now, Settings: p.settings})
 }
 
-func (p *perWindow) advance(ctx context.Context, ws *windowState, w windowSpec, now time.Time) (bool, error) {
+func (p *perWindow) advance(ctx context.Context, c *mintlify.Client, ws *windowState, w windowSpec, now time.Time) (bool, error) {
 	r := rangeFor(ws, w, now)
-	pl, err := p.fetch(ctx, ws, r, now)
+	pl, err := p.fetch(ctx, c, ws, r, now)
 	if refusedFuture(ws, r, err) {
 		r = rangeFor(ws, w, now)
-		pl, err = p.fetch(ctx, ws, r, now)
+		pl, err = p.fetch(ctx, c, ws, r, now)
 		if errors.Is(err, mintlify.ErrSweepStopped) && ctx.Err() == nil {
 			return false, nil // no budget left for the retry: it runs next
 		}

@@ -57,7 +57,7 @@ type Options struct {
 	// "ledger"), failed when err is not nil; nil for none.
 	OnSave func(file string, err error, at time.Time)
 	// LockWait bounds each wait for the ledger's lock; 0 for the ledger's
-	// own bound (internal/ledger's MaxLockWait).
+	// own bound (statefiles.MaxLockWait).
 	LockWait time.Duration
 	// DefaultCollectors are the analytics collectors of projects whose
 	// config lists none (the --collector.* flags); nil means pageviews.
@@ -323,11 +323,11 @@ func (b *builder) project(pr config.Project) error {
 // the others (internal/source).
 func (b *builder) fetcher(k kind.Kind, id, label string, ks *keyState, settings source.Settings, filter PathFilter) (fetcher, error) {
 	if code, ok := source.Lookup(k.Name); ok {
-		return &perWindow{kind: k, code: code, project: label, id: id, client: ks.client, settings: settings}, nil
+		return &perWindow{kind: k, code: code, project: label, id: id, settings: settings}, nil
 	}
 	if walked, ok := source.LookupWalked(k.Name); ok {
 		g := b.cfg.Global
-		return &pageViews{kind: walked.Rows, project: label, id: id, client: ks.client, filter: filter,
+		return &pageViews{kind: walked.Rows, project: label, id: id, filter: filter,
 			opts: walkSettings{pageSize: g.PageSize, concurrency: g.PageConcurrency, maxPages: g.MaxPages}}, nil
 	}
 	return nil, fmt.Errorf("project %q: collector %q has no code in internal/source", label, k.Name)

@@ -4,12 +4,11 @@ package engine
 // refresh does when it reserves its requests: under the ledger's lock,
 // the ledger rewritten, no data changed.
 func (e *Engine) ChargeForTest() {
-	e.saveWith(func() bool {
-		e.storeMu.Lock()
-		defer e.storeMu.Unlock()
-		for _, o := range e.orgs {
-			o.budget.TryTake()
-		}
-		return true
-	})
+	tx := e.beginLedger()
+	e.storeMu.Lock()
+	for _, o := range e.orgs {
+		o.budget.TryTake()
+	}
+	e.storeMu.Unlock()
+	e.endLedger(tx, true)
 }

@@ -173,11 +173,10 @@ func (e *Engine) drain(o *org) {
 		var res *budget.Reservation
 		// Reserve after counting the requests the backfill made with the
 		// key, and save what is reserved as spent, should the process die
-		// now: both under the state file's lock.
-		e.saveWith(func() bool {
-			u, res = k.next(now)
-			return u != nil
-		})
+		// now: both under the ledger's lock.
+		tx := e.beginLedger()
+		u, res = k.next(now)
+		e.endLedger(tx, u != nil)
 		if u == nil {
 			return
 		}

@@ -14,7 +14,6 @@ type pageViews struct {
 	kind    mintlify.RowsKind
 	project string // label value
 	id      string // upstream project id
-	client  *mintlify.Client
 	opts    walkSettings
 	filter  PathFilter
 }
@@ -91,7 +90,7 @@ const firstWalkReserve = 8
 // advance continues the window's walk, or starts one, with the requests
 // the gate lets through. A walk that is not done keeps its pages for the
 // next run.
-func (p *pageViews) advance(ctx context.Context, ws *windowState, w windowSpec, now time.Time) (bool, error) {
+func (p *pageViews) advance(ctx context.Context, c *mintlify.Client, ws *windowState, w windowSpec, now time.Time) (bool, error) {
 	var walk *mintlify.Walk
 	if ws.Walk != nil {
 		// A walk keeps its range, also across midnight or the end of the
@@ -115,11 +114,11 @@ func (p *pageViews) advance(ctx context.Context, ws *windowState, w windowSpec, 
 		// in flight.
 		opts.ExpectedPages = 1
 	}
-	err := p.client.Continue(ctx, p.id, walk, opts)
+	err := c.Continue(ctx, p.id, walk, opts)
 	if walk.Requests == 0 && refusedFuture(ws, walk.Range, err) {
 		// No page of the walk was read: start it again with dateTo = now.
 		walk = mintlify.NewWalk(p.kind, rangeFor(ws, w, now), p.opts.pageSize)
-		err = p.client.Continue(ctx, p.id, walk, opts)
+		err = c.Continue(ctx, p.id, walk, opts)
 	}
 	if walk.Requests > before {
 		ws.Progress = now

@@ -24,21 +24,26 @@ import (
 // record in it that fails its checks is dropped (statecheck.go).
 const (
 	// stateVersion 3: the windows are the exporter's own types
-	// (statefile.go). Version 2 files (the API client's types inside) and
-	// version 1 files (the ledger inside, moved out to STATE.ledger) are
-	// read and migrated (statev2.go).
+	// (statefile.go), as 0.1.0 wrote them (testdata/v0.1.0). Versions 1
+	// and 2 were written only by development builds before 0.1.0: they
+	// are refused (preReleaseVersionError), not migrated.
 	stateVersion = 3
 	stateKind    = "mintlify_exporter state"
 )
 
+// preReleaseVersionError is a state file of a format no release wrote.
+type preReleaseVersionError struct{ version int }
+
+func (e preReleaseVersionError) Error() string {
+	return fmt.Sprintf("version %d, written by a development build before 0.1.0, which this exporter does not read: move the file aside or delete it, and the exporter fetches its data again", e.version)
+}
+
 type stateFile struct {
-	Kind    string    `json:"kind"`
-	Version int       `json:"version"`
-	Saved   time.Time `json:"saved"`
-	// Orgs is version 1's ledger, read to move it to STATE.ledger.
-	Orgs  map[string]statefiles.V1Key `json:"orgs,omitempty"`
-	Units map[string]json.RawMessage  `json:"units"`
-	units map[unitID]*unitSnapshot    // decoded Units
+	Kind    string                     `json:"kind"`
+	Version int                        `json:"version"`
+	Saved   time.Time                  `json:"saved"`
+	Units   map[string]json.RawMessage `json:"units"`
+	units   map[unitID]*unitSnapshot   // decoded Units
 }
 
 type unitSnapshot struct {
@@ -70,12 +75,7 @@ func (e *Engine) openState(cfg *config.Config) error {
 	if path == "" {
 		return nil
 	}
-	observe := func(file string, err error) {
-		if e.opts.OnSave != nil {
-			e.opts.OnSave(file, err, e.clock.Now())
-		}
-	}
-	files, err := statefiles.Open(path, e.log, observe)
+	files, err := statefiles.Open(path, e.log)
 	if err != nil {
 		return err
 	}
@@ -94,15 +94,11 @@ func (e *Engine) openState(cfg *config.Config) error {
 		e.saved = st
 		e.log.Info("state loaded", "path", path, "saved", st.Saved, "units", len(st.units))
 		e.warnDropped(dropped)
-		if st.Version < stateVersion || len(dropped) > 0 {
+		if len(dropped) > 0 {
 			e.savedAt = -1 // written again, in this version and without them, at the first save
 		}
 	}
-	var v1 map[string]statefiles.V1Key
-	if st != nil {
-		v1 = st.Orgs
-	}
-	keys, clamped := files.ReadLedger(now, v1, max(backoffMax, breakerMax))
+	keys, clamped := files.ReadLedger(now, max(backoffMax, breakerMax))
 	e.ledgerKeys = keys
 	if e.saved != nil {
 		clamped += e.saved.clamp(now, time.Duration(cfg.Global.MaxRefreshInterval))
@@ -194,8 +190,11 @@ func readState(files *statefiles.Files, now time.Time) (st *stateFile, dropped [
 	if st.Kind != stateKind {
 		return nil, nil, fmt.Errorf("not a state file of this exporter (kind %q)", mintlify.EscapeText(st.Kind))
 	}
-	if st.Version < 1 || st.Version > stateVersion {
-		return nil, nil, fmt.Errorf("version %d, this program reads versions 1 to %d", st.Version, stateVersion)
+	if st.Version == 1 || st.Version == 2 {
+		return nil, nil, preReleaseVersionError{st.Version}
+	}
+	if st.Version != stateVersion {
+		return nil, nil, fmt.Errorf("version %d, this program reads version %d", st.Version, stateVersion)
 	}
 	st.units = map[unitID]*unitSnapshot{}
 	for k, raw := range st.Units {
@@ -277,7 +276,7 @@ func (s *savedState) restoreUnit(id unitID) *unitState {
 // counted, never fatal: the exporter works without the files, and a
 // restart loads the last ones written.
 func (e *Engine) save() {
-	e.saveWith(nil)
+	e.saveLedger()
 	e.saveData()
 	e.saveSites()
 }
@@ -297,7 +296,7 @@ const walkSaveInterval = time.Minute
 // soon as the refresh pauses; a crash in between loses at most a minute of
 // them, never the record of the requests.
 func (e *Engine) saveProgress(settled bool) {
-	e.saveWith(nil)
+	e.saveLedger()
 	e.saveMu.Lock()
 	due := !e.clock.Now().Before(e.dataWritten.Add(walkSaveInterval))
 	e.saveMu.Unlock()
@@ -307,40 +306,68 @@ func (e *Engine) saveProgress(settled bool) {
 	}
 }
 
-// saveWith updates the ledger, under its lock: it counts the requests
-// other processes recorded for each key as the organization's foreign
-// ones, runs reserve (when not nil; a reservation then sees every request
-// made with the key), and records the organizations' own requests and
-// back-offs, unless reserve reports false. A ledger that cannot be used
-// does not stop reserve.
-func (e *Engine) saveWith(reserve func() bool) {
+// saveLedger records the organizations' requests and back-offs in the
+// ledger (an update with nothing reserved).
+func (e *Engine) saveLedger() {
+	e.endLedger(e.beginLedger(), true)
+}
+
+// beginLedger starts an update of the ledger: it takes the ledger's lock,
+// reads it, and counts the requests other processes recorded for each
+// key as the organization's foreign ones, so that a reservation made
+// before endLedger sees every request made with the key. The update (nil
+// without state files, or when the ledger cannot be used: a reservation
+// goes on without it, and the failure is reported) ends with endLedger,
+// which must follow.
+func (e *Engine) beginLedger() *statefiles.Txn {
 	if e.files == nil {
-		if reserve != nil {
-			reserve()
-		}
-		return
+		return nil
 	}
-	e.saveMu.Lock()
-	defer e.saveMu.Unlock()
+	e.saveMu.Lock() // until endLedger
 	ctx, cancel := e.lockContext()
 	defer cancel()
-	seen := func(foreign func(fp string) []time.Time) {
-		e.storeMu.Lock()
-		defer e.storeMu.Unlock()
-		for fp, o := range e.orgs {
-			o.budget.SetForeign(foreign(fp))
-		}
+	tx, err := e.files.BeginLedger(ctx, e.clock.Now())
+	if err != nil {
+		e.reportSave(statefiles.LedgerFile, err)
+		return nil
 	}
-	own := func() map[string]statefiles.Own {
-		e.storeMu.Lock()
-		defer e.storeMu.Unlock()
-		m := make(map[string]statefiles.Own, len(e.orgs))
-		for fp, o := range e.orgs {
-			m[fp] = statefiles.Own{Requests: o.budget.Times(), PausedUntil: o.pausedUntil()}
-		}
-		return m
+	e.storeMu.Lock()
+	defer e.storeMu.Unlock()
+	for fp, o := range e.orgs {
+		o.budget.SetForeign(tx.Foreign(fp, statefiles.Exporter))
 	}
-	e.files.UpdateLedger(ctx, e.clock.Now(), seen, reserve, own)
+	return tx
+}
+
+// endLedger ends the update beginLedger started: with commit, it records
+// the organizations' own requests and back-offs and writes the ledger;
+// without, it writes nothing.
+func (e *Engine) endLedger(tx *statefiles.Txn, commit bool) {
+	if e.files == nil {
+		return
+	}
+	defer e.saveMu.Unlock()
+	if tx == nil {
+		return
+	}
+	if !commit {
+		tx.Abort()
+		return
+	}
+	e.storeMu.Lock()
+	for fp, o := range e.orgs {
+		tx.Record(fp, statefiles.Exporter, o.budget.Times())
+		tx.SetPause(fp, o.pausedUntil())
+	}
+	e.storeMu.Unlock()
+	e.reportSave(statefiles.LedgerFile, e.files.CommitLedger(tx))
+}
+
+// reportSave tells Options.OnSave of a write of a state file.
+func (e *Engine) reportSave(file string, err error) {
+	if e.opts.OnSave != nil {
+		e.opts.OnSave(file, err, e.clock.Now())
+	}
 }
 
 // saveData writes the data cache if a unit's state changed since it was
@@ -375,7 +402,9 @@ func (e *Engine) saveData() {
 		}
 		st.Units[id.String()] = raw
 	}
-	if err := e.files.WriteData(&st); err == nil {
+	err := e.files.WriteData(&st)
+	e.reportSave(statefiles.DataFile, err)
+	if err == nil {
 		e.savedAt = changes
 	}
 }
@@ -402,7 +431,9 @@ func (e *Engine) saveSites() {
 	defer e.saveMu.Unlock()
 	ctx, cancel := e.lockContext()
 	defer cancel()
-	e.files.SetSites(ctx, e.clock.Now(), sites)
+	if written, err := e.files.SetSites(ctx, e.clock.Now(), sites); written || err != nil {
+		e.reportSave(statefiles.LedgerFile, err)
+	}
 }
 
 // encode returns the unit's state as JSON, re-encoding only when it

@@ -124,7 +124,7 @@ func TestStateRecordsAreCheckedOneByOne(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	files, err := statefiles.Open(path, slog.New(slog.DiscardHandler), nil)
+	files, err := statefiles.Open(path, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,8 @@ import (
 // types, every field with a json tag (TestStateSchemaIsTagged), so that a
 // change of the API client's types cannot change what is on disk. A
 // change here that older files cannot be read into bumps stateVersion,
-// with a migration below.
+// with a migration below and a test reading the released fixture
+// (testdata/v0.1.0, never regenerated).
 
 // windowRecord is one window as stored.
 type windowRecord struct {
@@ -25,12 +26,9 @@ type windowRecord struct {
 	Walk          *walkRecord     `json:"walk,omitempty"`
 	Range         *rangeRecord    `json:"range,omitempty"`
 	Payload       json.RawMessage `json:"payload,omitempty"` // the kind's (internal/source)
-
-	v2Payloads // read only, to migrate them (statev2.go)
 }
 
-// rangeRecord is a date range. Version 2 wrote From and To; JSON keys
-// match their fields whatever their case, so those read here too.
+// rangeRecord is a date range.
 type rangeRecord struct {
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
@@ -60,7 +58,7 @@ type countRecord struct {
 	Total float64 `json:"total"`
 }
 
-// rowRecord is one path of a walk; version 2 wrote its path as Path.
+// rowRecord is one path of a walk.
 type rowRecord struct {
 	Path  string  `json:"path"`
 	Human float64 `json:"human"`
@@ -129,9 +127,6 @@ func (rec *windowRecord) window(collector string, now time.Time) (*windowState, 
 	if rec.Range != nil {
 		r := rec.Range.dateRange()
 		ws.Range = &r
-	}
-	if err := rec.migrate(); err != nil {
-		return nil, err
 	}
 	if len(rec.Payload) > 0 {
 		p, err := source.Decode(collector, rec.Payload, now)

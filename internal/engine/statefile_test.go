@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
 // TestChargingWritesOnlyTheLedger: with 100 000 paths cached, reserving
@@ -31,7 +31,7 @@ func TestChargingWritesOnlyTheLedger(t *testing.T) {
 	if err != nil || fi.Size() < 4<<20 {
 		t.Fatalf("the state file should hold the 100 000 paths: %v", err)
 	}
-	l := ledger.For(state)
+	l := statefiles.LedgerFor(state)
 	before, _ := os.Stat(l.Path())
 	// The next charge: the key's budget is reserved under the ledger's
 	// lock, before any data changes.

@@ -13,7 +13,7 @@ const closeLockWait = 2 * time.Second
 // lockContext is what a wait for the ledger's lock ends with: the
 // exporter's context while it runs (Close cancels it), then a short bound
 // of its own, for the last save. The ledger bounds every wait as well
-// (internal/ledger's MaxLockWait).
+// (statefiles.MaxLockWait).
 func (e *Engine) lockContext() (context.Context, context.CancelFunc) {
 	if e.ctx != nil && e.ctx.Err() == nil {
 		return e.ctx, func() {}

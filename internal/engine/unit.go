@@ -127,8 +127,9 @@ func (s *unitState) window(w windowSpec) *windowState {
 type fetcher interface {
 	// cost is how many requests the window still needs this round.
 	cost(ws *windowState) int
-	// advance fetches for the window; done reports that new data landed.
-	advance(ctx context.Context, ws *windowState, w windowSpec, now time.Time) (done bool, err error)
+	// advance fetches for the window through c (the key's client, gated
+	// by the unit's grant); done reports that new data landed.
+	advance(ctx context.Context, c *mintlify.Client, ws *windowState, w windowSpec, now time.Time) (done bool, err error)
 }
 
 // unit is one analytics collector of one project under the current
@@ -235,7 +236,8 @@ func (u *unit) dueAt() time.Time {
 func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) (settled bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, u.timing.refreshTimeout)
 	defer cancel()
-	ctx = mintlify.WithGate(ctx, func(ctx context.Context) error {
+	// Every request (retries included) takes one of the grant's.
+	client := u.key.client.Gated(func(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -266,7 +268,7 @@ func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) 
 		// never held up by requests; it clones what it changes.
 		var done bool
 		refused := work.RefusedFuture
-		done, err = u.src.advance(ctx, &work, w, now)
+		done, err = u.src.advance(ctx, client, &work, w, now)
 		if !work.RefusedFuture.Equal(refused) {
 			u.log.Warn("the API refused a dateTo in the future (400); the month-to-date counters ask for dateTo = now (RFC 3339) this month, and are only as exact as the API's time resolution",
 				"month", work.RefusedFuture.Format("2006-01"))

@@ -226,6 +226,11 @@ const (
 // Totals.Total is de-duplicated across traffic types, so it is not
 // Human + AI.
 func (c *Client) Rows(ctx context.Context, kind RowsKind, projectID string, r DateRange, limit, offset int) (*PageViewsPage, error) {
+	return c.rows(ctx, kind, projectID, r, limit, offset, false)
+}
+
+// rows is Rows; prepaid says the first attempt already passed the gate.
+func (c *Client) rows(ctx context.Context, kind RowsKind, projectID string, r DateRange, limit, offset int, prepaid bool) (*PageViewsPage, error) {
 	if kind != Views && kind != Visitors {
 		return nil, fmt.Errorf("mintlify: unknown rows endpoint %q", kind)
 	}
@@ -250,6 +255,7 @@ func (c *Client) Rows(ctx context.Context, kind RowsKind, projectID string, r Da
 		path:       analyticsPath(projectID, string(kind)),
 		query:      q,
 		idempotent: true,
+		prepaid:    prepaid,
 	}
 	if kind == Visitors {
 		w := wireVisitorsPage{Visitors: newRows[wireViewRow]("visitors", limit)}

@@ -70,6 +70,7 @@ type Client struct {
 	maxBody   int64
 	observe   Observer
 	logger    *slog.Logger
+	gate      Gate // nil: requests are not gated (see Gated)
 }
 
 // New validates the options (the key's type among them) and returns a Client.
@@ -170,30 +171,19 @@ func NewHTTPClient() *http.Client {
 // documents no redirect, so a 3xx is an unusable response.
 func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
-type gateKey struct{}
+// Gate lets one HTTP attempt through, or refuses it with an error: the
+// exporter and the backfill take one request of the key's budget here.
+type Gate func(ctx context.Context) error
 
-// WithGate returns a context under which every HTTP attempt the client
-// makes (retries included) first calls gate; an error from gate stops the
-// call with an error wrapping ErrSweepStopped. The exporter takes a budget
-// token here.
-func WithGate(ctx context.Context, gate func(context.Context) error) context.Context {
-	if gate == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, gateKey{}, gate)
+// Gated returns a client that makes the requests of c, each HTTP attempt
+// (retries included) first passing gate: an error from gate stops the call
+// with an error wrapping ErrSweepStopped. c itself is unchanged; a nil
+// gate lets every attempt through.
+func (c *Client) Gated(gate Gate) *Client {
+	g := *c
+	g.gate = gate
+	return &g
 }
-
-// gateOf returns the gate WithGate put in ctx, or nil.
-func gateOf(ctx context.Context) func(context.Context) error {
-	g, _ := ctx.Value(gateKey{}).(func(context.Context) error)
-	return g
-}
-
-type prepaidKey struct{}
-
-// prepaid marks a call whose first attempt the caller has already passed
-// through the gate; retries still go through it.
-func prepaid(ctx context.Context) context.Context { return context.WithValue(ctx, prepaidKey{}, true) }
 
 // request is one logical API call; do() turns it into attempts.
 type request struct {
@@ -214,6 +204,9 @@ type request struct {
 	// readStream) instead of from the whole body in memory; out is then
 	// unused.
 	stream streamDecoder
+	// prepaid: the caller already passed the first attempt through the
+	// gate (a walk asks it in page order); retries still go through it.
+	prepaid bool
 }
 
 // do performs r and decodes a 2xx JSON body into out.
@@ -223,15 +216,14 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 		return err
 	}
 	var lastErr error
-	gate := gateOf(ctx)
-	paid, _ := ctx.Value(prepaidKey{}).(bool)
+	gate := c.gate
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
 			if err := c.backoff(ctx, attempt); err != nil {
 				return errors.Join(lastErr, err)
 			}
 		}
-		if gate != nil && (attempt > 0 || !paid) {
+		if gate != nil && (attempt > 0 || !r.prepaid) {
 			// Every attempt, retries included, is a request the upstream
 			// counts against the caller's budget.
 			if err := gate(ctx); err != nil {

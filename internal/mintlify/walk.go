@@ -18,7 +18,7 @@ const (
 	DefaultWalkMaxPages    = 400 // 100 000 paths at 250 a page
 )
 
-// ErrSweepStopped wraps an error returned by a WithGate gate: the caller
+// ErrSweepStopped wraps an error returned by a client's Gate: the caller
 // refused a request (its budget for now is spent, or it is shutting down).
 var ErrSweepStopped = errors.New("walk stopped before a request")
 
@@ -119,7 +119,7 @@ type WalkOptions struct {
 }
 
 // Continue reads pages of w from w.Next on, until the walk is done, the
-// gate in ctx (see WithGate) refuses a request, or a request fails. A
+// client's gate (see Gated) refuses a request, or a request fails. A
 // refused request is no error: Continue returns nil with the walk not done,
 // and a later call resumes it. Pages are applied to the walk in order; a
 // page read after one that failed is not kept, the walk resumes at the
@@ -335,7 +335,7 @@ func (r *walkRun) take(ctx context.Context) int {
 			// The gate is asked here, in page order, so the pages that
 			// get a request are always the first ones: none read past a
 			// refused page would have to be thrown away.
-			if gate := gateOf(ctx); gate != nil {
+			if gate := r.c.gate; gate != nil {
 				if err := gate(ctx); err != nil {
 					// Pages in flight were paid for: let them land.
 					r.refused = fmt.Errorf("%w: %w", ErrSweepStopped, err)
@@ -397,7 +397,7 @@ func (r *walkRun) worker(ctx context.Context) {
 		if idx < 0 {
 			return
 		}
-		p, err := r.c.Rows(prepaid(ctx), r.w.Kind, r.project, r.w.Range, r.w.PageSize, idx*r.w.PageSize)
+		p, err := r.c.rows(ctx, r.w.Kind, r.project, r.w.Range, r.w.PageSize, idx*r.w.PageSize, true)
 		r.done(idx, p, err)
 	}
 }

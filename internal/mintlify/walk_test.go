@@ -160,7 +160,7 @@ func TestWalkResumes(t *testing.T) {
 		}
 		left := 7
 		var mu sync.Mutex
-		ctx := WithGate(context.Background(), func(context.Context) error {
+		gc := c.Gated(func(context.Context) error {
 			mu.Lock()
 			defer mu.Unlock()
 			if left == 0 {
@@ -169,7 +169,7 @@ func TestWalkResumes(t *testing.T) {
 			left--
 			return nil
 		})
-		if err := c.Continue(ctx, "p", w, WalkOptions{ExpectedPages: 40}); err != nil {
+		if err := gc.Continue(context.Background(), "p", w, WalkOptions{ExpectedPages: 40}); err != nil {
 			t.Fatalf("go %d: a refused request is no error: %v", goes, err)
 		}
 		// Save and load between goes, as a restart would.
@@ -232,14 +232,14 @@ func TestWalkErrors(t *testing.T) {
 		site := &pagedSite{n: 1000, failOffset: -1}
 		c, _ := newTestClient(t, site)
 		var n atomic.Int32
-		ctx := WithGate(context.Background(), func(context.Context) error {
+		gc := c.Gated(func(context.Context) error {
 			if n.Add(1) > 2 {
 				return errors.New("budget spent")
 			}
 			return nil
 		})
 		w := NewWalk(Views, day, 0)
-		if err := c.Continue(ctx, "p", w, WalkOptions{Concurrency: 1}); err != nil {
+		if err := gc.Continue(context.Background(), "p", w, WalkOptions{Concurrency: 1}); err != nil {
 			t.Fatalf("err = %v", err)
 		}
 		if site.calls.Load() != 2 || w.Next != 2 || w.Done() {
@@ -253,13 +253,13 @@ func TestWalkErrors(t *testing.T) {
 		var n atomic.Int32
 		// The gate sees the context end after two pages, as a refresh
 		// whose deadline passes between requests does.
-		gated := WithGate(ctx, func(ctx context.Context) error {
+		gated := c.Gated(func(ctx context.Context) error {
 			if n.Add(1) > 2 {
 				cancel()
 			}
 			return ctx.Err()
 		})
-		err := c.Continue(gated, "p", NewWalk(Views, day, 0), WalkOptions{Concurrency: 1})
+		err := gated.Continue(ctx, "p", NewWalk(Views, day, 0), WalkOptions{Concurrency: 1})
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want the context's error", err)
 		}
@@ -268,13 +268,13 @@ func TestWalkErrors(t *testing.T) {
 		site := &pagedSite{n: 1000, failOffset: 0}
 		c, _ := newTestClient(t, site, func(o *Options) { o.MaxRetries = 1; o.RetryBase = time.Millisecond })
 		var n atomic.Int32
-		ctx := WithGate(context.Background(), func(context.Context) error {
+		gc := c.Gated(func(context.Context) error {
 			if n.Add(1) > 1 {
 				return errors.New("budget spent")
 			}
 			return nil
 		})
-		err := c.Continue(ctx, "p", NewWalk(Views, day, 0), WalkOptions{Concurrency: 1})
+		err := gc.Continue(context.Background(), "p", NewWalk(Views, day, 0), WalkOptions{Concurrency: 1})
 		if !IsServerError(err) {
 			t.Fatalf("err = %v, want the 500", err)
 		}
@@ -291,11 +291,11 @@ func TestGateCountsRetries(t *testing.T) {
 		fmt.Fprint(w, `{"totals":{"human":1,"ai":1,"total":2},"views":[],"hasMore":false}`)
 	}))
 	var gated atomic.Int32
-	ctx := WithGate(context.Background(), func(context.Context) error {
+	gc := c.Gated(func(context.Context) error {
 		gated.Add(1)
 		return nil
 	})
-	if _, err := walkAll(ctx, c, WalkOptions{}, 0); err != nil {
+	if _, err := walkAll(context.Background(), gc, WalkOptions{}, 0); err != nil {
 		t.Fatal(err)
 	}
 	if gated.Load() != calls.Load() || calls.Load() != 2 {
@@ -328,5 +328,24 @@ func TestMonthToDate(t *testing.T) {
 		if !r.Days || !r.From.Equal(day(c.from)) || !r.To.Equal(day(c.to)) || r.From.Location() != time.UTC || r.To.Location() != time.UTC {
 			t.Errorf("MonthToDate(%s) = %+v, want [%s, %s) in UTC day dates", c.at, r, c.from, c.to)
 		}
+	}
+}
+
+// TestGatedLeavesTheClientAlone: a gated client's requests pass its gate;
+// the client it was made from, and another gated copy, keep their own.
+func TestGatedLeavesTheClientAlone(t *testing.T) {
+	site := &pagedSite{n: 100, failOffset: -1}
+	c, _ := newTestClient(t, site)
+	refused := c.Gated(func(context.Context) error { return errors.New("no budget") })
+	if _, err := refused.Rows(context.Background(), Views, "p", day, 10, 0); !errors.Is(err, ErrSweepStopped) || site.calls.Load() != 0 {
+		t.Fatalf("gated: %v after %d calls, want ErrSweepStopped before any", err, site.calls.Load())
+	}
+	var passed atomic.Int32
+	counted := c.Gated(func(context.Context) error { passed.Add(1); return nil })
+	if _, err := counted.Rows(context.Background(), Views, "p", day, 10, 0); err != nil || passed.Load() != 1 {
+		t.Fatalf("another gated copy: %v, gate passed %d times, want 1", err, passed.Load())
+	}
+	if _, err := c.Rows(context.Background(), Views, "p", day, 10, 0); err != nil || passed.Load() != 1 || site.calls.Load() != 2 {
+		t.Fatalf("the client itself: %v, gate passed %d, calls %d; want ungated", err, passed.Load(), site.calls.Load())
 	}
 }

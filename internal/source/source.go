@@ -38,7 +38,7 @@ type Fetched interface {
 	// reserves of the budget for it.
 	Cost(old Payload) int
 	// Fetch asks the API for the window of q and returns its new payload.
-	// Each request passes the gate of q.Ctx (mintlify.WithGate), which
+	// Each request passes the gate of q.Client (mintlify.(*Client).Gated), which
 	// charges it to the budget. When the gate stops it (an error wrapping
 	// mintlify.ErrSweepStopped), a kind may return, beside the error, a
 	// payload of what it finished, every part of it whole: the exporter

@@ -1,25 +1,24 @@
-// Package statefiles keeps the exporter's state files beside
-// --storage.path (STATE), and knows nothing of Prometheus: the exporter
-// reports their saves into its metrics through the callback it gives
-// Open.
+// Package statefiles keeps the state files beside --storage.path
+// (STATE), and knows nothing of Prometheus: its functions return what a
+// save did, which the exporter reports into its metrics.
 //
 //   - STATE, the data cache: per unit (project id and collector) its
 //     schedule, health and the last good data of each window, with the
-//     walk in progress. Its schema and migrations are the engine's
+//     walk in progress. Its schema is the engine's
 //     (internal/engine/statefile.go); this package reads and writes its bytes.
-//   - STATE.ledger, the budget ledger (internal/ledger): the requests of
+//   - STATE.ledger, the budget ledger (ledger.go): the requests of
 //     the last hour and the back-off per key fingerprint, never the key.
 //     A few kilobytes, rewritten on every charged request; the backfill
 //     records its requests there too.
 //   - STATE.lock, the ledger's lock, and STATE.owner, held by the one
 //     exporter that uses these files for as long as it runs (owner.go).
 //
-// Files are JSON, versioned, written whole (internal/atomicfile), read
+// Files are JSON, versioned, written whole (internal/safefile), read
 // only as regular files of bounded size. A path that exists as anything
 // but a regular file (a link, a device, a FIFO, a directory) stops the
 // exporter at start-up: it is never opened nor replaced. A bad ledger is
 // moved aside and replaced at once, the hour counted as spent
-// (internal/ledger); a data cache that cannot be read is moved aside
+// (ledgerrecover.go); a data cache that cannot be read is moved aside
 // too (MoveDataAside), and the exporter starts afresh.
 package statefiles
 
@@ -27,22 +26,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"io/fs"
 	"log/slog"
 	"maps"
+	"os"
 	"sync"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
 // The files a save writes, as the exporter's metrics label them.
 const (
-	Data   = "state"
-	Ledger = "ledger"
+	DataFile   = "state"
+	LedgerFile = "ledger"
 )
 
 // MaxDataBytes bounds the data cache: 80 bytes a path, 100 000 paths a
@@ -57,21 +54,18 @@ const MaxDataBytes = 256 << 20
 // written.
 type Files struct {
 	path    string
-	ledger  *ledger.Ledger
+	ledger  *Ledger
 	log     *slog.Logger
-	observe func(file string, err error)
-	release func()
+	release *os.File // the owner file, locked (claim)
 
 	mu    sync.Mutex
 	errs  map[string]string // by file: the last save error, logged once
 	sites map[string]int    // the walk sizes last recorded in the ledger
 }
 
-// Open claims the state files of path (see claim). observe, when not
-// nil, is told of every write of a file (Data or Ledger) and its outcome.
-func Open(path string, log *slog.Logger, observe func(file string, err error)) (*Files, error) {
-	f := &Files{path: path, ledger: ledger.For(path), log: log, observe: observe, errs: map[string]string{}}
-	f.ledger.OnReplaced = f.ledgerReplaced
+// Open claims the state files of path (see claim).
+func Open(path string, log *slog.Logger) (*Files, error) {
+	f := &Files{path: path, ledger: LedgerFor(path), log: log, errs: map[string]string{}}
 	release, err := claim(path, f.ledger, log)
 	if err != nil {
 		return nil, err
@@ -86,12 +80,12 @@ func (f *Files) Path() string { return f.path }
 // Close lets the files go for another exporter. It writes nothing.
 func (f *Files) Close() {
 	if f.release != nil {
-		f.release()
+		unlock(f.release)
 		f.release = nil
 	}
 }
 
-// SetLockWait bounds the waits for the ledger's lock (ledger.MaxLockWait
+// SetLockWait bounds the waits for the ledger's lock (MaxLockWait
 // unless set).
 func (f *Files) SetLockWait(d time.Duration) { f.ledger.SetMaxWait(d) }
 
@@ -99,10 +93,10 @@ func (f *Files) SetLockWait(d time.Duration) { f.ledger.SetMaxWait(d) }
 // none, an error when it is not a regular file or is larger than
 // MaxDataBytes.
 func (f *Files) ReadData() ([]byte, error) {
-	if err := atomicfile.CheckTarget(f.path); err != nil {
+	if err := safefile.CheckTarget(f.path); err != nil {
 		return nil, err
 	}
-	b, err := boundedfile.Read(f.path, "state file", MaxDataBytes)
+	b, err := safefile.Read(f.path, "state file", MaxDataBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fs.ErrNotExist
 	}
@@ -110,11 +104,11 @@ func (f *Files) ReadData() ([]byte, error) {
 }
 
 // MoveDataAside moves a data cache that cannot be read aside, to
-// STATE.corrupt-<time> (atomicfile.MoveAside: the newest three are
+// STATE.corrupt-<time> (safefile.MoveAside: the newest three are
 // kept), rather than let the next save replace it, and returns its new
 // path.
 func (f *Files) MoveDataAside(now time.Time) (string, error) {
-	return atomicfile.MoveAside(f.path, now)
+	return safefile.MoveAside(f.path, now)
 }
 
 // DataFailing reports whether the last write of the data cache failed, so
@@ -122,24 +116,23 @@ func (f *Files) MoveDataAside(now time.Time) (string, error) {
 func (f *Files) DataFailing() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.errs[Data] != ""
+	return f.errs[DataFile] != ""
 }
 
-// WriteData writes v, as JSON, whole to the data cache, and reports the
-// outcome.
+// WriteData writes v, as JSON, whole to the data cache, and returns the
+// outcome (logged on a change, see note).
 func (f *Files) WriteData(v any) error {
-	err := atomicfile.Write(f.path, func(w io.Writer) error { return json.NewEncoder(w).Encode(v) })
-	f.note(Data, f.path, err)
+	b, err := json.Marshal(v)
+	if err == nil {
+		err = safefile.Write(f.path, append(b, '\n'))
+	}
+	f.note(DataFile, f.path, err)
 	return err
 }
 
-// note records a write of file: it tells observe, and logs a change of
-// state: the first failure, a different one, and the first success after
-// failures.
+// note records a write of file and logs a change of state: the first
+// failure, a different one, and the first success after failures.
 func (f *Files) note(file, path string, err error) {
-	if f.observe != nil {
-		f.observe(file, err)
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	prev := f.errs[file]
@@ -157,19 +150,25 @@ func (f *Files) note(file, path string, err error) {
 }
 
 // SetSites records in the ledger the pages of each project's last complete
-// month walk of page views, when they changed since last recorded.
-func (f *Files) SetSites(ctx context.Context, now time.Time, sites map[string]int) {
+// month walk of page views, when they changed since last recorded:
+// written is false when nothing was to write (neither a success nor a
+// failure).
+func (f *Files) SetSites(ctx context.Context, now time.Time, sites map[string]int) (written bool, err error) {
 	f.mu.Lock()
 	same := len(sites) == 0 || maps.Equal(sites, f.sites)
 	f.mu.Unlock()
 	if same {
-		return
+		return false, nil
 	}
-	err := f.ledger.SetSitesContext(ctx, now, sites)
-	if err == nil {
+	t, err := f.BeginLedger(ctx, now)
+	if err != nil {
+		return false, err
+	}
+	t.SetSites(sites)
+	if err = f.CommitLedger(t); err == nil {
 		f.mu.Lock()
 		f.sites = sites
 		f.mu.Unlock()
 	}
-	f.note(Ledger, f.ledger.Path(), err)
+	return true, err
 }

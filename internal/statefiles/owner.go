@@ -10,10 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/filelock"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
 // claim makes this process the one exporter that uses the state
@@ -28,33 +25,33 @@ import (
 //     with a message naming the first (two would each spend the whole
 //     budget). The lock, not the file, is what owns: should STATE.owner be
 //     deleted while the first runs, the second finds the first's lock on
-//     the deleted file (filelock.DeletedHolders, Linux) and is refused all
+//     the deleted file (safefile.DeletedHolders, Linux) and is refused all
 //     the same. The backfill does not take it: it shares the ledger;
 //   - the temporary files that writes killed mid-way left are removed.
 //
-// It returns the release of the lock.
-func claim(path string, l *ledger.Ledger, log *slog.Logger) (func(), error) {
+// It returns the owner file, locked: unlock releases it.
+func claim(path string, l *Ledger, log *slog.Logger) (*os.File, error) {
 	owner := path + ".owner"
 	for _, p := range []string{path, l.Path(), l.LockPath(), owner} {
-		if err := atomicfile.CheckTarget(p); err != nil {
+		if err := safefile.CheckTarget(p); err != nil {
 			return nil, fmt.Errorf("--storage.path: %w; give the path of a regular file (or an empty --storage.path to keep no state)", err)
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("--storage.path: %w", err)
 	}
-	f, err := atomicfile.Create(owner, os.O_RDWR|os.O_CREATE)
+	f, err := safefile.Create(owner, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("--storage.path: %w", err)
 	}
-	got, err := filelock.TryLock(f)
+	got, err := safefile.TryLock(f)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("--storage.path: locking %s: %w", owner, err)
 	}
 	if !got {
 		holder := "another process"
-		if b, err := boundedfile.ReadAll(f, "owner file", 64); err == nil {
+		if b, err := safefile.ReadAll(f, "owner file", 64); err == nil {
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(bytes.TrimPrefix(b, []byte("pid "))))); err == nil && pid > 0 {
 				holder = "process " + strconv.Itoa(pid)
 			}
@@ -62,10 +59,10 @@ func claim(path string, l *ledger.Ledger, log *slog.Logger) (func(), error) {
 		f.Close()
 		return nil, fmt.Errorf("--storage.path %s is in use by another exporter (%s holds %s): give each exporter its own --storage.path; to split a key's budget between exporters, set each one's share of the key", path, holder, owner)
 	}
-	if pids := filelock.DeletedHolders(owner); len(pids) > 0 {
+	if pids := safefile.DeletedHolders(owner); len(pids) > 0 {
 		// The first exporter still holds its lock, on the owner file
 		// someone deleted: a new file at the same path does not meet it.
-		_ = filelock.Unlock(f)
+		_ = safefile.Unlock(f)
 		f.Close()
 		return nil, fmt.Errorf("--storage.path %s is in use by another exporter (process %d holds the lock of %s, which was deleted while it ran): stop it first; give each exporter its own --storage.path", path, pids[0], owner)
 	}
@@ -73,7 +70,7 @@ func claim(path string, l *ledger.Ledger, log *slog.Logger) (func(), error) {
 		_, _ = f.WriteAt([]byte("pid "+strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	for _, p := range []string{path, l.Path()} {
-		removed, err := atomicfile.RemoveStale(p)
+		removed, err := safefile.RemoveStale(p)
 		if len(removed) > 0 {
 			log.Info("removed temporary files an interrupted save left behind", "path", p, "files", len(removed))
 		}
@@ -81,5 +78,5 @@ func claim(path string, l *ledger.Ledger, log *slog.Logger) (func(), error) {
 			log.Warn("could not remove temporary files an interrupted save left behind", "path", p, "err", err)
 		}
 	}
-	return func() { _ = filelock.Unlock(f); f.Close() }, nil
+	return f, nil
 }

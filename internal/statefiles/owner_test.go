@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
@@ -27,24 +26,27 @@ func TestRootCreatesFilesTheServiceCanUse(t *testing.T) {
 	}
 	path := filepath.Join(os.Getenv(dirEnv), "state.json")
 	var failed []string
-	f, err := Open(path, testLog(&bytes.Buffer{}), func(file string, err error) {
-		if err != nil {
-			failed = append(failed, file+": "+err.Error())
-		}
-	})
+	f, err := Open(path, testLog(&bytes.Buffer{}))
 	if err != nil {
 		t.Fatalf("the service cannot claim the files root created: %v", err)
 	}
 	defer f.Close()
 	now := time.Now()
-	keys, _ := f.ReadLedger(now, nil, time.Hour)
+	keys, _ := f.ReadLedger(now, time.Hour)
 	if len(keys["fp"].Foreign) != 1 {
 		t.Errorf("the service reads %+v from the ledger, want root's backfill request", keys)
 	}
-	f.UpdateLedger(context.Background(), now, func(func(string) []time.Time) {}, nil,
-		func() map[string]Own { return map[string]Own{"fp": {Requests: []time.Time{now}}} })
+	tx, err := f.BeginLedger(context.Background(), now)
+	if err != nil {
+		failed = append(failed, "ledger: "+err.Error())
+	} else {
+		tx.Record("fp", Exporter, []time.Time{now})
+		if err := f.CommitLedger(tx); err != nil {
+			failed = append(failed, "ledger: "+err.Error())
+		}
+	}
 	if err := f.WriteData(map[string]int{"units": 0}); err != nil {
-		t.Error(err)
+		failed = append(failed, "state: "+err.Error())
 	}
 	if len(failed) > 0 {
 		t.Errorf("the service's saves failed: %v", failed)
@@ -73,13 +75,12 @@ func serviceDirFilledByRoot(t *testing.T) string {
 	}
 	path := filepath.Join(dir, "state.json")
 	now := time.Now()
-	if err := ledger.For(path).Update(now, func(k ledger.Keys) bool {
-		k.Set("fp", "backfill", []time.Time{now.Add(-time.Minute)})
-		return true
-	}); err != nil {
+	k := Keys{}
+	k.Set("fp", "backfill", []time.Time{now.Add(-time.Minute)})
+	if err := LedgerFor(path).Write(now, k); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Open(path, testLog(&bytes.Buffer{}), nil)
+	f, err := Open(path, testLog(&bytes.Buffer{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,9 +26,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/filelock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
 // MaxFileSize bounds what Read and Append will load: about 80 000 ids of
@@ -36,7 +35,7 @@ import (
 // memory on every refresh.
 const MaxFileSize = 16 << 20
 
-// role names the file in the messages of boundedfile.
+// role names the file in the messages of safefile.
 const role = "tracked-jobs file"
 
 // ValidateID reports why id cannot be stored in the file, or nil. An id
@@ -79,7 +78,7 @@ func Append(path, id string) (err error) {
 		}
 	}()
 
-	data, err := boundedfile.ReadAll(f, role, MaxFileSize)
+	data, err := safefile.ReadAll(f, role, MaxFileSize)
 	if err != nil {
 		return err // names the file
 	}
@@ -126,7 +125,7 @@ func openLocked(path string) (*os.File, error) {
 			}
 			return nil, fmt.Errorf("tracked-jobs file: %w", err)
 		}
-		if err := filelock.Lock(f, true); err != nil {
+		if err := safefile.Lock(f, true); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("tracked-jobs file %s: locking: %w", path, err)
 		}
@@ -147,7 +146,7 @@ func openLocked(path string) (*os.File, error) {
 }
 
 func closeUnlock(f *os.File) error {
-	uerr := filelock.Unlock(f)
+	uerr := safefile.Unlock(f)
 	cerr := f.Close()
 	return errors.Join(uerr, cerr)
 }
@@ -168,14 +167,14 @@ func syncDir(dir string) {
 // is refused before it is read or locked, and so is a file over
 // MaxFileSize.
 func Read(path string) ([]string, error) {
-	f, err := boundedfile.Open(path, role, MaxFileSize)
+	f, err := safefile.Open(path, role, MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err // names the file
 	}
-	if err := filelock.Lock(f.OS(), false); err != nil {
+	if err := safefile.Lock(f.OS(), false); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("tracked-jobs file %s: locking: %w", path, err)
 	}

@@ -22,12 +22,12 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
 // defaultBackfillBudget is the exporter's default per key: the API's
@@ -194,9 +194,10 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 		// The exporter records each project's month walk in the ledger:
 		// the size of the site, what a day costs before the backfill's
 		// own walks tell.
-		l := ledger.For(o.StoragePath)
-		l.OnReplaced = e.ledgerReplaced
-		if sites, err := l.Sites(); err == nil {
+		l := statefiles.LedgerFor(o.StoragePath)
+		sites, err := l.Sites()
+		e.sayReplaced(l)
+		if err == nil {
 			plan.knownSites(sites)
 			progress.total = progress.done + progress.requestsLeft(nil)
 		}
@@ -292,6 +293,8 @@ func (e *backfillEnv) openJournal(o *backfillOptions, plan *backfillPlan, toStdo
 	switch {
 	case errors.Is(err, errJournalArgs):
 		return nil, "", e.failf(cli.ExitUsage, "%s is the progress of a backfill with other arguments; run that command again to finish it, or give --force to start this one", partial)
+	case errors.Is(err, errPreReleaseJournal):
+		return nil, "", e.failf(cli.ExitUsage, "%s is the progress file of a development build before 0.1.0, which this backfill does not read; delete it (or give --force) and run the command again: what it held is fetched again", partial)
 	case errors.Is(err, errNotJournal):
 		return nil, "", e.failf(cli.ExitUsage, "%s exists and is not the progress file of a backfill; refusing to overwrite it (remove it, or give --force)", partial)
 	case errors.As(err, &notRegular):
@@ -344,18 +347,19 @@ func (e *backfillEnv) printCost(plan *backfillPlan, keys []*backfillKey, progres
 // needs more than is left this hour, unless --yes.
 func (e *backfillEnv) checkBudgets(o *backfillOptions, keys []*backfillKey, j *journal, partial string) int {
 	for _, k := range keys {
-		k.ledger = &backfillLedger{path: o.StoragePath, fp: ledger.Fingerprint(k.secret.Reveal())}
+		k.ledger = &backfillLedger{fp: statefiles.Fingerprint(k.secret.Reveal())}
 		k.window = budget.New(k.budget, clockFunc(e.now))
-		if k.ledger.path != "" {
-			l := ledger.For(k.ledger.path)
-			l.OnReplaced = e.ledgerReplaced
-			if err := l.Usage(k.ledger.fp, backfillWriter, k.window, e.now()); err != nil {
+		if o.StoragePath != "" {
+			k.ledger.l = statefiles.LedgerFor(o.StoragePath)
+			err := k.ledger.l.Usage(k.ledger.fp, backfillWriter, k.window, e.now())
+			e.sayReplaced(k.ledger.l)
+			if err != nil {
 				return e.failf(cli.ExitError, "%v (give --storage.path='' not to share the budget with the exporter)", err)
 			}
 		}
 		avail := k.window.Available()
 		if avail < k.budget {
-			fmt.Fprintf(e.stderr, "%s: %d of them are left this hour%s: the exporter and earlier runs made %d requests with the key in the last hour (%s)\n", backfillCmdName, avail, k.of(), k.window.Used(), k.ledger.path)
+			fmt.Fprintf(e.stderr, "%s: %d of them are left this hour%s: the exporter and earlier runs made %d requests with the key in the last hour (%s)\n", backfillCmdName, avail, k.of(), k.window.Used(), o.StoragePath)
 		}
 		if k.left > avail && !o.yes {
 			j.Close()
@@ -368,6 +372,20 @@ func (e *backfillEnv) checkBudgets(o *backfillOptions, keys []*backfillKey, j *j
 	return cli.ExitOK
 }
 
+// writeOutput writes the OpenMetrics text of the run to path, whole or
+// not at all. Errors name path.
+func writeOutput(path string, plan *backfillPlan, progress *backfillProgress, now time.Time) error {
+	p, err := safefile.Begin(path)
+	if err != nil {
+		return err
+	}
+	if err := renderBackfill(p, plan, progress, now); err != nil {
+		p.Abort()
+		return err
+	}
+	return p.Commit()
+}
+
 // write writes the complete run to --output (whole or not at all) or to
 // stdout, and removes the progress file.
 func (e *backfillEnv) write(o *backfillOptions, plan *backfillPlan, progress *backfillProgress, j *journal, partial string, toStdout bool) int {
@@ -378,8 +396,8 @@ func (e *backfillEnv) write(o *backfillOptions, plan *backfillPlan, progress *ba
 		if err := renderBackfill(e.stdout, plan, progress, e.now()); err != nil {
 			return e.failf(cli.ExitError, "writing to stdout: %v (the progress is kept in %s; run the same command again to write it)", err, partial)
 		}
-	} else if err := atomicfile.Write(o.output, func(w io.Writer) error { return renderBackfill(w, plan, progress, e.now()) }); err != nil {
-		return e.failf(cli.ExitError, "writing %s: %v (the progress is kept in %s)", o.output, err, partial)
+	} else if err := writeOutput(o.output, plan, progress, e.now()); err != nil {
+		return e.failf(cli.ExitError, "%v (the progress is kept in %s)", err, partial)
 	}
 	j.Close()
 	if err := os.Remove(partial); err != nil {

@@ -12,10 +12,10 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
 // backfillKey is one API key of a run, with its budget and its share of
@@ -51,19 +51,20 @@ func (f clockFunc) Now() time.Time { return f() }
 // key's budget in any sliding hour.
 func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*backfillKey, j *journal, progress *backfillProgress) int {
 	f := &fetcher{e: e, ctx: ctx, plan: plan, j: j, progress: progress}
-	gated := make([]context.Context, len(keys))
+	// Each key's client, every request through the key's budget.
+	gated := make([]*mintlify.Client, len(keys))
 	for i, k := range keys {
-		gated[i] = mintlify.WithGate(ctx, f.gate(k))
+		gated[i] = k.client.Gated(f.gate(k))
 	}
 	made := 0
 	for _, task := range progress.tasks {
-		k, gctx := keys[plan.keyOf[task.project]], gated[plan.keyOf[task.project]]
+		k, c := keys[plan.keyOf[task.project]], gated[plan.keyOf[task.project]]
 		for {
 			step, offset, ok := progress.nextStep(task)
 			if !ok {
 				break
 			}
-			jp, code := f.request(gctx, k, task, step, offset)
+			jp, code := f.request(c, k, task, step, offset)
 			if code != cli.ExitOK {
 				return code
 			}
@@ -86,7 +87,7 @@ func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*bac
 // fetcher is one run's fetching: what a request needs besides its task.
 type fetcher struct {
 	e         *backfillEnv
-	ctx       context.Context // the run's, without the gate
+	ctx       context.Context // the run's
 	plan      *backfillPlan
 	j         *journal
 	progress  *backfillProgress
@@ -95,14 +96,14 @@ type fetcher struct {
 
 // gate lets a request of key k through once the key's budget (with what
 // the exporter recorded in the state file) has room, waiting until then.
-func (f *fetcher) gate(k *backfillKey) func(context.Context) error {
+func (f *fetcher) gate(k *backfillKey) mintlify.Gate {
 	e := f.e
 	return func(ctx context.Context) error {
 		for {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			took, err := k.ledger.take(k.window, e.now())
+			took, err := e.take(ctx, k.ledger, k.window)
 			if err != nil {
 				f.ledgerErr = err
 				return err
@@ -120,15 +121,16 @@ func (f *fetcher) gate(k *backfillKey) func(context.Context) error {
 	}
 }
 
-// request makes one step of task, sitting out up to maxRateLimitWaits 429
-// answers in a row; any other failure ends the run (resumably).
-func (f *fetcher) request(gctx context.Context, k *backfillKey, task backfillTask, step string, offset int) (journalPage, int) {
+// request makes one step of task through c (k's client, gated by its
+// budget), sitting out up to maxRateLimitWaits 429 answers in a row; any
+// other failure ends the run (resumably).
+func (f *fetcher) request(c *mintlify.Client, k *backfillKey, task backfillTask, step string, offset int) (journalPage, int) {
 	e := f.e
 	interrupted := func() int {
 		return e.failf(cli.ExitError, "interrupted; %d of %d requests are done and kept in %s: run the same command again to continue", f.progress.done, f.progress.total, f.j.f.Name())
 	}
 	for limited := 0; ; limited++ {
-		jp, err := fetchStep(gctx, k.client, f.plan, task, step, offset, f.progress.previous(task, step, e.now()), e.now())
+		jp, err := fetchStep(f.ctx, c, f.plan, task, step, offset, f.progress.previous(task, step, e.now()), e.now())
 		switch {
 		case err == nil:
 			return jp, cli.ExitOK
@@ -222,28 +224,31 @@ func (e *backfillEnv) endBar() {
 // backfillWriter is the backfill's name in the shared ledger.
 const backfillWriter = "backfill"
 
-// backfillLedger is the ledger of the exporter's state file (path, its
-// --storage.path) that the backfill shares the key's budget through; path
-// "" shares nothing.
+// backfillLedger is the ledger of the exporter's state file (its
+// --storage.path) that the backfill shares key fp's budget through; l nil
+// shares nothing.
 type backfillLedger struct {
-	path, fp string
+	l  *statefiles.Ledger
+	fp string
 }
 
 // take makes one request from window if it has room, counting the
 // requests the ledger records for the key by others (the exporter) and
 // recording this one there, under the ledger's lock.
-func (l *backfillLedger) take(window *budget.Window, now time.Time) (bool, error) {
-	if l.path == "" {
+func (e *backfillEnv) take(ctx context.Context, l *backfillLedger, window *budget.Window) (bool, error) {
+	if l.l == nil {
 		return window.TryTake(), nil
 	}
-	var took bool
-	err := ledger.For(l.path).Share(l.fp, backfillWriter, window, now, func() { took = window.TryTake() })
+	took, err := l.l.Take(ctx, l.fp, backfillWriter, window, e.now())
+	e.sayReplaced(l.l)
 	return took, err
 }
 
-// ledgerReplaced says that the shared ledger could not be read and was
-// replaced (internal/ledger): the key's hour counts as spent.
-func (e *backfillEnv) ledgerReplaced(r ledger.Replaced) {
-	fmt.Fprintf(e.stderr, "%s: the ledger %s could not be read (%v); it was moved aside to %s and a fresh one written. What it recorded is unknown, so the key's budget counts as spent until %s\n",
-		backfillCmdName, r.Path, r.Err, r.Aside, r.Until.UTC().Format(time.RFC3339))
+// sayReplaced says that the shared ledger could not be read and was
+// replaced (statefiles.Replaced): the key's hour counts as spent.
+func (e *backfillEnv) sayReplaced(l *statefiles.Ledger) {
+	for _, r := range l.TakeReplaced() {
+		fmt.Fprintf(e.stderr, "%s: the ledger %s could not be read (%v); it was moved aside to %s and a fresh one written. What it recorded is unknown, so the key's budget counts as spent until %s\n",
+			backfillCmdName, r.Path, r.Err, r.Aside, r.Until.UTC().Format(time.RFC3339))
+	}
 }

@@ -6,7 +6,7 @@ package backfill
 //   - --output is absent or a regular file; anything else (a symbolic
 //     link, a FIFO, a socket, a device, a directory) is refused, with
 //     --force too, naming it and its kind. It is replaced by rename at the
-//     end (internal/atomicfile), never written through.
+//     end (internal/safefile), never written through.
 //   - The journal (FILE.partial) is absent or a regular file, as the
 //     state file is: anything else is refused, naming it and its kind,
 //     and is never opened. It is checked with lstat, then opened without
@@ -29,13 +29,16 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
 // errNotJournal is an existing file at the journal path that is not a
 // backfill journal.
 var errNotJournal = errors.New("not the progress file of a backfill")
+
+// errPreReleaseJournal is a journal of version 1, which only development
+// builds before 0.1.0 wrote: refused, not migrated.
+var errPreReleaseJournal = errors.New("the progress file of a development build before 0.1.0")
 
 // notRegularFileError is a journal path that exists as something other
 // than a regular file.
@@ -45,7 +48,7 @@ type notRegularFileError struct {
 }
 
 func (e *notRegularFileError) Error() string {
-	return fmt.Sprintf("progress file %s is %s, not a regular file; refusing to open it (remove it, or give another --output)", e.path, boundedfile.Kind(e.mode))
+	return fmt.Sprintf("progress file %s is %s, not a regular file; refusing to open it (remove it, or give another --output)", e.path, safefile.Kind(e.mode))
 }
 
 // changedError is a journal path that changed between its check and its
@@ -67,10 +70,10 @@ const maxHeaderLine = 1 << 20
 // checkOutput refuses an --output that exists as something other than a
 // regular file (with --force too), and an existing one without --force.
 func checkOutput(path string, force bool) error {
-	if err := atomicfile.CheckTarget(path); err != nil {
-		var nr *atomicfile.NotRegularError
+	if err := safefile.CheckTarget(path); err != nil {
+		var nr *safefile.NotRegularTargetError
 		if errors.As(err, &nr) {
-			return fmt.Errorf("--output %s is %s, not a regular file; refusing to replace it, with --force too (remove it, or give another --output)", path, boundedfile.Kind(nr.Mode))
+			return fmt.Errorf("--output %s is %s, not a regular file; refusing to replace it, with --force too (remove it, or give another --output)", path, safefile.Kind(nr.Mode))
 		}
 		return fmt.Errorf("--output %s: %w", path, err)
 	}
@@ -101,8 +104,8 @@ func openJournalFile(path, args string, force bool) (*os.File, error) {
 		f, err = os.OpenFile(path, flags, 0)
 	} else {
 		// Mode 0600 as the output, and root's run gives it the
-		// directory's owner (atomicfile.Create).
-		f, err = atomicfile.Create(path, flags|os.O_CREATE|os.O_EXCL)
+		// directory's owner (safefile.Create).
+		f, err = safefile.Create(path, flags|os.O_CREATE|os.O_EXCL)
 	}
 	switch {
 	case errors.Is(err, syscall.ELOOP) || errors.Is(err, fs.ErrExist):
@@ -140,32 +143,33 @@ func reuseOrRestart(f *os.File, size int64, args string, force bool) error {
 		return err
 	}
 	got = got[:n]
-	// A journal of version 1 (the previous release's) resumes too: its
-	// header is as long, and load migrates its lines.
-	v1, err := json.Marshal(journalHeader{Version: 1, Args: args})
-	if err != nil {
-		return err
-	}
 	switch {
-	case bytes.Equal(got, want) || bytes.Equal(got, append(v1, '\n')):
+	case bytes.Equal(got, want):
 		return nil // this run's journal: resumed
 	case size == int64(n) && bytes.HasPrefix(want, got):
 		// Empty, or this run's header cut short: nothing was fetched.
 	case !force:
-		if otherJournal(f) {
-			return errJournalArgs
+		switch journalVersionOf(f) {
+		case 0:
+			return errNotJournal
+		case 1:
+			return errPreReleaseJournal
 		}
-		return errNotJournal
+		return errJournalArgs
 	}
 	return f.Truncate(0)
 }
 
-// otherJournal reports whether f's first line is a journal header.
-func otherJournal(f *os.File) bool {
+// journalVersionOf is the version of the journal whose header is f's
+// first line: 0 when it is no journal header.
+func journalVersionOf(f *os.File) int {
 	line, err := bufio.NewReader(io.NewSectionReader(f, 0, maxHeaderLine)).ReadBytes('\n')
 	if err != nil {
-		return false
+		return 0
 	}
 	var h journalHeader
-	return json.Unmarshal(line, &h) == nil && h.Version > 0 && h.Args != ""
+	if json.Unmarshal(line, &h) != nil || h.Version <= 0 || h.Args == "" {
+		return 0
+	}
+	return h.Version
 }

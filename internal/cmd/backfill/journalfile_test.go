@@ -4,6 +4,7 @@ package backfill
 
 import (
 	"context"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 	"net"
 	"os"
 	"path/filepath"
@@ -272,5 +273,16 @@ func TestBackfillJournalIsPrivate(t *testing.T) {
 	}
 	if perm := fi.Mode().Perm(); perm != 0o600 {
 		t.Errorf("a new journal has mode %#o, want 0600", perm)
+	}
+}
+
+// TestJournalIsTagged: every field of a journal line has a json tag, the
+// kinds' payloads included.
+func TestJournalIsTagged(t *testing.T) {
+	testkit.CheckJSONTags(t, journalHeader{})
+	testkit.CheckJSONTags(t, journalPage{})
+	for _, name := range extraKinds {
+		code, _ := source.Lookup(name)
+		testkit.CheckJSONTags(t, code.Empty())
 	}
 }

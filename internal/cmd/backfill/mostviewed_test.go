@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
 // TestBackfillKeepsTheMostViewed: whatever order the API serves rows in,
@@ -101,7 +101,12 @@ func TestBackfillCostCountsTheWholeWalk(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(h.statePath()), 0o750); err != nil {
 		t.Fatal(err)
 	}
-	if err := ledger.For(h.statePath()).SetSites(h.clock.Now(), map[string]int{backfillProject: 3}); err != nil {
+	tx, err := statefiles.LedgerFor(h.statePath()).Begin(t.Context(), h.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx.SetSites(map[string]int{backfillProject: 3})
+	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(h.dir, "cost.om")

@@ -26,9 +26,10 @@ import (
 )
 
 // journalVersion is the format of FILE.partial: 2 keeps the other
-// counters' answers as their kind's payload (internal/source). A journal
-// of version 1 is read (journalv1.go); one of another version is refused
-// like one of other arguments.
+// counters' answers as their kind's payload (internal/source), as 0.1.0
+// wrote it (testdata/v0.1.0). Version 1, which only development builds
+// before 0.1.0 wrote, is refused (errPreReleaseJournal); another version
+// is refused like one of other arguments.
 const journalVersion = 2
 
 // journalHeader is the first line of a journal: the arguments that decide
@@ -50,8 +51,6 @@ type journalPage struct {
 	HasMore bool            `json:"hasMore"`
 
 	Payload json.RawMessage `json:"payload,omitempty"`
-
-	journalV1
 }
 
 // journalRow is a path and its human, AI and total views.
@@ -141,7 +140,10 @@ func (j *journal) load(args string) error {
 			if !complete || json.Unmarshal(line, &h) != nil {
 				break // a header cut short: start again
 			}
-			if (h.Version != journalVersion && h.Version != 1) || h.Args != args {
+			if h.Version == 1 {
+				return errPreReleaseJournal
+			}
+			if h.Version != journalVersion || h.Args != args {
 				return errJournalArgs
 			}
 		} else {
@@ -151,9 +153,6 @@ func (j *journal) load(args string) error {
 			var p journalPage
 			if err := json.Unmarshal(line, &p); err != nil {
 				return fmt.Errorf("line %d is not a page: %v", i+1, err)
-			}
-			if err := p.migrate(); err != nil {
-				return fmt.Errorf("line %d: %v", i+1, err)
 			}
 			j.pages = append(j.pages, p)
 		}

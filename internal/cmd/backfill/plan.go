@@ -192,7 +192,8 @@ func (p *backfillPlan) walkOptions(id string) mintlify.WalkOptions {
 func (p *backfillPlan) args() string {
 	var b strings.Builder
 	// walk=full: the journal holds whole walks (each row with its
-	// total), not the first --paths rows of older releases.
+	// total), not the first --paths rows of development builds before
+	// 0.1.0; part of the format since.
 	fmt.Fprintf(&b, "walk=full from=%s to=%s paths=%d url=%s", p.from.Format(mintlify.DayLayout), p.to.Format(mintlify.DayLayout), p.paths, p.apiURL)
 	for _, id := range p.projects {
 		fmt.Fprintf(&b, " project=%q", id)

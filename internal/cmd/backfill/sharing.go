@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ledger"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
 // exporterUses reports whether an exporter uses (or used) the state file
@@ -21,7 +21,7 @@ func exporterUses(path string, now time.Time) bool {
 			return true
 		}
 	}
-	l := ledger.For(path)
+	l := statefiles.LedgerFor(path)
 	if sites, err := l.Sites(); err == nil && len(sites) > 0 {
 		return true
 	}
@@ -30,7 +30,7 @@ func exporterUses(path string, now time.Time) bool {
 		return false
 	}
 	for _, e := range keys {
-		if len(e.Writers[ledger.Exporter]) > 0 {
+		if len(e.Writers[statefiles.Exporter]) > 0 {
 			return true
 		}
 	}
@@ -47,6 +47,6 @@ func (e *backfillEnv) sayLedger(path string) {
 	default:
 		fmt.Fprintf(e.stderr, "%s: no exporter uses %s (no state file, owner file or exporter requests in its ledger): the budget is shared with no exporter; "+
 			"this run records its requests in %s so that an exporter started on that --storage.path counts them (give the exporter's --storage.path to share its budget, or --storage.path= to record nothing)\n",
-			backfillCmdName, path, ledger.For(path).Path())
+			backfillCmdName, path, statefiles.LedgerFor(path).Path())
 	}
 }

@@ -14,8 +14,8 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
 // promptSource is where a create or message command takes its prompt.
@@ -50,8 +50,8 @@ func (e *jobsEnv) readPrompt(p promptSource) (string, error) {
 		} else {
 			// A regular file of at most maxPromptBytes, opened without
 			// waiting on a FIFO (give a pipe's text on standard input).
-			f, err := boundedfile.Open(p.file, "--prompt-file", maxPromptBytes)
-			var tooLarge *boundedfile.TooLargeError
+			f, err := safefile.Open(p.file, "--prompt-file", maxPromptBytes)
+			var tooLarge *safefile.TooLargeError
 			var pathErr *fs.PathError
 			switch {
 			case errors.As(err, &tooLarge):

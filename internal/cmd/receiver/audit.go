@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
 // auditRecord is one decision.
@@ -50,7 +50,7 @@ func openAudit(path string, maxBytes int64, keep int) (*auditLog, error) {
 }
 
 func (a *auditLog) open() error {
-	f, err := atomicfile.Create(a.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND)
+	f, err := safefile.Create(a.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND)
 	if err != nil {
 		return fmt.Errorf("audit log: %w", err)
 	}

@@ -80,7 +80,6 @@ type harness struct {
 	logs    testkit.LockedBuffer // the receiver's log lines
 }
 
-
 func newHarness(t *testing.T, act bool, routes string, extra ...string) *harness {
 	t.Helper()
 	dir := t.TempDir()

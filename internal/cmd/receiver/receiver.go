@@ -37,8 +37,8 @@ import (
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 	"golang.org/x/net/netutil"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 )
 
@@ -205,7 +205,7 @@ func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiv
 	rc := &receiver{cfg: cfg, act: f.act || cfg.Act, now: o.Now, log: logger, trackFile: f.trackFile,
 		answerTimeout: f.answerTimeout, maxBody: f.maxBody}
 	if f.tokenFile != "" {
-		b, err := boundedfile.Read(f.tokenFile, "bearer token file", 4096)
+		b, err := safefile.Read(f.tokenFile, "bearer token file", 4096)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -22,8 +22,8 @@ import (
 	"github.com/prometheus/common/model"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
 // Bounds of the routes file and what it names.
@@ -110,7 +110,7 @@ type Action struct {
 // LoadConfig reads, decodes and checks the routes file at path, and the
 // prompt templates it names (relative to its directory).
 func LoadConfig(path string) (*Config, error) {
-	data, err := boundedfile.Read(path, "routes file", MaxConfigBytes)
+	data, err := safefile.Read(path, "routes file", MaxConfigBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func LoadConfig(path string) (*Config, error) {
 		if !filepath.IsAbs(file) {
 			file = filepath.Join(filepath.Dir(path), file)
 		}
-		src, err := boundedfile.Read(file, "prompt template", MaxTemplateBytes)
+		src, err := safefile.Read(file, "prompt template", MaxTemplateBytes)
 		if err != nil {
 			return nil, fmt.Errorf("route %s: %w", r.Name, err)
 		}

@@ -3,7 +3,7 @@ package receiver
 // The state file: what the receiver has done, kept across restarts so
 // that a retry, a duplicate from the other Alertmanager of an HA pair, or
 // a restart never starts an action twice, and the cooldown and the daily
-// cap hold. Written whole (atomicfile.Write, synced), owned by one process
+// cap hold. Written whole (safefile.Write, synced), owned by one process
 // (a lock on STATE.owner held for the process's life), read as untrusted
 // input: every value is checked, and a file that fails is moved aside.
 
@@ -14,16 +14,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"regexp"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/atomicfile"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/boundedfile"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/filelock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
 // Bounds of the state file.
@@ -191,11 +188,11 @@ type store struct {
 // acted now (aside is its new name): a lost state must not let the
 // receiver act again on what it may have acted on already.
 func openStore(path string, now time.Time, routes []string) (s *store, aside string, err error) {
-	owner, err := atomicfile.Create(path+".owner", os.O_CREATE|os.O_RDWR)
+	owner, err := safefile.Create(path+".owner", os.O_CREATE|os.O_RDWR)
 	if err != nil {
 		return nil, "", fmt.Errorf("state file: %w", err)
 	}
-	got, err := filelock.TryLock(owner)
+	got, err := safefile.TryLock(owner)
 	if err != nil || !got {
 		owner.Close()
 		if err == nil {
@@ -205,7 +202,7 @@ func openStore(path string, now time.Time, routes []string) (s *store, aside str
 	}
 	s = &store{path: path, owner: owner}
 	s.reset()
-	data, err := boundedfile.Read(path, "receiver state file", maxStateBytes)
+	data, err := safefile.Read(path, "receiver state file", maxStateBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return s, "", nil
@@ -215,12 +212,12 @@ func openStore(path string, now time.Time, routes []string) (s *store, aside str
 			return s, "", nil
 		}
 	}
-	var nr *boundedfile.NotRegularError
+	var nr *safefile.NotRegularError
 	if errors.As(err, &nr) {
 		s.close()
 		return nil, "", err // not a file of ours: leave it alone
 	}
-	aside, merr := atomicfile.MoveAside(path, now)
+	aside, merr := safefile.MoveAside(path, now)
 	if merr != nil {
 		s.close()
 		return nil, "", fmt.Errorf("state file %s cannot be used (%v) nor moved aside: %w", path, err, merr)
@@ -265,13 +262,15 @@ func (s *store) save() error {
 	if over := len(s.d.Jobs) - maxJobs; over > 0 {
 		s.d.Jobs = s.d.Jobs[over:]
 	}
-	return atomicfile.Write(s.path, func(w io.Writer) error {
-		return json.NewEncoder(w).Encode(&s.d)
-	})
+	b, err := json.Marshal(&s.d)
+	if err != nil {
+		return err
+	}
+	return safefile.Write(s.path, append(b, '\n'))
 }
 
 func (s *store) close() {
-	_ = filelock.Unlock(s.owner)
+	_ = safefile.Unlock(s.owner)
 	s.owner.Close()
 }
 

@@ -1,0 +1,72 @@
+package safefile
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Polling bounds of LockContext: the first retry comes soon, so that a
+// lock held for a moment (another process's save) costs little; later
+// ones are spaced out, so that a lock held for long costs no CPU.
+const (
+	pollFirst = time.Millisecond
+	pollMax   = 100 * time.Millisecond
+)
+
+// LockContext takes an exclusive flock(2) on f, waiting for it until ctx
+// ends. It never blocks in the kernel: it tries without waiting and, while
+// another open file description holds a lock, tries again with a growing
+// pause, so that a cancelled ctx ends the wait at once and f stays the
+// caller's alone (no goroutine is left blocked on it). A free lock is
+// taken even when ctx has already ended. The error of a wait that ctx
+// ended is a *HeldError wrapping ctx's error.
+func LockContext(ctx context.Context, f *os.File) error {
+	pause := pollFirst
+	var timer *time.Timer
+	for {
+		got, err := TryLock(f)
+		if err != nil || got {
+			return err
+		}
+		if timer == nil {
+			timer = time.NewTimer(pause)
+			defer timer.Stop()
+		} else {
+			timer.Reset(pause)
+		}
+		select {
+		case <-ctx.Done():
+			return &HeldError{Path: f.Name(), Holders: Holders(f), Err: context.Cause(ctx)}
+		case <-timer.C:
+		}
+		pause = min(2*pause, pollMax)
+	}
+}
+
+// HeldError is a lock that another process held for as long as the
+// caller would wait.
+type HeldError struct {
+	Path    string // the locked file
+	Holders []int  // the process ids holding it, where the system says (Linux)
+	Err     error  // why the wait ended: the context's error
+}
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("%s is locked by %s", e.Path, describeHolders(e.Holders))
+}
+
+func (e *HeldError) Unwrap() error { return e.Err }
+
+// describeHolders names the processes holding a lock, for a message.
+func describeHolders(pids []int) string {
+	switch len(pids) {
+	case 0:
+		return "another process"
+	case 1:
+		return fmt.Sprintf("process %d", pids[0])
+	default:
+		return fmt.Sprintf("processes %v", pids)
+	}
+}
