@@ -40,6 +40,30 @@ type Config struct {
 	// for Keys[i]). Empty for a configuration built in code (Single).
 	file     string
 	keyLines []int
+	// flags names the settings a configuration built from the command
+	// line (Single) took from flags; nil for a file's.
+	flags FlagNames
+}
+
+// FlagNames are the command-line flags (and environment variables) that
+// set the settings of a configuration without a file, by the setting's
+// path as the file would spell it ("projects[0].id",
+// "global.collector_top_n.conversations"; a list, "projects[0].windows",
+// for each of its elements). Validation names a setting so when it has
+// one, never the file's field that the user did not write.
+type FlagNames map[string]string
+
+// flag is the flag that set the setting at path at ("" when none): the
+// path's own, or its list's ("projects[0].windows" for
+// "projects[0].windows[1]").
+func (f FlagNames) flag(at string) string {
+	if name, ok := f[at]; ok {
+		return name
+	}
+	if i := strings.LastIndexByte(at, '['); i > 0 && strings.HasSuffix(at, "]") {
+		return f[at[:i]]
+	}
+	return ""
 }
 
 // Global holds the settings shared by every key and project.
@@ -460,9 +484,11 @@ func prefixEach(path string, err error) error {
 // Single builds the configuration of the flag-only mode: one key named
 // "default" and one project, everything else at its default. It goes
 // through the same validation as a file so both modes accept the same
-// values. apiURL may be empty for the default.
-func Single(projectID, apiURL, keyEnv, keyFile string) (*Config, error) {
-	c := &Config{Global: DefaultGlobal}
+// values. apiURL may be empty for the default. flags names the flags
+// that set its settings, for the errors of this validation and of
+// Validate (nil: the file's names).
+func Single(projectID, apiURL, keyEnv, keyFile string, flags FlagNames) (*Config, error) {
+	c := &Config{Global: DefaultGlobal, flags: flags}
 	if apiURL != "" {
 		c.Global.APIURL = apiURL
 	}

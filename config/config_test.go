@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 )
 
 func mustWindow(t *testing.T, s string) Window {
@@ -159,7 +161,7 @@ func TestDefaultsNotShared(t *testing.T) {
 }
 
 func TestSingle(t *testing.T) {
-	c, err := Single("proj_1", "", "MINTLIFY_API_KEY", "")
+	c, err := Single("proj_1", "", "MINTLIFY_API_KEY", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +176,7 @@ func TestSingle(t *testing.T) {
 		t.Errorf("project = %+v", p)
 	}
 
-	c, err = Single("proj_1", "http://localhost:8080/", "MINTLIFY_API_KEY", "/run/key")
+	c, err = Single("proj_1", "http://localhost:8080/", "MINTLIFY_API_KEY", "/run/key", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,8 +190,59 @@ func TestSingle(t *testing.T) {
 		{"p", "ftp://x", "K", "", `api_url must be an absolute http or https URL`},
 		{"p", "", "", "", `keys[0] "default": one of api_key_env or api_key_file is required`},
 	} {
-		if _, err := Single(tc.id, tc.url, tc.env, tc.file); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Single(tc.id, tc.url, tc.env, tc.file, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Single(%q, %q, %q, %q) error = %v, want %q", tc.id, tc.url, tc.env, tc.file, err, tc.want)
+		}
+	}
+}
+
+// TestSingleNamesTheFlags: a configuration without a file names each
+// setting by the flag the FlagNames give it, in Single's validation and
+// in Validate's; without names, by the file's.
+func TestSingleNamesTheFlags(t *testing.T) {
+	conversations, _ := kind.Lookup(kind.Conversations)
+	names := FlagNames{
+		"projects[0].id":                             "--the-id",
+		"projects[0].windows":                        "--the-window",
+		SettingPath(conversations, kind.TopNSetting): "--the-top-n",
+	}
+	for _, tc := range []struct {
+		names    FlagNames
+		want     []string
+		unwanted string
+	}{
+		{names, []string{`--the-id: id "YOUR_PROJECT_ID" is the example's placeholder`}, "projects[0]"},
+		{nil, []string{`projects[0] "YOUR_PROJECT_ID": id "YOUR_PROJECT_ID" is the example's placeholder`}, "--the-id"},
+	} {
+		_, err := Single(PlaceholderProjectID, "", "K", "", tc.names)
+		if err == nil || !strings.Contains(err.Error(), tc.want[0]) || strings.Contains(err.Error(), tc.unwanted) {
+			t.Errorf("names %v: error %v, want %q", tc.names, err, tc.want[0])
+		}
+	}
+	for _, tc := range []struct {
+		names FlagNames
+		want  []string
+	}{
+		{names, []string{`--the-top-n must be between 1 and 100, got 0`, `--the-window "24h" is the same length as the earlier --the-window "1d"`}},
+		{nil, []string{`global: collector_top_n.conversations must be between 1 and 100, got 0`, `projects[0] "p": window "24h" is the same length as windows[0] "1d"`}},
+	} {
+		c, err := Single("p", "", "K", "", tc.names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Global.SetTopN(kind.Conversations, 0)
+		for _, w := range []string{"1d", "24h"} {
+			pw, err := ParseWindow(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Projects[0].Windows = append(c.Projects[0].Windows, pw)
+		}
+		err = c.Validate()
+		for _, want := range tc.want {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("names %v: Validate() = %v, want %q", tc.names, err, want)
+			}
 		}
 	}
 }

@@ -192,7 +192,7 @@ func TestInlineErrors(t *testing.T) {
 // TestValidateGoValues: configs built in Go (Single, tests elsewhere) get
 // the checks the decoder would have done.
 func TestValidateGoValues(t *testing.T) {
-	c, err := Single("p", "", "K", "")
+	c, err := Single("p", "", "K", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,10 +39,28 @@ const (
 
 // validator collects every problem rather than stopping at the first, so
 // one edit-and-retry round fixes the whole file.
-type validator struct{ errs []error }
+type validator struct {
+	errs  []error
+	flags FlagNames // of a configuration without a file (Single)
+}
 
+// add reports a problem of the setting at path at. A message about a
+// setting a flag set is about that flag (the subject it names).
 func (v *validator) add(at, subject, format string, args ...any) {
+	if flag := v.flags.flag(at); flag != "" && subject != "" {
+		subject = flag
+	}
 	v.errs = append(v.errs, &fieldError{at: at, subject: subject, msg: fmt.Sprintf(format, args...)})
+}
+
+// setting is how a message that names the setting at path at calls it
+// (field, the file's name for it, under subject): by its flag alone, when
+// a flag set it.
+func (v *validator) setting(at, subject, field string) (subj, name string) {
+	if flag := v.flags.flag(at); flag != "" {
+		return "", flag
+	}
+	return subject, field
 }
 
 // subject names a list element the way users find it: by index, and by
@@ -70,7 +88,7 @@ func (c *Config) Validate() error { return c.validate() }
 // api_url so clients can append paths. The errors come in the file's
 // order: global, then each key, then each project.
 func (c *Config) validate() error {
-	v := &validator{}
+	v := &validator{flags: c.flags}
 	c.validateGlobal(v)
 	keyIndex := c.validateKeys(v)
 	c.validateProjects(v, keyIndex)
@@ -340,7 +358,8 @@ func (c *Config) validateGlobal(v *validator) {
 // (0, MaxRequestTimeout].
 func (g *Global) validateRequestTimeout(v *validator) {
 	if g.RequestTimeout <= 0 || time.Duration(g.RequestTimeout) > MaxRequestTimeout {
-		v.add("global.request_timeout", "global", "request_timeout must be greater than 0 and at most %s, got %s", formatDuration(MaxRequestTimeout), g.RequestTimeout)
+		subj, name := v.setting("global.request_timeout", "global", "request_timeout")
+		v.add("global.request_timeout", subj, "%s must be greater than 0 and at most %s, got %s", name, formatDuration(MaxRequestTimeout), g.RequestTimeout)
 	}
 }
 
@@ -363,7 +382,11 @@ func (c *Config) validateWindows(v *validator, i int) {
 			continue
 		}
 		if k, dup := seen[w.Duration]; dup {
-			v.add(wat, subj, "window %q is the same length as windows[%d] %q", w.Label, k, p.Windows[k].Label)
+			if flag := v.flags.flag(wat); flag != "" {
+				v.add(wat, "", "%s %q is the same length as the earlier %s %q", flag, w.Label, flag, p.Windows[k].Label)
+			} else {
+				v.add(wat, subj, "window %q is the same length as windows[%d] %q", w.Label, k, p.Windows[k].Label)
+			}
 			continue
 		}
 		seen[w.Duration] = j
@@ -376,14 +399,16 @@ func (c *Config) validateWindows(v *validator, i int) {
 func (g *Global) validateCollectorSettings(v *validator) {
 	const s = "global"
 	for _, k := range kind.All {
-		if field := k.Key(kind.TopNSetting); k.TopN > 0 {
+		if at := SettingPath(k, kind.TopNSetting); k.TopN > 0 {
 			if n := g.TopN(k.Name); n < 1 || n > MaxTopN {
-				v.add("global."+field, s, "%s must be between 1 and %d, got %d", field, MaxTopN, n)
+				subj, name := v.setting(at, s, k.Key(kind.TopNSetting))
+				v.add(at, subj, "%s must be between 1 and %d, got %d", name, MaxTopN, n)
 			}
 		}
-		if field := k.Key(kind.LookBackSetting); k.LookBack > 0 {
+		if at := SettingPath(k, kind.LookBackSetting); k.LookBack > 0 {
 			if d := Duration(g.LookBack(k.Name)); d < MinLookBack || d > MaxLookBack {
-				v.add("global."+field, s, "%s must be between %s and %s, got %s", field, MinLookBack, MaxLookBack, d)
+				subj, name := v.setting(at, s, k.Key(kind.LookBackSetting))
+				v.add(at, subj, "%s must be between %s and %s, got %s", name, MinLookBack, MaxLookBack, d)
 			}
 		}
 	}
@@ -398,6 +423,10 @@ func (g *Global) validateCollectorSettings(v *validator) {
 		}
 	}
 }
+
+// SettingPath is the path of kind k's setting (kind.TopNSetting,
+// kind.LookBackSetting) in the configuration: "global." and its key.
+func SettingPath(k kind.Kind, setting string) string { return "global." + k.Key(setting) }
 
 // settingOf says where the collectors that have a setting set it.
 func settingOf(setting string, has func(kind.Kind) bool) string {

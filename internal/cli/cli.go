@@ -77,11 +77,26 @@ func UserAgent() string {
 // commands' production sleep (tests replace it with a fake clock's).
 var SleepContext = mintlify.Sleep
 
+// projectIDFlag names --mintlify.project-id and the environment variable
+// it defaults to, in messages about the id.
+const projectIDFlag = "--mintlify.project-id (or MINTLIFY_PROJECT_ID)"
+
+// FlagNames are the settings of a configuration without a file
+// (config.Single) that the flags of Flags set, by their path, for its
+// errors to name the flags.
+func FlagNames() config.FlagNames {
+	return config.FlagNames{
+		"projects[0].id":         projectIDFlag,
+		"global.api_url":         "--mintlify.api-url",
+		"global.request_timeout": "--mintlify.request-timeout",
+	}
+}
+
 // CheckProjectID checks --mintlify.project-id with the configuration's
 // check (ids.Check), in the words of the flag.
 func CheckProjectID(projectID string) error {
 	if err := ids.Check(projectID); err != nil {
-		return fmt.Errorf("--mintlify.project-id (or MINTLIFY_PROJECT_ID): %w", err)
+		return fmt.Errorf("%s: %w", projectIDFlag, err)
 	}
 	return nil
 }

@@ -33,10 +33,10 @@ const (
 	// largest top list (config.MaxTopN), so a month's top list is the
 	// sum of the days' tops.
 	ConversationsDayKeep = 100
-	// maxDayPages bounds one day's walk: 200 pages of
+	// ConversationsMaxDayPages bounds one day's walk: 200 pages of
 	// mintlify.ConversationsPageSize rows, 200 000 conversations a day
 	// (mintlify.MaxCursorWalkRows).
-	maxDayPages = mintlify.MaxCursorWalkRows / mintlify.ConversationsPageSize
+	ConversationsMaxDayPages = mintlify.MaxCursorWalkRows / mintlify.ConversationsPageSize
 )
 
 // ConversationsPayload is the month's days walked, by date, and the
@@ -201,7 +201,7 @@ func walkDay(ctx context.Context, q Query, r mintlify.DateRange, w *Conversation
 			keep(walkKeep)
 			return err
 		}
-		rows, done, err := mintlify.Follow(&w.CursorWalk, r, maxDayPages, &page.CursorPage)
+		rows, done, err := mintlify.Follow(&w.CursorWalk, r, ConversationsMaxDayPages, &page.CursorPage)
 		if err != nil {
 			return fmt.Errorf("conversations of %s: %w", d.Date, err)
 		}

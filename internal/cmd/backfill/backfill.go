@@ -115,7 +115,7 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 		"For each UTC day from --from to --to it asks the API for the month-to-date views at the end of that day (the range from the 1st of the month to the next day, "+
 		"as the live exporter does) and writes mintlify_site_page_views_total and mintlify_page_views_total with the end of the day as timestamp. "+
 		"With "+collectorFlags()+" it also writes those collectors' month-to-date counters. "+
-		"It costs one request per project and day for a site of up to 250 paths (ceil(P/250) for P paths: each day's walk reads every page, so that the --paths most viewed are kept whatever the API's row order), and one more for each other counter. The cost is printed before anything is spent, and a run is paced to --budget requests in any hour. "+
+		"It costs one request per project and day for a site of up to 250 paths (ceil(P/250) for P paths: each day's walk reads every page, so that the --paths most viewed are kept whatever the API's row order), and one more for each other counter (the conversations: one a page of each day's walk). The cost is printed before anything is spent, exact where it is known and else as bounds (the pages of a walk beyond its first are known only as it reads them), and a run is paced to --budget requests in any hour. "+
 		"An interrupted run keeps what it fetched in FILE.partial (with --output -, in a file whose path it prints); the same command continues it.\n\n"+
 		"The admin API key is read from --mintlify.api-key-file or the MINTLIFY_API_KEY environment variable, never from a flag value.\n\n"+
 		"Exit status: 0 success; 1 an API error, no answer, a file that cannot be read or written, or an interruption (run the same command again to continue); "+
@@ -133,7 +133,11 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	o.collectors = map[string]*bool{}
 	for _, name := range extraKinds {
 		k, _ := kind.Lookup(name)
-		o.collectors[name] = app.Flag("collector."+name, "Also write "+k.Counters()[0].Name+", as the exporter's "+name+" collector: one more request per project and day. With --config.file, a project's `collectors` list decides instead, as in the exporter.").Bool()
+		per := "one more request per project and day"
+		if k.Paging == kind.CursorPages {
+			per = "each day walked once, a request per page of it (the range's first day walks the days of its month before it too)"
+		}
+		o.collectors[name] = app.Flag("collector."+name, "Also write "+k.Counters()[0].Name+", as the exporter's "+name+" collector: "+per+". With --config.file, a project's `collectors` list decides instead, as in the exporter.").Bool()
 	}
 	app.Flag("label", "Extra label name=value on every series, e.g. job=mintlify or instance=host:10491 so the history joins the scraped series; repeat for several.").PlaceHolder("NAME=VALUE").StringsVar(&o.labels)
 	app.Flag("output", "OpenMetrics file to write; FILE.partial keeps the progress of a run until it is complete. '-' writes to stdout once the run is complete, keeping the progress in a file named after the arguments next to --storage.path (or in the user's cache directory when it is empty).").Short('o').PlaceHolder("FILE").Required().StringVar(&o.output)
@@ -308,36 +312,28 @@ func (e *backfillEnv) openJournal(o *backfillOptions, plan *backfillPlan, toStdo
 }
 
 // printCost says what the run costs, before anything is spent, and sets
-// each key's share of it.
+// each key's share of it (the requests expected).
 func (e *backfillEnv) printCost(plan *backfillPlan, keys []*backfillKey, progress *backfillProgress, partial string) {
-	total := progress.total
-	left := 0
+	all := progress.costs(nil)
 	hours := 0.0
 	for i, k := range keys {
 		k.left = progress.requestsLeft(func(id string) bool { return plan.keyOf[id] == i })
-		left += k.left
 		// The keys' projects are fetched one after the other.
 		hours += float64(k.left) / float64(k.budget)
 	}
-	upTo := ""
-	if !plan.sized() {
-		// Each day's walk reads every page of its month to date; until
-		// one walk of a project is in the journal, its site is taken to
-		// have no more than --paths paths.
-		upTo = "at least "
-	}
-	fmt.Fprintf(e.stderr, "%s: %d project(s) × %d day(s) (%s to %s) × %s = %s%d requests",
-		backfillCmdName, len(plan.projects), plan.days(), plan.from.Format(mintlify.DayLayout), plan.to.Format(mintlify.DayLayout), plan.perDayText(), upTo, total)
-	if left != total {
-		fmt.Fprintf(e.stderr, ", %s%d left to make (%s)", upTo, left, partial)
+	fmt.Fprintf(e.stderr, "%s: %d project(s) × %d day(s) (%s to %s): %s",
+		backfillCmdName, len(plan.projects), plan.days(), plan.from.Format(mintlify.DayLayout), plan.to.Format(mintlify.DayLayout), costText(all, progress.done))
+	if progress.done > 0 {
+		fmt.Fprintf(e.stderr, ", %d done, %s left to make (%s)", progress.done, rangeText(all.total()), partial)
 	}
 	if len(keys) == 1 {
 		fmt.Fprintf(e.stderr, ": %.1f hour(s) of a budget of %d requests per hour\n", hours, keys[0].budget)
 		return
 	}
 	var per []string
-	for _, k := range keys {
-		per = append(per, fmt.Sprintf("key %s %s%d at %d per hour", k.name, upTo, k.left, k.budget))
+	for i, k := range keys {
+		c := progress.costs(func(id string) bool { return plan.keyOf[id] == i }).total()
+		per = append(per, fmt.Sprintf("key %s %s at %d per hour", k.name, rangeText(c), k.budget))
 	}
 	fmt.Fprintf(e.stderr, ": %.1f hour(s) of the keys' budgets (%s)\n", hours, strings.Join(per, ", "))
 }

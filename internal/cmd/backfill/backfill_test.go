@@ -165,7 +165,7 @@ func TestBackfillMonthToDateCounters(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stderr, "1 project(s) × 7 day(s) (2026-08-28 to 2026-09-03) × 1 request(s) per day = at least 7 requests") {
+	if !strings.Contains(stderr, "1 project(s) × 7 day(s) (2026-08-28 to 2026-09-03): at least 7, at most 2800 requests (pageviews 7;") {
 		t.Errorf("no cost line before the run:\n%s", stderr)
 	}
 	reqs := h.views()
@@ -362,7 +362,7 @@ func TestBackfillPacedWithinBudget(t *testing.T) {
 	out := filepath.Join(h.dir, "paced.om")
 	args := []string{"--from", "2026-07-01", "--to", "2026-08-19", "--budget", "20", "--output", out}
 	code, stderr := h.run(context.Background(), nil, args...)
-	if code != cli.ExitUsage || !strings.Contains(stderr, "= at least 50 requests: 2.5 hour(s) of a budget of 20 requests per hour") {
+	if code != cli.ExitUsage || !strings.Contains(stderr, ": at least 50, at most 20000 requests (pageviews 50; the pages of a walk beyond its first are known only as it reads them: pageviews): 2.5 hour(s) of a budget of 20 requests per hour") {
 		t.Fatalf("without --yes: exit %d, stderr %s", code, stderr)
 	}
 	if len(h.views()) != 0 {
@@ -448,9 +448,12 @@ func TestBackfillResumesByteIdentical(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("resumed run: exit %d, stderr %s", code, stderr)
 			}
-			wantLeft := "16 left to make"
+			// The journal's walks tell the site's size: 27 requests
+			// expected in all, of which the journal holds 11 (10 when
+			// its last line was cut).
+			wantLeft := "27 expected with each walk as long as the site's last, 11 done"
 			if cut > 0 {
-				wantLeft = "17 left to make"
+				wantLeft = "27 expected with each walk as long as the site's last, 10 done"
 			}
 			if !strings.Contains(stderr, wantLeft) {
 				t.Errorf("resume cost line: want %q in\n%s", wantLeft, stderr)
@@ -1071,8 +1074,8 @@ projects:
 	if got := fmt.Sprint(projects()); got != "map[proj-history:acme proj-ref:other]" {
 		t.Errorf("all projects asked for %s (project:org)", got)
 	}
-	if !strings.Contains(stderr, "key main at least 3 at 40 per hour, key second at least 6 at 90 per hour") ||
-		!strings.Contains(stderr, "(docs: 1 request(s) per day; proj-ref: 2 request(s) per day (1 for the views, 1 each for searches))") {
+	if !strings.Contains(stderr, "key main at least 3, at most 1200 at 40 per hour, key second at least 6, at most 1203 at 90 per hour") ||
+		!strings.Contains(stderr, "at least 9, at most 2403 requests (pageviews 6, searches 3;") {
 		t.Errorf("no cost per key and project:\n%s", stderr)
 	}
 	if !strings.Contains(body, `mintlify_searches_total{project="proj-ref"}`) || strings.Contains(body, `mintlify_searches_total{project="docs"}`) {
@@ -1162,7 +1165,7 @@ func TestBackfillOtherCounters(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stderr, "× 4 request(s) per day (1 for the views, 1 each for feedback, searches, assistant) = at least 16 requests") {
+	if !strings.Contains(stderr, ": at least 16, at most 1612 requests (pageviews 4, feedback 4, searches 4, assistant 4;") {
 		t.Errorf("the cost line does not price the other counters:\n%s", stderr)
 	}
 	byEndpoint := map[string]int{}
@@ -1224,7 +1227,7 @@ func TestBackfillOtherCounters(t *testing.T) {
 	}, args(out)...); code != cli.ExitError {
 		t.Fatalf("interrupted: exit %d: %s", code, stderr)
 	}
-	if code, stderr := h.run(context.Background(), nil, args(out)...); code != 0 || !strings.Contains(stderr, "10 left to make") {
+	if code, stderr := h.run(context.Background(), nil, args(out)...); code != 0 || !strings.Contains(stderr, "6 done, at least 10, at most 808 left to make") {
 		t.Fatalf("resumed: exit %d: %s", code, stderr)
 	}
 	if resumed, _ := os.ReadFile(out); !bytes.Equal(resumed, b) {

@@ -64,7 +64,9 @@ func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*bac
 			if !ok {
 				break
 			}
+			before := f.requests
 			jp, code := f.request(c, k, task, step, offset)
+			progress.done += f.requests - before
 			if code != cli.ExitOK {
 				return code
 			}
@@ -92,6 +94,9 @@ type fetcher struct {
 	j         *journal
 	progress  *backfillProgress
 	ledgerErr error // the state file could not be used
+	// requests counts the requests the gates let through: a step of a
+	// walk (the conversations) can be several.
+	requests int
 }
 
 // gate lets a request of key k through once the key's budget (with what
@@ -109,6 +114,7 @@ func (f *fetcher) gate(k *backfillKey) mintlify.Gate {
 				return err
 			}
 			if took {
+				f.requests++
 				return nil
 			}
 			wait := k.window.FreeAt(1).Sub(e.now())

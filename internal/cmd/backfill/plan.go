@@ -61,30 +61,6 @@ var extraKinds = func() []string {
 	return names
 }()
 
-// perDayText says what one day of a project costs: "1 request(s) per
-// day", with the counters other than the views when there are some, and
-// per project when they differ.
-func (p *backfillPlan) perDayText() string {
-	text := func(id string) string {
-		views := fmt.Sprintf("%d for the views", p.pagesPerDay(id))
-		if len(p.extra[id]) == 0 {
-			return fmt.Sprintf("%d request(s) per day", p.perDay(id))
-		}
-		return fmt.Sprintf("%d request(s) per day (%s, 1 each for %s)", p.perDay(id), views, strings.Join(p.extra[id], ", "))
-	}
-	first := text(p.projects[0])
-	for _, id := range p.projects[1:] {
-		if text(id) != first {
-			var per []string
-			for _, id := range p.projects {
-				per = append(per, p.label(id)+": "+text(id))
-			}
-			return "the requests per day of each project (" + strings.Join(per, "; ") + ")"
-		}
-	}
-	return first
-}
-
 // label is the project label of project id.
 func (p *backfillPlan) label(id string) string {
 	if name := p.names[id]; name != "" {
@@ -92,9 +68,6 @@ func (p *backfillPlan) label(id string) string {
 	}
 	return id
 }
-
-// perDay is the requests one day of project id costs.
-func (p *backfillPlan) perDay(id string) int { return p.pagesPerDay(id) + len(p.extra[id]) }
 
 // keyRef is one API key of a plan: the --mintlify.api-key-file or
 // MINTLIFY_API_KEY one (index -1), or keys[index] of the configuration.
@@ -154,17 +127,6 @@ func (p *backfillPlan) knownSites(sites map[string]int) {
 			p.walkPages[id] = n
 		}
 	}
-}
-
-// sized reports whether the walks' lengths are known for every project
-// (from the journal), or do not matter (site totals only).
-func (p *backfillPlan) sized() bool {
-	for _, id := range p.projects {
-		if p.paths > 0 && p.walkPages[id] == 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // limit is the page size of the views requests: one row for the site

@@ -28,8 +28,8 @@ type backfillProgress struct {
 	tasks []backfillTask
 	walks map[backfillTask]*mintlify.Walk
 	extra map[taskKind]journalPage
-	// done counts the requests in the journal; total is done plus the
-	// requests expected still.
+	// done counts the answers in the journal and the requests this run
+	// made; total is done plus the requests expected still.
 	done, total int
 }
 
@@ -48,6 +48,7 @@ func newBackfillProgress(plan *backfillPlan, journaled []journalPage) *backfillP
 	}
 	for _, jp := range journaled {
 		p.record(jp)
+		p.done++
 	}
 	p.total = p.done + p.requestsLeft(nil)
 	return p
@@ -60,7 +61,6 @@ func (p *backfillProgress) record(jp journalPage) {
 		return
 	}
 	t := backfillTask{jp.Project, day}
-	p.done++
 	if jp.Kind != "" {
 		p.extra[taskKind{t, jp.Kind}] = jp
 		return
@@ -109,31 +109,6 @@ func (p *backfillProgress) nextStep(t backfillTask) (kind string, offset int, ok
 		}
 	}
 	return "", 0, false
-}
-
-// requestsLeft is how many requests the tasks of the projects of (nil:
-// all) are expected still to need: a walk not done as long as the
-// project's longest walk so far, at least one more page.
-func (p *backfillProgress) requestsLeft(of func(id string) bool) int {
-	n := 0
-	for _, t := range p.tasks {
-		if of != nil && !of(t.project) {
-			continue
-		}
-		if !p.viewsDone(t) {
-			read := 0
-			if w := p.walks[t]; w != nil {
-				read = w.Next
-			}
-			n += max(p.plan.pagesPerDay(t.project)-read, 1)
-		}
-		for _, kind := range p.plan.extra[t.project] {
-			if _, ok := p.extra[taskKind{t, kind}]; !ok {
-				n++
-			}
-		}
-	}
-	return n
 }
 
 // previous is kind's journaled answer of the day before t in the same

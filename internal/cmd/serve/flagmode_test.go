@@ -2,10 +2,14 @@ package serve
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 )
 
 // TestFlagModeMessages: without --config.file, every error about the
@@ -42,6 +46,10 @@ func TestFlagModeMessages(t *testing.T) {
 		{"bad window", "mint_flagmode1", []string{"--mintlify.window=3x"}, `--mintlify.window "3x"`},
 		{"request timeout of a century", "mint_flagmode1", []string{"--mintlify.request-timeout=876000h"},
 			"--mintlify.request-timeout must be more than 0s and at most 1h0m0s, got 876000h0m0s"},
+		{"placeholder project id", "mint_flagmode1", []string{"--mintlify.project-id=YOUR_PROJECT_ID"},
+			`--mintlify.project-id (or MINTLIFY_PROJECT_ID): id "YOUR_PROJECT_ID" is the example's placeholder`},
+		{"two windows of one length", "mint_flagmode1", []string{"--mintlify.window=1d", "--mintlify.window=24h"},
+			`--mintlify.window "24h" is the same length as the earlier --mintlify.window "1d"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Setenv("MINTLIFY_API_KEY", c.key)
@@ -56,6 +64,68 @@ func TestFlagModeMessages(t *testing.T) {
 				t.Errorf("log %q does not contain %q", msg, c.want)
 			}
 			for _, word := range []string{"keys[0]", "api_key_file", "api_key_env", "global", "projects[0]"} {
+				if strings.Contains(msg, word) {
+					t.Errorf("flag mode speaks of the config file's %q: %s", word, msg)
+				}
+			}
+		})
+	}
+}
+
+// TestFlagModeKindSettings: without --config.file, a kind's setting out
+// of its range (each setting of each row of kind.All, so a new one is
+// covered) is named by its flag, never by the configuration file's key
+// the user did not write; placeholder id from MINTLIFY_PROJECT_ID alone
+// names the variable too.
+func TestFlagModeKindSettings(t *testing.T) {
+	type row struct{ name, arg, want string }
+	var rows []row
+	for _, k := range kind.All {
+		if k.TopN > 0 {
+			flag := "--" + k.Flag(kind.TopNSetting)
+			for _, v := range []int{0, config.MaxTopN + 1, 100000} {
+				rows = append(rows, row{fmt.Sprintf("%s=%d", flag, v), fmt.Sprintf("%s=%d", flag, v),
+					fmt.Sprintf("%s must be between 1 and %d, got %d", flag, config.MaxTopN, v)})
+			}
+		}
+		if k.LookBack > 0 {
+			flag := "--" + k.Flag(kind.LookBackSetting)
+			for _, v := range []config.Duration{0, config.MinLookBack / 2, config.MaxLookBack + config.MinLookBack} {
+				rows = append(rows, row{flag + "=" + v.String(), flag + "=" + v.String(),
+					fmt.Sprintf("%s must be between %s and %s, got %s", flag, config.MinLookBack, config.MaxLookBack, v)})
+			}
+		}
+	}
+	if len(rows) < 3*2 {
+		t.Fatalf("%d rows: kind.All has fewer settings than the searches', conversations' and feedback backlog's", len(rows))
+	}
+	rows = append(rows, row{"MINTLIFY_PROJECT_ID placeholder", "",
+		`--mintlify.project-id (or MINTLIFY_PROJECT_ID): id "YOUR_PROJECT_ID" is the example's placeholder`})
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			t.Setenv("MINTLIFY_API_KEY", "mint_flagmode1")
+			t.Setenv("MINTLIFY_PROJECT_ID", "proj-flags")
+			args := []string{"--config.check"}
+			if r.arg != "" {
+				args = append(args, r.arg)
+			} else {
+				t.Setenv("MINTLIFY_PROJECT_ID", config.PlaceholderProjectID)
+			}
+			var out, errb bytes.Buffer
+			if rc := run(args, &out, &errb); rc != 1 {
+				t.Errorf("exit %d, want 1", rc)
+			}
+			msg := errb.String()
+			if !strings.Contains(msg, r.want) {
+				t.Errorf("log %q does not contain %q", msg, r.want)
+			}
+			words := []string{"global", "projects[0]", "collector_top_n", "collector_look_back"}
+			for _, k := range kind.All {
+				for _, setting := range []string{kind.TopNSetting, kind.LookBackSetting} {
+					words = append(words, k.Key(setting))
+				}
+			}
+			for _, word := range words {
 				if strings.Contains(msg, word) {
 					t.Errorf("flag mode speaks of the config file's %q: %s", word, msg)
 				}

@@ -94,7 +94,7 @@ func (s *configSource) load() (*config.Config, error) {
 	if _, err := cli.ReadKey(s.f.common.KeyFile, s.getenv); err != nil {
 		return nil, err
 	}
-	cfg, err := config.Single(s.f.common.ProjectID, s.f.common.APIURL, keyEnv, s.f.common.KeyFile)
+	cfg, err := config.Single(s.f.common.ProjectID, s.f.common.APIURL, keyEnv, s.f.common.KeyFile, flagNames())
 	if err != nil {
 		return nil, err
 	}
@@ -125,6 +125,24 @@ func (s *configSource) load() (*config.Config, error) {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// flagNames are the flags that set each setting of the configuration
+// without a file, for its errors: those of every command (cli.FlagNames),
+// the windows, the tracked jobs file and each kind's settings.
+func flagNames() config.FlagNames {
+	names := cli.FlagNames()
+	names["projects[0].windows"] = "--mintlify.window"
+	names["global.tracked_jobs_file"] = "--mintlify.tracked-jobs-file"
+	for _, k := range kind.All {
+		if k.TopN > 0 {
+			names[config.SettingPath(k, kind.TopNSetting)] = "--" + k.Flag(kind.TopNSetting)
+		}
+		if k.LookBack > 0 {
+			names[config.SettingPath(k, kind.LookBackSetting)] = "--" + k.Flag(kind.LookBackSetting)
+		}
+	}
+	return names
 }
 
 // server is the running exporter: registries, collector, reload state.
