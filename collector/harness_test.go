@@ -294,3 +294,35 @@ func (e *env) expectWithinBudget() {
 		e.t.Fatalf("%d analytics requests in one hour; the budget is 100 less a reserve of 10", n)
 	}
 }
+
+// restart closes the exporter and starts a new one from the same config
+// and options (and so the same state file), as a process restart does.
+func (e *env) restart() {
+	e.t.Helper()
+	e.exp.Close()
+	exp, err := collector.New(e.cfg, e.opts)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(exp.Close)
+	e.reg = prometheus.NewPedanticRegistry()
+	e.reg.MustRegister(exp)
+	e.exp = exp
+}
+
+// reload applies yamlCfg (with %s for the API URL), failing the test if
+// it is refused.
+func (e *env) reload(yamlCfg string) {
+	e.t.Helper()
+	if err := e.apply(yamlCfg); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *env) apply(yamlCfg string) error {
+	cfg, err := config.Parse([]byte(fmt.Sprintf(yamlCfg, e.api.URL())))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return e.exp.Apply(cfg)
+}
