@@ -79,4 +79,3 @@ func TestSaveFailuresSeriesCountsEachFailedSave(t *testing.T) {
 		t.Errorf("%v failed saves counted, want one per refresh (3)", got)
 	}
 }
-
