@@ -309,20 +309,3 @@ func (e *env) restart() {
 	e.reg.MustRegister(exp)
 	e.exp = exp
 }
-
-// reload applies yamlCfg (with %s for the API URL), failing the test if
-// it is refused.
-func (e *env) reload(yamlCfg string) {
-	e.t.Helper()
-	if err := e.apply(yamlCfg); err != nil {
-		e.t.Fatal(err)
-	}
-}
-
-func (e *env) apply(yamlCfg string) error {
-	cfg, err := config.Parse([]byte(fmt.Sprintf(yamlCfg, e.api.URL())))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return e.exp.Apply(cfg)
-}
