@@ -250,18 +250,6 @@ func (e *env) maxInAnyHour(skip ...string) int {
 	return most
 }
 
-// expectRecovery clears the faults, lets any back-off pass and checks that
-// the next scrape brings the collector and its series back.
-func (e *env) expectRecovery(up, metric string, want int) {
-	e.t.Helper()
-	e.api.Server.ClearFaults()
-	e.clock.Advance(time.Hour)
-	out := e.scrape()
-	if mustValue(e.t, out, up) != 1 || e.count(metric) != want {
-		e.t.Fatal("no recovery on the first good refresh after the fault")
-	}
-}
-
 // docsConfig is a config file with one key and the project proj-docs
 // (label docs); globals and project are extra YAML lines, already indented
 // (two spaces under global:, four under the project). %s stands for the
