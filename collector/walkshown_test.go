@@ -28,6 +28,7 @@ func conversationsTotal(out string) (sum float64, series int) {
 // shows and keeps is TestCountersOfFinishedDaysShowDuringTheWalk, in
 // internal/engine.)
 func TestDataPartialSeriesDuringTheWalk(t *testing.T) {
+	t.Parallel() // a walk of thousands of pages; an env shares nothing
 	state := filepath.Join(t.TempDir(), "state.json")
 	e := newEnv(t, docsConfig("", "    collectors: [conversations]\n"),
 		envOpts{statePath: state, sites: map[string]mockapi.Site{"proj-docs": {Seed: 4, Paths: 50, ConversationsPerHour: 250}}})

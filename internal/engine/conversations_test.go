@@ -234,6 +234,7 @@ func TestConversationsFutureSealedDayIsNotServed(t *testing.T) {
 // any request (#36 case 4). (The series that shows Partial is tested in
 // collector: TestDataPartialSeriesDuringTheWalk.)
 func TestCountersOfFinishedDaysShowDuringTheWalk(t *testing.T) {
+	t.Parallel() // a walk of thousands of pages; a test engine shares nothing
 	state := filepath.Join(t.TempDir(), "state.json")
 	e := newTestEngine(t, conversationsConfig, mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 4, Paths: 50, ConversationsPerHour: 250}}},
 		Options{StoragePath: state})
