@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -244,5 +245,75 @@ func TestSiteLargerThanTheBudgetIsTruncatedNotStarved(t *testing.T) {
 	}
 	if n := e.requests(mockapi.EndpointViews); n != 90 {
 		t.Fatalf("%d requests, want 90", n)
+	}
+}
+
+// requestCounts counts the requests OnRequest is told of, by endpoint and
+// status (0: no answer).
+type requestCounts struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *requestCounts) observe(endpoint string, code int, _ time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[fmt.Sprintf("%s %d", endpoint, code)]++
+}
+
+func (c *requestCounts) of(endpoint string, code int) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[fmt.Sprintf("%s %d", endpoint, code)]
+}
+
+// TestSlowUpstreamDoesNotHoldTheScrape: with the upstream hanging, each
+// scrape's Refresh returns at its own deadline with the last good data
+// shown, and however many scrapes come only one sweep runs. No
+// wall-clock bound: "did not wait for the upstream" is that no views
+// request had ended when Refresh returned (the upstream hangs for an hour
+// and the request timeout is an hour too), and "one sweep" is what
+// OnRequest was told after Close has ended the sweep. (The request
+// series are tested in collector: TestRequestSeriesOfASweepCutShort.)
+func TestSlowUpstreamDoesNotHoldTheScrape(t *testing.T) {
+	reqs := &requestCounts{}
+	e := newTestEngine(t, docsConfig("  min_refresh_interval: 1m\n  max_age: 3h\n  request_timeout: 1h\n", ""),
+		mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10}}}, Options{OnRequest: reqs.observe})
+	e.refresh() // good data first
+	if n := e.requests(mockapi.EndpointViews); n != 1 {
+		t.Fatalf("%d views requests for 10 paths, want 1", n)
+	}
+	arrived := make(chan string, 1)
+	e.api.Server.SetFault(mockapi.Fault{Latency: time.Hour, Arrived: arrived})
+	e.clock.Advance(2 * time.Hour)
+	for range 3 {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		e.Refresh(ctx)
+		cancel()
+		if n := e.requests(mockapi.EndpointViews); n != 1 {
+			t.Fatalf("a views request ended before Refresh returned (%d in all): the scrape waited for the upstream", n)
+		}
+		if e.shownPaths(t) != 10 {
+			t.Fatal("the last good data is not shown while the refresh runs")
+		}
+	}
+	// The sweep runs on after the scrapes: wait for its request to reach
+	// the API (on a loaded machine it may not have yet), then cut it short.
+	select {
+	case <-arrived:
+	case <-testkit.HangGuard(t).Done():
+		t.Fatal("the refresh never sent its views request")
+	}
+	e.Close() // cancels the hung sweep
+	// Only one sweep ran however many scrapes came: one good request and
+	// one cut short, as the client told them before Close returned.
+	if got := reqs.of("views", 200); got != 1 {
+		t.Errorf("%v views requests answered, want 1", got)
+	}
+	if got := reqs.of("views", 0); got != 1 {
+		t.Errorf("%v views requests cut short, want 1: more than one sweep ran", got)
 	}
 }
