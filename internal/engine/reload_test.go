@@ -213,3 +213,34 @@ func TestStateFileHoldsNoKey(t *testing.T) {
 		t.Fatal("the state file holds the key or its name")
 	}
 }
+
+// A reload keeps the data (and makes no extra sweep); a reload whose key
+// cannot be read is refused, naming the variable, and the running
+// configuration stays as it was. (That the kept data is filtered anew is
+// tested in collector: TestReloadRefiltersTheSeries.)
+func TestReloadKeepsDataAndBadReloadKeepsState(t *testing.T) {
+	e := newTestEngine(t, oneProject, mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10}}},
+		Options{Getenv: func(k string) string { return map[string]string{"TEST_MINTLIFY_KEY": testKey}[k] }})
+	e.refresh()
+	views := e.requests(mockapi.EndpointViews)
+	e.apply(t, docsConfig("", "    windows: [24h]\n    include_paths: ['^/docs/']\n"))
+	if walk, _ := e.monthWalk(t, "docs"); len(walk.Rows) != 10 {
+		t.Fatalf("the cache was not kept on reload: %d paths", len(walk.Rows))
+	}
+	e.refresh()
+	if e.requests(mockapi.EndpointViews) != views {
+		t.Fatal("a reload triggered an extra sweep")
+	}
+	before := e.viewText()
+	// A config whose key cannot be read is refused; the running one stays.
+	bad, err := config.Parse(fmt.Appendf(nil, strings.ReplaceAll(oneProject, "TEST_MINTLIFY_KEY", "UNSET_VAR"), e.api.URL()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Apply(bad); err == nil || !strings.Contains(err.Error(), "UNSET_VAR") {
+		t.Fatalf("bad reload: err = %v", err)
+	}
+	if after := e.viewText(); after != before {
+		t.Fatalf("a failed reload changed the view:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
