@@ -202,10 +202,6 @@ func head(s string, lines int) string {
 	return strings.Join(parts, "\n")
 }
 
-func (e *env) requests(endpoint string) int {
-	return e.api.Server.CountRequests(func(r mockapi.Request) bool { return r.Endpoint == endpoint })
-}
-
 func (e *env) requestsWithStatus(status int) int {
 	return e.api.Server.CountRequests(func(r mockapi.Request) bool { return r.Status == status })
 }
