@@ -176,13 +176,16 @@ func TestFutureTimesAreClamped(t *testing.T) {
 	}
 	unit := fmt.Sprintf(`{"health":{"next_refresh":%q,"last_success":%q},"round":%q,"windows":{"month":{"data_time":%q,"hint":1}}}`,
 		year.Format(time.RFC3339), year.Format(time.RFC3339), year.Format(time.RFC3339), year.Format(time.RFC3339))
-	state := fmt.Sprintf(`{"kind":"mintlify_exporter state","version":2,"saved":%q,"units":{"proj-docs/pageviews":%s}}`, year.Format(time.RFC3339), unit)
+	state := fmt.Sprintf(`{"kind":"mintlify_exporter state","version":3,"saved":%q,"units":{"proj-docs/pageviews":%s}}`, year.Format(time.RFC3339), unit)
 	if err := os.WriteFile(path, []byte(state), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	e, logs, err := startAt(t, api, path, clock)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if strings.Contains(logs.String(), "ignoring the state file") {
+		t.Fatalf("the state file was not read, so its times were not tested:\n%s", logs)
 	}
 	if n := strings.Count(logs.String(), "hold times in the future"); n != 1 {
 		t.Errorf("%d warnings about times in the future, want 1:\n%s", n, logs)
