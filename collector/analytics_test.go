@@ -1,10 +1,12 @@
 package collector_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
@@ -13,20 +15,35 @@ func oneCollector(name string) string {
 	return docsConfig("", "    windows: [24h]\n    collectors: ["+name+"]\n")
 }
 
+// TestGoldenPerCollector: each kind of the table, alone on a project,
+// exports what its golden file holds (golden_NAME.prom), some series of
+// its own families among it, and no other kind's series. A kind added to
+// the table runs here too; its golden file is written once, on purpose,
+// with -update -run 'TestGoldenPerCollector/NAME'.
 func TestGoldenPerCollector(t *testing.T) {
-	for _, name := range []string{"visitors", "feedback", "searches", "assistant"} {
-		t.Run(name, func(t *testing.T) {
-			cfg := strings.Replace(oneCollector(name), "windows: [24h]", "windows: [7d]", 1)
+	for _, k := range kind.All {
+		t.Run(k.Name, func(t *testing.T) {
+			cfg := strings.Replace(oneCollector(k.Name), "windows: [24h]", "windows: [7d]", 1)
 			e := newEnv(t, cfg, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 21, Paths: 12}}})
-			got := e.scrape()
-			if strings.Contains(got, "mintlify_page_views{") {
-				t.Fatal("pageviews ran although the project lists only " + name)
+			e.scrape()
+			own := 0
+			for _, f := range k.Families {
+				own += e.count(f.Name)
 			}
-			data := map[string]string{"visitors": "mintlify_page_visitors", "feedback": "mintlify_page_feedback", "searches": "mintlify_search_hits", "assistant": "mintlify_assistant_queries"}[name]
-			if e.count(data) == 0 {
-				t.Fatalf("no %s series: the golden file would prove little", data)
+			if own == 0 {
+				t.Fatalf("no series of %s's families: the golden file would prove little", k.Name)
 			}
-			compareGolden(t, "golden_"+name+".prom", e)
+			for _, other := range kind.All {
+				if other.Name == k.Name {
+					continue
+				}
+				for _, f := range other.Families {
+					if e.count(f.Name) != 0 && !slices.ContainsFunc(k.Families, func(g kind.Family) bool { return g.Name == f.Name }) {
+						t.Fatalf("%s series although the project lists only %s", f.Name, k.Name)
+					}
+				}
+			}
+			compareGolden(t, "golden_"+k.Name+".prom", e)
 		})
 	}
 }
@@ -45,12 +62,17 @@ func TestVisitorsTotalIsItsOwnSeries(t *testing.T) {
 	}
 }
 
+// TestAllCollectorsThreeProjectsOneHourWithinBudget: every kind of the
+// table on, three projects, two hours of scrapes every 5 s: no 429, no
+// hour over the key's budget, every kind's endpoint asked and every kind
+// up, and page views refreshed as often as its weight's share of the
+// budget allows.
 func TestAllCollectorsThreeProjectsOneHourWithinBudget(t *testing.T) {
 	t.Parallel() // hours of simulated work; an env shares nothing (see newEnv)
 	sites := map[string]mockapi.Site{
-		"p1": {Seed: 1, Paths: 2000}, "p2": {Seed: 2, Paths: 2000}, "p3": {Seed: 3, Paths: 2000},
+		"p1": {Seed: 1, Paths: 2000, FeedbackPerDay: 5}, "p2": {Seed: 2, Paths: 2000, FeedbackPerDay: 5}, "p3": {Seed: 3, Paths: 2000, FeedbackPerDay: 5},
 	}
-	all := `[pageviews, visitors, feedback, searches, assistant]`
+	all := "[" + strings.Join(kind.Names(), ", ") + "]"
 	e := newEnv(t, `
 global:
   api_url: %s
@@ -65,20 +87,23 @@ projects:
 	e.refreshEvery(5*time.Second, 2*720)
 	out := e.gather()
 	e.expectWithinBudget()
-	for _, ep := range []string{mockapi.EndpointViews, mockapi.EndpointVisitors, mockapi.EndpointFeedback, mockapi.EndpointSearches, mockapi.EndpointCallerStats} {
-		if e.requests(ep) == 0 {
-			t.Errorf("collector for %s never ran", ep)
+	weights := 0.0
+	for _, k := range kind.All {
+		weights += k.Weight
+		asked := e.api.Server.CountRequests(func(r mockapi.Request) bool { return strings.HasSuffix(r.Path, "/p1/"+k.Endpoint) })
+		if asked == 0 {
+			t.Errorf("collector %s never asked its endpoint %s", k.Name, k.Endpoint)
+		}
+		if mustValue(t, out, `mintlify_up{collector="`+k.Name+`",project="p1"}`) != 1 {
+			t.Errorf("%s not up:\n%s", k.Name, grepLines(out, k.Name))
 		}
 	}
-	for _, c := range []string{"pageviews", "visitors", "feedback", "searches", "assistant"} {
-		if mustValue(t, out, `mintlify_up{collector="`+c+`",project="p1"}`) != 1 {
-			t.Errorf("%s not up", c)
-		}
-	}
-	// With all five on, pageviews gets 4/9 of the budget instead of all
-	// of it: 3 projects × 8 pages = 24 requests a round at 40 an hour.
-	if got := mustValue(t, out, `mintlify_refresh_interval_seconds{collector="pageviews",project="p1"}`); got != 2160 {
-		t.Errorf("pageviews interval %v s, want 2160 (3600 × 24 / (90 × 4/9))", got)
+	// With every kind on, page views gets its weight's share of the 90
+	// requests an hour: 3 projects × 8 pages = 24 requests a round.
+	pv, _ := kind.Lookup(kind.PageViews)
+	want := 3600 * 24 * weights / (90 * pv.Weight)
+	if got := mustValue(t, out, `mintlify_refresh_interval_seconds{collector="pageviews",project="p1"}`); got != want {
+		t.Errorf("pageviews interval %v s, want %v (3600 × 24 / (90 × %v/%v))", got, want, pv.Weight, weights)
 	}
 }
 
@@ -98,4 +123,14 @@ func TestSearchTermsAreSanitisedAndCapped(t *testing.T) {
 			}
 		}
 	}
+}
+
+func grepLines(out, sub string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, sub) && strings.Contains(l, "p1") {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
 }

@@ -202,10 +202,6 @@ func head(s string, lines int) string {
 	return strings.Join(parts, "\n")
 }
 
-func (e *env) requests(endpoint string) int {
-	return e.api.Server.CountRequests(func(r mockapi.Request) bool { return r.Endpoint == endpoint })
-}
-
 func (e *env) requestsWithStatus(status int) int {
 	return e.api.Server.CountRequests(func(r mockapi.Request) bool { return r.Status == status })
 }
@@ -250,18 +246,6 @@ func (e *env) maxInAnyHour(skip ...string) int {
 	return most
 }
 
-// expectRecovery clears the faults, lets any back-off pass and checks that
-// the next scrape brings the collector and its series back.
-func (e *env) expectRecovery(up, metric string, want int) {
-	e.t.Helper()
-	e.api.Server.ClearFaults()
-	e.clock.Advance(time.Hour)
-	out := e.scrape()
-	if mustValue(e.t, out, up) != 1 || e.count(metric) != want {
-		e.t.Fatal("no recovery on the first good refresh after the fault")
-	}
-}
-
 // docsConfig is a config file with one key and the project proj-docs
 // (label docs); globals and project are extra YAML lines, already indented
 // (two spaces under global:, four under the project). %s stands for the
@@ -293,4 +277,19 @@ func (e *env) expectWithinBudget() {
 	if n := e.maxInAnyHour(mockapi.EndpointGetJob); n > 90 {
 		e.t.Fatalf("%d analytics requests in one hour; the budget is 100 less a reserve of 10", n)
 	}
+}
+
+// restart closes the exporter and starts a new one from the same config
+// and options (and so the same state file), as a process restart does.
+func (e *env) restart() {
+	e.t.Helper()
+	e.exp.Close()
+	exp, err := collector.New(e.cfg, e.opts)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(exp.Close)
+	e.reg = prometheus.NewPedanticRegistry()
+	e.reg.MustRegister(exp)
+	e.exp = exp
 }

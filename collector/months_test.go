@@ -1,81 +1,36 @@
 package collector_test
 
 import (
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
-// Tests of the month-to-date counters: day-only dates, the month
-// boundary, the fallback when the upstream refuses a future dateTo, and
-// max_paths over the month.
+// Tests of the month-to-date counters' series: the month boundary, the
+// fallback's gauge, and max_paths over the month. (The requests' date
+// ranges and the fallback itself are tested in internal/engine.)
 
-const allAdditive = "    collectors: [pageviews, feedback, searches, assistant]\n"
+// monthAndWindows are the kinds of the table that count the month to
+// date and the rolling windows (kind.MonthAndWindows), and the
+// configuration line that turns them on.
+func monthAndWindows() (kinds []kind.Kind, collectors string) {
+	var names []string
+	for _, k := range kind.All {
+		if k.Windows == kind.MonthAndWindows {
+			kinds = append(kinds, k)
+			names = append(names, k.Name)
+		}
+	}
+	return kinds, "    collectors: [" + strings.Join(names, ", ") + "]\n"
+}
 
 // monthOf is the start of t's UTC calendar month.
 func monthOf(t time.Time) time.Time {
 	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
-}
-
-// tomorrowOf is the start of the UTC day after t's.
-func tomorrowOf(t time.Time) time.Time {
-	return time.Date(t.Year(), t.Month(), t.Day()+1, 0, 0, 0, 0, time.UTC)
-}
-
-// Every request of a counter asks for [1st of the month, tomorrow) in
-// YYYY-MM-DD, over several days and a month boundary; the windows asked
-// for on top keep their RFC 3339 ranges.
-func TestCounterRequestsCarryDayDates(t *testing.T) {
-	t.Parallel() // hours of simulated work; an env shares nothing (see newEnv)
-	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n", "    windows: [24h]\n"+allAdditive),
-		envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 4, Paths: 200}}})
-	e.clock.Set(time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC))
-	e.refreshEvery(20*time.Minute, 3*24*3) // three days, across 1 December
-	counters := map[string]int{}
-	months := map[string]bool{}
-	for _, r := range e.api.Server.Requests() {
-		if r.Endpoint == mockapi.EndpointGetJob {
-			continue
-		}
-		q, err := url.ParseQuery(r.Query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		from, to := q.Get("dateFrom"), q.Get("dateTo")
-		if len(from) != len("2006-01-02") {
-			// A window: RFC 3339, 24h long, ending by now.
-			f, err1 := time.Parse(time.RFC3339, from)
-			tt, err2 := time.Parse(time.RFC3339, to)
-			if err1 != nil || err2 != nil || tt.Sub(f) != 24*time.Hour || tt.After(r.Time) {
-				t.Fatalf("%s: window request %q is not an RFC 3339 range of 24h ending by %s", r.Endpoint, r.Query, r.Time)
-			}
-			continue
-		}
-		f, err1 := time.Parse("2006-01-02", from)
-		tt, err2 := time.Parse("2006-01-02", to)
-		if err1 != nil || err2 != nil {
-			t.Fatalf("%s: counter request %q does not carry YYYY-MM-DD dates", r.Endpoint, r.Query)
-		}
-		if !f.Equal(monthOf(r.Time)) || !tt.Equal(tomorrowOf(r.Time)) {
-			t.Fatalf("%s at %s: counter request %q, want dateFrom %s and dateTo %s", r.Endpoint, r.Time, r.Query,
-				monthOf(r.Time).Format("2006-01-02"), tomorrowOf(r.Time).Format("2006-01-02"))
-		}
-		counters[r.Endpoint]++
-		months[from] = true
-	}
-	for _, ep := range []string{mockapi.EndpointViews, mockapi.EndpointFeedback, mockapi.EndpointSearches, mockapi.EndpointCallerStats} {
-		if counters[ep] < 10 {
-			t.Errorf("%d counter requests to %s in three days", counters[ep], ep)
-		}
-	}
-	if !months["2026-11-01"] || !months["2026-12-01"] {
-		t.Errorf("counter months asked for: %v, want November and December", months)
-	}
-	e.expectWithinBudget()
 }
 
 // Across the 1st the counters start again from zero, created at the new
@@ -83,7 +38,8 @@ func TestCounterRequestsCarryDayDates(t *testing.T) {
 // (deltas, a drop counting as a reset) is the views of that time.
 func TestCountersAcrossMonthBoundary(t *testing.T) {
 	site := mockapi.Site{Seed: 5, Paths: 300, OtherTraffic: true}
-	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n", allAdditive),
+	kinds, collectors := monthAndWindows()
+	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n", collectors),
 		envOpts{sites: map[string]mockapi.Site{"proj-docs": site}})
 	start := time.Date(2026, 11, 30, 22, 0, 0, 0, time.UTC)
 	e.clock.Set(start)
@@ -134,11 +90,15 @@ func TestCountersAcrossMonthBoundary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	counters := map[string]bool{}
+	for _, k := range kinds {
+		for _, f := range k.Counters() {
+			counters[f.Name] = true
+		}
+	}
 	seen := map[string]bool{}
 	for _, mf := range mfs {
-		switch mf.GetName() {
-		case "mintlify_page_views_total", "mintlify_site_page_views_total", "mintlify_page_feedback_total",
-			"mintlify_searches_total", "mintlify_assistant_queries_total":
+		if counters[mf.GetName()] {
 			seen[mf.GetName()] = true
 			for _, m := range mf.GetMetric() {
 				if ct := m.GetCounter().GetCreatedTimestamp().AsTime(); !ct.Equal(dec) {
@@ -147,83 +107,44 @@ func TestCountersAcrossMonthBoundary(t *testing.T) {
 			}
 		}
 	}
-	if len(seen) != 5 {
-		t.Errorf("counters exported after the rollover: %v, want all five", seen)
+	if len(seen) != len(counters) {
+		t.Errorf("counters exported after the rollover: %v, want all of %v", seen, counters)
 	}
 	e.expectWithinBudget()
 }
 
-// An upstream that refuses a dateTo in the future (400) gets [1st, now)
-// in RFC 3339 instead: the counters keep coming, the fallback is said
-// once in the log and shown in a metric, no refresh counts as failed, and
-// a restart remembers it. The next month tries day dates again.
-func TestCounterFallbackWhenFutureDateRefused(t *testing.T) {
-	site := mockapi.Site{Seed: 6, Paths: 300}
-	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n", allAdditive), envOpts{
-		sites:     map[string]mockapi.Site{"proj-docs": site},
-		mock:      func(o *mockapi.Options) { o.RefuseFutureDates = true },
-		statePath: t.TempDir() + "/state.json",
+// TestDateFallbackSeries: when the upstream refuses a dateTo in the
+// future, mintlify_analytics_date_fallback is 1 for every collector
+// that counts the month, in this month and the next. (The fallback
+// itself is TestCounterFallbackWhenFutureDateRefused, in
+// internal/engine.)
+func TestDateFallbackSeries(t *testing.T) {
+	kinds, collectors := monthAndWindows()
+	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n", collectors), envOpts{
+		sites: map[string]mockapi.Site{"proj-docs": {Seed: 6, Paths: 300}},
+		mock:  func(o *mockapi.Options) { o.RefuseFutureDates = true },
 	})
-	var out string
-	for range 6 {
-		out = e.scrape()
-		e.clock.Advance(10 * time.Minute)
-	}
-	collectors := []string{"pageviews", "feedback", "searches", "assistant"}
-	for _, c := range collectors {
-		if mustValue(t, out, `mintlify_up{collector="`+c+`",project="docs"}`) != 1 {
-			t.Errorf("%s is down", c)
-		}
-		if mustValue(t, out, `mintlify_analytics_date_fallback{collector="`+c+`",project="docs"}`) != 1 {
-			t.Errorf("%s: the fallback is not shown", c)
-		}
-		for _, r := range []string{"bad_response", "other"} {
-			if mustValue(t, out, `mintlify_refresh_failures_total{collector="`+c+`",project="docs",reason="`+r+`"}`) != 0 {
-				t.Errorf("%s: the refused day range counts as a failed refresh (%s)", c, r)
-			}
+	out := e.scrape()
+	for _, k := range kinds {
+		if mustValue(t, out, `mintlify_analytics_date_fallback{collector="`+k.Name+`",project="docs"}`) != 1 {
+			t.Errorf("%s: the fallback is not shown", k.Name)
 		}
 	}
-	if got := strings.Count(e.logs.String(), "refused a dateTo in the future"); got != len(collectors) {
-		t.Errorf("the fallback was logged %d times, want once per collector (%d)", got, len(collectors))
-	}
-	if n := e.requestsWithStatus(400); n != len(collectors) {
-		t.Errorf("%d answers of 400, want one per collector", n)
-	}
-	// The counters hold [1st, the last refresh) as the upstream answers it.
-	last := e.clock.Now().Add(-10 * time.Minute).Truncate(time.Minute)
-	totals, _ := site.Views(monthOf(last), last)
-	if got := mustValue(t, out, `mintlify_site_page_views_total{project="docs",traffic="human"}`); got != float64(totals.Human) {
-		t.Errorf("site human = %v, want %d", got, totals.Human)
-	}
-
-	e.restart()
-	e.clock.Advance(time.Hour)
-	e.scrape()
-	if n := e.requestsWithStatus(400); n != len(collectors) {
-		t.Errorf("after a restart: %d answers of 400, want still %d (the fallback is remembered)", n, len(collectors))
-	}
-
-	// Next month: day dates once more, refused once more.
 	e.clock.Set(time.Date(2026, 12, 1, 1, 0, 0, 0, time.UTC))
-	out = e.scrape()
-	if n := e.requestsWithStatus(400); n != 2*len(collectors) {
-		t.Errorf("in the next month: %d answers of 400, want %d (one more try per collector)", n, 2*len(collectors))
+	if mustValue(t, e.scrape(), `mintlify_analytics_date_fallback{collector="pageviews",project="docs"}`) != 1 {
+		t.Error("the next month's fallback is not shown")
 	}
-	if mustValue(t, out, `mintlify_analytics_date_fallback{collector="pageviews",project="docs"}`) != 1 ||
-		mustValue(t, out, `mintlify_up{collector="pageviews",project="docs"}`) != 1 {
-		t.Error("the next month's counters do not fall back")
-	}
-	e.expectWithinBudget()
 }
 
 // An upstream that takes a future dateTo (the default) never sees the
 // fallback: the metric is 0 and no request is refused.
 func TestCounterNoFallbackWhenAccepted(t *testing.T) {
-	e := newEnv(t, docsConfig("", allAdditive), envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 6, Paths: 30}}})
+	kinds, collectors := monthAndWindows()
+	e := newEnv(t, docsConfig("", collectors), envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 6, Paths: 30}}})
 	out := e.scrape()
-	for _, c := range []string{"pageviews", "feedback", "searches", "assistant"} {
-		if mustValue(t, out, `mintlify_analytics_date_fallback{collector="`+c+`",project="docs"}`) != 0 {
-			t.Errorf("%s: fallback shown though the upstream took the day range", c)
+	for _, k := range kinds {
+		if mustValue(t, out, `mintlify_analytics_date_fallback{collector="`+k.Name+`",project="docs"}`) != 0 {
+			t.Errorf("%s: fallback shown though the upstream took the day range", k.Name)
 		}
 	}
 	if n := e.requestsWithStatus(400); n != 0 {

@@ -21,16 +21,18 @@ func conversationsTotal(out string) (sum float64, series int) {
 	return sum, series
 }
 
-// While the month's first walk of conversations goes on (6 000 a day:
-// more than the hour's budget however many rows a page holds), the days
-// it finished are the counters, up is 1 and mintlify_data_partial says
-// the month is not whole yet; a restart serves the same from the state
-// file before any request (#36 case 4).
-func TestCountersOfFinishedDaysShowDuringTheWalk(t *testing.T) {
+// TestDataPartialSeriesDuringTheWalk: while the month's first walk of
+// conversations goes on (6 000 a day: more than the hour's budget), the
+// days it finished are the counters (the 4 series), up is 1 and
+// mintlify_data_partial is 1, after a restart too. (What the engine
+// shows and keeps is TestCountersOfFinishedDaysShowDuringTheWalk, in
+// internal/engine.)
+func TestDataPartialSeriesDuringTheWalk(t *testing.T) {
+	t.Parallel() // a walk of thousands of pages; an env shares nothing
 	state := filepath.Join(t.TempDir(), "state.json")
 	e := newEnv(t, docsConfig("", "    collectors: [conversations]\n"),
 		envOpts{statePath: state, sites: map[string]mockapi.Site{"proj-docs": {Seed: 4, Paths: 50, ConversationsPerHour: 250}}})
-	check := func(when, out string) float64 {
+	check := func(when, out string) {
 		t.Helper()
 		sum, series := conversationsTotal(out)
 		if series != 4 || sum == 0 {
@@ -42,15 +44,8 @@ func TestCountersOfFinishedDaysShowDuringTheWalk(t *testing.T) {
 		if v := mustValue(t, out, `mintlify_data_partial{collector="conversations",project="docs"}`); v != 1 {
 			t.Errorf("%s: mintlify_data_partial %v, want 1 (the month's walk goes on)", when, v)
 		}
-		return sum
 	}
-	walked := check("during the walk", e.scrape())
-	requests := e.requests(mockapi.EndpointConversations)
+	check("during the walk", e.scrape())
 	e.restart()
-	if got := check("after a restart", e.gather()); got != walked {
-		t.Errorf("after a restart: %v conversations, had %v", got, walked)
-	}
-	if n := e.requests(mockapi.EndpointConversations); n != requests {
-		t.Errorf("the restart made %d requests before any scrape", n-requests)
-	}
+	check("after a restart", e.gather())
 }

@@ -26,7 +26,7 @@ type testEngine struct {
 
 func newTestEngine(t *testing.T, yamlCfg string, mo mockapi.Options, o Options) *testEngine {
 	t.Helper()
-	clock := manualclock.New(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
+	clock := manualclock.New(epoch)
 	mo.Clock = clock
 	mo.Keys = []mockapi.KeySpec{{Key: testKey, Org: "acme", Scope: mockapi.ReadOnly}}
 	api := testkit.StartAPI(t, mo)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package collector_test
+package engine
 
 import (
 	"os"
@@ -24,21 +24,22 @@ func TestReadOnlyDirectoryIsNoFalseRecovery(t *testing.T) {
 		return
 	}
 	state := filepath.Join(os.Getenv(dirEnv), "state.json")
-	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n  max_refresh_interval: 2m\n", ""), envOpts{statePath: state, withAPIM: true,
-		sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}})
+	logs := &testkit.LockedBuffer{}
+	saves := &saveOutcomes{}
+	e := newTestEngine(t, docsConfig("  min_refresh_interval: 1m\n  max_refresh_interval: 2m\n", ""),
+		mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}},
+		Options{StoragePath: state, Logger: bufLogger(logs), OnSave: saves.observe})
 	for range 4 {
-		e.scrape()
+		e.refresh()
 		e.clock.Advance(90 * time.Second)
 	}
-	out := e.gather()
-	if got := mustValue(t, out, `mintlify_exporter_state_save_failures_total{file="ledger"}`); got < 1 {
-		t.Errorf("%v failed ledger saves counted", got)
+	if failed, _ := saves.counts("ledger"); failed < 1 {
+		t.Errorf("%v failed ledger saves told", failed)
 	}
-	logs := e.logs.String()
-	if n := strings.Count(logs, "writing the ledger file failed"); n != 1 {
+	if n := strings.Count(logs.String(), "writing the ledger file failed"); n != 1 {
 		t.Errorf("%d warnings about the ledger, want 1:\n%s", n, logs)
 	}
-	if strings.Contains(logs, "is written again") {
+	if strings.Contains(logs.String(), "is written again") {
 		t.Errorf("a save that wrote nothing was taken for a recovery:\n%s", logs)
 	}
 }

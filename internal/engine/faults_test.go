@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+)
+
+// TestEveryKindUnderFaults (#38 case 4): every kind of the table, alone
+// on a project, under each of the simulator's hostile answers (server
+// errors, a body that is not JSON, one cut short): the refresh fails with
+// the fault's reason, the unit is down but its data is still shown until
+// max_age, then no longer, and the first refresh after the fault brings
+// it back. A kind added to the table is
+// run here without a test of its own.
+func TestEveryKindUnderFaults(t *testing.T) {
+	for _, k := range kind.All {
+		for _, tc := range []struct {
+			name   string
+			fault  mockapi.Fault
+			reason string
+		}{
+			{"server error", mockapi.Fault{Status: 500}, mintlify.ReasonServerError},
+			{"malformed body", mockapi.Fault{Body: mockapi.MalformedJSON}, mintlify.ReasonBadResponse},
+			{"truncated body", mockapi.Fault{Body: mockapi.Truncated}, ""},
+		} {
+			t.Run(k.Name+"/"+tc.name, func(t *testing.T) {
+				cfg := "global:\n  api_url: %s\n" +
+					"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 1000\n" +
+					"projects:\n  - id: proj-docs\n    name: docs\n    collectors: [" + k.Name + "]\n"
+				e := newTestEngine(t, cfg, mockapi.Options{AnalyticsBudgetPerHour: -1,
+					Projects: map[string]mockapi.Site{"proj-docs": {Seed: 4, Paths: 30}}}, Options{})
+				e.refresh()
+				if h := onlyUnit(t, e).Health(); !h.Up {
+					t.Fatalf("not up before the fault: %+v", h)
+				}
+				e.api.Server.SetFault(tc.fault)
+				e.clock.Advance(time.Hour)
+				e.refresh()
+				u := onlyUnit(t, e)
+				h := u.Health()
+				if h.Up || !u.Fresh() {
+					t.Errorf("a failed refresh within max_age: up %v, fresh %v; want down with the data kept", h.Up, u.Fresh())
+				}
+				failed := 0.0
+				for _, n := range h.FailCounts {
+					failed += n
+				}
+				if failed == 0 || (tc.reason != "" && h.FailCounts[tc.reason] == 0) {
+					t.Errorf("failures counted %v, want some of reason %q", h.FailCounts, tc.reason)
+				}
+				for range 4 {
+					e.clock.Advance(time.Hour)
+					e.refresh()
+				}
+				if u := onlyUnit(t, e); u.Fresh() {
+					t.Error("the data is still shown after max_age of failures")
+				}
+				e.api.Server.ClearFaults()
+				e.clock.Advance(2 * time.Hour) // past any back-off
+				e.refresh()
+				if h := onlyUnit(t, e).Health(); !h.Up {
+					t.Errorf("no recovery on the first good refresh: %+v", h)
+				}
+			})
+		}
+	}
+}
+
+// onlyUnit is the engine's one analytics unit.
+func onlyUnit(t *testing.T, e *testEngine) UnitView {
+	t.Helper()
+	v := e.View()
+	if len(v.Units) != 1 {
+		t.Fatalf("%d units, want 1", len(v.Units))
+	}
+	return v.Units[0]
+}
