@@ -8,12 +8,20 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/leakcheck"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
 const testKey = "mint_enginetestkey42"
+
+// TestMain fails the package when a test leaves a goroutine behind: every
+// engine a test starts must end with Close (its refreshes, the job poller,
+// the simulated API's connections).
+func TestMain(m *testing.M) {
+	leakcheck.VerifyTestMain(m)
+}
 
 // testEngine is an engine of yamlCfg (%s for the API URL) against the
 // simulated API mo, with the options o (a manual clock, a discarding
