@@ -30,7 +30,7 @@ dashboard=${DASHBOARD:-dashboards/mintlify.json}
 # Queries that may be empty on a healthy demo, each with the reason. A
 # query listed here is still run and must not fail (an error, NaN); whether
 # it had data is logged.
-declare -A expected_empty=(
+declare -A may_be_empty=(
   ["annotation Receiver actions"]="the receiver's own series (mintlify_receiver_*): e2e/run.sh runs no mintlify_exporter receiver, so no action ever happens"
   ["panel 51 target A"]="needs a receiver action (mintlify_receiver_project_last_action_timestamp_seconds), and e2e/run.sh runs no receiver; its rules are tested by promtool in dashboards/rules_test.yml"
   ["panel 51 target B"]="as target A: no receiver action"
@@ -72,7 +72,7 @@ if jq -r .expr "$TMP/queries.jsonl" | grep -q '\$'; then
 fi
 # Every name in the list of queries that may be empty is a query of the
 # dashboard: a renumbered panel must not turn the list into a blind spot.
-for w in "${!expected_empty[@]}"; do
+for w in "${!may_be_empty[@]}"; do
   jq -s -e --arg w "$w" 'any(.[]; .where == $w)' "$TMP/queries.jsonl" >/dev/null ||
     fail "the list of queries that may be empty names \"$w\", which $dashboard does not have"
 done
@@ -112,7 +112,7 @@ round=0
 pending=""
 for ((n = 1; n <= total; n++)); do
   w=$(sed -n "${n}p" "$TMP/queries.jsonl" | jq -r .where)
-  [ -n "${expected_empty[$w]:-}" ] || pending="$pending $n"
+  [ -n "${may_be_empty[$w]:-}" ] || pending="$pending $n"
 done
 while :; do
   still=""
@@ -137,17 +137,17 @@ if [ -n "$pending" ]; then
   for n in $pending; do log "EMPTY: $(describe "$n")"; done
   fail "$(wc -w <<<"$pending") of $total dashboard queries had no data $(($(date +%s) - FROM))s after the exporter started"
 fi
-log "$total dashboard queries: every one had data $(($(date +%s) - FROM))s after the exporter started, but the ${#expected_empty[@]} that may be empty on the demo"
+log "$total dashboard queries: every one had data $(($(date +%s) - FROM))s after the exporter started, but the ${#may_be_empty[@]} that may be empty on the demo"
 
 # The queries that may be empty must still be valid and never NaN.
-step="expected empty"
+step="may be empty"
 for ((n = 1; n <= total; n++)); do
   w=$(sed -n "${n}p" "$TMP/queries.jsonl" | jq -r .where)
-  [ -n "${expected_empty[$w]:-}" ] || continue
+  [ -n "${may_be_empty[$w]:-}" ] || continue
   a=$(answer "$n") || fail "Prometheus did not answer $(describe "$n")"
   case $(verdict "$a") in
-    empty) log "empty, as it may be on the demo: $w: ${expected_empty[$w]}" ;;
-    data) log "has data this time, though it may be empty on the demo: $w: ${expected_empty[$w]}" ;;
+    empty) log "empty, as it may be on the demo: $w: ${may_be_empty[$w]}" ;;
+    data) log "has data this time, though it may be empty on the demo: $w: ${may_be_empty[$w]}" ;;
     nan) fail "NaN or infinite values: $(describe "$n")" ;;
     *) fail "query failed: $(describe "$n"): $(head -c 300 <<<"$a")" ;;
   esac
