@@ -79,11 +79,7 @@ func TestUnguardedDivisions(t *testing.T) {
 // counters did not move in it, which on the exporter's counters (they move
 // when it refreshes, every few minutes) is most intervals.
 func TestRatiosGuarded(t *testing.T) {
-	type expr struct{ where, expr string }
-	var exprs []expr
-	for _, q := range dashboardQueries(t, loadDashboard(t)) {
-		exprs = append(exprs, expr{q.where, q.expr})
-	}
+	exprs := dashboardQueries(t, loadDashboard(t))
 	for _, file := range []string{alertsFile, "rules.yml"} {
 		b, err := os.ReadFile(file)
 		if err != nil {
@@ -95,7 +91,7 @@ func TestRatiosGuarded(t *testing.T) {
 		}
 		for _, g := range rf.Groups {
 			for _, r := range g.Rules {
-				exprs = append(exprs, expr{file + " " + r.Alert + r.Record, r.Expr})
+				exprs = append(exprs, query{file + " " + r.Alert + r.Record, r.Expr})
 			}
 		}
 	}
