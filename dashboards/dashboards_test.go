@@ -586,11 +586,17 @@ func TestMetricNamesExist(t *testing.T) {
 			}
 		}
 	}
+	for _, r := range recordingRules(t) {
+		for _, n := range metricNames(r.Expr) {
+			used[n] = append(used[n], "recording rule "+r.Record)
+		}
+	}
 	if len(used) < 10 {
 		t.Fatalf("found only %d metric names in the dashboard and rules: %v", len(used), used)
 	}
 	recorded := recordedNames(t)
-	// The receiver's series (the actions annotation), as docs/loop.md
+	// The receiver's series (the actions annotation, the before-and-after
+	// rules), as docs/loop.md
 	// lists them; the receiver's tests hold that list to what it exposes.
 	loop, err := os.ReadFile(filepath.Join("..", "docs", "loop.md"))
 	if err != nil {
@@ -843,6 +849,7 @@ func TestRecordingRuleNames(t *testing.T) {
 type recordingRule struct {
 	Record string `yaml:"record"`
 	Alert  string `yaml:"alert"`
+	Expr   string `yaml:"expr"`
 }
 
 // recordingRules are the rules of rules.yml.
