@@ -461,6 +461,10 @@ wait_for "the backfill to wait for the shared budget" 60 bf_waits
 kill -INT "$bf"
 rc=0
 wait "$bf" || rc=$?
+# It has exited: later waits must not take it for a process that died.
+alive_pids=()
+for pid in "${pids[@]}"; do [ "$pid" = "$bf" ] || alive_pids+=("$pid"); done
+pids=("${alive_pids[@]}")
 [ "$rc" = 1 ] || fail "the interrupted backfill exited $rc, want 1 (resumable)"
 done2=$(sed -nE 's/.*interrupted; ([0-9]+) of 30 requests are done.*/\1/p' "$tmp/backfill2.log")
 [ -n "$done2" ] && [ -s "$shared/history.om.partial" ] || fail "no resumable interruption in backfill2.log"

@@ -22,8 +22,6 @@ func TestMain(m *testing.M) {
 	os.Exit(toolcheck.Wrap(m, "packaging").Run())
 }
 
-var sourceUnit = sourceOf(packaging.ExporterUnit)
-
 // sourceOf is deploy/systemd's unit of that name.
 func sourceOf(name string) string { return filepath.Join("..", "deploy", "systemd", name+".service") }
 

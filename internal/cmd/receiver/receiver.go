@@ -130,12 +130,8 @@ func parse(args []string, stdout, stderr io.Writer) (*flags, int, bool) {
 	switch {
 	case f.common.ConfigFile == "":
 		err = errors.New("--config.file (the routes file) is required")
-	case cli.CheckMaxConnections(f.maxConns) != nil:
-		err = cli.CheckMaxConnections(f.maxConns)
-	case f.readTimeout <= 0 || f.readTimeout > 10*time.Minute:
-		err = fmt.Errorf("--web.read-timeout must be more than 0s and at most 10m0s, got %s", f.readTimeout)
-	case f.idleTimeout <= 0 || f.idleTimeout > 24*time.Hour:
-		err = fmt.Errorf("--web.idle-timeout must be more than 0s and at most 24h0m0s, got %s", f.idleTimeout)
+	case checkWebFlags(f) != nil:
+		err = checkWebFlags(f)
 	case f.answerTimeout < 2*time.Second || f.answerTimeout > time.Minute:
 		err = fmt.Errorf("--receiver.answer-timeout must be 2s to 1m, got %s", f.answerTimeout)
 	case f.maxBody < 1024 || f.maxBody > 64<<20:
@@ -158,6 +154,18 @@ func parse(args []string, stdout, stderr io.Writer) (*flags, int, bool) {
 		f.auditPath = filepath.Join(filepath.Dir(f.common.StoragePath), "receiver-audit.jsonl")
 	}
 	return f, 0, false
+}
+
+// checkWebFlags holds the --web.* flags to the exporter's bounds, in its
+// words.
+func checkWebFlags(f *flags) error {
+	switch {
+	case f.readTimeout <= 0 || f.readTimeout > 10*time.Minute:
+		return fmt.Errorf("--web.read-timeout must be more than 0s and at most 10m0s, got %s", f.readTimeout)
+	case f.idleTimeout <= 0 || f.idleTimeout > 24*time.Hour:
+		return fmt.Errorf("--web.idle-timeout must be more than 0s and at most 24h0m0s, got %s", f.idleTimeout)
+	}
+	return cli.CheckMaxConnections(f.maxConns)
 }
 
 // run is Run with its context, and a listener tests open (nil: listen
