@@ -503,7 +503,12 @@ job_id=$(jq -r .job_id <<<"$acted_lines")
 acted_at=$(date -u -d "$(jq -r .time <<<"$acted_lines")" +%s) || fail "cannot read the action's time"
 log "the receiver acted once, $((acted_at - exp_epoch))s after the exporter started: job $job_id"
 [ "$(cat "$tmp/jobs.txt")" = "demo-docs/$job_id" ] || fail "the tracked-jobs file holds [$(tr '\n' ' ' <<<"$(cat "$tmp/jobs.txt")")], want demo-docs/$job_id"
-pr_shown() { curl -fsS --max-time 10 "http://$exp_addr/metrics" | grep -qE "^mintlify_agent_job_pull_request_info\{.*job_id=\"$job_id\""; }
+# The scrape is read whole before grep: with pipefail, grep -q leaving
+# early would fail curl with SIGPIPE.
+pr_shown() {
+  local m
+  m=$(curl -fsS --max-time 10 "http://$exp_addr/metrics") && grep -qE "^mintlify_agent_job_pull_request_info\{.*job_id=\"$job_id\"" <<<"$m"
+}
 wait_for "the job's pull request on the exporter's /metrics" 240 pr_shown
 pr_audited() { jq -e --arg j "$job_id" 'select(.outcome == "pr_opened" and .job_id == $j and (.pr_link | test("/pull/")))' "$audit"; }
 wait_for "the job's pull request in the audit log" 60 pr_audited
