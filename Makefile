@@ -48,6 +48,11 @@ ACTIONLINT  := $(GOBIN)/actionlint
 # ARGS='--collector.visitors --log.level=debug'.
 DEMO_LISTEN ?= 127.0.0.1:10491
 ARGS        ?=
+# The demo's receiver (docs/loop.md, "Try the loop in the demo"): it acts
+# on the simulated API the exporter serves under /-/demo/api on
+# DEMO_LISTEN's port, with the demo's public key.
+DEMO_RECEIVER_LISTEN ?= 127.0.0.1:10492
+DEMO_API_URL         ?= http://127.0.0.1:$(lastword $(subst :, ,$(DEMO_LISTEN)))/-/demo/api
 
 # How long each fuzz target runs in `make fuzz`: a count of inputs (10000x),
 # not a duration. With a duration, Go 1.26's fuzzing coordinator may fail a
@@ -214,8 +219,15 @@ e2e-image: ## Build the image with buildah; run it with podman in demo mode, the
 	bash e2e/image.sh
 
 .PHONY: demo
-demo: build ## Run the exporter on the built-in simulated API on DEMO_LISTEN (127.0.0.1:10491); extra flags in ARGS.
-	@mkdir -p .demo && : >.demo/jobs.txt
+demo: build ## Run the exporter on the built-in simulated API on DEMO_LISTEN (127.0.0.1:10491), and the receiver acting on it on DEMO_RECEIVER_LISTEN (127.0.0.1:10492); extra exporter flags in ARGS.
+	@mkdir -p .demo && : >.demo/jobs.txt && rm -f .demo/receiver-state.json .demo/receiver-audit.jsonl* && echo mint-demo-receiver-token >.demo/receiver.token
+	@# The receiver in the background, stopped when the exporter stops (an
+	@# asynchronous command of a shell without job control ignores Ctrl-C).
+	MINTLIFY_API_KEY=mint_demo_public_key ./$(BINARY) receiver --web.listen-address=$(DEMO_RECEIVER_LISTEN) \
+	  --config.file=dashboards/demo/routes.yml --receiver.act --mintlify.api-url=$(DEMO_API_URL) \
+	  --storage.path=.demo/receiver-state.json --receiver.bearer-token-file=.demo/receiver.token \
+	  --receiver.tracked-jobs-file=.demo/jobs.txt --receiver.follow-interval=30s & receiver=$$!; \
+	trap 'kill $$receiver 2>/dev/null; wait $$receiver' EXIT INT TERM; \
 	./$(BINARY) --demo --web.listen-address=$(DEMO_LISTEN) --mintlify.tracked-jobs-file=.demo/jobs.txt $(ARGS)
 
 .PHONY: image-context

@@ -36,7 +36,6 @@ declare -A may_be_empty=(
   ["panel 51 target B"]="as target A: no receiver action"
   ["panel 51 target C"]="as target A: no receiver action"
   ["panel 45 target B"]="the recording rule project:mintlify_assistant_conversations:unanswered_ratio1d has no value until Prometheus holds a sample a day old (the first day of an install, on purpose: see dashboards/rules.yml)"
-  ["panel 45 target A"]="the demo's docs site has about 4 assistant conversations an hour (1 + paths/100, internal/mockapi), so a run may see none; a ratio without conversations in the interval is nothing, not NaN"
   ["panel 32 target C"]="the thumbs-down share over the range: the demo's page feedback counters do not move within a run, so there is no feedback in the range to divide by"
   ["panel 34 target A"]="the thumbs-up share over the range: as panel 32 target C, no feedback in the range"
 )

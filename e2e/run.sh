@@ -33,7 +33,16 @@
 #      on the demo's simulated API: the backfill, needing more than the
 #      budget, waits for it and is interrupted (resumably); together they
 #      made no more than the budget, and neither got a 429
-#  10. stop everything it started, by PID, and check nothing is left
+#  10. the demo's loop, which ran beside steps 4 to 9: the receiver
+#      (started in step 3 as `make demo` starts it, with
+#      dashboards/demo/routes.yml, against the demo's simulated API) got
+#      MintlifyDemoUnansweredShareHigh (dashboards/demo/alerts.yml) through
+#      Alertmanager (dashboards/alertmanager.yml's demo route) and acted
+#      once; the job it created is tracked, its pull request shows on the
+#      exporter's /metrics and in the audit log; after the merge the
+#      share falls below the alert's threshold and the alert resolves, and
+#      still exactly one action was taken
+#  11. stop everything it started, by PID, and check nothing is left
 #
 # Environment: KEEP_TMP=1 keeps the temporary directory (logs, TSDB);
 # DASHBOARD=file tests another dashboard JSON than dashboards/mintlify.json.
@@ -43,7 +52,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin"
 
-readonly DEADLINE=900 # seconds for the whole run, install excluded (step 7c may take until 10 minutes after the start)
+readonly DEADLINE=900 # seconds for the whole run, install excluded (step 7c may take until 10 minutes after the start; the loop of step 10 about as long)
 dashboard=${DASHBOARD:-dashboards/mintlify.json}
 step="setup"
 pids=()
@@ -55,7 +64,7 @@ CHECK=e2e
 
 show_logs() {
   [ -n "$tmp" ] && [ -d "$tmp" ] || return 0
-  for f in exporter alertmanager prometheus exporter2 backfill2; do
+  for f in exporter receiver alertmanager prometheus exporter2 backfill2; do
     if [ -s "$tmp/$f.log" ]; then
       log "---- last lines of $f.log ----"
       tail -n 20 "$tmp/$f.log" >&2 || true
@@ -138,7 +147,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/mintlify-e2e.XXXXXX")
 # ---------------------------------------------------------------- ports
 step="ports"
 ports=()
-while [ ${#ports[@]} -lt 4 ]; do
+while [ ${#ports[@]} -lt 5 ]; do
   p=$(free_port) || fail "no free port found"
   case " ${ports[*]} " in *" $p "*) continue ;; esac
   ports+=("$p")
@@ -147,10 +156,11 @@ exp_port=${ports[0]}
 am_port=${ports[1]}
 prom_port=${ports[2]}
 exp2_addr="127.0.0.1:${ports[3]}"
+recv_addr="127.0.0.1:${ports[4]}"
 exp_addr="127.0.0.1:$exp_port"
 am_url="http://127.0.0.1:$am_port"
 prom_url="http://127.0.0.1:$prom_port"
-log "exporter $exp_addr, alertmanager $am_url, prometheus $prom_url, tmp $tmp"
+log "exporter $exp_addr, receiver $recv_addr, alertmanager $am_url, prometheus $prom_url, tmp $tmp"
 
 # ---------------------------------------------------------------- 2. build
 step="build"
@@ -158,21 +168,31 @@ go build -o "$tmp/mintlify_exporter" . || fail "go build failed"
 
 # ---------------------------------------------------------------- 3. start
 step="start exporter"
-"$tmp/mintlify_exporter" --demo --web.listen-address="$exp_addr" >"$tmp/exporter.log" 2>&1 &
+"$tmp/mintlify_exporter" --demo --web.listen-address="$exp_addr" --mintlify.tracked-jobs-file="$tmp/jobs.txt" >"$tmp/exporter.log" 2>&1 &
 pids+=($!)
 exp_started=$SECONDS
+exp_epoch=$(date -u +%s)
+
+step="start receiver"
+# As `make demo` starts it (Makefile), on the test's ports and files.
+echo mint-demo-receiver-token >"$tmp/receiver.token"
+MINTLIFY_API_KEY=mint_demo_public_key "$tmp/mintlify_exporter" receiver --web.listen-address="$recv_addr" \
+  --config.file=dashboards/demo/routes.yml --receiver.act --mintlify.api-url="http://$exp_addr/-/demo/api" \
+  --storage.path="$tmp/receiver-state.json" --receiver.bearer-token-file="$tmp/receiver.token" \
+  --receiver.tracked-jobs-file="$tmp/jobs.txt" --receiver.follow-interval=10s >"$tmp/receiver.log" 2>&1 &
+pids+=($!)
 
 step="start alertmanager"
 mkdir -p "$tmp/alertmanager"
-cat >"$tmp/alertmanager.yml" <<'EOF'
-route:
-  receiver: default
-  group_wait: 1s
-  group_interval: 5s
-  repeat_interval: 1h
-receivers:
-  - name: default
-EOF
+# dashboards/alertmanager.yml (its demo route to the receiver included)
+# with the receiver's port and shorter waits.
+sed -e "s|group_wait: 30s|group_wait: 1s|" -e "s|group_wait: 10s|group_wait: 1s|" \
+  -e "s|group_interval: 5m|group_interval: 5s|" -e "s|repeat_interval: 4h|repeat_interval: 1h|" \
+  -e "s|http://127.0.0.1:10492/webhook|http://$recv_addr/webhook|" \
+  dashboards/alertmanager.yml >"$tmp/alertmanager.yml"
+for want in "group_wait: 1s" "group_interval: 5s" "http://$recv_addr/webhook"; do
+  grep -qF -- "$want" "$tmp/alertmanager.yml" || fail "dashboards/alertmanager.yml changed shape: could not substitute $want"
+done
 "$AM" --config.file="$tmp/alertmanager.yml" --storage.path="$tmp/alertmanager" \
   --web.listen-address="127.0.0.1:$am_port" --cluster.listen-address= >"$tmp/alertmanager.log" 2>&1 &
 pids+=($!)
@@ -180,17 +200,20 @@ pids+=($!)
 step="start prometheus"
 # dashboards/prometheus.yml with the ports and shorter intervals.
 cp dashboards/alerts.yml "$tmp/alerts.yml"
+mkdir -p "$tmp/demo"
+cp dashboards/demo/alerts.yml "$tmp/demo/alerts.yml"
 # The recording rules every 5s instead of 5m, so the dashboard's queries of
 # them have data within the run.
 sed -e "s|interval: 5m|interval: 5s|" dashboards/rules.yml >"$tmp/rules.yml"
 grep -q "interval: 5s" "$tmp/rules.yml" || fail "dashboards/rules.yml changed shape: could not shorten its interval"
 sed -e "s|'127.0.0.1:10491'|'$exp_addr'|" \
+  -e "s|'127.0.0.1:10492'|'$recv_addr'|" \
   -e "s|- 127.0.0.1:9093|- 127.0.0.1:$am_port|" \
   -e "s|scrape_interval: 60s|scrape_interval: 5s|" \
   -e "s|scrape_timeout: 30s|scrape_timeout: 4s|" \
   -e "s|evaluation_interval: 1m|evaluation_interval: 5s|" \
   dashboards/prometheus.yml >"$tmp/prometheus.yml"
-for want in "'$exp_addr'" "127.0.0.1:$am_port" "scrape_interval: 5s" "scrape_timeout: 4s" "evaluation_interval: 5s"; do
+for want in "'$exp_addr'" "'$recv_addr'" "127.0.0.1:$am_port" "scrape_interval: 5s" "scrape_timeout: 4s" "evaluation_interval: 5s"; do
   grep -qF -- "$want" "$tmp/prometheus.yml" || fail "dashboards/prometheus.yml changed shape: could not substitute $want"
 done
 promtool check config "$tmp/prometheus.yml" >"$tmp/promtool.log" 2>&1 || { cat "$tmp/promtool.log" >&2; fail "promtool check config failed"; }
@@ -217,6 +240,7 @@ wait_for() {
 
 step="wait for services"
 wait_for "the exporter" 30 curl -fsS "http://$exp_addr/-/healthy"
+wait_for "the receiver" 30 curl -fsS "http://$recv_addr/-/healthy"
 wait_for "alertmanager" 30 curl -fsS "$am_url/-/ready"
 wait_for "prometheus" 60 curl -fsS "$prom_url/-/ready"
 
@@ -234,7 +258,7 @@ log "Prometheus has scraped mintlify_up == 1 after ${SECONDS}s"
 # Every rule of alerts.yml is loaded and evaluates on the real series
 # without an error (a many-to-many match, say, only shows on real data).
 step="alert rules"
-want_rules=$(grep -E '^[[:space:]]*- alert:' dashboards/alerts.yml | awk '{print $3}' | sort)
+want_rules=$(grep -hE '^[[:space:]]*- alert:' dashboards/alerts.yml dashboards/demo/alerts.yml | awk '{print $3}' | sort)
 [ -n "$want_rules" ] || fail "no alerts found in dashboards/alerts.yml"
 rules_json() { curl -fsS --max-time 10 "$prom_url/api/v1/rules?type=alert"; }
 rules_evaluated() {
@@ -244,7 +268,7 @@ wait_for "Prometheus to evaluate every alerting rule" 60 rules_evaluated
 rules=$(rules_json) || fail "cannot read Prometheus' rules"
 have_rules=$(jq -r '.data.groups[].rules[].name' <<<"$rules" | sort)
 [ "$have_rules" = "$want_rules" ] ||
-  fail "Prometheus loaded the alerts [$(tr '\n' ' ' <<<"$have_rules")], dashboards/alerts.yml has [$(tr '\n' ' ' <<<"$want_rules")]"
+  fail "Prometheus loaded the alerts [$(tr '\n' ' ' <<<"$have_rules")], dashboards/alerts.yml and demo/alerts.yml have [$(tr '\n' ' ' <<<"$want_rules")]"
 bad=$(jq -r '.data.groups[].rules[] | select(.health != "ok") | "\(.name): \(.health) \(.lastError // "")"' <<<"$rules")
 [ -z "$bad" ] || fail "alerting rules fail to evaluate: $bad"
 log "all $(wc -l <<<"$want_rules") alerting rules evaluate without errors"
@@ -398,6 +422,10 @@ wait_for "the backfill to wait for the shared budget" 60 bf_waits
 kill -INT "$bf"
 rc=0
 wait "$bf" || rc=$?
+# It has exited: later waits must not take it for a process that died.
+alive_pids=()
+for pid in "${pids[@]}"; do [ "$pid" = "$bf" ] || alive_pids+=("$pid"); done
+pids=("${alive_pids[@]}")
 [ "$rc" = 1 ] || fail "the interrupted backfill exited $rc, want 1 (resumable)"
 done2=$(sed -nE 's/.*interrupted; ([0-9]+) of 30 requests are done.*/\1/p' "$tmp/backfill2.log")
 [ -n "$done2" ] && [ -s "$shared/history.om.partial" ] || fail "no resumable interruption in backfill2.log"
@@ -416,5 +444,47 @@ log "shared budget: the exporter made $exp_made analytics requests (ledger: $led
 [ "$done2" -ge 1 ] && [ "$exp_made" -ge 1 ] || fail "the exporter and the backfill should both have made requests"
 [ $((exp_made + done2)) -le 15 ] && [ $((ledger_exp + ledger_bf)) -le 15 ] ||
   fail "together they made $((exp_made + done2)) requests (ledger: $((ledger_exp + ledger_bf))), over the budget of 15"
+
+# ---------------------------------------------------------------- 10. the demo's loop
+# It ran beside steps 4 to 9: the demo's docs answer 30% of their
+# conversations unanswered from the start, the demo alert fires within
+# minutes and reaches the receiver; its job completes with a pull request
+# 2 minutes later, merged a minute after that, and the share falls.
+step="demo loop"
+recv_metrics() { curl -fsS --max-time 10 "http://$recv_addr/metrics"; }
+acted() { recv_metrics | awk '/^mintlify_receiver_actions_total\{/ && /outcome="acted"/ {n += $2} END {print n + 0}'; }
+has_acted() { [ "$(acted)" -ge 1 ]; }
+wait_for "the receiver to act on MintlifyDemoUnansweredShareHigh" 300 has_acted
+audit="$tmp/receiver-audit.jsonl"
+acted_lines=$(jq -c 'select(.outcome == "acted")' "$audit") || fail "cannot read the audit log $audit"
+[ "$(grep -c . <<<"$acted_lines")" = 1 ] || fail "the audit log holds $(grep -c . <<<"$acted_lines") actions, want 1: $acted_lines"
+jq -e '.route == "demo-fill-gap" and .project == "demo-docs" and .action == "job" and .dry_run != true and (.prompt | test("MintlifyDemoUnansweredShareHigh")) and (.job_id | length > 0)' <<<"$acted_lines" >/dev/null ||
+  fail "unexpected action in the audit log: $acted_lines"
+job_id=$(jq -r .job_id <<<"$acted_lines")
+acted_at=$(date -u -d "$(jq -r .time <<<"$acted_lines")" +%s) || fail "cannot read the action's time"
+log "the receiver acted once, $((acted_at - exp_epoch))s after the exporter started: job $job_id"
+[ "$(cat "$tmp/jobs.txt")" = "demo-docs/$job_id" ] || fail "the tracked-jobs file holds [$(tr '\n' ' ' <<<"$(cat "$tmp/jobs.txt")")], want demo-docs/$job_id"
+# The scrape is read whole before grep: with pipefail, grep -q leaving
+# early would fail curl with SIGPIPE.
+pr_shown() {
+  local m
+  m=$(curl -fsS --max-time 10 "http://$exp_addr/metrics") && grep -qE "^mintlify_agent_job_pull_request_info\{.*job_id=\"$job_id\"" <<<"$m"
+}
+wait_for "the job's pull request on the exporter's /metrics" 240 pr_shown
+pr_audited() { jq -e --arg j "$job_id" 'select(.outcome == "pr_opened" and .job_id == $j and (.pr_link | test("/pull/")))' "$audit"; }
+wait_for "the job's pull request in the audit log" 60 pr_audited
+log "job $job_id shows its pull request on /metrics and in the audit log after ${SECONDS}s"
+# The demo alert's share, without its threshold.
+share='sum(increase(mintlify_assistant_conversations_total{job="mintlify",project="docs",resolution="unanswered"}[5m])) / sum(increase(mintlify_assistant_conversations_total{job="mintlify",project="docs"}[5m]))'
+before=$(promql_at "$share" "$acted_at" | jq -r '.data.result[0].value[1] // "none"')
+jq -en --arg v "$before" '($v | tonumber? // 0) > 0.15' >/dev/null || fail "the share when the receiver acted was $before, not above the alert's 15%"
+share_fell() { promql "$share" | jq -e '.data.result[0].value[1] | tonumber < 0.15' >/dev/null; }
+wait_for "the unanswered share to fall below 15% after the merge" 400 share_fell
+demo_resolved() { rules_json | jq -e '[.data.groups[].rules[] | select(.name == "MintlifyDemoUnansweredShareHigh") | .state] == ["inactive"]' >/dev/null; }
+wait_for "MintlifyDemoUnansweredShareHigh to resolve" 120 demo_resolved
+after=$(promql "$share" | jq -r '.data.result[0].value[1]')
+[ "$(acted)" = 1 ] && [ "$(jq -c 'select(.outcome == "acted")' "$audit" | grep -c .)" = 1 ] ||
+  fail "more than one action: $(recv_metrics | grep '^mintlify_receiver_actions_total')"
+log "the loop closed after ${SECONDS}s: alert -> one job ($job_id) -> pull request -> the share from $before to $after; decisions: $(jq -r .outcome "$audit" | sort | uniq -c | tr -s ' \n' ' ')"
 
 step="cleanup"

@@ -16,7 +16,8 @@
 #   3. rpm: rpm -qip fields, rpm -qlp paths, modes, config(noreplace)
 #      flags and the unit's digest; systemd-analyze verify of its unit
 #   4. dpkg -i; status, conffiles (dpkg-query), modes, no account made
-#      (DynamicUser); systemd-analyze verify of the installed unit
+#      (DynamicUser); systemd-analyze verify of the installed units; the
+#      receiver's unit installed, not enabled, its routes file checks
 #   5. run ExecStart as the service would: ARGS from
 #      /etc/default/mintlify_exporter, --demo instead of --config.file (the
 #      two exclude each other), an unused uid of systemd's DynamicUser range,
@@ -37,6 +38,7 @@ export PATH="$PATH:/usr/local/go/bin:/usr/sbin:/sbin"
 readonly DEADLINE=${DEADLINE:-300}
 readonly PKG=mintlify-exporter
 readonly UNIT=/usr/lib/systemd/system/mintlify_exporter.service
+readonly RUNIT=/usr/lib/systemd/system/mintlify_exporter-receiver.service
 step=setup
 tmp=""
 pid=""
@@ -47,7 +49,7 @@ CHECK=package-test
 . e2e/lib.sh
 
 # Paths the package or its service own; none may exist before the test.
-owned=(/usr/bin/mintlify_exporter "$UNIT" /etc/default/mintlify_exporter /etc/mintlify_exporter
+owned=(/usr/bin/mintlify_exporter "$UNIT" "$RUNIT" /etc/default/mintlify_exporter /etc/default/mintlify_exporter-receiver /etc/mintlify_exporter
   /var/lib/mintlify_exporter /var/lib/private/mintlify_exporter "/usr/share/doc/$PKG"
   "/usr/share/lintian/overrides/$PKG")
 
@@ -110,6 +112,10 @@ rpmf="$tmp/out/$PKG-$rpmversion.$rpmarch.rpm"
 [ -f "$rpmf" ] || fail "no $(basename "$rpmf"); built: $(ls "$tmp/out")"
 go run ./packaging/gen -format deb -out "$tmp/deb.service" || fail "packaging/gen deb"
 go run ./packaging/gen -format rpm -out "$tmp/rpm.service" || fail "packaging/gen rpm"
+for f in deb rpm; do
+  go run ./packaging/gen -unit deploy/systemd/mintlify_exporter-receiver.service -format "$f" -out "$tmp/$f-receiver.service" ||
+    fail "packaging/gen $f receiver"
+done
 
 # expect_eq WHAT GOT WANT
 expect_eq() {
@@ -128,8 +134,10 @@ packaged_docs="0644 root root /usr/share/doc/$PKG/CHANGELOG.md
 # rest of the documentation are checked by name below).
 common_files="0755 root root /etc/mintlify_exporter
 0644 root root /etc/mintlify_exporter/mintlify.yml
+0644 root root /etc/mintlify_exporter/routes.yml
 0755 root root /usr/bin/mintlify_exporter
-0644 root root $UNIT"
+0644 root root $UNIT
+0644 root root $RUNIT"
 
 # ------------------------------------------------------------ 2. deb
 step="deb metadata"
@@ -147,7 +155,9 @@ grep -q '^Prometheus exporter for Mintlify' <<<"${description%%$'\n'*}" || fail 
 [ "$(wc -l <<<"$description")" -ge 3 ] || fail "deb Description has no long description"
 grep -Eq '^ +[0-9]+ bytes, +[0-9]+ lines +\* +postinst ' <<<"$(dpkg-deb -I "$deb")" || fail "no executable postinst in dpkg-deb -I"
 expect_eq "deb conffiles" "$(dpkg-deb -I "$deb" conffiles | sort)" "/etc/default/mintlify_exporter
-/etc/mintlify_exporter/mintlify.yml"
+/etc/default/mintlify_exporter-receiver
+/etc/mintlify_exporter/mintlify.yml
+/etc/mintlify_exporter/routes.yml"
 
 step="deb contents"
 # dpkg-deb -c: "drwxr-xr-x root/root 0 date time ./path"
@@ -168,7 +178,7 @@ dpkg-deb -c "$deb" | while read -r mode owner _ _ _ path _; do
   printf '%s %s %s\n' "$(perm "$mode")" "${owner/\// }" "${path#.}"
 done | sed 's,/$,,' | sort -k4 >"$tmp/deb.list"
 for want in "$common_files" "0644 root root /etc/default/mintlify_exporter" \
-  "0644 root root /usr/share/doc/$PKG/copyright" "0644 root root /usr/share/doc/$PKG/changelog.Debian.gz" \
+  "0644 root root /etc/default/mintlify_exporter-receiver" "0644 root root /usr/share/doc/$PKG/copyright" "0644 root root /usr/share/doc/$PKG/changelog.Debian.gz" \
   "0644 root root /usr/share/doc/$PKG/NOTICE" "0644 root root /usr/share/doc/$PKG/README.md" \
   "0644 root root /usr/share/doc/$PKG/licenses/github.com/prometheus/client_golang/LICENSE" \
   "0644 root root /usr/share/lintian/overrides/$PKG" "$packaged_docs"; do
@@ -187,6 +197,9 @@ step="deb files"
 dpkg-deb -x "$deb" "$tmp/debroot"
 cmp -s "$tmp/debroot$UNIT" "$tmp/deb.service" || fail "the deb's unit is not packaging/gen's: $(diff "$tmp/deb.service" "$tmp/debroot$UNIT" | head -n 5)"
 cmp -s "$tmp/debroot/etc/mintlify_exporter/mintlify.yml" deploy/systemd/mintlify.yml || fail "the deb's mintlify.yml is not deploy/systemd/mintlify.yml"
+cmp -s "$tmp/debroot$RUNIT" "$tmp/deb-receiver.service" || fail "the deb's receiver unit is not packaging/gen's"
+cmp -s "$tmp/debroot/etc/mintlify_exporter/routes.yml" deploy/systemd/routes.yml || fail "the deb's routes.yml is not deploy/systemd/routes.yml"
+cmp -s "$tmp/debroot/etc/default/mintlify_exporter-receiver" packaging/mintlify_exporter-receiver.default || fail "the deb's receiver /etc/default file is not packaging/mintlify_exporter-receiver.default"
 cmp -s "$tmp/debroot/etc/default/mintlify_exporter" packaging/mintlify_exporter.default || fail "the deb's /etc/default file is not packaging/mintlify_exporter.default"
 grep -qx 'ARGS=""' "$tmp/debroot/etc/default/mintlify_exporter" || fail "/etc/default/mintlify_exporter does not set ARGS=\"\""
 for f in mintlify.json alerts.yml rules.yml; do
@@ -232,7 +245,7 @@ rpm -qp --qf '[%{FILEMODES:perms}|%{FILEUSERNAME}|%{FILEGROUPNAME}|%{FILENAMES}|
     printf '%s %s %s %s %s %s\n' "$(perm "$mode")" "$user" "$group" "$path" "${flags:--}" "${digest:--}"
   done | sort -k4 >"$tmp/rpm.list"
 cut -d' ' -f1-4 "$tmp/rpm.list" >"$tmp/rpm.paths"
-for want in "$common_files" "0644 root root /etc/sysconfig/mintlify_exporter" \
+for want in "$common_files" "0644 root root /etc/sysconfig/mintlify_exporter" "0644 root root /etc/sysconfig/mintlify_exporter-receiver" \
   "0644 root root /usr/share/licenses/$PKG/LICENSE" "0644 root root /usr/share/doc/$PKG/NOTICE" \
   "0644 root root /usr/share/doc/$PKG/licenses/github.com/prometheus/client_golang/LICENSE" "$packaged_docs"; do
   while read -r line; do
@@ -247,9 +260,12 @@ docs_of() { awk -v d="/usr/share/doc/$PKG/" 'index($4, d) == 1 && $4 != d "LICEN
 expect_eq "the rpm's documentation" "$(docs_of "$tmp/rpm.paths")" "$(docs_of "$tmp/deb.list")"
 expect_eq "the rpm's LICENSE link" "$(rpm -qp --qf '[%{FILENAMES} %{FILELINKTOS}\n]' "$rpmf" 2>/dev/null | awk -v p="/usr/share/doc/$PKG/LICENSE" '$1 == p {print $2}')" "../../licenses/$PKG/LICENSE"
 expect_eq "rpm config files" "$(awk '$5 ~ /c/ {print $4, $5}' "$tmp/rpm.list")" "/etc/mintlify_exporter/mintlify.yml cn
-/etc/sysconfig/mintlify_exporter cn"
+/etc/mintlify_exporter/routes.yml cn
+/etc/sysconfig/mintlify_exporter cn
+/etc/sysconfig/mintlify_exporter-receiver cn"
 rpm_digest=$(awk -v p="$UNIT" '$4 == p {print $6}' "$tmp/rpm.list")
 expect_eq "the rpm unit's sha256" "$rpm_digest" "$(sha256sum <"$tmp/rpm.service" | cut -d' ' -f1)"
+expect_eq "the rpm receiver unit's sha256" "$(awk -v p="$RUNIT" '$4 == p {print $6}' "$tmp/rpm.list")" "$(sha256sum <"$tmp/rpm-receiver.service" | cut -d' ' -f1)"
 expect_eq "the rpm configuration's sha256" "$(awk '$4 == "/etc/mintlify_exporter/mintlify.yml" {print $6}' "$tmp/rpm.list")" \
   "$(sha256sum <deploy/systemd/mintlify.yml | cut -d' ' -f1)"
 log "rpm: fields, contents, config flags and the unit pass"
@@ -275,6 +291,8 @@ step="systemd-analyze rpm"
 mkdir -p "$tmp/rpmunit"
 sed "s,/usr/bin/mintlify_exporter ,$tmp/debroot/usr/bin/mintlify_exporter ," "$tmp/rpm.service" >"$tmp/rpmunit/mintlify_exporter.service"
 verify "$tmp/rpmunit/mintlify_exporter.service"
+sed "s,/usr/bin/mintlify_exporter ,$tmp/debroot/usr/bin/mintlify_exporter ," "$tmp/rpm-receiver.service" >"$tmp/rpmunit/mintlify_exporter-receiver.service"
+verify "$tmp/rpmunit/mintlify_exporter-receiver.service"
 
 # ------------------------------------------------------------ 4. install
 step="dpkg -i"
@@ -284,10 +302,13 @@ expect_eq "dpkg status" "$(dpkg-query -W -f='${Status}' "$PKG")" "install ok ins
 expect_eq "dpkg version" "$(dpkg-query -W -f='${Version}' "$PKG")" "$debversion"
 conffiles=$(dpkg-query -W -f='${Conffiles}\n' "$PKG" | awk 'NF {print $1, $2}' | sort)
 expect_eq "conffiles" "$conffiles" "/etc/default/mintlify_exporter $(md5sum <packaging/mintlify_exporter.default | cut -d' ' -f1)
-/etc/mintlify_exporter/mintlify.yml $(md5sum <deploy/systemd/mintlify.yml | cut -d' ' -f1)"
+/etc/default/mintlify_exporter-receiver $(md5sum <packaging/mintlify_exporter-receiver.default | cut -d' ' -f1)
+/etc/mintlify_exporter/mintlify.yml $(md5sum <deploy/systemd/mintlify.yml | cut -d' ' -f1)
+/etc/mintlify_exporter/routes.yml $(md5sum <deploy/systemd/routes.yml | cut -d' ' -f1)"
 mode() { stat -c '%04a %U %G' "$1"; }
 expect_eq "mode of /usr/bin/mintlify_exporter" "$(mode /usr/bin/mintlify_exporter)" "0755 root root"
 expect_eq "mode of $UNIT" "$(mode "$UNIT")" "0644 root root"
+expect_eq "mode of $RUNIT" "$(mode "$RUNIT")" "0644 root root"
 expect_eq "mode of /etc/mintlify_exporter" "$(mode /etc/mintlify_exporter)" "0755 root root"
 expect_eq "mode of /etc/mintlify_exporter/mintlify.yml" "$(mode /etc/mintlify_exporter/mintlify.yml)" "0644 root root"
 expect_eq "mode of /etc/default/mintlify_exporter" "$(mode /etc/default/mintlify_exporter)" "0644 root root"
@@ -306,6 +327,20 @@ grep -qF 'projects[0] "docs": id "YOUR_PROJECT_ID" is the example'"'"'s placehol
 
 step="systemd-analyze installed"
 verify "$UNIT"
+verify "$RUNIT"
+
+step="receiver installed, not enabled"
+# Off by default: no enablement link, and it runs as the exporter's user
+# in the exporter's state directory (docs/loop.md, "systemd").
+for wants in /etc/systemd/system/*.wants/mintlify_exporter-receiver.service; do
+  [ -e "$wants" ] || [ -L "$wants" ] && fail "the package enabled the receiver: $wants"
+done
+grep -qx 'User=mintlify_exporter' "$RUNIT" || fail "the receiver's unit does not run as the exporter's user"
+grep -qx 'StateDirectory=mintlify_exporter' "$RUNIT" || fail "the receiver's unit has no StateDirectory=mintlify_exporter"
+grep -qx 'EnvironmentFile=-/etc/default/mintlify_exporter-receiver' "$RUNIT" || fail "the receiver's unit does not read /etc/default/mintlify_exporter-receiver"
+out=$(/usr/bin/mintlify_exporter receiver --config.file=/etc/mintlify_exporter/routes.yml --config.check 2>&1) ||
+  fail "the packaged routes.yml does not check: $out"
+log "the receiver's unit is installed, not enabled; $out"
 
 # ------------------------------------------------------------ 5. run
 step="run as the service"
@@ -376,6 +411,7 @@ grep -q '^  - id: my-project ' /etc/mintlify_exporter/mintlify.yml || fail "coul
 (
   umask 077
   echo mint_not_a_real_key >/etc/mintlify_exporter/api_key
+  echo not-a-real-token >/etc/mintlify_exporter/receiver.token
 )
 dpkg -i "$updeb" >"$tmp/dpkg.log" 2>&1 || fail "dpkg -i of $upversion over $version failed: $(cat "$tmp/dpkg.log")"
 expect_eq "dpkg version after the upgrade" "$(dpkg-query -W -f='${Version}' "$PKG")" "$updebversion"
@@ -391,10 +427,11 @@ log "the upgrade to $upversion kept the edited configuration, the key and the st
 step="dpkg -r"
 dpkg -r "$PKG" >"$tmp/dpkg.log" 2>&1 || fail "dpkg -r failed: $(cat "$tmp/dpkg.log")"
 expect_eq "dpkg status after -r" "$(dpkg-query -W -f='${Status}' "$PKG")" "deinstall ok config-files"
-for gone in /usr/bin/mintlify_exporter "$UNIT" /usr/share/doc/$PKG; do
+for gone in /usr/bin/mintlify_exporter "$UNIT" "$RUNIT" /usr/share/doc/$PKG; do
   [ -e "$gone" ] && fail "$gone is still there after dpkg -r"
 done
-for kept in /etc/default/mintlify_exporter /etc/mintlify_exporter/mintlify.yml /etc/mintlify_exporter/api_key "$state"; do
+for kept in /etc/default/mintlify_exporter /etc/default/mintlify_exporter-receiver /etc/mintlify_exporter/mintlify.yml \
+  /etc/mintlify_exporter/routes.yml /etc/mintlify_exporter/api_key /etc/mintlify_exporter/receiver.token "$state"; do
   [ -e "$kept" ] || fail "dpkg -r removed $kept; only purge should"
 done
 
@@ -406,7 +443,7 @@ case "$status" in
 "" | *not-installed) ;;
 *) fail "dpkg status after purge is '$status'" ;;
 esac
-for gone in /etc/default/mintlify_exporter /etc/mintlify_exporter /var/lib/mintlify_exporter /var/lib/private/mintlify_exporter; do
+for gone in /etc/default/mintlify_exporter /etc/default/mintlify_exporter-receiver /etc/mintlify_exporter /var/lib/mintlify_exporter /var/lib/private/mintlify_exporter; do
   { [ -e "$gone" ] || [ -L "$gone" ]; } && fail "$gone is still there after dpkg -P"
 done
 expect_eq "account mintlify_exporter after purge" "$(getent passwd mintlify_exporter || true)" "$had_user"

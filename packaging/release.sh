@@ -155,8 +155,10 @@ zcat "$OUT/stage/mintlify_exporter.1.gz" | grep -q '^mintlify_exporter \\- [A-Z]
 # The packaged units, generated from deploy/systemd's.
 for fmt in deb rpm; do
   mkdir -p "$OUT/stage/units/$fmt"
-  "$GO" run ./packaging/gen -format "$fmt" -out "$OUT/stage/units/$fmt/mintlify_exporter.service" ||
-    die "generating the $fmt unit failed"
+  for unit in mintlify_exporter mintlify_exporter-receiver; do
+    "$GO" run ./packaging/gen -unit "deploy/systemd/$unit.service" -format "$fmt" -out "$OUT/stage/units/$fmt/$unit.service" ||
+      die "generating the $fmt unit $unit failed"
+  done
 done
 
 for platform in $PLATFORMS; do
@@ -196,7 +198,7 @@ for platform in $PLATFORMS; do
     cp "$OUT/stage/changelog.Debian.gz" "$OUT/stage/mintlify_exporter.1.gz" "$pkg/"
     cp -R "$OUT/stage/doc" "$pkg/doc"
     for fmt in deb rpm; do
-      cp "$OUT/stage/units/$fmt/mintlify_exporter.service" "$pkg/$fmt/"
+      cp "$OUT/stage/units/$fmt/mintlify_exporter.service" "$OUT/stage/units/$fmt/mintlify_exporter-receiver.service" "$pkg/$fmt/"
       NFPM_ARCH=$nfpm_arch NFPM_VERSION=$nfpmversion NFPM_STAGE=$pkg \
         "$NFPM" package --config packaging/nfpm.yaml --packager "$fmt" --target "$OUT/" >&2 ||
         die "nfpm $fmt for $os/$arch failed"

@@ -1,12 +1,15 @@
 // Package packaging builds what the deb and rpm packages of
-// mintlify_exporter hold besides the binary: the systemd unit, generated
-// from deploy/systemd/mintlify_exporter.service so that the two cannot
-// drift apart. packaging/gen writes it at build time (make release).
+// mintlify_exporter hold besides the binary: the systemd units, generated
+// from deploy/systemd's (mintlify_exporter.service, and
+// mintlify_exporter-receiver.service for the Alertmanager receiver) so that
+// the two cannot drift apart. packaging/gen writes them at build time
+// (make release).
 package packaging
 
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -17,6 +20,17 @@ const (
 	UnitPath      = "/usr/lib/systemd/system/mintlify_exporter.service"
 )
 
+// The packaged units by name: the exporter's, and the receiver's
+// (installed, not enabled).
+const (
+	ExporterUnit = "mintlify_exporter"
+	ReceiverUnit = "mintlify_exporter-receiver"
+)
+
+// Units are the names of the units the packages install, each generated
+// from deploy/systemd/NAME.service to /usr/lib/systemd/system/NAME.service.
+var Units = []string{ExporterUnit, ReceiverUnit}
+
 // Flavor is a package format: the unit differs only by the file systemd
 // reads ARGS from.
 type Flavor string
@@ -26,19 +40,27 @@ const (
 	RPM Flavor = "rpm"
 )
 
-// EnvironmentFile is the file of ARGS, the flags added to the command
-// line: Debian's /etc/default or the Red Hat family's /etc/sysconfig.
-func (f Flavor) EnvironmentFile() (string, error) {
+// EnvironmentFile is the file of ARGS of the exporter's unit.
+func (f Flavor) EnvironmentFile() (string, error) { return f.EnvironmentFileOf(ExporterUnit) }
+
+// EnvironmentFileOf is the file of ARGS, the flags added to the command
+// line, of the unit name: Debian's /etc/default/NAME or the Red Hat
+// family's /etc/sysconfig/NAME.
+func (f Flavor) EnvironmentFileOf(name string) (string, error) {
 	switch f {
 	case Deb:
-		return "/etc/default/mintlify_exporter", nil
+		return "/etc/default/" + name, nil
 	case RPM:
-		return "/etc/sysconfig/mintlify_exporter", nil
+		return "/etc/sysconfig/" + name, nil
 	}
 	return "", fmt.Errorf("unknown package format %q (want deb or rpm)", string(f))
 }
 
-// Unit turns the unit of deploy/systemd into the packaged one. It changes
+// Unit turns the exporter's unit of deploy/systemd into the packaged one
+// (UnitOf the ExporterUnit).
+func Unit(src []byte, f Flavor) ([]byte, error) { return UnitOf(ExporterUnit, src, f) }
+
+// UnitOf turns deploy/systemd/NAME.service into the packaged unit. It changes
 // exactly this and refuses a source where any of it cannot be found
 // exactly once:
 //
@@ -46,13 +68,16 @@ func (f Flavor) EnvironmentFile() (string, error) {
 //   - the binary is /usr/bin/mintlify_exporter, in the comments and in
 //     ExecStart, and the comments list the environment file after it;
 //   - ExecStart ends with $ARGS, preceded by
-//     EnvironmentFile=-/etc/default/mintlify_exporter (deb) or
-//     -/etc/sysconfig/mintlify_exporter (rpm), which may be missing.
+//     EnvironmentFile=-/etc/default/NAME (deb) or -/etc/sysconfig/NAME
+//     (rpm), which may be missing.
 //
 // Everything else — the hardening, the credential, the state directory —
 // is the source's, byte for byte.
-func Unit(src []byte, f Flavor) ([]byte, error) {
-	env, err := f.EnvironmentFile()
+func UnitOf(name string, src []byte, f Flavor) ([]byte, error) {
+	if !slices.Contains(Units, name) {
+		return nil, fmt.Errorf("unknown unit %q (want one of %s)", name, strings.Join(Units, ", "))
+	}
+	env, err := f.EnvironmentFileOf(name)
 	if err != nil {
 		return nil, err
 	}
@@ -72,8 +97,8 @@ func Unit(src []byte, f Flavor) ([]byte, error) {
 			}
 			header++
 			fmt.Fprintf(&out, "# systemd unit of the mintlify_exporter %s package, generated from\n", f)
-			out.WriteString("# deploy/systemd/mintlify_exporter.service (packaging/gen): change that\n")
-			out.WriteString("# file, not this one. Local changes: systemctl edit mintlify_exporter.\n")
+			fmt.Fprintf(&out, "# deploy/systemd/%s.service (packaging/gen): change that\n", name)
+			fmt.Fprintf(&out, "# file, not this one. Local changes: systemctl edit %s.\n", name)
 		case inHeader && strings.HasPrefix(trimmed, "#") && strings.Contains(l, SourceBinary+" "):
 			binaryComment++
 			// Keep the descriptions in their column.

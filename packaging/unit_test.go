@@ -22,7 +22,8 @@ func TestMain(m *testing.M) {
 	os.Exit(toolcheck.Wrap(m, "packaging").Run())
 }
 
-var sourceUnit = filepath.Join("..", "deploy", "systemd", "mintlify_exporter.service")
+// sourceOf is deploy/systemd's unit of that name.
+func sourceOf(name string) string { return filepath.Join("..", "deploy", "systemd", name+".service") }
 
 // directive is one setting of a unit file, comments and blank lines left
 // out.
@@ -54,84 +55,136 @@ func parseUnit(t *testing.T, b []byte) []directive {
 
 func readSource(t *testing.T) []byte {
 	t.Helper()
-	b, err := os.ReadFile(sourceUnit)
+	return readUnit(t, packaging.ExporterUnit)
+}
+
+func readUnit(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(sourceOf(name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
 }
 
-// TestUnitDiffersOnlyAsIntended generates both packaged units and checks
-// that, setting for setting and in order, they are deploy/systemd's but
-// for the environment file and ExecStart's binary and $ARGS.
+// TestUnitDiffersOnlyAsIntended generates the packaged units, the
+// exporter's and the receiver's, for both formats and checks that,
+// setting for setting and in order, they are deploy/systemd's but for the
+// environment file and ExecStart's binary and $ARGS.
 func TestUnitDiffersOnlyAsIntended(t *testing.T) {
-	src := readSource(t)
+	for _, name := range packaging.Units {
+		for _, f := range []packaging.Flavor{packaging.Deb, packaging.RPM} {
+			t.Run(name+"/"+string(f), func(t *testing.T) { checkUnit(t, name, f) })
+		}
+	}
+}
+
+func checkUnit(t *testing.T, name string, f packaging.Flavor) {
+	src := readUnit(t, name)
 	want := parseUnit(t, src)
-	for _, f := range []packaging.Flavor{packaging.Deb, packaging.RPM} {
-		t.Run(string(f), func(t *testing.T) {
-			env, err := f.EnvironmentFile()
-			if err != nil {
-				t.Fatal(err)
+	env, err := f.EnvironmentFileOf(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unit, err := packaging.UnitOf(name, src, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := parseUnit(t, unit)
+	var rest []directive
+	var execStart, envFile []string
+	for _, d := range got {
+		switch {
+		case d.section == "Service" && d.key == "EnvironmentFile":
+			envFile = append(envFile, d.value)
+		case d.section == "Service" && d.key == "ExecStart":
+			execStart = append(execStart, d.value)
+			// Back to the source's, to compare the rest.
+			v, ok := strings.CutSuffix(d.value, " $ARGS")
+			if !ok {
+				t.Errorf("ExecStart=%s does not end with $ARGS", d.value)
 			}
-			unit, err := packaging.Unit(src, f)
-			if err != nil {
-				t.Fatal(err)
+			v, ok = strings.CutPrefix(v, packaging.PackageBinary+" ")
+			if !ok {
+				t.Errorf("ExecStart=%s does not run %s", d.value, packaging.PackageBinary)
 			}
-			got := parseUnit(t, unit)
-			var rest []directive
-			var execStart, envFile []string
-			for _, d := range got {
-				switch {
-				case d.section == "Service" && d.key == "EnvironmentFile":
-					envFile = append(envFile, d.value)
-				case d.section == "Service" && d.key == "ExecStart":
-					execStart = append(execStart, d.value)
-					// Back to the source's, to compare the rest.
-					v, ok := strings.CutSuffix(d.value, " $ARGS")
-					if !ok {
-						t.Errorf("ExecStart=%s does not end with $ARGS", d.value)
-					}
-					v, ok = strings.CutPrefix(v, packaging.PackageBinary+" ")
-					if !ok {
-						t.Errorf("ExecStart=%s does not run %s", d.value, packaging.PackageBinary)
-					}
-					rest = append(rest, directive{d.section, d.key, packaging.SourceBinary + " " + v})
-				default:
-					rest = append(rest, d)
+			rest = append(rest, directive{d.section, d.key, packaging.SourceBinary + " " + v})
+		default:
+			rest = append(rest, d)
+		}
+	}
+	if !slices.Equal(envFile, []string{"-" + env}) {
+		t.Errorf("EnvironmentFile= %q, want exactly [-%s]", envFile, env)
+	}
+	if len(execStart) != 1 {
+		t.Errorf("%d ExecStart= lines, want 1", len(execStart))
+	}
+	if !slices.Equal(rest, want) {
+		i := 0
+		for i < len(rest) && i < len(want) && rest[i] == want[i] {
+			i++
+		}
+		var g, w directive
+		if i < len(rest) {
+			g = rest[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		t.Errorf("the packaged unit's settings differ from deploy/systemd's at setting %d: have %v, want %v", i+1, g, w)
+	}
+	// Comments: the packaged unit names no other binary, and says
+	// where it comes from.
+	if bytes.Contains(unit, []byte(packaging.SourceBinary)) {
+		t.Errorf("the packaged unit still names %s", packaging.SourceBinary)
+	}
+	if !bytes.Contains(unit, []byte("generated from\n# deploy/systemd/"+name+".service")) {
+		t.Errorf("the packaged unit does not say it is generated from deploy/systemd's")
+	}
+	if !bytes.Contains(unit, []byte("#   "+env)) {
+		t.Errorf("the packaged unit's file list does not name %s", env)
+	}
+}
+
+// TestReceiverUnitSharesTheExporters: the receiver's unit runs as the
+// exporter's user in the exporter's state directory (the tracked-jobs
+// file it appends to is the exporter's), with the exporter's hardening,
+// the token as a credential, and nothing that would start it on install.
+func TestReceiverUnitSharesTheExporters(t *testing.T) {
+	exp, recv := parseUnit(t, readSource(t)), parseUnit(t, readUnit(t, packaging.ReceiverUnit))
+	has := func(ds []directive, d directive) bool { return slices.Contains(ds, d) }
+	for _, d := range []directive{
+		{"Service", "User", "mintlify_exporter"},
+		{"Service", "DynamicUser", "yes"},
+		{"Service", "StateDirectory", "mintlify_exporter"},
+		{"Service", "LoadCredential", "receiver_token:/etc/mintlify_exporter/receiver.token"},
+	} {
+		if !has(recv, d) {
+			t.Errorf("the receiver's unit lacks %v", d)
+		}
+	}
+	// Every hardening setting of the exporter's, the same.
+	hardening := false
+	for _, d := range exp {
+		if d.key == "DynamicUser" {
+			hardening = true
+		}
+		if hardening && d.section == "Service" && !has(recv, d) {
+			t.Errorf("the receiver's unit lacks the exporter's %v", d)
+		}
+	}
+	for _, d := range recv {
+		if d.section == "Service" && d.key == "ExecStart" {
+			for _, flag := range []string{" receiver ", "--config.file=/etc/mintlify_exporter/routes.yml", "--receiver.bearer-token-file=%d/receiver_token",
+				"--receiver.tracked-jobs-file=/var/lib/mintlify_exporter/jobs.txt", "--mintlify.api-key-file=%d/receiver_api_key"} {
+				if !strings.Contains(d.value, flag) {
+					t.Errorf("ExecStart=%s lacks %s", d.value, flag)
 				}
 			}
-			if !slices.Equal(envFile, []string{"-" + env}) {
-				t.Errorf("EnvironmentFile= %q, want exactly [-%s]", envFile, env)
+			if strings.Contains(d.value, "--receiver.act") || strings.Contains(d.value, "--storage.path") {
+				t.Errorf("ExecStart=%s acts, or moves the state file out of the default beside the exporter's", d.value)
 			}
-			if len(execStart) != 1 {
-				t.Errorf("%d ExecStart= lines, want 1", len(execStart))
-			}
-			if !slices.Equal(rest, want) {
-				i := 0
-				for i < len(rest) && i < len(want) && rest[i] == want[i] {
-					i++
-				}
-				var g, w directive
-				if i < len(rest) {
-					g = rest[i]
-				}
-				if i < len(want) {
-					w = want[i]
-				}
-				t.Errorf("the packaged unit's settings differ from deploy/systemd's at setting %d: have %v, want %v", i+1, g, w)
-			}
-			// Comments: the packaged unit names no other binary, and says
-			// where it comes from.
-			if bytes.Contains(unit, []byte(packaging.SourceBinary)) {
-				t.Errorf("the packaged unit still names %s", packaging.SourceBinary)
-			}
-			if !bytes.Contains(unit, []byte("generated from\n# deploy/systemd/mintlify_exporter.service")) {
-				t.Errorf("the packaged unit does not say it is generated from deploy/systemd's")
-			}
-			if !bytes.Contains(unit, []byte("#   "+env)) {
-				t.Errorf("the packaged unit's file list does not name %s", env)
-			}
-		})
+		}
 	}
 }
 
@@ -187,14 +240,16 @@ func TestSystemdAnalyzeVerify(t *testing.T) {
 		toolcheck.Skipped(t, "systemd-analyze", fmt.Sprintf("verify does not work here (%v: %.120s)", err, strings.Join(strings.Fields(out), " ")), "systemd-analyze verify of the packaged units")
 		return
 	}
-	for _, f := range []packaging.Flavor{packaging.Deb, packaging.RPM} {
-		unit, err := packaging.Unit(readSource(t), f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		unit = bytes.ReplaceAll(unit, []byte(packaging.PackageBinary+" "), []byte(self+" "))
-		if out, err := verify("mintlify_exporter.service", unit); err != nil || out != "" {
-			t.Errorf("%s: systemd-analyze verify: %v\n%s", f, err, out)
+	for _, name := range packaging.Units {
+		for _, f := range []packaging.Flavor{packaging.Deb, packaging.RPM} {
+			unit, err := packaging.UnitOf(name, readUnit(t, name), f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			unit = bytes.ReplaceAll(unit, []byte(packaging.PackageBinary+" "), []byte(self+" "))
+			if out, err := verify(name+".service", unit); err != nil || out != "" {
+				t.Errorf("%s %s: systemd-analyze verify: %v\n%s", name, f, err, out)
+			}
 		}
 	}
 }
@@ -271,15 +326,20 @@ func TestNfpmConfig(t *testing.T) {
 			t.Errorf("%s has type %q; an edited file under /etc must survive upgrades (config|noreplace)", e.Dst, e.Type)
 		}
 	}
-	env := map[string]string{}
+	env, recvEnv := map[string]string{}, map[string]string{}
 	for _, f := range []packaging.Flavor{packaging.Deb, packaging.RPM} {
 		env[string(f)], _ = f.EnvironmentFile()
+		recvEnv[string(f)], _ = f.EnvironmentFileOf(packaging.ReceiverUnit)
 	}
+	receiverUnit := "/usr/lib/systemd/system/" + packaging.ReceiverUnit + ".service"
 	for f, want := range map[string]map[string]string{
 		"deb": {
 			"/usr/bin/mintlify_exporter":                        "",
 			packaging.UnitPath:                                  "",
+			receiverUnit:                                        "",
 			env["deb"]:                                          "config|noreplace",
+			recvEnv["deb"]:                                      "config|noreplace",
+			"/etc/mintlify_exporter/routes.yml":                 "config|noreplace",
 			"/etc/mintlify_exporter":                            "dir",
 			"/etc/mintlify_exporter/mintlify.yml":               "config|noreplace",
 			"/usr/share/doc/" + c.Name + "/copyright":           "",
@@ -293,7 +353,10 @@ func TestNfpmConfig(t *testing.T) {
 		"rpm": {
 			"/usr/bin/mintlify_exporter":                 "",
 			packaging.UnitPath:                           "",
+			receiverUnit:                                 "",
 			env["rpm"]:                                   "config|noreplace",
+			recvEnv["rpm"]:                               "config|noreplace",
+			"/etc/mintlify_exporter/routes.yml":          "config|noreplace",
 			"/etc/mintlify_exporter":                     "dir",
 			"/etc/mintlify_exporter/mintlify.yml":        "config|noreplace",
 			"/usr/share/licenses/" + c.Name + "/LICENSE": "license",
@@ -310,12 +373,14 @@ func TestNfpmConfig(t *testing.T) {
 				t.Errorf("%s: %s has type %q, want %q", f, dst, have, typ)
 			}
 		}
-		other := env["rpm"]
+		other := []string{env["rpm"], recvEnv["rpm"]}
 		if f == "rpm" {
-			other = env["deb"]
+			other = []string{env["deb"], recvEnv["deb"]}
 		}
-		if _, ok := got[f][other]; ok {
-			t.Errorf("%s installs %s, the other format's environment file", f, other)
+		for _, o := range other {
+			if _, ok := got[f][o]; ok {
+				t.Errorf("%s installs %s, the other format's environment file", f, o)
+			}
 		}
 	}
 
@@ -346,7 +411,16 @@ func TestNfpmConfig(t *testing.T) {
 // TestEnvironmentFile: the /etc/default (sysconfig) file sets ARGS="" and
 // nothing else, so a fresh install runs the unit's command line as is.
 func TestEnvironmentFile(t *testing.T) {
-	b, err := os.ReadFile("mintlify_exporter.default")
+	for file, secret := range map[string]string{
+		"mintlify_exporter.default":          "/etc/mintlify_exporter/api_key",
+		"mintlify_exporter-receiver.default": "/etc/mintlify_exporter/receiver_api_key",
+	} {
+		t.Run(file, func(t *testing.T) { checkEnvironmentFile(t, file, secret) })
+	}
+}
+
+func checkEnvironmentFile(t *testing.T, file, secret string) {
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +433,7 @@ func TestEnvironmentFile(t *testing.T) {
 	if !slices.Equal(settings, []string{`ARGS=""`}) {
 		t.Errorf("settings %q, want only ARGS=\"\"", settings)
 	}
-	if !bytes.Contains(b, []byte("/etc/mintlify_exporter/api_key")) {
+	if !bytes.Contains(b, []byte(secret)) {
 		t.Error("the file does not say where the key goes")
 	}
 }
@@ -390,12 +464,14 @@ func TestNfpmBuilds(t *testing.T) {
 	write("doc/README.md", []byte("stand-in"))
 	write("doc/dashboards/mintlify.json", []byte("{}"))
 	write("mintlify_exporter.1.gz", []byte("stand-in"))
-	for _, f := range []packaging.Flavor{packaging.Deb, packaging.RPM} {
-		unit, err := packaging.Unit(readSource(t), f)
-		if err != nil {
-			t.Fatal(err)
+	for _, name := range packaging.Units {
+		for _, f := range []packaging.Flavor{packaging.Deb, packaging.RPM} {
+			unit, err := packaging.UnitOf(name, readUnit(t, name), f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(string(f)+"/"+name+".service", unit)
 		}
-		write(string(f)+"/mintlify_exporter.service", unit)
 	}
 	for _, f := range []string{"deb", "rpm"} {
 		cmd := exec.Command(nfpm, "package", "--config", "packaging/nfpm.yaml", "--packager", f, "--target", out+"/")

@@ -1,8 +1,9 @@
-// Package cli is the command-line layer the exporter's three commands
-// (serve, jobs, backfill) share: the flags that mean the same thing in
+// Package cli is the command-line layer the exporter's commands (serve,
+// jobs, backfill, receiver) share: the flags that mean the same thing in
 // each (--mintlify.*, --config.file, --storage.path), reading the API key
 // the way those flags name it, building the API client, exit codes and
-// kingpin parsing that never exits the process.
+// kingpin parsing that never exits the process, and the listeners behind
+// one connection limit (listen.go).
 package cli
 
 import (

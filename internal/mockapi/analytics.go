@@ -134,9 +134,12 @@ func (s *Server) answerFor(c *call, v *validator) func(from, to time.Time) *resp
 				v.failf("cursor: invalid pagination cursor, expected a ULID")
 			}
 		}
+		s.mu.Lock()
+		site := s.withFix(c.rt.project, c.site, c.now)
+		s.mu.Unlock()
 		return func(from, to time.Time) *response {
 			return s.cursorAnswer(c, "conversations", from, to, cursor, func(from, to time.Time, cursor string) cursorPage {
-				return conversationsPage(c.site, from, to, limit, cursor)
+				return conversationsPage(site, from, to, limit, cursor)
 			})
 		}
 	case EndpointFeedbackEntries:

@@ -67,10 +67,16 @@ func (s Site) conversationsPerHour() int {
 // first.
 func (s Site) hourConversations(h int64) []Conversation {
 	rate := uint64(s.conversationsPerHour())
-	if rate == 0 {
+	if rate == 0 && !s.gapHour(h) {
 		return nil
 	}
 	n := int(hash3(uint64(s.Seed), uint64(h), tagConvCount) % (2*rate + 1))
+	if s.gapHour(h) {
+		// Half to one and a half times the gap's rate: an hour as quiet
+		// as the spread above allows would hide the gap.
+		rate = uint64(max(s.Gap.PerHour, 0))
+		n = int(rate/2 + hash3(uint64(s.Seed), uint64(h), tagConvCount)%(rate+1))
+	}
 	base := hash3(uint64(s.Seed), uint64(h), tagConv)
 	out := make([]Conversation, n)
 	for k := range n {
@@ -94,7 +100,7 @@ func (s Site) conversation(h int64, x uint64) Conversation {
 		ResolutionStatus: "answered",
 		at:               at,
 	}
-	if (x>>8)%100 < 18 {
+	if (x>>8)%100 < s.unansweredPercent(h, ms) {
 		c.ResolutionStatus = "unanswered"
 		c.Response = s.visitorText("I could not find this in the documentation.")
 		c.Sources = []Source{}

@@ -39,6 +39,11 @@ type Site struct {
 	// wrote or was shown (queries, responses, sources, comments, contacts,
 	// code snippets), for tests that none of it leaks.
 	VisitorText string
+	// Gap, when set, is a documentation gap that a merged pull request
+	// closes (gap.go): the demo's loop.
+	Gap *Gap
+
+	fixedAt int64 // Unix ms the gap was closed, 0 not (yet); set per request (withFix)
 }
 
 // RowOrder is the order per-path rows are served in.

@@ -39,6 +39,7 @@ type job struct {
 	noPR      bool      // this run completes without a pull request
 	failedAt  time.Time // FailJob: the run failed at this instant
 	pr        string    // link used once the run completes
+	seeded    bool      // SeedJob: its pull request never closes a Site.Gap
 }
 
 // JobView is the job object as served.
@@ -139,6 +140,7 @@ func (s *Server) SeedJob(projectID string, js JobSeed) string {
 	}
 	j.fail = j.fail || js.Fail
 	j.noPR = j.noPR || js.NoPR
+	j.seeded = true
 	return j.id
 }
 

@@ -64,6 +64,10 @@ type Options struct {
 	// JobArchiveAfter is how long after finishing a job becomes archived.
 	// Default 1h.
 	JobArchiveAfter time.Duration
+	// MergeAfter is how long after a job created through the API
+	// completes with a pull request that pull request is merged, which
+	// closes its project's Site.Gap (gap.go). 0: never merged.
+	MergeAfter time.Duration
 	// MaxPageSize caps limit for views and visitors. Default 250.
 	MaxPageSize int
 	// RefuseFutureDates answers an analytics request whose dateTo lies
@@ -121,6 +125,7 @@ type Server struct {
 	retryAfter   bool
 	activeFor    time.Duration
 	archiveAfter time.Duration
+	mergeAfter   time.Duration
 	maxPage      int
 
 	mu           sync.Mutex
@@ -147,6 +152,7 @@ func New(opts Options) *Server {
 		retryAfter:   opts.RetryAfter,
 		activeFor:    opts.JobActiveFor,
 		archiveAfter: opts.JobArchiveAfter,
+		mergeAfter:   opts.MergeAfter,
 		maxPage:      opts.MaxPageSize,
 		refuseFuture: opts.RefuseFutureDates,
 		projects:     map[string]Site{},

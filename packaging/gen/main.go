@@ -1,14 +1,18 @@
-// Command gen writes the systemd unit of the deb or rpm package, generated
-// from deploy/systemd/mintlify_exporter.service (see packaging.Unit). make
-// release runs it; by hand, from the repository root:
+// Command gen writes a systemd unit of the deb or rpm package, generated
+// from deploy/systemd/NAME.service (see packaging.UnitOf; NAME is the
+// source's file name). make release runs it for each of packaging.Units;
+// by hand, from the repository root:
 //
 //	go run ./packaging/gen -format deb -out mintlify_exporter.service
+//	go run ./packaging/gen -unit deploy/systemd/mintlify_exporter-receiver.service -format deb -out mintlify_exporter-receiver.service
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/mintlify-exporter/mintlify_exporter/packaging"
 )
@@ -29,7 +33,7 @@ func run(src string, f packaging.Flavor, out string) error {
 	if err != nil {
 		return fmt.Errorf("%w (run from the repository root, or set -unit)", err)
 	}
-	b, err := packaging.Unit(in, f)
+	b, err := packaging.UnitOf(strings.TrimSuffix(filepath.Base(src), ".service"), in, f)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}

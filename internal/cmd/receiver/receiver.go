@@ -25,7 +25,6 @@ import (
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
-	"github.com/coreos/go-systemd/v22/activation"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
@@ -35,7 +34,6 @@ import (
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
-	"golang.org/x/net/netutil"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
@@ -84,9 +82,9 @@ func newApp(f *flags) *kingpin.Application {
 	app.Version(version.Print(cmdName))
 	app.HelpFlag.Short('h')
 	f.web = kingpinflag.AddFlags(app, DefaultListenAddress)
-	app.Flag("web.max-connections", "Maximum number of connections open at once; more wait in the kernel's backlog.").Default("64").IntVar(&f.maxConns)
-	app.Flag("web.read-timeout", "Maximum time to read a request, the TLS handshake included.").Default("10s").DurationVar(&f.readTimeout)
-	app.Flag("web.idle-timeout", "Maximum time a keep-alive connection stays open between requests.").Default("2m").DurationVar(&f.idleTimeout)
+	app.Flag("web.max-connections", cli.MaxConnectionsHelp).Default("64").IntVar(&f.maxConns)
+	app.Flag("web.read-timeout", "Maximum time to read a request, the TLS handshake included, at most 10m; a slower client is disconnected.").Default("10s").DurationVar(&f.readTimeout)
+	app.Flag("web.idle-timeout", "Maximum time a keep-alive connection stays open between requests, at most 24h.").Default("2m").DurationVar(&f.idleTimeout)
 	f.common.AddConfigFile(app, "The routes file (YAML): which alert starts which action. Required.")
 	app.Flag("config.check", "Check the routes file and its prompt templates, print the problems or that it is valid, and exit (0 if valid, 1 if not).").BoolVar(&f.configCheck)
 	app.Flag("storage.path", "State file: what the receiver did, per route and alert group, its cooldowns and daily counts. Never the exporter's own state file.").
@@ -132,8 +130,8 @@ func parse(args []string, stdout, stderr io.Writer) (*flags, int, bool) {
 	switch {
 	case f.common.ConfigFile == "":
 		err = errors.New("--config.file (the routes file) is required")
-	case f.maxConns < 1 || f.readTimeout <= 0 || f.idleTimeout <= 0:
-		err = errors.New("--web.max-connections, --web.read-timeout and --web.idle-timeout must be positive")
+	case checkWebFlags(f) != nil:
+		err = checkWebFlags(f)
 	case f.answerTimeout < 2*time.Second || f.answerTimeout > time.Minute:
 		err = fmt.Errorf("--receiver.answer-timeout must be 2s to 1m, got %s", f.answerTimeout)
 	case f.maxBody < 1024 || f.maxBody > 64<<20:
@@ -156,6 +154,18 @@ func parse(args []string, stdout, stderr io.Writer) (*flags, int, bool) {
 		f.auditPath = filepath.Join(filepath.Dir(f.common.StoragePath), "receiver-audit.jsonl")
 	}
 	return f, 0, false
+}
+
+// checkWebFlags holds the --web.* flags to the exporter's bounds, in its
+// words.
+func checkWebFlags(f *flags) error {
+	switch {
+	case f.readTimeout <= 0 || f.readTimeout > 10*time.Minute:
+		return fmt.Errorf("--web.read-timeout must be more than 0s and at most 10m0s, got %s", f.readTimeout)
+	case f.idleTimeout <= 0 || f.idleTimeout > 24*time.Hour:
+		return fmt.Errorf("--web.idle-timeout must be more than 0s and at most 24h0m0s, got %s", f.idleTimeout)
+	}
+	return cli.CheckMaxConnections(f.maxConns)
 }
 
 // run is Run with its context, and a listener tests open (nil: listen
@@ -306,34 +316,6 @@ func handler(rc *receiver, reg *prometheus.Registry) http.Handler {
 	return mux
 }
 
-// listeners are l when a test gives one, else systemd's activated
-// sockets with --web.systemd-socket, else one TCP listener per
-// --web.listen-address.
-func listeners(f *flags, l net.Listener) ([]net.Listener, error) {
-	if l != nil {
-		return []net.Listener{l}, nil
-	}
-	if f.web.WebSystemdSocket != nil && *f.web.WebSystemdSocket {
-		ls, err := activation.Listeners()
-		if err == nil && len(ls) == 0 {
-			err = errors.New("--web.systemd-socket: no socket activation file descriptors found")
-		}
-		return ls, err
-	}
-	var ls []net.Listener
-	for _, a := range *f.web.WebListenAddresses {
-		nl, err := net.Listen("tcp", a)
-		if err != nil {
-			for _, o := range ls {
-				o.Close()
-			}
-			return nil, err
-		}
-		ls = append(ls, nl)
-	}
-	return ls, nil
-}
-
 // serve serves until ctx ends, then shuts the server down: a decision in
 // progress finishes (each is bounded by the answer timeout).
 func serve(ctx context.Context, rc *receiver, reg *prometheus.Registry, f *flags, logger *slog.Logger, l net.Listener) int {
@@ -364,15 +346,13 @@ func serve(ctx context.Context, rc *receiver, reg *prometheus.Registry, f *flags
 	}
 	errc := make(chan error, 1)
 	go func() {
-		ls, err := listeners(f, l)
-		if err != nil {
-			errc <- err
-			return
+		var ls []net.Listener
+		if l != nil {
+			ls = []net.Listener{l}
 		}
-		for i := range ls {
-			ls[i] = netutil.LimitListener(ls[i], f.maxConns)
-		}
-		errc <- web.ServeMultiple(ls, srv, f.web, logger)
+		// The exporter's limit: idle keep-alive connections are closed
+		// to admit new ones, so a flood cannot keep Alertmanager out.
+		errc <- cli.ServeLimited(srv, ls, f.web, f.maxConns, logger)
 	}()
 	select {
 	case err := <-errc:

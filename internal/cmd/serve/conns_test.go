@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -292,11 +293,12 @@ func TestWebFlagsAtTheirBoundsAccepted(t *testing.T) {
 func TestMaxConnectionsCappedToDescriptorLimit(t *testing.T) {
 	addr, logs := serveOnLocalhost(t, "--web.max-connections=99999999999")
 	guard := testkit.HangGuard(t)
-	nofile, known := descriptorLimit()
-	if !known {
-		t.Fatal("the open-file limit cannot be read here")
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil {
+		t.Fatalf("the open-file limit cannot be read here: %v", err)
 	}
-	want := "max_connections=" + strconv.Itoa(connCap(nofile, known))
+	// The cap, as cli.ServeLimited states it: the limit less 64, at most 1<<20.
+	want := "max_connections=" + strconv.FormatUint(min(uint64(rl.Cur)-64, 1<<20), 10)
 	waitFor(t, guard, "the exporter serving", func() bool {
 		resp, err := http.Get("http://" + addr + "/-/healthy")
 		if err != nil {
@@ -317,26 +319,6 @@ func TestMaxConnectionsCappedToDescriptorLimit(t *testing.T) {
 	}
 }
 
-// TestConnCap: the cap is the open-file limit less the exporter's own
-// descriptors, at least 1, and never more than maxConnsBound.
-func TestConnCap(t *testing.T) {
-	for _, tc := range []struct {
-		nofile uint64
-		known  bool
-		want   int
-	}{
-		{1024, true, 1024 - reservedDescriptors},
-		{20000, true, 20000 - reservedDescriptors},
-		{10, true, 1},
-		{^uint64(0), true, maxConnsBound}, // RLIM_INFINITY
-		{0, false, maxConnsBound},
-	} {
-		if got := connCap(tc.nofile, tc.known); got != tc.want {
-			t.Errorf("connCap(%d, %v) = %d, want %d", tc.nofile, tc.known, got, tc.want)
-		}
-	}
-}
-
 // TestSlowRequestDisconnected: a client that does not finish its request
 // within --web.read-timeout is disconnected, with no answer.
 func TestSlowRequestDisconnected(t *testing.T) {
@@ -354,94 +336,5 @@ func TestSlowRequestDisconnected(t *testing.T) {
 	}
 	if b, err := io.ReadAll(c); len(b) != 0 || err != nil {
 		t.Fatalf("read %q, %v; want the connection closed with no answer", b, err)
-	}
-}
-
-// TestConnLimitClosesSpareConnections: at the limit, Accept admits a new
-// connection by closing the one idle longest, before any that has not
-// sent its request yet; with none of either it waits, and the first
-// connection to turn idle is the one closed.
-func TestConnLimitClosesSpareConnections(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lim := newConnLimit(2, quiet)
-	l := lim.wrap(ln)
-	defer l.Close()
-	var clients []net.Conn
-	defer func() {
-		for _, c := range clients {
-			c.Close()
-		}
-	}()
-	// next dials and accepts one connection: the client's end and the
-	// server's (which Accept may have had to make room for).
-	next := func() (net.Conn, net.Conn) {
-		t.Helper()
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		clients = append(clients, c)
-		s, err := l.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c, s
-	}
-	guard := testkit.HangGuard(t)
-	closedByServer := func(c net.Conn) bool {
-		if dl, ok := guard.Deadline(); ok {
-			_ = c.SetReadDeadline(dl) // a connection left open fails the test, it does not hang it
-		}
-		_, err := c.Read(make([]byte, 1))
-		return errors.Is(err, io.EOF)
-	}
-	spare := func(s net.Conn) bool {
-		lim.mu.Lock()
-		defer lim.mu.Unlock()
-		_, ok := lim.spare[asLimitConn(s)]
-		return ok
-	}
-
-	_, a := next() // new, no request yet: the older spare
-	lim.track(a, http.StateNew)
-	bc, b := next() // served a request, now idle
-	lim.track(b, http.StateNew)
-	lim.track(b, http.StateActive)
-	lim.track(b, http.StateIdle)
-	_, c := next() // at the limit: b, idle, goes before a, older but new
-	if !closedByServer(bc) || spare(b) || !spare(a) {
-		t.Fatalf("the idle connection was not the one closed (idle closed %v, new still spare %v)", !spare(b), spare(a))
-	}
-	lim.track(c, http.StateActive)
-	_, d := next() // a, new, is the only spare left
-	if spare(a) {
-		t.Fatal("the connection without a request was not closed when no idle one was left")
-	}
-	lim.track(d, http.StateActive)
-
-	// Every connection busy: Accept waits, until c turns idle and is
-	// closed to admit the next.
-	cc := clients[2]
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		e, err := net.Dial("tcp", ln.Addr().String())
-		if err == nil {
-			clients = append(clients, e)
-		}
-		s, err := l.Accept()
-		if err != nil {
-			s = nil
-		}
-		accepted <- s
-	}()
-	lim.track(c, http.StateIdle)
-	if s := <-accepted; s == nil {
-		t.Fatal("Accept failed")
-	}
-	if !closedByServer(cc) {
-		t.Fatal("the connection that turned idle was not closed to admit the waiting one")
 	}
 }

@@ -102,26 +102,42 @@ type demoAPI struct {
 	trackedJobsFile string
 }
 
+// The demo's loop (docs/loop.md, "Try it in the demo"): from the start,
+// the docs' assistant gets demoGap.PerHour conversations an hour, 30% of
+// them unanswered, so that the demo alert MintlifyDemoUnansweredShareHigh
+// (dashboards/demo/alerts.yml) fires within minutes; a job created through
+// the simulated API (the receiver's, in `make demo`) gets its pull request
+// when it completes (2 minutes) and that pull request is merged
+// demoMergeAfter later, after which 3% go unanswered: the share falls.
+// The rate applies from the start's hour only, so the month's first walk
+// costs no more requests than before.
+var demoGap = mockapi.Gap{PerHour: 600, UnansweredPercent: 30, FixedPercent: 3}
+
+const demoMergeAfter = time.Minute
+
 // startDemo starts the simulated API on clock (the real one when nil).
 // Its sites are Live: they keep being read as the clock moves.
 func startDemo(_ context.Context, logger *slog.Logger, trackedJobsFile string, clock mockapi.Clock) (*demoAPI, error) {
 	if clock == nil {
 		clock = mockapi.RealClock{}
 	}
+	now := clock.Now()
+	gap := demoGap
+	gap.From = now
 	running, err := mockapi.Start(mockapi.Options{
 		Clock: clock,
 		Keys:  []mockapi.KeySpec{{Key: demoAPIKey, Org: "demo-org", Scope: mockapi.ReadWrite}},
 		Projects: map[string]mockapi.Site{
-			demoDocsID: {Seed: 1, Paths: 320, OtherTraffic: true, Live: true},
+			demoDocsID: {Seed: 1, Paths: 320, OtherTraffic: true, Live: true, Gap: &gap},
 			demoBlogID: {Seed: 2, Paths: 60, Live: true},
 		},
 		RetryAfter:             true,
 		AnalyticsBudgetPerHour: demoOrgPerHour,
+		MergeAfter:             demoMergeAfter,
 	})
 	if err != nil {
 		return nil, err
 	}
-	now := clock.Now()
 	for _, j := range demoJobs {
 		running.Server.SeedJob(j.project, mockapi.JobSeed{
 			ID: j.id, Prompt: j.prompt, CreatedAt: now.Add(-j.age), Fail: j.fail,

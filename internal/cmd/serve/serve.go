@@ -72,7 +72,7 @@ func newApp(f *flags) *kingpin.Application {
 	app.Flag("web.disable-exporter-metrics", "Exclude the exporter's own Go, process and promhttp metrics from /metrics.").BoolVar(&f.disableSelf)
 	app.Flag("web.enable-pprof", "Serve Go runtime profiles under /debug/pprof/ (and link them from the landing page).").BoolVar(&f.enablePprof)
 	app.Flag("web.max-requests", "Maximum number of parallel scrapes, 0 to 10000; 0 means no limit.").Default("40").IntVar(&f.maxRequests)
-	app.Flag("web.max-connections", "Maximum number of connections open at once, across every listen address, capped to the open-file limit less 64. At the limit, the connection idle longest is closed to admit a new one; while every one serves a request, new ones wait in the kernel's backlog.").Default("512").IntVar(&f.maxConns)
+	app.Flag("web.max-connections", cli.MaxConnectionsHelp).Default("512").IntVar(&f.maxConns)
 	app.Flag("web.read-timeout", "Maximum time to read a request, the TLS handshake included, at most 10m; a slower client is disconnected.").Default("30s").DurationVar(&f.readTimeout)
 	app.Flag("web.idle-timeout", "Maximum time a keep-alive connection stays open between requests, at most 24h.").Default("2m").DurationVar(&f.idleTimeout)
 	app.Flag("web.scrape-timeout-offset", "Subtracted from Prometheus' X-Prometheus-Scrape-Timeout-Seconds to get the time a scrape may wait for a refresh, 0s to 1h.").Default("500ms").DurationVar(&f.timeoutOffset)
@@ -218,11 +218,11 @@ const (
 
 // checkWebFlags refuses --web.* values that would stop the server serving
 // or that make no sense, naming the flag. --web.max-connections above the
-// descriptor limit is not refused but capped (connsWithin).
+// descriptor limit is not refused but capped (cli.ServeLimited).
 func checkWebFlags(f *flags) error {
 	switch {
-	case f.maxConns < 1:
-		return fmt.Errorf("--web.max-connections must be at least 1, got %d", f.maxConns)
+	case cli.CheckMaxConnections(f.maxConns) != nil:
+		return cli.CheckMaxConnections(f.maxConns)
 	case f.maxRequests < 0 || f.maxRequests > maxMaxRequests:
 		return fmt.Errorf("--web.max-requests must be between 0 (no limit) and %d, got %d", maxMaxRequests, f.maxRequests)
 	case f.readTimeout <= 0 || f.readTimeout > maxReadTimeout:
@@ -253,24 +253,14 @@ func checkTelemetryPath(p string) error {
 }
 
 // listenAndServe serves httpSrv on l, or where --web.listen-address or
-// --web.systemd-socket say when l is nil, every listener behind one
-// --web.max-connections limit; TLS and basic auth come from
-// --web.config.file as exporter-toolkit sets them up.
+// --web.systemd-socket say when l is nil, behind the --web.max-connections
+// limit the receiver shares (cli.ServeLimited).
 func listenAndServe(httpSrv *http.Server, f *flags, logger *slog.Logger, l net.Listener) error {
-	ls := []net.Listener{l}
-	if l == nil {
-		var err error
-		if ls, err = listenAll(f.web, logger); err != nil {
-			return err
-		}
+	var ls []net.Listener
+	if l != nil {
+		ls = []net.Listener{l}
 	}
-	lim := newConnLimit(connsWithin(f.maxConns, logger), logger)
-	httpSrv.ConnState = lim.track
-	for i := range ls {
-		defer ls[i].Close()
-		ls[i] = lim.wrap(ls[i])
-	}
-	return web.ServeMultiple(ls, httpSrv, f.web, logger)
+	return cli.ServeLimited(httpSrv, ls, f.web, f.maxConns, logger)
 }
 
 // quiet is a logger for code paths that must not log.

@@ -1,10 +1,10 @@
-package serve
+package cli
 
-// Listening: the sockets --web.listen-address and --web.systemd-socket
-// name, as exporter-toolkit opens them, behind one limit on the
-// connections open at once (--web.max-connections), so that a flood of
-// idle connections cannot take every file descriptor or grow memory
-// without bound.
+// Listening, shared by the exporter and the receiver: the sockets
+// --web.listen-address and --web.systemd-socket name, as exporter-toolkit
+// opens them, behind one limit on the connections open at once
+// (--web.max-connections), so that a flood of idle connections cannot
+// take every file descriptor or grow memory without bound.
 
 import (
 	"errors"
@@ -22,6 +22,40 @@ import (
 	"github.com/mdlayher/vsock"
 	"github.com/prometheus/exporter-toolkit/web"
 )
+
+// MaxConnectionsHelp is --web.max-connections' help, the same in every
+// command that serves.
+const MaxConnectionsHelp = "Maximum number of connections open at once, across every listen address, capped to the open-file limit less 64. At the limit, the connection idle longest is closed to admit a new one; while every one serves a request, new ones wait in the kernel's backlog."
+
+// CheckMaxConnections refuses a --web.max-connections below 1; one above
+// the descriptor limit is not refused but capped (ServeLimited).
+func CheckMaxConnections(n int) error {
+	if n < 1 {
+		return fmt.Errorf("--web.max-connections must be at least 1, got %d", n)
+	}
+	return nil
+}
+
+// ServeLimited serves srv on ls, or where --web.listen-address or
+// --web.systemd-socket say when ls is empty, every listener behind one
+// limit of maxConns connections (capped to the descriptor limit); TLS
+// and basic auth come from --web.config.file as exporter-toolkit sets
+// them up. It sets srv.ConnState.
+func ServeLimited(srv *http.Server, ls []net.Listener, fc *web.FlagConfig, maxConns int, logger *slog.Logger) error {
+	if len(ls) == 0 {
+		var err error
+		if ls, err = listenAll(fc, logger); err != nil {
+			return err
+		}
+	}
+	lim := newConnLimit(connsWithin(maxConns, logger), logger)
+	srv.ConnState = lim.track
+	for i := range ls {
+		defer ls[i].Close()
+		ls[i] = lim.wrap(ls[i])
+	}
+	return web.ServeMultiple(ls, srv, fc, logger)
+}
 
 // listenAll opens the listeners exporter-toolkit's web.ListenAndServe
 // would: systemd's activated sockets with --web.systemd-socket, else one
@@ -80,7 +114,7 @@ func listenOne(addr string) (net.Listener, error) {
 // keep-alive requests, else the oldest that has not sent its request yet.
 // Only when every open connection is busy with a request does Accept wait,
 // new connections waiting in the kernel's backlog (taking no descriptor
-// of the exporter's) until one ends its request or closes. So a flood of
+// of the process's) until one ends its request or closes. So a flood of
 // idle connections neither takes every file descriptor nor keeps
 // Prometheus's scrape out. The limit being reached is logged once per
 // flood.
@@ -274,7 +308,7 @@ func (c *limitConn) Close() error {
 }
 
 // The cap on --web.max-connections: the open-file limit less
-// reservedDescriptors, which the exporter keeps for its own files and
+// reservedDescriptors, which the process keeps for its own files and
 // connections (listeners, state files, the API client, its logs), and
 // never more than maxConnsBound (where the limit is unknown or
 // unlimited, too).
@@ -295,7 +329,7 @@ func connsWithin(requested int, logger *slog.Logger) int {
 	if known {
 		attrs = append(attrs, "open_file_limit", nofile)
 	}
-	logger.Warn("--web.max-connections is more than the open-file limit allows (less what the exporter needs itself); capped", attrs...)
+	logger.Warn("--web.max-connections is more than the open-file limit allows (less what the process needs itself); capped", attrs...)
 	return limit
 }
 

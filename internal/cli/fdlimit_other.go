@@ -1,6 +1,6 @@
 //go:build !unix
 
-package serve
+package cli
 
 // descriptorLimit: this system has no open-file limit of RLIMIT_NOFILE's
 // kind, so --web.max-connections is held to maxConnsBound alone.
