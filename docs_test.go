@@ -222,7 +222,7 @@ func TestRepoLinksInRulesAndDashboard(t *testing.T) {
 	blob := regexp.MustCompile(regexp.QuoteMeta(repoBlobURL) + `[^\s"'<>)]+`)
 	checked := 0
 	for _, file := range []string{
-		"dashboards/alerts.yml", "dashboards/alerts_test.yml", "dashboards/mintlify.json",
+		"dashboards/alerts.yml", "dashboards/alerts_test.yml", "dashboards/alerts_month_test.yml", "dashboards/mintlify.json",
 		"deploy/kubernetes/prometheusrule.yaml",
 	} {
 		b, err := os.ReadFile(filepath.FromSlash(file))

@@ -45,8 +45,11 @@ const (
 	dashboardFile  = "mintlify.json"
 	alertsFile     = "alerts.yml"
 	alertsTestFile = "alerts_test.yml"
-	runbookFile    = "../docs/dashboards-and-alerts.md"
-	runbookBase    = "https://github.com/mintlify-exporter/mintlify_exporter/blob/main/docs/dashboards-and-alerts.md#runbook-"
+	// alertsMonthTestFile holds the alert tests whose series span weeks,
+	// evaluated hourly (see its header).
+	alertsMonthTestFile = "alerts_month_test.yml"
+	runbookFile         = "../docs/dashboards-and-alerts.md"
+	runbookBase         = "https://github.com/mintlify-exporter/mintlify_exporter/blob/main/docs/dashboards-and-alerts.md#runbook-"
 )
 
 // mainOnlyMetrics are registered by package main (reload state), not by
@@ -697,7 +700,7 @@ func TestAlertRulesPromtool(t *testing.T) {
 		return
 	}
 	runPromtool(t, bin, ".", "check", "rules", alertsFile)
-	runPromtool(t, bin, ".", "test", "rules", alertsTestFile)
+	runPromtool(t, bin, ".", "test", "rules", alertsTestFile, alertsMonthTestFile)
 }
 
 func TestPrometheusConfigPromtool(t *testing.T) {
@@ -766,28 +769,30 @@ func sortedCopy(s []string) []string {
 // TestAlertTestsCoverEveryAlert: each alert has a case where it must fire
 // and one where it must stay silent.
 func TestAlertTestsCoverEveryAlert(t *testing.T) {
-	b, err := os.ReadFile(alertsTestFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tf struct {
-		Tests []struct {
-			AlertRuleTest []struct {
-				Alertname string           `yaml:"alertname"`
-				ExpAlerts []map[string]any `yaml:"exp_alerts"`
-			} `yaml:"alert_rule_test"`
-		} `yaml:"tests"`
-	}
-	if err := yaml.Unmarshal(b, &tf); err != nil {
-		t.Fatal(err)
-	}
 	pos, neg := map[string]int{}, map[string]int{}
-	for _, tc := range tf.Tests {
-		for _, a := range tc.AlertRuleTest {
-			if len(a.ExpAlerts) > 0 {
-				pos[a.Alertname]++
-			} else {
-				neg[a.Alertname]++
+	for _, f := range []string{alertsTestFile, alertsMonthTestFile} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tf struct {
+			Tests []struct {
+				AlertRuleTest []struct {
+					Alertname string           `yaml:"alertname"`
+					ExpAlerts []map[string]any `yaml:"exp_alerts"`
+				} `yaml:"alert_rule_test"`
+			} `yaml:"tests"`
+		}
+		if err := yaml.Unmarshal(b, &tf); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, tc := range tf.Tests {
+			for _, a := range tc.AlertRuleTest {
+				if len(a.ExpAlerts) > 0 {
+					pos[a.Alertname]++
+				} else {
+					neg[a.Alertname]++
+				}
 			}
 		}
 	}

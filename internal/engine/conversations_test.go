@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -236,7 +237,10 @@ func TestConversationsFutureSealedDayIsNotServed(t *testing.T) {
 func TestCountersOfFinishedDaysShowDuringTheWalk(t *testing.T) {
 	t.Parallel() // a walk of thousands of pages; a test engine shares nothing
 	state := filepath.Join(t.TempDir(), "state.json")
-	e := newTestEngine(t, conversationsConfig, mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 4, Paths: 50, ConversationsPerHour: 250}}},
+	// A small budget makes a small month a walk of several hours: two
+	// pages a day, 20 requests an hour.
+	cfg := strings.Replace(conversationsConfig, "    api_key_env:", "    budget_per_hour: 20\n    api_key_env:", 1)
+	e := newTestEngine(t, cfg, mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 4, Paths: 50, ConversationsPerHour: 50}}},
 		Options{StoragePath: state})
 	check := func(when string) float64 {
 		t.Helper()
@@ -260,7 +264,7 @@ func TestCountersOfFinishedDaysShowDuringTheWalk(t *testing.T) {
 	e.refresh()
 	walked := check("during the walk")
 	requests := e.requests(mockapi.EndpointConversations)
-	e = e.restart(t, conversationsConfig)
+	e = e.restart(t, cfg)
 	if got := check("after a restart"); got != walked {
 		t.Errorf("after a restart: %v conversations, had %v", got, walked)
 	}

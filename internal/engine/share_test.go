@@ -190,10 +190,14 @@ func TestReloadTurningOnABigWalkDoesNotBurst(t *testing.T) {
 // two projects' first walks of conversations share the run instead of the
 // first walking until the hour is spent.
 func TestPausedUnitWaitsItsTurn(t *testing.T) {
+	// Each month is a walk of a page a day, 19 pages, more than a first
+	// walk's reservation: the old scheduler let project a walk all of its
+	// month before project b's first request.
 	cfg := "global:\n  api_url: %s\n" +
 		"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n" +
 		"projects:\n  - {id: proj-a, name: a, collectors: [conversations]}\n  - {id: proj-b, name: b, collectors: [conversations]}\n"
-	e := newTestEngine(t, cfg, mockapi.Options{Projects: map[string]mockapi.Site{"proj-a": busySite, "proj-b": busySite}}, Options{})
+	site := mockapi.Site{Seed: 11, Paths: 40, ConversationsPerHour: 20}
+	e := newTestEngine(t, cfg, mockapi.Options{Projects: map[string]mockapi.Site{"proj-a": site, "proj-b": site}}, Options{})
 	e.refresh()
 	var order []string
 	for _, r := range e.api.Server.Requests() {
