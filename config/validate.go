@@ -12,7 +12,6 @@ import (
 	"time"
 	"unicode"
 
-	idcheck "github.com/mintlify-exporter/mintlify_exporter/internal/ids"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
@@ -208,10 +207,10 @@ func (p *Project) validateID(pl place, i int, ids map[string]int, defaulted bool
 		if defaulted {
 			p.Name = ""
 		}
-	case idcheck.Check(p.ID) != nil:
+	case mintlify.CheckID(p.ID) != nil:
 		// The id is one segment of every API path: no dot segment,
 		// slash, query or fragment marker, control character.
-		pl.add("id", "%v", idcheck.Check(p.ID))
+		pl.add("id", "%v", mintlify.CheckID(p.ID))
 		if defaulted {
 			p.Name = ""
 		}
@@ -280,8 +279,8 @@ func (p *Project) validateJobs(pl place) {
 		switch k, dup := seen[id]; {
 		case id == "":
 			pl.add(field, "jobs[%d] is empty", j)
-		case idcheck.Check(id) != nil:
-			pl.add(field, "jobs[%d]: %v", j, idcheck.Check(id))
+		case mintlify.CheckID(id) != nil:
+			pl.add(field, "jobs[%d]: %v", j, mintlify.CheckID(id))
 		case dup:
 			pl.add(field, "jobs[%d] %q repeats jobs[%d]", j, id, k)
 		default:

@@ -19,7 +19,6 @@ import (
 	"github.com/prometheus/common/version"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 )
@@ -96,7 +95,7 @@ func FlagNames() config.FlagNames {
 // CheckProjectID checks --mintlify.project-id with the configuration's
 // check (ids.Check), in the words of the flag.
 func CheckProjectID(projectID string) error {
-	if err := ids.Check(projectID); err != nil {
+	if err := mintlify.CheckID(projectID); err != nil {
 		return fmt.Errorf("%s: %w", projectIDFlag, err)
 	}
 	return nil

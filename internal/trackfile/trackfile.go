@@ -26,7 +26,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
@@ -49,12 +49,12 @@ func ValidateID(id string) error {
 	}
 	p, j, scoped := strings.Cut(id, "/")
 	if !scoped {
-		return ids.Check(id)
+		return mintlify.CheckID(id)
 	}
-	if err := ids.Check(p); err != nil {
+	if err := mintlify.CheckID(p); err != nil {
 		return fmt.Errorf("project part of %q: %w", id, err)
 	}
-	if err := ids.Check(j); err != nil {
+	if err := mintlify.CheckID(j); err != nil {
 		return fmt.Errorf("job part of %q: %w", id, err)
 	}
 	return nil

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
 func tempFile(t *testing.T) string {
@@ -102,7 +102,7 @@ func TestTrackMissingFile(t *testing.T) {
 func TestTrackCommentsBlankAndInvalidLines(t *testing.T) {
 	path := tempFile(t)
 	content := "# jobs for the docs site\n\njob_a\n   # indented comment\n\t\njob_b\r\n" +
-		"two words\n" + strings.Repeat("x", ids.MaxLen+1) + "\n  job_c  \n#job_d\n"
+		"two words\n" + strings.Repeat("x", mintlify.MaxIDLen+1) + "\n  job_c  \n#job_d\n"
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestTrackHandEditedNoTrailingNewline(t *testing.T) {
 func TestTrackInvalidIDs(t *testing.T) {
 	path := tempFile(t)
 	for _, id := range []string{"", " ", "a b", "a\nb", "a\tb", "a\x00b", "a\x7fb", "#job", "\xff\xfe",
-		strings.Repeat("j", ids.MaxLen+1), "job\u00a0x"} {
+		strings.Repeat("j", mintlify.MaxIDLen+1), "job\u00a0x"} {
 		if err := Append(path, id); err == nil {
 			t.Errorf("Append(%q) succeeded", id)
 		}
@@ -159,9 +159,9 @@ func TestTrackInvalidIDs(t *testing.T) {
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("invalid ids created the file: %v", err)
 	}
-	long := strings.Repeat("j", ids.MaxLen)
+	long := strings.Repeat("j", mintlify.MaxIDLen)
 	if err := Append(path, long); err != nil {
-		t.Fatalf("Append(%d bytes): %v", ids.MaxLen, err)
+		t.Fatalf("Append(%d bytes): %v", mintlify.MaxIDLen, err)
 	}
 	if err := Append(path, "ok/with-ünïcode_and.dots"); err != nil {
 		t.Fatal(err)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
@@ -259,7 +258,7 @@ func (p *backfillPlan) fromFlags(o *backfillOptions) error {
 		return errors.New("no project: give --mintlify.project-id (or set MINTLIFY_PROJECT_ID), or --config.file")
 	}
 	for _, id := range o.ProjectIDs {
-		if err := ids.Check(id); err != nil {
+		if err := mintlify.CheckID(id); err != nil {
 			return fmt.Errorf("--mintlify.project-id: %w", err)
 		}
 		if !slices.Contains(p.projects, id) {

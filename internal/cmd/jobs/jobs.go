@@ -17,7 +17,6 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
 )
@@ -216,7 +215,7 @@ func (e *jobsEnv) create(ctx context.Context, client *mintlify.Client, o *jobsOp
 // not be followed, and would be pasted into a shell).
 func (e *jobsEnv) track(o *jobsOptions, job *mintlify.Job, code int) int {
 	shown := mintlify.EscapeText(job.ID)
-	if err := ids.Check(job.ID); err != nil {
+	if err := mintlify.CheckID(job.ID); err != nil {
 		return e.failf(cli.ExitError, "job %s was created but is NOT tracked: the API returned an id that is not a valid job id (%v), so the exporter could not follow it", shown, err)
 	}
 	// project_id/job_id: the exporter may follow several projects, and
@@ -282,11 +281,11 @@ func (e *jobsEnv) watch(ctx context.Context, client *mintlify.Client, o *jobsOpt
 // (dot segments, slashes, control characters...) and an API URL the config
 // file would refuse (user info, query), naming the flag or argument.
 func checkJobsArgs(cmd string, o *jobsOptions) error {
-	if err := ids.Check(o.ProjectID); err != nil {
+	if err := mintlify.CheckID(o.ProjectID); err != nil {
 		return fmt.Errorf("--mintlify.project-id: %w", err)
 	}
 	if cmd == "message" || cmd == "get" || cmd == "watch" {
-		if err := ids.Check(o.jobID); err != nil {
+		if err := mintlify.CheckID(o.jobID); err != nil {
 			return fmt.Errorf("job id argument: %w", err)
 		}
 	}

@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
@@ -278,10 +277,10 @@ func (rc *receiver) settle(r *Route, rec *auditRecord, res reservation, jobID, r
 // addJob keeps the job or run a route started, for the job series; an
 // id the state's check would refuse is left out (the audit log has it).
 func (s *store) addJob(r *Route, jobID, runID string, at time.Time) {
-	if ids.Check(jobID) != nil {
+	if mintlify.CheckID(jobID) != nil {
 		jobID = ""
 	}
-	if ids.Check(runID) != nil {
+	if mintlify.CheckID(runID) != nil {
 		runID = ""
 	}
 	if jobID == "" && runID == "" {
@@ -294,7 +293,7 @@ func (s *store) addJob(r *Route, jobID, runID string, at time.Time) {
 // is one the state's check accepts.
 func stateID(jobID, runID string) string {
 	for _, id := range []string{jobID, runID} {
-		if id != "" && ids.Check(id) == nil {
+		if id != "" && mintlify.CheckID(id) == nil {
 			return id
 		}
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/prometheus/common/model"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
@@ -176,7 +176,7 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%d projects, at most %d", len(c.Projects), MaxRoutes)
 	}
 	for id, name := range c.Projects {
-		if err := ids.Check(id); err != nil {
+		if err := mintlify.CheckID(id); err != nil {
 			return fmt.Errorf("projects: %w", err)
 		}
 		if err := checkOperatorText(name); err != nil {
@@ -231,7 +231,7 @@ func (a *Action) validate(route string, projects map[string]string) error {
 	}
 	switch a.Kind {
 	case KindAutomation:
-		if err := ids.Check(a.AutomationID); err != nil || a.PromptTemplateFile != "" {
+		if err := mintlify.CheckID(a.AutomationID); err != nil || a.PromptTemplateFile != "" {
 			return fmt.Errorf("route %s: an automation action needs automation_id (an id) and no prompt_template_file", route)
 		}
 	case KindJob:

@@ -19,7 +19,7 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/ids"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
@@ -112,7 +112,7 @@ func (d *stateData) check(now time.Time) error {
 		}
 	}
 	for p, t := range d.ProjectLast {
-		if ids.Check(p) != nil {
+		if mintlify.CheckID(p) != nil {
 			return errors.New("project_last: bad project id")
 		}
 		if err := checkTime("project_last", t, now); err != nil {
@@ -120,7 +120,7 @@ func (d *stateData) check(now time.Time) error {
 		}
 	}
 	for p, c := range d.Daily {
-		if _, err := time.Parse(dayLayout, c.Day); ids.Check(p) != nil || err != nil || c.Count < 0 || c.Count > 1000 {
+		if _, err := time.Parse(dayLayout, c.Day); mintlify.CheckID(p) != nil || err != nil || c.Count < 0 || c.Count > 1000 {
 			return errors.New("daily: bad project, day or count")
 		}
 	}
@@ -134,7 +134,7 @@ func (d *stateData) checkGroups(now time.Time) error {
 			return fmt.Errorf("groups[%d]: bad route or group", i)
 		case g.State != entryIntent && g.State != entryActed && g.State != entryDryRun && g.State != entryUnknown:
 			return fmt.Errorf("groups[%d]: unknown state", i)
-		case g.ID != "" && ids.Check(g.ID) != nil:
+		case g.ID != "" && mintlify.CheckID(g.ID) != nil:
 			return fmt.Errorf("groups[%d]: bad id", i)
 		}
 		if err := checkTime(fmt.Sprintf("groups[%d]", i), g.At, now); err != nil {
@@ -150,11 +150,11 @@ func (d *stateData) checkJobs(now time.Time) error {
 	}
 	for i, j := range d.Jobs {
 		switch {
-		case !nameRE.MatchString(j.Route), ids.Check(j.Project) != nil:
+		case !nameRE.MatchString(j.Route), mintlify.CheckID(j.Project) != nil:
 			return fmt.Errorf("jobs[%d]: bad route or project", i)
 		case j.JobID == "" && j.RunID == "",
-			j.JobID != "" && ids.Check(j.JobID) != nil,
-			j.RunID != "" && ids.Check(j.RunID) != nil:
+			j.JobID != "" && mintlify.CheckID(j.JobID) != nil,
+			j.RunID != "" && mintlify.CheckID(j.RunID) != nil:
 			return fmt.Errorf("jobs[%d]: bad job or run id", i)
 		case j.PRLink != "" && !validPRLink(j.PRLink):
 			return fmt.Errorf("jobs[%d]: bad pull request link", i)

@@ -1,10 +1,11 @@
-// Package ids checks project and agent-job ids where they enter the
-// exporter: the config file, the tracked-jobs file and the jobs command's
-// arguments. An id becomes one segment of an API URL path, so anything
-// that could change the path (a slash, a dot segment, a query or fragment
-// marker) or the log line it is printed in (control characters) is
-// refused before any request is built.
-package ids
+package mintlify
+
+// Project and agent-job ids are checked where they enter the exporter:
+// the config file, the tracked-jobs file, the jobs command's arguments and
+// the receiver's routes. An id becomes one segment of an API URL path, so
+// anything that could change the path (a slash, a dot segment, a query or
+// fragment marker) or the log line it is printed in (control characters)
+// is refused before any request is built.
 
 import (
 	"errors"
@@ -14,20 +15,20 @@ import (
 	"unicode/utf8"
 )
 
-// MaxLen is the longest id accepted, in bytes. Mintlify's ids are a few
+// MaxIDLen is the longest id accepted, in bytes. Mintlify's ids are a few
 // dozen characters; 200 leaves room without letting a pasted document
 // through as an id.
-const MaxLen = 200
+const MaxIDLen = 200
 
-// Check reports why id is not a plausible project or job id, or nil. The
+// CheckID reports why id is not a plausible project or job id, or nil. The
 // message quotes the id (with %q, so control characters show escaped) but
 // does not say where it came from: callers add that.
-func Check(id string) error {
+func CheckID(id string) error {
 	switch {
 	case id == "":
 		return errors.New("id is empty")
-	case len(id) > MaxLen:
-		return fmt.Errorf("id is %d bytes long, more than %d", len(id), MaxLen)
+	case len(id) > MaxIDLen:
+		return fmt.Errorf("id is %d bytes long, more than %d", len(id), MaxIDLen)
 	case !utf8.ValidString(id):
 		return errors.New("id is not valid UTF-8")
 	case id == "." || id == "..":
