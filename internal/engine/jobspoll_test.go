@@ -84,6 +84,7 @@ func (e *testEngine) jobStatuses(t *testing.T) map[string]mintlify.JobStatus {
 // count against the analytics budget. (The job series are tested in
 // collector: TestJobSeries.)
 func TestJobStatesAndPolling(t *testing.T) {
+	t.Parallel() // its own engine, API and files; it waits on real deadlines or walks long
 	e := newJobsEngine(t, filepath.Join(t.TempDir(), "jobs.txt"), &testkit.LockedBuffer{})
 	e.refresh()
 	statuses := e.jobStatuses(t)

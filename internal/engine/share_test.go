@@ -232,6 +232,7 @@ func TestPausedUnitWaitsItsTurn(t *testing.T) {
 // interval reported after the first of them, to within a step of the
 // clock; and the walk's own interval is never shorter than it has run.
 func TestIntervalIsTheTimeBetweenRefreshes(t *testing.T) {
+	t.Parallel() // its own engine, API and files; it waits on real deadlines or walks long
 	const step = 15 * time.Second
 	e := newTestEngine(t, shareConfig(withBigWalk()...), mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": busySite}}, Options{})
 	start := e.clock.Now()

@@ -297,6 +297,7 @@ func refreshReturns(t *testing.T, e *Engine, ctx context.Context) error {
 // data it waits, but not for a refresh that has already run longer than
 // one scrape's time.
 func TestScrapeDoesNotWaitWithData(t *testing.T) {
+	t.Parallel() // its own engine, API and files; it waits on real deadlines or walks long
 	e := newTestEngine(t, oneProject, mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}}, Options{})
 	e.refresh()
 	e.clock.Advance(4 * time.Hour) // due again, data stale

@@ -17,6 +17,7 @@ import (
 // requests for a refresh rewrites the ledger, a few kilobytes, and not the
 // state file: at most 64 KiB are written per charged request.
 func TestChargingWritesOnlyTheLedger(t *testing.T) {
+	t.Parallel() // its own engine, API and files; it waits on real deadlines or walks long
 	if testing.Short() {
 		t.Skip("a 100 000-path site")
 	}

@@ -38,6 +38,7 @@ func holdLock(t *testing.T, state string) (release func()) {
 // Close (what SIGTERM runs) still returns: the wait ends with the
 // exporter's context, and the last save does not wait for ever.
 func TestShutdownEndsWhileTheLedgerLockIsHeld(t *testing.T) {
+	t.Parallel() // its own engine, API and files; it waits on real deadlines or walks long
 	state := filepath.Join(t.TempDir(), "state.json")
 	e := newTestEngine(t, docsConfig("  min_refresh_interval: 1m\n  max_refresh_interval: 2m\n", ""),
 		mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}}, Options{StoragePath: state})
