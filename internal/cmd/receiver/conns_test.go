@@ -1,10 +1,8 @@
 package receiver
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -42,31 +40,7 @@ func TestWebhookGetsThroughIdleFlood(t *testing.T) {
 		}
 	}()
 	guard := testkit.HangGuard(t)
-	closed := make(chan int, limit)
-	for i := range limit {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		stop := context.AfterFunc(guard, func() { c.Close() })
-		defer stop()
-		if _, err := io.WriteString(c, "GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
-			t.Fatal(err)
-		}
-		br := bufio.NewReader(c)
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		go func() {
-			if _, err := br.ReadByte(); errors.Is(err, io.EOF) {
-				closed <- i
-			}
-		}()
-	}
+	closed := testkit.IdleFlood(t, guard, addr, limit)
 	req, _ := http.NewRequestWithContext(guard, http.MethodPost, "http://"+addr+WebhookPath, bytes.NewReader(gap("billing").body()))
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}

@@ -154,32 +154,7 @@ func TestScrapeGetsThroughIdleFlood(t *testing.T) {
 	const limit = 4
 	addr, logs := serveOnLocalhost(t, "--web.max-connections=4", "--web.idle-timeout=1h")
 	guard := testkit.HangGuard(t)
-	closed := make(chan int, limit) // the flood connections the exporter closed
-	for i := range limit {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		stop := context.AfterFunc(guard, func() { c.Close() })
-		defer stop()
-		// One request, its answer read, then the connection idles.
-		if _, err := io.WriteString(c, "GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
-			t.Fatal(err)
-		}
-		br := bufio.NewReader(c)
-		resp, err := http.ReadResponse(br, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		go func() {
-			if _, err := br.ReadByte(); errors.Is(err, io.EOF) {
-				closed <- i
-			}
-		}()
-	}
+	closed := testkit.IdleFlood(t, guard, addr, limit)
 
 	req, _ := http.NewRequestWithContext(guard, http.MethodGet, "http://"+addr+"/metrics", nil)
 	// An hour: the scrape waits for the first refresh, however slow the
