@@ -31,8 +31,8 @@ dashboard=${DASHBOARD:-dashboards/mintlify.json}
 # query listed here is still run and must not fail (an error, NaN); whether
 # it had data is logged.
 declare -A may_be_empty=(
-  ["annotation Receiver actions"]="the receiver's own series (mintlify_receiver_*): e2e/run.sh runs no mintlify_exporter receiver, so no action ever happens"
-  ["panel 51 target A"]="needs a receiver action (mintlify_receiver_project_last_action_timestamp_seconds), and e2e/run.sh runs no receiver; its rules are tested by promtool in dashboards/rules_test.yml"
+  ["annotation Receiver actions"]="the receiver's own series (mintlify_receiver_*): the demo's receiver acts only once the demo alert has fired, minutes after this check (step 10 checks that action)"
+  ["panel 51 target A"]="needs a receiver action (mintlify_receiver_project_last_action_timestamp_seconds), which comes minutes after this check, and then an hour of data; its rules are tested by promtool in dashboards/rules_test.yml"
   ["panel 51 target B"]="as target A: no receiver action"
   ["panel 51 target C"]="as target A: no receiver action"
   ["panel 45 target B"]="the recording rule project:mintlify_assistant_conversations:unanswered_ratio1d has no value until Prometheus holds a sample a day old (the first day of an install, on purpose: see dashboards/rules.yml)"

@@ -13,24 +13,25 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
-// TestChargingWritesOnlyTheLedger: with 100 000 paths cached, reserving
-// requests for a refresh rewrites the ledger, a few kilobytes, and not the
-// state file: at most 64 KiB are written per charged request.
+// TestChargingWritesOnlyTheLedger: with 20 000 paths cached (a state file
+// of about a megabyte, 16 times the bound below), reserving requests for a
+// refresh rewrites the ledger, a few kilobytes, and not the state file: at
+// most 64 KiB are written per charged request.
 func TestChargingWritesOnlyTheLedger(t *testing.T) {
 	t.Parallel() // its own engine, API and files; it waits on real deadlines or walks long
 	if testing.Short() {
-		t.Skip("a 100 000-path site")
+		t.Skip("a 20 000-path site")
 	}
 	state := filepath.Join(t.TempDir(), "state.json")
 	cfg := "global:\n  api_url: %s\n  min_refresh_interval: 1m\n" +
 		"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 10000\n    reserve: 0\n" +
 		"projects:\n  - id: proj-docs\n    name: docs\n    max_paths: 0\n"
 	e := newTestEngine(t, cfg, mockapi.Options{AnalyticsBudgetPerHour: -1,
-		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 100000}}}, Options{StoragePath: state})
+		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 20000}}}, Options{StoragePath: state})
 	e.refresh()
 	fi, err := os.Stat(state)
-	if err != nil || fi.Size() < 4<<20 {
-		t.Fatalf("the state file should hold the 100 000 paths: %v", err)
+	if err != nil || fi.Size() < 16*64<<10 {
+		t.Fatalf("the state file should hold the 20 000 paths, a megabyte: %v (%d bytes)", err, fi.Size())
 	}
 	l := statefiles.LedgerFor(state)
 	before, _ := os.Stat(l.Path())
