@@ -16,14 +16,11 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/toolcheck"
 )
 
 func TestMain(m *testing.M) { os.Exit(toolcheck.Wrap(m, "receiver").Run()) }
-
-// amWait bounds each wait for Alertmanager: generous, since it only
-// bounds a failure; a passing test waits for events, not for time.
-const amWait = 60 * time.Second
 
 // delivery is one webhook request the receiver answered.
 type delivery struct {
@@ -83,7 +80,7 @@ func (h *harness) expect(ch <-chan delivery, group string, status int) {
 		if d.group != group || d.status != status {
 			h.t.Fatalf("delivery of group %q answered %d, want group %q answered %d", d.group, d.status, group, status)
 		}
-	case <-time.After(amWait):
+	case <-testkit.HangGuard(h.t).Done():
 		h.t.Fatalf("no notification from Alertmanager for group %q", group)
 	}
 }
@@ -154,7 +151,7 @@ receivers:
 			t.Logf("alertmanager %s log:\n%s", am.url, logs.String())
 		}
 	})
-	deadline := time.Now().Add(amWait)
+	guard := testkit.HangGuard(t)
 	for {
 		resp, err := http.Get(am.url + "/-/ready")
 		if err == nil {
@@ -163,10 +160,11 @@ receivers:
 				return am
 			}
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-guard.Done():
 			t.Fatalf("alertmanager did not get ready: %v", err)
+		case <-time.After(50 * time.Millisecond): // polling step, not a deadline
 		}
-		time.Sleep(50 * time.Millisecond) // polling a process for readiness
 	}
 }
 
