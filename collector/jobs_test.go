@@ -10,37 +10,13 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
-
-// seedJobs creates one job per status in proj-docs (the mock's jobs run for
-// 2 minutes and are archived an hour after they end).
-func seedJobs(e *env) {
-	s := e.api.Server
-	s.SeedJob("proj-docs", mockapi.JobSeed{ID: "job_active", Prompt: "add a page", CreatedAt: epoch.Add(-30 * time.Second)})
-	s.SeedJob("proj-docs", mockapi.JobSeed{ID: "job_done", Prompt: "fix links", CreatedAt: epoch.Add(-10 * time.Minute)})
-	s.SeedJob("proj-docs", mockapi.JobSeed{ID: "job_failed", Prompt: "rewrite", CreatedAt: epoch.Add(-10 * time.Minute), Fail: true})
-	s.SeedJob("proj-docs", mockapi.JobSeed{ID: "job_archived", Prompt: "old", CreatedAt: epoch.Add(-70 * time.Minute), NullRef: true})
-}
-
-const jobsConfig = `
-global:
-  api_url: %%s
-  job_poll_interval: 30s
-  job_retention: 2h
-  tracked_jobs_file: %s
-keys:
-  - name: acme
-    api_key_env: TEST_MINTLIFY_KEY
-projects:
-  - id: proj-docs
-    name: docs
-    jobs: [job_active, job_done, job_failed, job_archived]
-`
 
 func newJobsEnv(t *testing.T) (*env, string) {
 	track := filepath.Join(t.TempDir(), "jobs.txt")
-	e := newEnv(t, fmt.Sprintf(jobsConfig, track), envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 3}}})
-	seedJobs(e)
+	e := newEnv(t, fmt.Sprintf(testkit.JobsConfig, track), envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 3}}})
+	testkit.SeedJobs(e.api.Server, epoch)
 	return e, track
 }
 

@@ -24,7 +24,7 @@ var oneProject = docsConfig("  min_refresh_interval: 1m\n  max_age: 3h\n", "")
 
 func TestGoldenMetrics(t *testing.T) {
 	e := newEnv(t, docsConfig("", "    windows: [24h, 7d]\n    jobs: [job_active, job_done, job_failed, job_archived, job_missing]\n"), envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 7, Paths: 4, OtherTraffic: true}}})
-	seedJobs(e)
+	testkit.SeedJobs(e.api.Server, epoch)
 	e.scrape()
 	compareGolden(t, "golden.prom", e)
 	// The in-process linter: promtool's checks, without promtool.

@@ -15,30 +15,6 @@ import (
 
 // Tests of the agent-job poller, through JobsView.
 
-// seedJobs creates one job per status in proj-docs (the mock's jobs run for
-// 2 minutes and are archived an hour after they end).
-func seedJobs(s *mockapi.Server) {
-	s.SeedJob("proj-docs", mockapi.JobSeed{ID: "job_active", Prompt: "add a page", CreatedAt: epoch.Add(-30 * time.Second)})
-	s.SeedJob("proj-docs", mockapi.JobSeed{ID: "job_done", Prompt: "fix links", CreatedAt: epoch.Add(-10 * time.Minute)})
-	s.SeedJob("proj-docs", mockapi.JobSeed{ID: "job_failed", Prompt: "rewrite", CreatedAt: epoch.Add(-10 * time.Minute), Fail: true})
-	s.SeedJob("proj-docs", mockapi.JobSeed{ID: "job_archived", Prompt: "old", CreatedAt: epoch.Add(-70 * time.Minute), NullRef: true})
-}
-
-const jobsConfig = `
-global:
-  api_url: %%s
-  job_poll_interval: 30s
-  job_retention: 2h
-  tracked_jobs_file: %s
-keys:
-  - name: acme
-    api_key_env: TEST_MINTLIFY_KEY
-projects:
-  - id: proj-docs
-    name: docs
-    jobs: [job_active, job_done, job_failed, job_archived]
-`
-
 // readTracked reads a tracked-jobs file as main's trackfile.Read does, in
 // short: one id a line; no file is no ids.
 func readTracked(path string) ([]string, error) {
@@ -49,13 +25,13 @@ func readTracked(path string) ([]string, error) {
 	return strings.Fields(string(b)), err
 }
 
-// newJobsEngine is an engine of jobsConfig whose tracked-jobs file is
-// track, with the jobs of seedJobs.
+// newJobsEngine is an engine of testkit.JobsConfig whose tracked-jobs file is
+// track, with the jobs of testkit.SeedJobs.
 func newJobsEngine(t *testing.T, track string, logs *testkit.LockedBuffer) *testEngine {
 	t.Helper()
-	e := newTestEngine(t, fmt.Sprintf(jobsConfig, track), mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 3}}},
+	e := newTestEngine(t, fmt.Sprintf(testkit.JobsConfig, track), mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 3}}},
 		Options{ReadTrackedJobs: readTracked, Logger: bufLogger(logs)})
-	seedJobs(e.api.Server)
+	testkit.SeedJobs(e.api.Server, epoch)
 	return e
 }
 
