@@ -31,7 +31,7 @@ var allowedImports = map[string][]string{
 	"config":                       {"internal/kind", "internal/mintlify", "internal/safefile", "internal/secret"},
 	"internal/mintlify":            {"internal/secret"},
 	"internal/trackfile":           {"internal/mintlify", "internal/safefile"},
-	"internal/testkit":             {"internal/cli", "internal/mockapi", "internal/toolcheck"},
+	"internal/testkit":             {"internal/cli", "internal/kind", "internal/mockapi", "internal/toolcheck"},
 	"e2e/mockapi":                  {"internal/mockapi"},
 	"deploy/kubernetes/gen":        {"deploy"},
 	"deploy/helm/gen":              {"deploy"},

@@ -7,38 +7,21 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
 // Tests of the month-to-date counters' series: the month boundary, the
 // fallback's gauge, and max_paths over the month. (The requests' date
 // ranges and the fallback itself are tested in internal/engine.)
 
-// monthAndWindows are the kinds of the table that count the month to
-// date and the rolling windows (kind.MonthAndWindows), and the
-// configuration line that turns them on.
-func monthAndWindows() (kinds []kind.Kind, collectors string) {
-	var names []string
-	for _, k := range kind.All {
-		if k.Windows == kind.MonthAndWindows {
-			kinds = append(kinds, k)
-			names = append(names, k.Name)
-		}
-	}
-	return kinds, "    collectors: [" + strings.Join(names, ", ") + "]\n"
-}
-
-// monthOf is the start of t's UTC calendar month.
-func monthOf(t time.Time) time.Time {
-	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
-}
-
 // Across the 1st the counters start again from zero, created at the new
 // month's start; the increase() Prometheus computes over the rollover
 // (deltas, a drop counting as a reset) is the views of that time.
 func TestCountersAcrossMonthBoundary(t *testing.T) {
 	site := mockapi.Site{Seed: 5, Paths: 300, OtherTraffic: true}
-	kinds, collectors := monthAndWindows()
+	kinds, collectors := testkit.KindsCounting(kind.MonthAndWindows)
 	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n", collectors),
 		envOpts{sites: map[string]mockapi.Site{"proj-docs": site}})
 	start := time.Date(2026, 11, 30, 22, 0, 0, 0, time.UTC)
@@ -119,7 +102,7 @@ func TestCountersAcrossMonthBoundary(t *testing.T) {
 // itself is TestCounterFallbackWhenFutureDateRefused, in
 // internal/engine.)
 func TestDateFallbackSeries(t *testing.T) {
-	kinds, collectors := monthAndWindows()
+	kinds, collectors := testkit.KindsCounting(kind.MonthAndWindows)
 	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n", collectors), envOpts{
 		sites: map[string]mockapi.Site{"proj-docs": {Seed: 6, Paths: 300}},
 		mock:  func(o *mockapi.Options) { o.RefuseFutureDates = true },
@@ -139,7 +122,7 @@ func TestDateFallbackSeries(t *testing.T) {
 // An upstream that takes a future dateTo (the default) never sees the
 // fallback: the metric is 0 and no request is refused.
 func TestCounterNoFallbackWhenAccepted(t *testing.T) {
-	kinds, collectors := monthAndWindows()
+	kinds, collectors := testkit.KindsCounting(kind.MonthAndWindows)
 	e := newEnv(t, docsConfig("", collectors), envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 6, Paths: 30}}})
 	out := e.scrape()
 	for _, k := range kinds {
@@ -157,7 +140,7 @@ func TestMaxPathsKeepsTheMonthsMostViewed(t *testing.T) {
 	site := mockapi.Site{Seed: 8, Paths: 120}
 	e := newEnv(t, docsConfig("", "    max_paths: 10\n"), envOpts{sites: map[string]mockapi.Site{"proj-docs": site}})
 	out := e.scrape()
-	_, rows := site.Views(monthOf(epoch), epoch) // busiest first, ties by path
+	_, rows := site.Views(mintlify.MonthToDate(epoch).From, epoch) // busiest first, ties by path
 	var want, got []string
 	for _, r := range rows[:10] {
 		want = append(want, r.Path)

@@ -16,21 +16,8 @@ import (
 // Tests of the month-to-date range: day-only dates, and the fallback
 // when the upstream refuses a future dateTo.
 
-// monthAndWindows are the kinds of the table that count the month to
-// date and the rolling windows (kind.MonthAndWindows), and the
-// configuration line that turns them on.
-func monthAndWindows() (kinds []kind.Kind, collectors string) {
-	var names []string
-	for _, k := range kind.All {
-		if k.Windows == kind.MonthAndWindows {
-			kinds = append(kinds, k)
-			names = append(names, k.Name)
-		}
-	}
-	return kinds, "    collectors: [" + strings.Join(names, ", ") + "]\n"
-}
-
-// monthOf is the start of t's UTC calendar month.
+// monthOf is the start of t's UTC calendar month, worked out here rather
+// than by the client's MonthToDate, whose answer the test checks.
 func monthOf(t time.Time) time.Time {
 	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
 }
@@ -51,7 +38,7 @@ func asks(r mockapi.Request, k kind.Kind) bool {
 // counts the month and the windows is on.
 func TestCounterRequestsCarryDayDates(t *testing.T) {
 	t.Parallel() // hours of simulated work; a test engine shares nothing
-	kinds, collectors := monthAndWindows()
+	kinds, collectors := testkit.KindsCounting(kind.MonthAndWindows)
 	e := newTestEngine(t, docsConfig("  min_refresh_interval: 1m\n", "    windows: [24h]\n"+collectors),
 		mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 4, Paths: 200}}}, Options{})
 	e.clock.Set(time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC))
@@ -122,7 +109,7 @@ func (e *testEngine) monthRange(t *testing.T, k string) *mintlify.DateRange {
 // TestDateFallbackSeries.)
 func TestCounterFallbackWhenFutureDateRefused(t *testing.T) {
 	site := mockapi.Site{Seed: 6, Paths: 300}
-	kinds, collectors := monthAndWindows()
+	kinds, collectors := testkit.KindsCounting(kind.MonthAndWindows)
 	logs := &testkit.LockedBuffer{}
 	cfg := docsConfig("  min_refresh_interval: 1m\n", collectors)
 	e := newTestEngine(t, cfg, mockapi.Options{RefuseFutureDates: true, Projects: map[string]mockapi.Site{"proj-docs": site}},
@@ -156,7 +143,7 @@ func TestCounterFallbackWhenFutureDateRefused(t *testing.T) {
 	}
 	// The counters hold [1st, the last refresh) as the upstream answers it.
 	last := e.clock.Now().Add(-10 * time.Minute).Truncate(time.Minute)
-	totals, _ := site.Views(monthOf(last), last)
+	totals, _ := site.Views(mintlify.MonthToDate(last).From, last)
 	if walk, _ := e.monthWalk(t, "docs"); walk.Totals.Human != float64(totals.Human) {
 		t.Errorf("site human = %v, want %d", walk.Totals.Human, totals.Human)
 	}
