@@ -4,8 +4,10 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -99,29 +101,10 @@ func TestPersistenceAPITakesPlainValues(t *testing.T) {
 // parameter. The budget reaches the API client as a gated client value
 // (mintlify.(*Client).Gated), not as a gate stored in the context.
 func TestNoContextValues(t *testing.T) {
-	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if strings.Contains(string(b), "context.WithValue(") {
+	sources := sourcesOf(t)
+	for _, path := range slices.Sorted(maps.Keys(sources)) {
+		if strings.Contains(string(sources[path]), "context.WithValue(") {
 			t.Errorf("%s passes a value through a context: give it as a parameter or a field", path)
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
