@@ -17,10 +17,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -58,6 +60,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "127.0.0.1:0", "address to listen on")
 	paths := fs.Int("paths", 200, fmt.Sprintf("page paths of each project's site (1-%d)", maxPaths))
+	conversations := fs.Int("conversations-per-hour", 0, fmt.Sprintf("assistant conversations an hour of each site, which then also gets 20 feedback entries a day (0-%d)", maxConversationsPerHour))
+	fault := fs.String("fault", "", "misbehave for ever on the cursor-paged endpoints: "+strings.Join(slices.Sorted(maps.Keys(cursorFaults)), ", "))
 	var projects projectList
 	fs.Var(&projects, "project", "project id the key owns (repeatable; at least one)")
 	if err := fs.Parse(args); err != nil {
@@ -65,6 +69,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	srv, err := newServer(getenv("MINTLIFY_API_KEY"), projects, *paths)
 	if err != nil {
+		return err
+	}
+	if err := hostile(srv, projects, *conversations, *fault); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", *listen)
@@ -125,4 +132,43 @@ func handler(srv *mockapi.Server) http.Handler {
 	})
 	mux.Handle("/", srv)
 	return mux
+}
+
+// maxConversationsPerHour bounds -conversations-per-hour: a day of it
+// is 48 pages of the exporter's 1 000 rows.
+const maxConversationsPerHour = 2000
+
+// cursorFaults are the -fault values: the simulated API's faults of the
+// cursor-paged endpoints (conversations, feedback entries), which every
+// cursor-paged collector must survive with exact counts or up 0.
+var cursorFaults = map[string]mockapi.Fault{
+	"page-served-twice": {PageServedTwice: true},
+	"widened-range":     {WidenedRange: true},
+	"repeating-cursor":  {RepeatingCursor: true},
+	"cycling-cursor":    {CyclingCursor: true},
+}
+
+// hostile gives each project's site conversations an hour (and 20
+// feedback entries a day: a backlog of a few pages in the 90-day look-back),
+// and sets fault, for the shell checks that run the exporter as an
+// operator does against an upstream that misbehaves.
+func hostile(srv *mockapi.Server, projects []string, conversations int, fault string) error {
+	if conversations < 0 || conversations > maxConversationsPerHour {
+		return fmt.Errorf("-conversations-per-hour %d is not between 0 and %d", conversations, maxConversationsPerHour)
+	}
+	f, ok := cursorFaults[fault]
+	if fault != "" && !ok {
+		return fmt.Errorf("-fault %q is none of %s", fault, strings.Join(slices.Sorted(maps.Keys(cursorFaults)), ", "))
+	}
+	if conversations > 0 {
+		for _, id := range projects {
+			site, _ := srv.Site(id)
+			site.ConversationsPerHour, site.FeedbackPerDay = conversations, 20
+			srv.SetSite(id, site)
+		}
+	}
+	if ok {
+		srv.SetFault(f)
+	}
+	return nil
 }

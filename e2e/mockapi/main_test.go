@@ -74,3 +74,30 @@ func TestRequestsCountsTheAPIRequests(t *testing.T) {
 		t.Fatalf("count after two API requests = %q, want 2", got)
 	}
 }
+
+// TestHostileRefusesBadInput: -conversations-per-hour and -fault are
+// checked, and a known fault is set on the server.
+func TestHostileRefusesBadInput(t *testing.T) {
+	srv, err := newServer("mint_0123456789abcdef", []string{"proj1"}, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		conversations int
+		fault, want   string
+	}{
+		{-1, "", "-conversations-per-hour -1"},
+		{maxConversationsPerHour + 1, "", "-conversations-per-hour"},
+		{10, "loop", `-fault "loop" is none of cycling-cursor, page-served-twice, repeating-cursor, widened-range`},
+	} {
+		if err := hostile(srv, []string{"proj1"}, c.conversations, c.fault); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("hostile(%d, %q) = %v, want an error containing %q", c.conversations, c.fault, err, c.want)
+		}
+	}
+	if err := hostile(srv, []string{"proj1"}, 100, "repeating-cursor"); err != nil {
+		t.Fatal(err)
+	}
+	if site, _ := srv.Site("proj1"); site.ConversationsPerHour != 100 || site.Paths != 20 {
+		t.Errorf("site after -conversations-per-hour 100: %+v", site)
+	}
+}
