@@ -279,13 +279,27 @@ func (s Site) reorder(rows []Row, first int64) {
 func (s Site) build(sp span) *computed {
 	n := max(s.Paths, 0)
 	c := &computed{views: make([]Row, n), visitors: make([]Row, n)}
+	// The whole days of the span come summed (daySums); the hours before
+	// and after them are summed here.
+	d0, d1 := sp.wholeDays()
+	sums := make([]dayViews, n)
+	for d := d0; d < d1; d++ {
+		for i, v := range s.daySums(d, n) {
+			sums[i].human += v.human
+			sums[i].ai += v.ai
+		}
+	}
 	var vh, va int64
 	for i := range n {
 		p := s.popularity(i)
 		hm, am := p/8+1, p/40+1
 		base := hash3(uint64(s.Seed), uint64(i), tagHour)
-		var human, ai int64
+		human, ai := sums[i].human, sums[i].ai
 		for h := sp.first; h < sp.end; h++ {
+			if h == d0*24 && d1 > d0 {
+				h = d1*24 - 1 // the whole days are in sums
+				continue
+			}
 			x := mix64(base ^ uint64(h)*0x9e3779b97f4a7c15)
 			human += sp.part(int64((x&0xffffffff)%hm), h, x)
 			ai += sp.part(int64((x>>32)%am), h, ^x)

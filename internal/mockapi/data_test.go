@@ -264,3 +264,41 @@ func TestRowOrder(t *testing.T) {
 		t.Error("Shuffled is one of the sorted orders")
 	}
 }
+
+// TestDaySumsAreTheHourSums: a range's views, built from per-day sums for
+// its whole days, are the sums of its hour buckets one by one, for ranges
+// shorter and longer than a day, on and off day boundaries, live or not.
+func TestDaySumsAreTheHourSums(t *testing.T) {
+	day := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	for _, live := range []bool{false, true} {
+		for _, r := range []struct{ from, to time.Time }{
+			{day, day.Add(24 * time.Hour)},
+			{day, day.AddDate(0, 0, 20).Add(13*time.Hour + 7*time.Minute)},
+			{day.Add(5*time.Hour + 30*time.Minute), day.AddDate(0, 0, 3).Add(time.Hour)},
+			{day.Add(23 * time.Hour), day.Add(26 * time.Hour)},
+			{day.Add(-30 * time.Hour), day.Add(47*time.Hour + 59*time.Minute)},
+		} {
+			s := Site{Seed: 9, Paths: 40, Live: live}
+			sp := s.spanOf(r.from, r.to)
+			_, rows := s.Views(r.from, r.to)
+			got := map[string]Row{}
+			for _, row := range rows {
+				got[row.Path] = row
+			}
+			for i := range s.Paths {
+				base := hash3(uint64(s.Seed), uint64(i), tagHour)
+				p := s.popularity(i)
+				var human, ai int64
+				for h := sp.first; h < sp.end; h++ {
+					x := mix64(base ^ uint64(h)*0x9e3779b97f4a7c15)
+					human += sp.part(int64((x&0xffffffff)%(p/8+1)), h, x)
+					ai += sp.part(int64((x>>32)%(p/40+1)), h, ^x)
+				}
+				if row := got[s.PathName(i)]; row.Human != human || row.AI != ai {
+					t.Fatalf("live %v, %s to %s, path %d: %d human %d AI, want the hours' %d and %d",
+						live, r.from, r.to, i, row.Human, row.AI, human, ai)
+				}
+			}
+		}
+	}
+}
