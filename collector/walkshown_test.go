@@ -2,6 +2,7 @@ package collector_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
@@ -22,7 +23,7 @@ func conversationsTotal(out string) (sum float64, series int) {
 }
 
 // TestDataPartialSeriesDuringTheWalk: while the month's first walk of
-// conversations goes on (6 000 a day: more than the hour's budget), the
+// conversations goes on (a key of 20 requests an hour against a page a day), the
 // days it finished are the counters (the 4 series), up is 1 and
 // mintlify_data_partial is 1, after a restart too. (What the engine
 // shows and keeps is TestCountersOfFinishedDaysShowDuringTheWalk, in
@@ -30,8 +31,12 @@ func conversationsTotal(out string) (sum float64, series int) {
 func TestDataPartialSeriesDuringTheWalk(t *testing.T) {
 	t.Parallel() // a walk of thousands of pages; an env shares nothing
 	state := filepath.Join(t.TempDir(), "state.json")
-	e := newEnv(t, docsConfig("", "    collectors: [conversations]\n"),
-		envOpts{statePath: state, sites: map[string]mockapi.Site{"proj-docs": {Seed: 4, Paths: 50, ConversationsPerHour: 250}}})
+	// A key of 20 requests an hour against 20 days of 1 000 a day (a
+	// page a day): the month takes more than the first refresh.
+	cfg := strings.Replace(docsConfig("", "    collectors: [conversations]\n"),
+		"api_key_env: TEST_MINTLIFY_KEY\n", "api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 20\n", 1)
+	e := newEnv(t, cfg,
+		envOpts{statePath: state, sites: map[string]mockapi.Site{"proj-docs": {Seed: 4, Paths: 50, ConversationsPerHour: 40}}})
 	check := func(when, out string) {
 		t.Helper()
 		sum, series := conversationsTotal(out)
