@@ -207,6 +207,7 @@ func (h *harness) created() int {
 // label values are refused; a wrong token gets 401; a dry run sends
 // nothing; the audit log holds every decision.
 func TestWithAlertmanager(t *testing.T) {
+	t.Parallel() // waits on Alertmanager or on a late answer, not on the CPU
 	bin, ok := toolcheck.Find(t, "prometheus-alertmanager", "apt-get install prometheus-alertmanager", "the receiver under a real Alertmanager")
 	if !ok {
 		return
@@ -297,6 +298,7 @@ func TestWithAlertmanager(t *testing.T) {
 // TestWithAlertmanagerCluster: two clustered Alertmanagers, each sent the
 // alert (as Prometheus sends every alert to each), start one job.
 func TestWithAlertmanagerCluster(t *testing.T) {
+	t.Parallel() // waits on Alertmanager or on a late answer, not on the CPU
 	bin, ok := toolcheck.Find(t, "prometheus-alertmanager", "apt-get install prometheus-alertmanager", "the receiver under two clustered Alertmanagers")
 	if !ok {
 		return

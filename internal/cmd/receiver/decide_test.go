@@ -226,6 +226,7 @@ func TestMintlify429ThenRetry(t *testing.T) {
 // time the job may exist: the outcome is unknown, Alertmanager is told to
 // retry, and the retry sends nothing.
 func TestNoAnswerIsUnknownNeverRetried(t *testing.T) {
+	t.Parallel() // waits on Alertmanager or on a late answer, not on the CPU
 	// The shortest answer time against an answer that never comes (it
 	// ends when the receiver gives up): late is the subject, and no load
 	// can make an hour come sooner than two seconds.
