@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 )
 
@@ -221,35 +220,11 @@ type cacheKey struct {
 }
 
 // dataCache bounds memory: a 10 000-path range is about 2 MB of rows.
-var dataCache = struct {
-	sync.Mutex
-	m     map[cacheKey]*computed
-	order []cacheKey
-}{m: map[cacheKey]*computed{}}
-
-const dataCacheSize = 16
+var dataCache = newFIFOCache[cacheKey, *computed](16)
 
 func (s Site) compute(from, to time.Time) *computed {
 	sp := s.spanOf(from, to)
-	k := cacheKey{s, sp}
-	dataCache.Lock()
-	c := dataCache.m[k]
-	dataCache.Unlock()
-	if c != nil {
-		return c
-	}
-	c = s.build(sp)
-	dataCache.Lock()
-	if _, ok := dataCache.m[k]; !ok {
-		if len(dataCache.order) >= dataCacheSize {
-			delete(dataCache.m, dataCache.order[0])
-			dataCache.order = dataCache.order[1:]
-		}
-		dataCache.m[k] = c
-		dataCache.order = append(dataCache.order, k)
-	}
-	dataCache.Unlock()
-	return c
+	return dataCache.get(cacheKey{s, sp}, func() *computed { return s.build(sp) })
 }
 
 // byTotalThenPath is the served row order: busiest first, ties by path. It

@@ -142,10 +142,8 @@ func TestOtherTrafficAndVisitors(t *testing.T) {
 func TestViewsFastForTenThousandPaths(t *testing.T) {
 	from := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
 	s := Site{Seed: 777, Paths: 10_000}
-	dataCache.Lock()
-	clear(dataCache.m) // measure the computation, not the cache
-	dataCache.order = nil
-	dataCache.Unlock()
+	dataCache.reset() // measure the computation, not the caches
+	dayCache.reset()
 	start := cpuTime()
 	_, rows := s.Views(from, from.AddDate(0, 0, 7))
 	used := cpuTime() - start
@@ -160,10 +158,7 @@ func TestViewsFastForTenThousandPaths(t *testing.T) {
 	if used > limit {
 		t.Errorf("10 000 paths x 7 days took %v of CPU time (limit %v)", used, limit)
 	}
-	dataCache.Lock()
-	cached := len(dataCache.m)
-	dataCache.Unlock()
-	if cached != 1 {
+	if cached := dataCache.len(); cached != 1 {
 		t.Fatalf("%d ranges cached after one call, want 1", cached)
 	}
 	start = cpuTime()

@@ -1,7 +1,5 @@
 package mockapi
 
-import "sync"
-
 // A range of a month is some 700 hour buckets of every path, and the
 // exporter asks for a growing month-to-date range every hour. Summing the
 // whole days of a range from per-day sums, computed once a day and site,
@@ -16,48 +14,27 @@ type dayKey struct {
 	day   int64 // hour bucket / 24
 }
 
-// dayCacheSize bounds the per-day sums kept: at 30 000 paths a day is
+// dayCache bounds the per-day sums kept: at 30 000 paths a day is
 // 480 kB, so 96 days (three months of one big site) stay under 50 MB.
-const dayCacheSize = 96
-
-var dayCache = struct {
-	sync.Mutex
-	m     map[dayKey][]dayViews
-	order []dayKey
-}{m: map[dayKey][]dayViews{}}
+var dayCache = newFIFOCache[dayKey, []dayViews](96)
 
 // daySums is every path's views of day d (hours 24d to 24d+23, whole),
 // from the cache or computed.
 func (s Site) daySums(d int64, n int) []dayViews {
-	k := dayKey{s.Seed, n, d}
-	dayCache.Lock()
-	v := dayCache.m[k]
-	dayCache.Unlock()
-	if v != nil {
+	return dayCache.get(dayKey{s.Seed, n, d}, func() []dayViews {
+		v := make([]dayViews, n)
+		for i := range n {
+			p := s.popularity(i)
+			hm, am := p/8+1, p/40+1
+			base := hash3(uint64(s.Seed), uint64(i), tagHour)
+			for h := d * 24; h < d*24+24; h++ {
+				x := mix64(base ^ uint64(h)*0x9e3779b97f4a7c15)
+				v[i].human += int64((x & 0xffffffff) % hm)
+				v[i].ai += int64((x >> 32) % am)
+			}
+		}
 		return v
-	}
-	v = make([]dayViews, n)
-	for i := range n {
-		p := s.popularity(i)
-		hm, am := p/8+1, p/40+1
-		base := hash3(uint64(s.Seed), uint64(i), tagHour)
-		for h := d * 24; h < d*24+24; h++ {
-			x := mix64(base ^ uint64(h)*0x9e3779b97f4a7c15)
-			v[i].human += int64((x & 0xffffffff) % hm)
-			v[i].ai += int64((x >> 32) % am)
-		}
-	}
-	dayCache.Lock()
-	if _, ok := dayCache.m[k]; !ok {
-		if len(dayCache.order) >= dayCacheSize {
-			delete(dayCache.m, dayCache.order[0])
-			dayCache.order = dayCache.order[1:]
-		}
-		dayCache.m[k] = v
-		dayCache.order = append(dayCache.order, k)
-	}
-	dayCache.Unlock()
-	return v
+	})
 }
 
 // wholeDays is the days [d0, d1) whose 24 buckets sp covers whole: inside

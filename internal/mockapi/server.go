@@ -15,6 +15,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -271,6 +272,26 @@ func (s *Server) CountRequests(filter func(Request) bool) int {
 		}
 	}
 	return n
+}
+
+// MostInAnyHour is the most requests received within any one-hour span,
+// other than those to the endpoints skipped.
+func (s *Server) MostInAnyHour(skip ...string) int {
+	var times []time.Time
+	for _, r := range s.Requests() {
+		if !slices.Contains(skip, r.Endpoint) {
+			times = append(times, r.Time)
+		}
+	}
+	most := 0
+	for i := range times {
+		n := 0
+		for j := i; j < len(times) && times[j].Sub(times[i]) < time.Hour; j++ {
+			n++
+		}
+		most = max(most, n)
+	}
+	return most
 }
 
 // ResetRequests empties the request log (budgets and jobs are untouched).

@@ -1,0 +1,54 @@
+package mockapi
+
+import "sync"
+
+// fifoCache keeps at most size values, forgetting the oldest first; safe
+// for concurrent use. A value computed twice at once is kept once.
+type fifoCache[K comparable, V any] struct {
+	mu    sync.Mutex
+	size  int
+	m     map[K]V
+	order []K
+}
+
+func newFIFOCache[K comparable, V any](size int) *fifoCache[K, V] {
+	return &fifoCache[K, V]{size: size, m: map[K]V{}}
+}
+
+// get is the value of k, computed (outside the lock) when missing.
+func (c *fifoCache[K, V]) get(k K, compute func() V) V {
+	c.mu.Lock()
+	v, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = compute()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.m[k]; ok {
+		return old
+	}
+	if len(c.order) >= c.size {
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.m[k] = v
+	c.order = append(c.order, k)
+	return v
+}
+
+// reset forgets every value.
+func (c *fifoCache[K, V]) reset() {
+	c.mu.Lock()
+	clear(c.m)
+	c.order = nil
+	c.mu.Unlock()
+}
+
+// len is how many values are kept.
+func (c *fifoCache[K, V]) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}
