@@ -226,26 +226,6 @@ func compareGolden(t *testing.T, name string, e *env) {
 	}
 }
 
-// maxInAnyHour is the most requests the simulated API received, other
-// than the endpoints skipped, within any one-hour span.
-func (e *env) maxInAnyHour(skip ...string) int {
-	var times []time.Time
-	for _, r := range e.api.Server.Requests() {
-		if !slices.Contains(skip, r.Endpoint) {
-			times = append(times, r.Time)
-		}
-	}
-	most := 0
-	for i := range times {
-		n := 0
-		for j := i; j < len(times) && times[j].Sub(times[i]) < time.Hour; j++ {
-			n++
-		}
-		most = max(most, n)
-	}
-	return most
-}
-
 // docsConfig is a config file with one key and the project proj-docs
 // (label docs); globals and project are extra YAML lines, already indented
 // (two spaces under global:, four under the project). %s stands for the
@@ -274,7 +254,7 @@ func (e *env) expectWithinBudget() {
 	if n := e.requestsWithStatus(429); n != 0 {
 		e.t.Fatalf("%d answers were 429", n)
 	}
-	if n := e.maxInAnyHour(mockapi.EndpointGetJob); n > 90 {
+	if n := e.api.Server.MostInAnyHour(mockapi.EndpointGetJob); n > 90 {
 		e.t.Fatalf("%d analytics requests in one hour; the budget is 100 less a reserve of 10", n)
 	}
 }

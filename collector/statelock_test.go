@@ -3,30 +3,14 @@
 package collector_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
-
-// holdLock takes STATE.lock as another process would (flock locks belong
-// to an open file description) until the test ends or release is called.
-func holdLock(t *testing.T, state string) (release func()) {
-	t.Helper()
-	f, err := os.OpenFile(statefiles.LedgerFor(state).LockPath(), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := safefile.Lock(f, true); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return func() { _ = safefile.Unlock(f) }
-}
 
 // TestHeldLedgerLockSaveSeries: while STATE.lock is held for longer
 // than the exporter waits, the ledger's save series say so (failures
@@ -39,7 +23,7 @@ func TestHeldLedgerLockSaveSeries(t *testing.T) {
 	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n  max_refresh_interval: 2m\n", ""), envOpts{statePath: state, withAPIM: true,
 		lockWait: time.Millisecond, sites: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}})
 	e.scrape()
-	release := holdLock(t, state)
+	release := testkit.HoldLock(t, statefiles.LedgerFor(state).LockPath())
 	for range 3 {
 		e.clock.Advance(3 * time.Minute)
 		e.scrape()

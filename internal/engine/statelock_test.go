@@ -13,25 +13,9 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
-
-// holdLock takes STATE.lock as another process would (flock locks belong
-// to an open file description) until the test ends or release is called.
-func holdLock(t *testing.T, state string) (release func()) {
-	t.Helper()
-	f, err := os.OpenFile(statefiles.LedgerFor(state).LockPath(), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := safefile.Lock(f, true); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return func() { _ = safefile.Unlock(f) }
-}
 
 // TestShutdownEndsWhileTheLedgerLockIsHeld: with STATE.lock held by
 // someone else for good, a refresh waits for it in the background, and
@@ -43,7 +27,7 @@ func TestShutdownEndsWhileTheLedgerLockIsHeld(t *testing.T) {
 	e := newTestEngine(t, docsConfig("  min_refresh_interval: 1m\n  max_refresh_interval: 2m\n", ""),
 		mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}}, Options{StoragePath: state})
 	e.refresh()
-	holdLock(t, state)
+	testkit.HoldLock(t, statefiles.LedgerFor(state).LockPath())
 	e.clock.Advance(3 * time.Minute)
 	e.Refresh(t.Context()) // the data is cached: it returns, the refresh waits for the lock
 	closed := make(chan struct{})
@@ -72,7 +56,7 @@ func TestHeldLedgerLockIsAFailedSave(t *testing.T) {
 		mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 5}}},
 		Options{StoragePath: state, LockWait: time.Millisecond, Logger: bufLogger(logs), OnSave: saves.observe})
 	e.refresh()
-	release := holdLock(t, state)
+	release := testkit.HoldLock(t, statefiles.LedgerFor(state).LockPath())
 	before := e.requests(mockapi.EndpointViews)
 	_, ledgerGood := saves.counts("ledger")
 	stateFailed, stateGood := saves.counts("state")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/url"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -108,26 +107,6 @@ func (e *testEngine) refreshEvery(step time.Duration, n int) {
 	}
 }
 
-// maxInAnyHour is the most requests the simulated API received, other
-// than the endpoints skipped, within any one-hour span.
-func (e *testEngine) maxInAnyHour(skip ...string) int {
-	var times []time.Time
-	for _, r := range e.api.Server.Requests() {
-		if !slices.Contains(skip, r.Endpoint) {
-			times = append(times, r.Time)
-		}
-	}
-	most := 0
-	for i := range times {
-		n := 0
-		for j := i; j < len(times) && times[j].Sub(times[i]) < time.Hour; j++ {
-			n++
-		}
-		most = max(most, n)
-	}
-	return most
-}
-
 // expectWithinBudget fails unless no answer was a 429 and no one-hour
 // span saw more analytics requests than the key's 90 (100 less the
 // reserve).
@@ -136,7 +115,7 @@ func (e *testEngine) expectWithinBudget(t *testing.T) {
 	if n := e.api.Server.CountRequests(func(r mockapi.Request) bool { return r.Status == 429 }); n != 0 {
 		t.Fatalf("%d answers were 429", n)
 	}
-	if n := e.maxInAnyHour(mockapi.EndpointGetJob); n > 90 {
+	if n := e.api.Server.MostInAnyHour(mockapi.EndpointGetJob); n > 90 {
 		t.Fatalf("%d analytics requests in one hour; the budget is 100 less a reserve of 10", n)
 	}
 }

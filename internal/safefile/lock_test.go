@@ -13,14 +13,7 @@ import (
 // released; shared locks admit each other.
 func TestLockExcludes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "lock")
-	open := func() *os.File {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		return f
-	}
+	open := opener(t, path)
 	a, b := open(), open()
 	tryLock := func(f *os.File, how int) error { return syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB) }
 	if err := Lock(a, true); err != nil {
@@ -40,5 +33,20 @@ func TestLockExcludes(t *testing.T) {
 	}
 	if tryLock(open(), syscall.LOCK_EX) == nil {
 		t.Fatal("an exclusive lock was granted beside shared ones")
+	}
+}
+
+// opener returns a func that opens path (created if missing) anew at
+// each call: another open file description, as another process would
+// have, closed when the test ends.
+func opener(t *testing.T, path string) func() *os.File {
+	return func() *os.File {
+		t.Helper()
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
 	}
 }

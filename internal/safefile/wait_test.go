@@ -19,14 +19,7 @@ import (
 // an ended context.
 func TestLockContextEndsWithItsContext(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "STATE.lock")
-	open := func() *os.File {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		return f
-	}
+	open := opener(t, path)
 	holder, waiter := open(), open()
 	if err := Lock(holder, true); err != nil {
 		t.Fatal(err)
