@@ -26,6 +26,7 @@ type versionSources struct {
 	df        string // Dockerfile
 	imageSh   string // packaging/image.sh (make release-image)
 	changelog string // CHANGELOG.md
+	manifest  string // deploy/kubernetes/deployment.yaml
 	// make -n of build, image, release and release-image.
 	makeBuild, makeImage, makeRelease, makeReleaseImage string
 }
@@ -67,6 +68,8 @@ func (s versionSources) check() []string {
 	default:
 		want(tag[1] == v, "the chart's default image tag is %s, VERSION holds %s", tag[1], v)
 	}
+	want(regexp.MustCompile(`(?m)^\s+image: `+regexp.QuoteMeta(publishedImage)+`:v`+q+`\s*$`).MatchString(s.manifest),
+		"deploy/kubernetes/deployment.yaml does not run %s:v%s", publishedImage, v)
 	want(strings.Contains(s.df, `org.opencontainers.image.version="${VERSION}"`), "the Dockerfile's version label is not the VERSION build argument")
 	want(strings.Contains(s.imageSh, `--build-arg VERSION="$VERSION"`), "make release-image does not pass its VERSION to the Dockerfile")
 	want(regexp.MustCompile(`(?m)^## `+q+` / \d{4}-\d{2}-\d{2}$`).MatchString(s.changelog), "CHANGELOG.md has no section '## %s / YYYY-MM-DD'", v)
@@ -104,6 +107,7 @@ func readVersionSources(t *testing.T) (versionSources, bool) {
 		file: read("VERSION"), chart: read(filepath.Join(chartDir, "Chart.yaml")),
 		values: read(filepath.Join(chartDir, "values.yaml")), helpers: read(filepath.Join(chartDir, "templates/_helpers.tpl")),
 		df: read("Dockerfile"), imageSh: read("packaging/image.sh"), changelog: read("CHANGELOG.md"),
+		manifest: read("deploy/kubernetes/deployment.yaml"),
 	}
 	if _, ok := toolcheck.Find(t, "make", "apt-get install make", "the versions make stamps"); !ok {
 		return s, false
@@ -128,8 +132,8 @@ func readVersionSources(t *testing.T) (versionSources, bool) {
 
 // TestVersionsAgree: the binary make builds, the image and its label, the
 // release archives and packages, the Helm chart (version, appVersion and
-// its default image tag) and the changelog all carry the VERSION file's
-// version.
+// its default image tag), the Kubernetes Deployment's image and the
+// changelog all carry the VERSION file's version.
 func TestVersionsAgree(t *testing.T) {
 	s, ok := readVersionSources(t)
 	if !ok {
@@ -156,6 +160,8 @@ func TestVersionsAgree(t *testing.T) {
 		{"a chart of another version", &s.chart, "version: " + v, "version: " + other},
 		{"a chart running another version", &s.chart, `appVersion: "` + v + `"`, `appVersion: "` + other + `"`},
 		{"a chart whose image is another version", &s.values, `tag: ""`, `tag: "` + other + `"`},
+		{"a Deployment of another version", &s.manifest, publishedImage + ":v" + v, publishedImage + ":v" + other},
+		{"a Deployment of latest", &s.manifest, publishedImage + ":v" + v, publishedImage + ":latest"},
 		{"a chart whose empty tag means latest", &s.helpers, `default (printf "v%s" .Chart.AppVersion) .Values.image.tag`, `default "latest" .Values.image.tag`},
 		{"a chart whose empty tag is the version without v", &s.helpers, `default (printf "v%s" .Chart.AppVersion) .Values.image.tag`, `default .Chart.AppVersion .Values.image.tag`},
 		{"an image labelled with another version", &s.df, `version="${VERSION}"`, `version="` + other + `"`},
