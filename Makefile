@@ -112,8 +112,8 @@ test: ## Every unit and integration test with the race detector, the chart check
 	else \
 	  echo "e2e/image.sh: buildah, podman and runc not all installed, so skipped: the image check (make e2e-image)" >>"$$skips"; \
 	fi; \
-	echo "GORACE=\"$(TEST_GORACE) $${GORACE:-}\" $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FIRST) ./..."; \
-	GORACE="$(TEST_GORACE) $${GORACE:-}" MINTLIFY_TOOL_SKIPS="$$skips" $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FIRST) ./...; rc=$$?; \
+	echo "GORACE=\"$(TEST_GORACE)$${GORACE:+ $$GORACE}\" $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FIRST) ./..."; \
+	GORACE="$(TEST_GORACE)$${GORACE:+ $$GORACE}" MINTLIFY_TOOL_SKIPS="$$skips" $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FIRST) ./...; rc=$$?; \
 	[ "$$missing" = 0 ] || rc=1; \
 	if [ -n "$${chart:-}" ]; then \
 	  wait "$$chart" || rc=1; \
