@@ -11,7 +11,8 @@ import (
 
 // TestEveryKindUnderFaults (#38 case 4): every kind of the table, alone
 // on a project, under each of the simulator's hostile answers (server
-// errors, a body that is not JSON, one cut short): the refresh fails with
+// errors, an HTML error page, the key or its scope refused, a body that
+// is not JSON, one cut short): the refresh fails with
 // the fault's reason, the unit is down but its data is still shown until
 // max_age, then no longer, and the first refresh after the fault brings
 // it back. A kind added to the table is
@@ -24,6 +25,9 @@ func TestEveryKindUnderFaults(t *testing.T) {
 			reason string
 		}{
 			{"server error", mockapi.Fault{Status: 500}, mintlify.ReasonServerError},
+			{"proxy error page", mockapi.Fault{Status: 502, Body: mockapi.HTML}, mintlify.ReasonServerError},
+			{"key refused", mockapi.Fault{Status: 401}, mintlify.ReasonUnauthorized},
+			{"scope refused", mockapi.Fault{Status: 403}, mintlify.ReasonForbidden},
 			{"malformed body", mockapi.Fault{Body: mockapi.MalformedJSON}, mintlify.ReasonBadResponse},
 			{"truncated body", mockapi.Fault{Body: mockapi.Truncated}, ""},
 		} {
