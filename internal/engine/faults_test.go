@@ -83,3 +83,47 @@ func onlyUnit(t *testing.T, e *testEngine) UnitView {
 	}
 	return v.Units[0]
 }
+
+// TestEveryKindHonoursRetryAfter: every kind of the table, alone on a
+// project, answered 429 with a Retry-After of 10 minutes: the refresh is
+// counted once as rate_limited, the unit stays up with its data (a key
+// out of budget is not an upstream down), nothing is asked before the
+// Retry-After has passed, the next request comes after it, and the first
+// answer after the limit ends brings fresh data.
+func TestEveryKindHonoursRetryAfter(t *testing.T) {
+	for _, k := range kind.All {
+		t.Run(k.Name, func(t *testing.T) {
+			cfg := "global:\n  api_url: %s\n  min_refresh_interval: 5s\n" +
+				"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 1000\n" +
+				"projects:\n  - id: proj-docs\n    name: docs\n    collectors: [" + k.Name + "]\n"
+			e := newTestEngine(t, cfg, mockapi.Options{AnalyticsBudgetPerHour: -1,
+				Projects: map[string]mockapi.Site{"proj-docs": {Seed: 4, Paths: 30}}}, Options{})
+			e.refresh()
+			e.api.Server.SetFault(mockapi.Fault{Status: 429, RetryAfter: "600"})
+			e.clock.Advance(time.Hour)
+			e.refresh()
+			u := onlyUnit(t, e)
+			if h := u.Health(); !h.Up || !u.Fresh() || h.FailCounts[mintlify.ReasonRateLimited] != 1 {
+				t.Fatalf("after a 429: up %v, fresh %v, failures %v; want up with the data and one rate_limited", h.Up, u.Fresh(), h.FailCounts)
+			}
+			limited := e.api.Server.CountRequests(nil)
+			e.clock.Advance(5 * time.Minute)
+			e.refresh()
+			if n := e.api.Server.CountRequests(nil); n != limited {
+				t.Fatalf("%d requests within the Retry-After", n-limited)
+			}
+			e.clock.Advance(6 * time.Minute)
+			e.refresh()
+			if n := e.api.Server.CountRequests(nil); n == limited {
+				t.Fatal("no request once the Retry-After had passed")
+			}
+			e.api.Server.ClearFaults()
+			e.clock.Advance(time.Hour)
+			before := onlyUnit(t, e).Health().LastSuccess
+			e.refresh()
+			if h := onlyUnit(t, e).Health(); !h.Up || !h.LastSuccess.After(before) {
+				t.Errorf("after the limit ended: up %v, last success %v (was %v)", h.Up, h.LastSuccess, before)
+			}
+		})
+	}
+}
