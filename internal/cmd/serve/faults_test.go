@@ -90,7 +90,8 @@ func TestFaultMatrix(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := manualclock.New(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
 			ts, srv, api, _, logs := testServerClock(t, func(o *mockapi.Options) {
-				o.Projects["proj-docs"] = mockapi.Site{Seed: 1, Paths: 600}
+				// Two pages of 250: the paging faults have a page to cross.
+				o.Projects["proj-docs"] = mockapi.Site{Seed: 1, Paths: 300}
 			}, clock)
 			scrape := func() string {
 				t.Helper()
