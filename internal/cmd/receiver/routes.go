@@ -43,10 +43,18 @@ const (
 	DefaultCooldown = 7 * 24 * time.Hour
 	DefaultDailyCap = 2
 	// DefaultLabelPattern is what a listed label's value must match when
-	// its slot gives no pattern or map of its own: letters, digits,
-	// space and _ . / -, 1 to 64 characters.
-	DefaultLabelPattern = `^[A-Za-z0-9 _./-]{1,64}$`
+	// its slot gives no pattern or map of its own: letters, digits and
+	// _ . / -, 1 to 64 characters. No space: a path or a slug passes, a
+	// sentence does not.
+	DefaultLabelPattern = `^[A-Za-z0-9_./-]{1,64}$`
 )
+
+// VisitorLabels are the exporter's labels whose values come from what
+// visitors typed: the search terms (query) and the category the API
+// gives a conversation from its question (category). A route passes
+// them into a prompt only through a map of values the operator wrote;
+// a pattern, however strict, would let a visitor's words through.
+var VisitorLabels = []string{"category", "query"}
 
 // Action kinds.
 const (
@@ -245,6 +253,9 @@ func (a *Action) validate(route string, projects map[string]string) error {
 }
 
 func (s *Slot) compile() error {
+	if slices.Contains(VisitorLabels, s.Name) && len(s.Map) == 0 {
+		return fmt.Errorf("%s carries what visitors typed: list the values to pass under map:, each with the text the prompt gets", s.Name)
+	}
 	if len(s.Map) > MaxMapEntries {
 		return fmt.Errorf("map has %d entries, at most %d", len(s.Map), MaxMapEntries)
 	}
