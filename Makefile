@@ -145,7 +145,7 @@ test-chart: ## Lint and render the Helm chart with every ci/*-values.yaml and ch
 # `make test-under-load`: RUNS runs of LOAD_CMD (default `make test`) while
 # LOAD_BURNERS CPU-bound processes run beside them, each bounded to
 # LOAD_SECONDS; prints every run's duration and stops the burners on exit.
-# LOAD_CMD='$(GO) test -race -count=3 ./...' is the race variant
+# LOAD_CMD='GORACE=$(TEST_GORACE) $(GO) test -race -count=3 ./...' is the race variant
 # (also `make test-race-under-load`).
 RUNS         ?= 10
 LOAD_BURNERS ?= 4
@@ -176,7 +176,7 @@ test-under-load: ## Run `make test` RUNS times (default 10) beside LOAD_BURNERS 
 
 .PHONY: test-race-under-load
 test-race-under-load: ## `go test -race -count=3 ./...` RUNS times (default 1 here) under the same load.
-	@$(MAKE) --no-print-directory test-under-load RUNS=$(or $(RACE_RUNS),1) LOAD_CMD='$(GO) test -race -count=3 ./...'
+	@$(MAKE) --no-print-directory test-under-load RUNS=$(or $(RACE_RUNS),1) LOAD_CMD='GORACE=$(TEST_GORACE) $(GO) test -race -count=3 ./...'
 
 .PHONY: lint
 # The shell scripts: the checks, the release scripts, the packages'
