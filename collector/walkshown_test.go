@@ -54,3 +54,23 @@ func TestDataPartialSeriesDuringTheWalk(t *testing.T) {
 	e.restart()
 	check("after a restart", e.gather())
 }
+
+// TestBacklogFirstWalkSeries: during the first walk of a feedback backlog
+// larger than the hour's budget, up and mintlify_data_partial are 1 and no
+// mintlify_feedback_open series is shown, since no count is complete.
+// (What the engine does is TestBacklogFirstWalkIsUpWithNoCount.)
+func TestBacklogFirstWalkSeries(t *testing.T) {
+	cfg := strings.Replace(docsConfig("", "    collectors: [feedback-backlog]\n"),
+		"api_key_env: TEST_MINTLIFY_KEY\n", "api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 40\n    reserve: 0\n", 1)
+	e := newEnv(t, cfg, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 2, Paths: 40, FeedbackPerDay: 400}}})
+	out := e.scrape()
+	if v := mustValue(t, out, `mintlify_up{collector="feedback-backlog",project="docs"}`); v != 1 {
+		t.Errorf("up %v during the first walk, want 1 (nothing failed)", v)
+	}
+	if v := mustValue(t, out, `mintlify_data_partial{collector="feedback-backlog",project="docs"}`); v != 1 {
+		t.Errorf("mintlify_data_partial %v during the first walk, want 1", v)
+	}
+	if strings.Contains(out, "mintlify_feedback_open{") {
+		t.Errorf("a count is shown before the first walk ended:\n%s", out)
+	}
+}

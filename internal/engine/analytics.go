@@ -45,9 +45,11 @@ func (p *perWindow) advance(ctx context.Context, c *mintlify.Client, ws *windowS
 			// finished (whole days, say): kept, and the next try goes on
 			// from it. Not a failure; the round resumes when budget frees.
 			// It is shown meanwhile; when it holds new data (days the walk
-			// finished, not only the last complete count and a cursor),
-			// that data is as of now (shownAt).
-			if p.newData(ws.Payload, pl) {
+			// finished, not only the last complete count and a cursor), or
+			// when no round has completed yet (a first walk, which may
+			// show nothing: the feedback backlog's), that data is as of
+			// now (shownAt): up, and partial.
+			if p.newData(ws.Payload, pl) || ws.DataTime.IsZero() {
 				ws.Progress = now
 			}
 			ws.Payload, ws.Range = pl, &r

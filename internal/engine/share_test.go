@@ -3,6 +3,7 @@ package engine
 import (
 	"math"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -308,23 +309,34 @@ func TestFillSharesByWeightUpToDemand(t *testing.T) {
 	}
 }
 
+// backlogConfig is one project with the feedback backlog alone, under a
+// key of 40 requests an hour; bigBacklog is about 9 000 open entries (90
+// pages), a walk of over two hours.
+const backlogConfig = "global:\n  api_url: %s\n  max_age: 1h\n" +
+	"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 40\n    reserve: 0\n" +
+	"projects:\n  - {id: proj-docs, name: docs, collectors: [feedback-backlog]}\n"
+
+var bigBacklog = mockapi.Site{Seed: 2, Paths: 40, FeedbackPerDay: 400}
+
 // A kind whose paused walk shows its last complete count (the feedback
 // backlog) shows it with that count's age: the walk's progress does not
-// make old counts look new. A backlog of about 9 000 open entries (90
-// pages) against 40 requests an hour is walked in over two hours; with a
-// max_age of 1h the count goes stale while the next walk goes on.
+// make old counts look new. The big backlog against 40 requests an hour is
+// walked in over two hours; with a max_age of 1h the count goes stale
+// while the next walk goes on. (The first walk, before any complete
+// count, is TestBacklogFirstWalkIsUpWithNoCount.)
 func TestPausedBacklogWalkKeepsItsCountsAge(t *testing.T) {
-	cfg := "global:\n  api_url: %s\n  max_age: 1h\n" +
-		"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 40\n    reserve: 0\n" +
-		"projects:\n  - {id: proj-docs, name: docs, collectors: [feedback-backlog]}\n"
-	e := newTestEngine(t, cfg, mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 2, Paths: 40, FeedbackPerDay: 400}}}, Options{})
+	e := newTestEngine(t, backlogConfig, mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": bigBacklog}}, Options{})
 	var done time.Time
 	for step := 0; step < 8*60; step++ {
 		e.refresh()
 		u := unitView(t, e.View(), kind.FeedbackBacklog)
 		h := u.Health()
 		if h.Partial {
-			t.Fatalf("%s: a paused walk of the backlog marked partial: it shows the last complete count", e.clock.Now().Format(time.TimeOnly))
+			if !done.IsZero() {
+				t.Fatalf("%s: a paused walk of the backlog marked partial: it shows the last complete count", e.clock.Now().Format(time.TimeOnly))
+			}
+			e.clock.Advance(time.Minute)
+			continue // the first walk
 		}
 		if done.IsZero() && !h.LastSuccess.IsZero() {
 			done = h.LastSuccess
@@ -338,4 +350,52 @@ func TestPausedBacklogWalkKeepsItsCountsAge(t *testing.T) {
 		e.clock.Advance(time.Minute)
 	}
 	t.Fatalf("no complete walk was older than max_age in 8 hours (first complete at %v): the test proves nothing", done)
+}
+
+// TestBacklogFirstWalkIsUpWithNoCount: while the first walk of a backlog
+// larger than the hour's budget goes on, nothing failed, so the unit is
+// up and partial, and shows no count (a backlog is no sum of parts), after
+// a restart too; once the walk ends, the count is shown, complete.
+func TestBacklogFirstWalkIsUpWithNoCount(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.json")
+	e := newTestEngine(t, backlogConfig, mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": bigBacklog}}, Options{StoragePath: state})
+	code, _ := source.Lookup(kind.FeedbackBacklog)
+	open := func() (series int) {
+		u := e.unit(t, kind.FeedbackBacklog, "docs")
+		u.Windows(func(w Window) { // the payload is read under the unit's lock
+			if w.Payload == nil {
+				return
+			}
+			for _, s := range code.Samples(w.Payload, u.Settings()) {
+				if s.Family == "mintlify_feedback_open" {
+					series++
+				}
+			}
+		})
+		return series
+	}
+	e.refresh()
+	h := e.health(t, kind.FeedbackBacklog, "docs")
+	if !h.Up || !h.Partial || len(h.FailCounts) != 0 {
+		t.Fatalf("during the first walk: up %v, partial %v, failures %v; want up and partial, nothing failed", h.Up, h.Partial, h.FailCounts)
+	}
+	if n := open(); n != 0 {
+		t.Fatalf("during the first walk: %d mintlify_feedback_open series, want none (no count is complete)", n)
+	}
+	requests := e.requests(mockapi.EndpointFeedbackEntries)
+	e = e.restart(t, backlogConfig)
+	if h := e.health(t, kind.FeedbackBacklog, "docs"); !h.Up || !h.Partial {
+		t.Fatalf("after a restart during the first walk: up %v, partial %v; want both", h.Up, h.Partial)
+	}
+	if n := e.requests(mockapi.EndpointFeedbackEntries); n != requests {
+		t.Fatalf("the restart made %d requests before any refresh", n-requests)
+	}
+	for step := 0; step < 4*60 && e.health(t, kind.FeedbackBacklog, "docs").Partial; step++ {
+		e.clock.Advance(time.Minute)
+		e.refresh()
+	}
+	h = e.health(t, kind.FeedbackBacklog, "docs")
+	if !h.Up || h.Partial || open() == 0 {
+		t.Fatalf("after 4 hours: up %v, partial %v, %d open series; want the complete count shown", h.Up, h.Partial, open())
+	}
 }
