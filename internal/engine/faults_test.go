@@ -9,6 +9,18 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
+// oneKindEngine is an engine of one project with the kind name alone,
+// under a key whose budget no test here reaches (the simulated API keeps
+// none), globals extra lines of the global section.
+func oneKindEngine(t *testing.T, name, globals string) *testEngine {
+	t.Helper()
+	cfg := "global:\n  api_url: %s\n" + globals +
+		"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 1000\n" +
+		"projects:\n  - id: proj-docs\n    name: docs\n    collectors: [" + name + "]\n"
+	return newTestEngine(t, cfg, mockapi.Options{AnalyticsBudgetPerHour: -1,
+		Projects: map[string]mockapi.Site{"proj-docs": {Seed: 4, Paths: 30}}}, Options{})
+}
+
 // TestEveryKindUnderFaults (#38 case 4): every kind of the table, alone
 // on a project, under each of the simulator's hostile answers (server
 // errors, an HTML error page, the key or its scope refused, a body that
@@ -32,11 +44,7 @@ func TestEveryKindUnderFaults(t *testing.T) {
 			{"truncated body", mockapi.Fault{Body: mockapi.Truncated}, ""},
 		} {
 			t.Run(k.Name+"/"+tc.name, func(t *testing.T) {
-				cfg := "global:\n  api_url: %s\n" +
-					"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 1000\n" +
-					"projects:\n  - id: proj-docs\n    name: docs\n    collectors: [" + k.Name + "]\n"
-				e := newTestEngine(t, cfg, mockapi.Options{AnalyticsBudgetPerHour: -1,
-					Projects: map[string]mockapi.Site{"proj-docs": {Seed: 4, Paths: 30}}}, Options{})
+				e := oneKindEngine(t, k.Name, "")
 				e.refresh()
 				if h := onlyUnit(t, e).Health(); !h.Up {
 					t.Fatalf("not up before the fault: %+v", h)
@@ -93,11 +101,7 @@ func onlyUnit(t *testing.T, e *testEngine) UnitView {
 func TestEveryKindHonoursRetryAfter(t *testing.T) {
 	for _, k := range kind.All {
 		t.Run(k.Name, func(t *testing.T) {
-			cfg := "global:\n  api_url: %s\n  min_refresh_interval: 5s\n" +
-				"keys:\n  - name: acme\n    api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 1000\n" +
-				"projects:\n  - id: proj-docs\n    name: docs\n    collectors: [" + k.Name + "]\n"
-			e := newTestEngine(t, cfg, mockapi.Options{AnalyticsBudgetPerHour: -1,
-				Projects: map[string]mockapi.Site{"proj-docs": {Seed: 4, Paths: 30}}}, Options{})
+			e := oneKindEngine(t, k.Name, "  min_refresh_interval: 5s\n")
 			e.refresh()
 			e.api.Server.SetFault(mockapi.Fault{Status: 429, RetryAfter: "600"})
 			e.clock.Advance(time.Hour)
