@@ -3,6 +3,7 @@ package engine
 import (
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
@@ -99,36 +100,42 @@ type keyState struct {
 	limit   int
 	weights config.CollectorWeights
 	units   []*unit
+	// cycleWarned: warnCycle has logged for this config.
+	cycleWarned atomic.Bool
 }
 
 // cycle is the planned time of one full round of the key's analytics work
 // on its budget: the longest refresh interval of its units (see
-// unit.plannedInterval). requests is what that round costs; 0 and 0 for a
-// key without units.
-func (k *keyState) cycle(shares map[string]*kindShare) (d time.Duration, requests int) {
+// unit.plannedInterval), and the kind of the unit that takes it. requests
+// is what that round costs; 0 and 0 for a key without units.
+func (k *keyState) cycle(shares map[string]*kindShare) (d time.Duration, requests int, longest string) {
 	for _, u := range k.units {
 		requests += u.fullCost()
-		d = max(d, shares[u.kind.Name].interval(), u.timing.minInterval)
+		if iv := max(shares[u.kind.Name].interval(), u.timing.minInterval); iv > d {
+			d, longest = iv, u.kind.Name
+		}
 	}
-	return d, requests
+	return d, requests, longest
 }
 
 // warnCycle logs, once for the config, when the key's budget cannot
 // refresh its work within max_age: the data of most of its projects will
-// be older than max_age (up 0, no series) between refreshes.
+// be older than max_age (up 0, no series) between refreshes. It runs when
+// a config is applied, and after each run of the key's units, since a
+// walk's cost is learnt as it goes (a first walk of a big backlog, say).
 func (k *keyState) warnCycle(log *slog.Logger) {
-	if len(k.units) == 0 {
+	if len(k.units) == 0 || k.cycleWarned.Load() {
 		return
 	}
 	maxAge := k.units[0].timing.maxAge
-	cycle, requests := k.cycle(k.shares())
-	if maxAge <= 0 || cycle <= maxAge {
+	cycle, requests, longest := k.cycle(k.shares())
+	if maxAge <= 0 || cycle <= maxAge || k.cycleWarned.Swap(true) {
 		return
 	}
 	log.Warn("the key's analytics budget cannot refresh its work within max_age: data will be older than max_age between refreshes (mintlify_up 0); "+
 		"lower the work (projects, windows, collectors) or raise the budget (budget_per_hour, share) or max_age",
 		"key", k.name, "units", len(k.units), "requests_per_round", requests, "limit_per_hour", k.limit,
-		"cycle", cycle.Round(time.Second).String(), "max_age", maxAge.String())
+		"cycle", cycle.Round(time.Second).String(), "max_age", maxAge.String(), "longest", longest)
 }
 
 // schedule runs the key's due units one after another (keyState.next
@@ -178,6 +185,7 @@ func (e *Engine) drain(o *org) {
 		u, res = k.next(now)
 		e.endLedger(tx, u != nil)
 		if u == nil {
+			k.warnCycle(e.log) // with the costs the runs learnt
 			return
 		}
 		settled, err := u.run(e.ctx, now, res)

@@ -13,6 +13,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
 // A month of about 2 000 conversations a day (83 an hour) on a small
@@ -397,5 +398,43 @@ func TestBacklogFirstWalkIsUpWithNoCount(t *testing.T) {
 	h = e.health(t, kind.FeedbackBacklog, "docs")
 	if !h.Up || h.Partial || open() == 0 {
 		t.Fatalf("after 4 hours: up %v, partial %v, %d open series; want the complete count shown", h.Up, h.Partial, open())
+	}
+}
+
+// TestCycleWarningOnceAWalkLearnsItsCost: a key whose round looks short
+// at start (a backlog's cost is not known before its first walk) warns
+// once, when the walk has learnt a cost that makes the cycle longer than
+// max_age, and names the kind that takes that long; not at start, and not
+// again at every run.
+func TestCycleWarningOnceAWalkLearnsItsCost(t *testing.T) {
+	logs := &testkit.LockedBuffer{}
+	e := newTestEngine(t, shareConfig(withBigWalk()...),
+		mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 11, Paths: 40, FeedbackPerDay: 200}}},
+		Options{Logger: bufLogger(logs)})
+	warnings := func() []string {
+		var ws []string
+		for _, line := range strings.Split(logs.String(), "\n") {
+			if strings.Contains(line, "level=WARN") && strings.Contains(line, cycleWarning) {
+				ws = append(ws, line)
+			}
+		}
+		return ws
+	}
+	if ws := warnings(); len(ws) != 0 {
+		t.Fatalf("a cycle warning at start, before any cost is known:\n%s", ws[0])
+	}
+	for range 8 * 4 { // 8 hours: the first walk ends, then others run
+		e.refresh()
+		e.clock.Advance(15 * time.Minute)
+	}
+	if c := e.key(t, "acme").Cycle; c <= 3*time.Hour {
+		t.Fatalf("cycle %v: the backlog is too small for the test to say anything", c)
+	}
+	ws := warnings()
+	if len(ws) != 1 {
+		t.Fatalf("%d cycle warnings, want 1:\n%s", len(ws), strings.Join(ws, "\n"))
+	}
+	if !strings.Contains(ws[0], "longest="+kind.FeedbackBacklog) {
+		t.Errorf("the warning does not name the backlog as the longest: %s", ws[0])
 	}
 }

@@ -60,7 +60,7 @@ func (e *Engine) View() View {
 func (v View) Keys() []KeyView {
 	ks := make([]KeyView, 0, len(v.keys))
 	for _, k := range v.keys {
-		cycle, _ := k.cycle(v.memo.of(k))
+		cycle, _, _ := k.cycle(v.memo.of(k))
 		ks = append(ks, KeyView{Name: k.name, Limit: k.limit, Used: k.org.budget.Used(), Cycle: cycle,
 			Backoff: max(k.org.pausedUntil().Sub(v.now), 0)})
 	}
