@@ -181,6 +181,17 @@ func manyProjects(n int) string {
 
 const cycleWarning = "the key's analytics budget cannot refresh its work within max_age"
 
+// cycleWarnings are the WARN lines of logs that say cycleWarning.
+func cycleWarnings(logs *testkit.LockedBuffer) []string {
+	var ws []string
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "level=WARN") && strings.Contains(line, cycleWarning) {
+			ws = append(ws, line)
+		}
+	}
+	return ws
+}
+
 // TestBudgetCycleOfAThousandProjects: 1,000 projects of one request a
 // round each under one key of 90 requests an hour take 1,000/90 h =
 // 40,000 s a round. The engine says so: one WARN at start with the
@@ -190,15 +201,7 @@ const cycleWarning = "the key's analytics budget cannot refresh its work within 
 func TestBudgetCycleOfAThousandProjects(t *testing.T) {
 	logs := &testkit.LockedBuffer{}
 	e := newTestEngine(t, manyProjects(1000), mockapi.Options{}, Options{Logger: bufLogger(logs)})
-	warnings := func() []string {
-		var ws []string
-		for _, line := range strings.Split(logs.String(), "\n") {
-			if strings.Contains(line, "level=WARN") && strings.Contains(line, cycleWarning) {
-				ws = append(ws, line)
-			}
-		}
-		return ws
-	}
+	warnings := func() []string { return cycleWarnings(logs) }
 	ws := warnings()
 	if len(ws) != 1 {
 		t.Fatalf("%d cycle warnings at start, want 1:\n%s", len(ws), logs)

@@ -411,15 +411,7 @@ func TestCycleWarningOnceAWalkLearnsItsCost(t *testing.T) {
 	e := newTestEngine(t, shareConfig(withBigWalk()...),
 		mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 11, Paths: 40, FeedbackPerDay: 200}}},
 		Options{Logger: bufLogger(logs)})
-	warnings := func() []string {
-		var ws []string
-		for _, line := range strings.Split(logs.String(), "\n") {
-			if strings.Contains(line, "level=WARN") && strings.Contains(line, cycleWarning) {
-				ws = append(ws, line)
-			}
-		}
-		return ws
-	}
+	warnings := func() []string { return cycleWarnings(logs) }
 	if ws := warnings(); len(ws) != 0 {
 		t.Fatalf("a cycle warning at start, before any cost is known:\n%s", ws[0])
 	}
