@@ -80,10 +80,10 @@ TEST_TIMEOUT ?= 45m
 # The race runtime sleeps a second before a binary exits (GORACE's
 # atexit_sleep_ms, default 1000, for races of goroutines still running
 # then). Every test binary paid it, and every helper process a test runs
-# from one: some 40 s of the suite's run time, spent asleep. The suite's
-# goroutines end before its binaries exit (the leak checks hold them to
-# it), so the sleep has nothing to find. A GORACE of your own comes after
-# and wins.
+# from one: some 40 s of the suite's run time, spent asleep. The packages
+# that start long-lived goroutines (engine, collector, mintlify, serve)
+# fail on one left running, so the sleep has little to find. A GORACE of
+# your own comes after and wins.
 TEST_GORACE := atexit_sleep_ms=0
 
 # go test runs packages two at a time on two cores, in the order given:

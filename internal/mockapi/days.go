@@ -24,13 +24,10 @@ func (s Site) daySums(d int64, n int) []dayViews {
 	return dayCache.get(dayKey{s.Seed, n, d}, func() []dayViews {
 		v := make([]dayViews, n)
 		for i := range n {
-			p := s.popularity(i)
-			hm, am := p/8+1, p/40+1
-			base := hash3(uint64(s.Seed), uint64(i), tagHour)
 			for h := d * 24; h < d*24+24; h++ {
-				x := mix64(base ^ uint64(h)*0x9e3779b97f4a7c15)
-				v[i].human += int64((x & 0xffffffff) % hm)
-				v[i].ai += int64((x >> 32) % am)
+				human, ai := s.HourViews(i, h)
+				v[i].human += human
+				v[i].ai += ai
 			}
 		}
 		return v

@@ -49,12 +49,12 @@ const (
 	DefaultLabelPattern = `^[A-Za-z0-9_./-]{1,64}$`
 )
 
-// VisitorLabels are the exporter's labels whose values come from what
+// visitorLabels are the exporter's labels whose values come from what
 // visitors typed: the search terms (query) and the category the API
 // gives a conversation from its question (category). A route passes
 // them into a prompt only through a map of values the operator wrote;
 // a pattern, however strict, would let a visitor's words through.
-var VisitorLabels = []string{"category", "query"}
+var visitorLabels = []string{"category", "query"}
 
 // Action kinds.
 const (
@@ -253,7 +253,7 @@ func (a *Action) validate(route string, projects map[string]string) error {
 }
 
 func (s *Slot) compile() error {
-	if slices.Contains(VisitorLabels, s.Name) && len(s.Map) == 0 {
+	if slices.Contains(visitorLabels, s.Name) && len(s.Map) == 0 {
 		return fmt.Errorf("%s carries what visitors typed: list the values to pass under map:, each with the text the prompt gets", s.Name)
 	}
 	if len(s.Map) > MaxMapEntries {
