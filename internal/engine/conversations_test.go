@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
 // conversationsConfig is docs with the conversations alone.
@@ -270,5 +272,37 @@ func TestCountersOfFinishedDaysShowDuringTheWalk(t *testing.T) {
 	}
 	if n := e.requests(mockapi.EndpointConversations); n != requests {
 		t.Errorf("the restart made %d requests before any refresh", n-requests)
+	}
+}
+
+// TestRateLimitMidWalkKeepsTheFinishedDays: a 429 in the middle of the
+// month's first walk of conversations (another tool spent the hour) keeps
+// the days already finished: the same counts, up and partial, one
+// rate_limited, and the log says the data shown is served, not that
+// nothing is cached.
+func TestRateLimitMidWalkKeepsTheFinishedDays(t *testing.T) {
+	logs := &testkit.LockedBuffer{}
+	cfg := strings.Replace(conversationsConfig, "    api_key_env:", "    budget_per_hour: 20\n    api_key_env:", 1)
+	e := newTestEngine(t, cfg, mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 4, Paths: 50, ConversationsPerHour: 50}}},
+		Options{Logger: bufLogger(logs)})
+	e.refresh()
+	before := e.conversations(t)
+	if h := e.health(t, kind.Conversations, "docs"); !h.Partial || len(before) == 0 {
+		t.Fatalf("after the first refresh: partial %v, %d counts; want a walk under way with finished days", h.Partial, len(before))
+	}
+	e.api.Server.SetFault(mockapi.Fault{Status: 429, RetryAfter: "3600"})
+	for range 4 {
+		e.clock.Advance(15 * time.Minute)
+		e.refresh()
+	}
+	h := e.health(t, kind.Conversations, "docs")
+	if !h.Up || !h.Partial || h.FailCounts[mintlify.ReasonRateLimited] != 1 {
+		t.Errorf("after the 429: up %v, partial %v, failures %v; want up and partial, one rate_limited", h.Up, h.Partial, h.FailCounts)
+	}
+	if got := e.conversations(t); !maps.Equal(got, before) {
+		t.Errorf("after the 429 the counts are %v, were %v", got, before)
+	}
+	if s := logs.String(); !strings.Contains(s, "upstream rate limit hit (429); backing off, serving cached data") {
+		t.Errorf("the 429 is not logged as serving the data shown:\n%s", s)
 	}
 }

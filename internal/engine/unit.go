@@ -338,7 +338,7 @@ func (u *unit) finish(now time.Time, complete bool, err error) {
 		logf = u.log.Debug // the same failure again: said once already
 	}
 	cached := "no data cached yet"
-	if !h.LastSuccess.IsZero() {
+	if !u.shownSince().IsZero() { // a complete round, or what a walk under way shows
 		cached = "serving cached data"
 	}
 	switch {
