@@ -38,10 +38,12 @@ STATICCHECK_VERSION     ?= v0.7.0
 GOCYCLO_VERSION         ?= v0.6.0
 DOCKERFILELINT_VERSION  ?= 1.8.0
 ACTIONLINT_VERSION      ?= v1.7.12
+DEADCODE_VERSION        ?= v0.39.0
 GOBIN       ?= $(shell $(GO) env GOPATH)/bin
 STATICCHECK := $(GOBIN)/staticcheck
 GOCYCLO     := $(GOBIN)/gocyclo
 ACTIONLINT  := $(GOBIN)/actionlint
+DEADCODE    := $(GOBIN)/deadcode
 
 # `make demo`: the address it listens on (loopback only by default; e.g.
 # DEMO_LISTEN=:10491 for every interface) and extra flags, e.g.
@@ -184,13 +186,18 @@ test-race-under-load: ## `go test -race -count=3 ./...` RUNS times (default 1 he
 SHELL_SCRIPTS := $(wildcard e2e/*.sh packaging/*.sh) packaging/deb/postinst packaging/deb/postrm \
   packaging/deb/prerm packaging/rpm/post packaging/rpm/postun packaging/rpm/preun .ci/run
 
-lint: $(STATICCHECK) $(GOCYCLO) $(ACTIONLINT) ## gofmt check, go vet, staticcheck, no non-test function over cyclomatic complexity 20, shellcheck, actionlint.
+# Test-support packages are reachable from tests only, so deadcode leaves them out.
+DEADCODE_SKIP := internal/(testkit|leakcheck|manualclock|toolcheck|cmd/serve/servetest)/
+
+lint: $(STATICCHECK) $(GOCYCLO) $(ACTIONLINT) $(DEADCODE) ## gofmt check, go vet, staticcheck, no non-test function over cyclomatic complexity 20, no dead code, shellcheck, actionlint.
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
 	@out=$$($(GOCYCLO) -over 20 $$(git ls-files '*.go' 2>/dev/null | grep -v '_test\.go$$' || find . -name '*.go' ! -name '*_test.go')); \
 	if [ -n "$$out" ]; then echo "gocyclo: functions over complexity 20 (split them into named steps):"; echo "$$out"; exit 1; fi
+	@all=$$($(DEADCODE) ./...) || exit 1; out=$$(echo "$$all" | grep -Ev '^$(DEADCODE_SKIP)' || true); \
+	if [ -n "$$out" ]; then echo "deadcode: unreachable functions (delete them, or move test-only ones to a _test.go file):"; echo "$$out"; exit 1; fi
 	@if command -v shellcheck >/dev/null 2>&1; then \
 	  shellcheck -x -S warning $(SHELL_SCRIPTS) && echo "shellcheck: $(words $(SHELL_SCRIPTS)) scripts clean"; \
 	elif [ "$$CI" = true ]; then echo "shellcheck is not installed; CI needs it"; exit 1; \
@@ -200,6 +207,9 @@ lint: $(STATICCHECK) $(GOCYCLO) $(ACTIONLINT) ## gofmt check, go vet, staticchec
 
 $(STATICCHECK):
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+$(DEADCODE):
+	$(GO) install golang.org/x/tools/cmd/deadcode@$(DEADCODE_VERSION)
 
 $(GOCYCLO):
 	$(GO) install github.com/fzipp/gocyclo/cmd/gocyclo@$(GOCYCLO_VERSION)

@@ -56,10 +56,6 @@ func (f Flavor) EnvironmentFileOf(name string) (string, error) {
 	return "", fmt.Errorf("unknown package format %q (want deb or rpm)", string(f))
 }
 
-// Unit turns the exporter's unit of deploy/systemd into the packaged one
-// (UnitOf the ExporterUnit).
-func Unit(src []byte, f Flavor) ([]byte, error) { return UnitOf(ExporterUnit, src, f) }
-
 // UnitOf turns deploy/systemd/NAME.service into the packaged unit. It changes
 // exactly this and refuses a source where any of it cannot be found
 // exactly once:

@@ -204,13 +204,13 @@ func TestUnitRefusesDrift(t *testing.T) {
 		"no comment":         src[strings.Index(src, "[Unit]"):],
 		"no binary comment":  strings.Replace(src, "#   "+packaging.SourceBinary, "#   /bin/sh", 1),
 	} {
-		if _, err := packaging.Unit([]byte(in), packaging.Deb); err == nil {
+		if _, err := packaging.UnitOf(packaging.ExporterUnit, []byte(in), packaging.Deb); err == nil {
 			t.Errorf("%s: no error", name)
 		} else {
 			t.Logf("%s: %v", name, err)
 		}
 	}
-	if _, err := packaging.Unit([]byte(src), "apk"); err == nil {
+	if _, err := packaging.UnitOf(packaging.ExporterUnit, []byte(src), "apk"); err == nil {
 		t.Error("format apk: no error")
 	}
 }
