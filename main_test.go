@@ -35,3 +35,17 @@ func TestDispatch(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpNamesEveryCommand: --help lists every command, so that none has
+// to be found in the docs (the man page is checked by make package-test).
+func TestHelpNamesEveryCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"--help"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+	for name := range commands {
+		if !strings.Contains(out.String(), "mintlify_exporter "+name+" ") {
+			t.Errorf("--help does not name the %s command:\n%s", name, out.String())
+		}
+	}
+}

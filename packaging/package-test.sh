@@ -205,10 +205,12 @@ grep -qx 'ARGS=""' "$tmp/debroot/etc/default/mintlify_exporter" || fail "/etc/de
 for f in mintlify.json alerts.yml rules.yml; do
   cmp -s "$tmp/debroot/usr/share/doc/$PKG/dashboards/$f" "dashboards/$f" || fail "the deb's dashboards/$f is not dashboards/$f"
 done
-# The man page: --help-man's, with a NAME line and every flag.
+# The man page: --help-man's and each command's, with a NAME line and every flag.
 man=$(zcat "$tmp/debroot/usr/share/man/man1/mintlify_exporter.1.gz")
 grep -q '^mintlify_exporter \\- Prometheus exporter' <<<"$man" || fail "the man page has no NAME line 'mintlify_exporter \\- ...'"
-for flag in --config.file --web.listen-address --storage.path --demo; do
+# Each command's section, with a flag of its own.
+for flag in --config.file --web.listen-address --storage.path --demo \
+  '"JOBS COMMAND"' --mintlify.tracked-jobs-file '"BACKFILL COMMAND"' --output '"RECEIVER COMMAND"' --receiver.answer-timeout; do
   grep -qF -- "$flag" <<<"$man" || fail "the man page does not document $flag"
 done
 

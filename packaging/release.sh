@@ -143,6 +143,13 @@ done
 log "man page"
 "$GO" build -trimpath -ldflags "$LDFLAGS" -o "$OUT/stage/host/mintlify_exporter" . || die "go build for the man page failed"
 "$OUT/stage/host/mintlify_exporter" --help-man >"$OUT/stage/man.1" || die "--help-man failed"
+# Each command's own page follows as a section, its headings as subsections.
+for cmd in jobs backfill receiver; do
+  upper=$(echo "$cmd" | tr '[:lower:]' '[:upper:]')
+  printf '.SH "%s COMMAND"\n' "$upper" >>"$OUT/stage/man.1"
+  "$OUT/stage/host/mintlify_exporter" "$cmd" --help-man | sed -n '/^\.SH "SYNOPSIS"/,$p' | sed 's/^\.SH /.SS /' >>"$OUT/stage/man.1" ||
+    die "$cmd --help-man failed"
+done
 summary=$(sed -n 's/^ *summary: //p' packaging/nfpm.yaml)
 awk -v ver="$VERSION" -v date="$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%d)" -v summary="$summary" '
   NR == 1 { printf ".TH MINTLIFY_EXPORTER 1 \"%s\" \"mintlify_exporter %s\" \"User Commands\"\n", date, ver; head = 1; next }

@@ -50,6 +50,8 @@ func TestJobsExitCodes(t *testing.T) {
 		// 0
 		{name: "success", args: []string{"get", active}, code: 0, sent: true},
 		{name: "help", args: []string{"--help"}, code: 0},
+		{name: "long help", args: []string{"--help-long"}, code: 0},
+		{name: "man page", args: []string{"--help-man"}, code: 0},
 		{name: "key from --mintlify.api-key-file", args: []string{"--mintlify.api-key-file", goodKeyFile, "get", active}, env: map[string]string{"MINTLIFY_API_KEY": ""}, code: 0, sent: true},
 
 		// 2: the command line or its input is wrong; nothing is sent.

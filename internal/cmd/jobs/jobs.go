@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -106,13 +107,16 @@ func (e *jobsEnv) parse(args []string, o *jobsOptions) (cmd string, code int, do
 	if !done {
 		o.Warn(e.stderr, jobsCmdName)
 	}
-	if done && code == 0 && !*helped {
+	// Kingpin's --help-long and --help-man end the parse before any action of ours runs.
+	if done && code == 0 && !*helped && !slices.ContainsFunc(args, isLongHelp) {
 		// Usage shown because no command was given: not a success.
 		fmt.Fprintf(e.stderr, "%s: a command is required: create, message, get or watch\n", jobsCmdName)
 		code = cli.ExitUsage
 	}
 	return cmd, code, done
 }
+
+func isLongHelp(arg string) bool { return arg == "--help-long" || arg == "--help-man" }
 
 func (e *jobsEnv) failf(code int, format string, args ...any) int {
 	fmt.Fprintf(e.stderr, jobsCmdName+": "+format+"\n", args...)

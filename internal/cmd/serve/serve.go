@@ -63,8 +63,17 @@ type flags struct {
 	lookBack        map[string]*string // --collector.NAME.look-back
 }
 
+// appHelp names every command, so that --help and the man page lead to each.
+const appHelp = `Prometheus exporter for Mintlify documentation analytics (page views, human vs AI, the assistant's unanswered questions) and agent jobs.
+
+Commands (each has its own --help):
+  mintlify_exporter           serve /metrics (this command)
+  mintlify_exporter jobs      create, message and watch agent jobs
+  mintlify_exporter backfill  load past days into Prometheus
+  mintlify_exporter receiver  act once on a documentation-gap alert (an Alertmanager webhook)`
+
 func newApp(f *flags) *kingpin.Application {
-	app := kingpin.New(exporterName, "Prometheus exporter for Mintlify documentation analytics (page views, human vs AI) and agent jobs.\n\nRun 'mintlify_exporter jobs --help' for the command that creates, messages and watches agent jobs, and 'mintlify_exporter backfill --help' for the one that loads past days into Prometheus.")
+	app := kingpin.New(exporterName, appHelp)
 	app.Version(version.Print(exporterName))
 	app.HelpFlag.Short('h')
 	f.web = kingpinflag.AddFlags(app, DefaultListenAddress)
@@ -131,11 +140,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 	}
 	var f flags
 	app := newApp(&f)
-	app.UsageWriter(stdout)
-	app.ErrorWriter(stderr)
-	if _, err := app.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", exporterName, err)
-		return cli.ExitUsage
+	if _, code, done := cli.Parse(app, args, stdout, stderr, exporterName, cli.ExitUsage); done {
+		return code
 	}
 	if err := checkWebFlags(&f); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", exporterName, err)
