@@ -98,7 +98,8 @@ projects:
 		t.Fatalf("exit %d, want 1: %s", rc, errb.String())
 	}
 	want := []string{
-		cfg + `: line 3: keys[0] "lost": reading api_key_file: open ` + missing,
+		"mintlify_exporter: warning: " + cfg + `: line 3: keys[0] "lost": reading api_key_file: open ` + missing,
+		cfg + `: line 5: keys[1] "assistant": `,
 		"mintlify_exporter: the configuration is NOT valid (1 problem)",
 	}
 	checkLines(t, errb.String(), want)
@@ -117,6 +118,31 @@ projects:
 	})
 	if out.Len() != 0 {
 		t.Errorf("stdout %q, want nothing", out.String())
+	}
+}
+
+// TestConfigCheckKeyFileNotThereYet: a key file that does not exist yet
+// (a systemd credential, there only while the unit runs) is a warning
+// naming it, and the check passes; the online check and the start need it.
+func TestConfigCheckKeyFileNotThereYet(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no-such-key")
+	cfg := filepath.Join(dir, "keys.yml")
+	if err := os.WriteFile(cfg, []byte("keys:\n  - name: later\n    api_key_file: no-such-key\nprojects:\n  - id: p1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if rc := run([]string{"--config.file", cfg, "--config.check"}, &out, &errb); rc != 0 {
+		t.Fatalf("exit %d, want 0: %s", rc, errb.String())
+	}
+	checkLines(t, errb.String(), []string{"mintlify_exporter: warning: " + cfg + `: line 3: keys[0] "later": reading api_key_file: open ` + missing})
+	if !strings.Contains(out.String(), "is valid: 1 project, 1 key (") || !strings.Contains(out.String(), "1 key file not there yet") {
+		t.Errorf("stdout %q", out.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if rc := run([]string{"--config.file", cfg, "--config.check-online"}, &out, &errb); rc != 1 || !strings.Contains(errb.String(), missing) {
+		t.Errorf("--config.check-online: exit %d, want 1 naming %s: %s", rc, missing, errb.String())
 	}
 }
 
