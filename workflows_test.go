@@ -29,6 +29,7 @@ type workflow struct {
 type job struct {
 	Uses  string // a reusable workflow
 	Steps []struct {
+		Uses string
 		Run  string
 		With map[string]string
 	}
@@ -40,6 +41,8 @@ var (
 	makeCall = regexp.MustCompile(`(?m)\bmake((?:[ \t]+[^\s;&|>]+)+)`)
 	// repoPath is a path of the repository a run: step names.
 	repoPath = regexp.MustCompile(`(?:^|[\s"'=])((?:\.ci|\.github|packaging|deploy|dashboards|docs|e2e)/[A-Za-z0-9_./-]*[A-Za-z0-9_]|go\.mod|VERSION|CHANGELOG\.md)\b`)
+	// pinnedAction is a step's remote action pinned to a commit, its tag in a comment.
+	pinnedAction = regexp.MustCompile(`^\s*(?:- )?uses: [\w.-]+/[\w./-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$`)
 	// makeTarget is a target the Makefile defines.
 	makeTarget = regexp.MustCompile(`(?m)^([A-Za-z0-9_.-]+):`)
 )
@@ -63,6 +66,11 @@ func checkWorkflows(files map[string]string, makefile, goMod string, exists func
 		}
 		parsed[name] = w
 		bad = append(bad, checkNames(name, w, targets, exists)...)
+		for _, line := range strings.Split(text, "\n") {
+			if u, ok := strings.CutPrefix(strings.TrimLeft(strings.TrimSpace(line), "- "), "uses: "); ok && !strings.HasPrefix(u, "./") && !pinnedAction.MatchString(line) {
+				bad = append(bad, fmt.Sprintf("%s: %q is not pinned to a commit with its tag in a comment (uses: owner/name@<40 hex> # vX.Y.Z)", name, strings.TrimSpace(line)))
+			}
+		}
 	}
 	return append(bad, checkRelease(parsed, goMod)...)
 }
@@ -117,6 +125,10 @@ func checkRelease(w map[string]workflow, goMod string) []string {
 	if _, ok := ci.On["pull_request"]; !ok {
 		bad = append(bad, "ci.yml does not run on pull requests")
 	}
+	push, _ := ci.On["push"].(map[string]any)
+	if branches, _ := push["branches"].([]any); !slices.Contains(branches, any("main")) {
+		bad = append(bad, "ci.yml does not run on pushes to main")
+	}
 	if !slices.ContainsFunc(runs(ci), func(r string) bool { return regexp.MustCompile(`(?m)\bbash \.ci/run$`).MatchString(r) }) {
 		bad = append(bad, "ci.yml does not run bash .ci/run")
 	}
@@ -124,7 +136,7 @@ func checkRelease(w map[string]workflow, goMod string) []string {
 	if !ok {
 		return append(bad, "no release.yml")
 	}
-	push, _ := rel.On["push"].(map[string]any)
+	push, _ = rel.On["push"].(map[string]any)
 	if tags, _ := push["tags"].([]any); !slices.Contains(tags, any("v*")) {
 		bad = append(bad, "release.yml does not run on push of the tags v*")
 	}
@@ -143,7 +155,7 @@ func checkRelease(w map[string]workflow, goMod string) []string {
 	}
 	all := strings.Join(runs(rel), "\n")
 	for _, want := range []string{"make release\n", "make release-image", "buildah manifest push --all", "latest", "helm push",
-		"packaging/changelog-section.sh", "gh release create", "sha256sums.txt", "./*.deb", "./*.rpm"} {
+		"packaging/changelog-section.sh", "gh release create", "sha256sums.txt", "sha256sum mintlify-exporter-", "./*.deb", "./*.rpm"} {
 		if !strings.Contains(all, want) {
 			bad = append(bad, fmt.Sprintf("release.yml does not run %q", want))
 		}

@@ -27,6 +27,13 @@ die() {
   printf 'release-image: %s\n' "$*" >&2
   exit 1
 }
+# Every architecture's binary before any build, so a release made for fewer
+# platforms fails here, not after building half the images.
+for arch in $ARCHES; do
+  [ -x "$RELEASE_DIR/bin/linux-$arch/mintlify_exporter" ] ||
+    die "no $RELEASE_DIR/bin/linux-$arch/mintlify_exporter: run make release with linux/$arch in RELEASE_PLATFORMS first (ARCHES=\"$ARCHES\")"
+done
+
 command -v buildah >/dev/null || die "buildah is missing (apt-get install buildah)"
 [ -s "$CA_BUNDLE" ] || die "no CA bundle at $CA_BUNDLE (install ca-certificates or set CA_BUNDLE)"
 
@@ -39,7 +46,6 @@ fi
 images=()
 for arch in $ARCHES; do
   bin="$RELEASE_DIR/bin/linux-$arch"
-  [ -x "$bin/mintlify_exporter" ] || die "no $bin/mintlify_exporter: run make release first"
   ctx="$RELEASE_DIR/image/$arch"
   rm -rf "$ctx"
   mkdir -p "$ctx/.build/image"
