@@ -236,7 +236,7 @@ func (rc *receiver) send(ctx context.Context, r *Route, prompt string) (jobID, r
 }
 
 // settle records the outcome of the request, under the lock. An answer
-// that says Mintlify did nothing (429, 4xx, 5xx) takes the intent back;
+// that says Mintlify did nothing (429, 4xx, its own 5xx) takes the intent back;
 // anything else that failed (no answer in time, a connection cut, an
 // answer that cannot be read) may have started a job, so the intent
 // stays, as unknown, and is never tried again.
@@ -301,15 +301,19 @@ func stateID(jobID, runID string) string {
 }
 
 // answeredNoAction: the API answered with an error status, so the job or
-// run was not started.
+// run was not started. A 5xx counts only in the API's own error body: a
+// gateway's 502, 503 or 504 may come after Mintlify acted.
 func answeredNoAction(err error) bool {
 	if dialFailed(err) {
 		return true
 	}
 	switch mintlify.Classify(err).Kind {
 	case mintlify.KindRateLimited, mintlify.KindUnauthorized, mintlify.KindForbidden,
-		mintlify.KindServerError, mintlify.KindNotFound, mintlify.KindBadRequest:
+		mintlify.KindNotFound, mintlify.KindBadRequest:
 		return true
+	case mintlify.KindServerError:
+		var ae *mintlify.APIError
+		return errors.As(err, &ae) && ae.Documented
 	}
 	return false
 }

@@ -365,3 +365,44 @@ func TestFollowRecordsPullRequest(t *testing.T) {
 		t.Errorf("state's link %q", got)
 	}
 }
+
+// TestGatewayErrorIsUnknown: a 502, 503 or 504 that is a gateway's page,
+// not Mintlify's own JSON error, cannot tell whether Mintlify acted: it is
+// unknown and never sent again; the same status in Mintlify's own JSON
+// error takes the intent back, and the retry acts.
+func TestGatewayErrorIsUnknown(t *testing.T) {
+	fb := notification{status: "firing", groupKey: "fb", labels: map[string]string{"alertname": "MintlifyFeedbackBacklog"}, fp: "1"}
+	for _, status := range []int{http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout} {
+		h := newHarness(t, true, testRoutes+"daily_cap: 10\n")
+		for _, c := range []struct {
+			endpoint, route, kind string
+			body                  []byte
+		}{
+			{mockapi.EndpointCreateJob, "gaps", KindJob, gap("billing").body()},
+			{mockapi.EndpointTriggerAutomation, "feedback", KindAutomation, fb.body()},
+		} {
+			h.api.Server.SetFault(mockapi.Fault{Endpoint: c.endpoint, Status: status, Body: mockapi.HTML, Remaining: 1})
+			h.post(c.body)
+			if got := h.post(c.body); got != http.StatusOK {
+				t.Errorf("%d %s: retry status %d, want 200", status, c.kind, got)
+			}
+			if got := h.sent(c.endpoint); got != 1 {
+				t.Errorf("%d %s: %d requests, want 1", status, c.kind, got)
+			}
+			if got := h.actions(c.route, c.kind, OutcomeUnknown); got != 1 {
+				t.Errorf("%d %s: unknown = %v, want 1", status, c.kind, got)
+			}
+		}
+		// Mintlify's own JSON error: it refused, so the retry acts.
+		n := gap("api-keys")
+		h.clock.Advance(8 * 24 * time.Hour) // past the gaps route's cooldown
+		h.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointCreateJob, Status: status, Remaining: 1})
+		if got := h.post(n.body()); got != http.StatusServiceUnavailable {
+			t.Errorf("%d JSON: status %d, want 503", status, got)
+		}
+		h.post(n.body())
+		if got := h.actions("gaps", KindJob, OutcomeActed); got != 1 {
+			t.Errorf("%d JSON: acted = %v, want 1 (the retry)", status, got)
+		}
+	}
+}
