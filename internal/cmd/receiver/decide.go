@@ -130,7 +130,10 @@ func (rc *receiver) decide(ctx context.Context, r *Route, msg *message, alerts [
 	}
 	rc.mu.Unlock()
 
-	jobID, runID, err := rc.send(ctx, r, rec.Prompt)
+	jobID, runID, err := "", "", errNotSent
+	if ctx.Err() == nil {
+		jobID, runID, err = rc.send(ctx, r, rec.Prompt)
+	}
 
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -300,11 +303,15 @@ func stateID(jobID, runID string) string {
 	return ""
 }
 
+// errNotSent: the notification's time ran out before the route's request
+// was started (an earlier route's took it), so nothing reached Mintlify.
+var errNotSent = errors.New("not sent: the notification's answer time ran out before this route's turn; the retry decides again")
+
 // answeredNoAction: the API answered with an error status, so the job or
 // run was not started. A 5xx counts only in the API's own error body: a
 // gateway's 502, 503 or 504 may come after Mintlify acted.
 func answeredNoAction(err error) bool {
-	if dialFailed(err) {
+	if dialFailed(err) || errors.Is(err, errNotSent) {
 		return true
 	}
 	switch mintlify.Classify(err).Kind {
@@ -326,7 +333,7 @@ func dialFailed(err error) bool {
 
 // transient: the same request may succeed later.
 func transient(err error) bool {
-	if dialFailed(err) {
+	if dialFailed(err) || errors.Is(err, errNotSent) {
 		return true
 	}
 	k := mintlify.Classify(err).Kind

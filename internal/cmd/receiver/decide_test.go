@@ -406,3 +406,51 @@ func TestGatewayErrorIsUnknown(t *testing.T) {
 		}
 	}
 }
+
+// TestRouteNeverSentIsReleased: one alert, three routes, and a Mintlify
+// that holds the first request until the notification's time has run
+// out: the first route may have acted (unknown), the two never sent are
+// released, not recorded, and Alertmanager's retry acts on them.
+func TestRouteNeverSentIsReleased(t *testing.T) {
+	routes := "projects: {proj-docs: Acme Docs}\ndaily_cap: 10\nroutes:\n"
+	for _, name := range []string{"r1", "r2", "r3"} {
+		routes += "  - name: " + name + "\n    alert: MintlifyDocumentationGap\n    action: {kind: job, project: proj-docs, prompt_template_file: plain.tmpl}\n"
+	}
+	h := newHarness(t, true, routes)
+	arrived := make(chan string, 3)
+	h.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointCreateJob, Latency: time.Hour, Arrived: arrived})
+	n := gap("billing")
+	msg, err := parseMessage(n.body())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan bool)
+	go func() { done <- h.rc.process(ctx, msg) }()
+	<-arrived // the first route's request is at Mintlify
+	cancel()  // and the notification's time runs out
+	if retry := <-done; !retry {
+		t.Error("no retry asked for")
+	}
+	if len(arrived) != 0 {
+		t.Errorf("%d more requests reached Mintlify after the time ran out", len(arrived))
+	}
+	if got := outcomesOf(h.audit()); got != "r1:unknown r2:error r3:error" {
+		t.Errorf("audit = %q", got)
+	}
+	for _, r := range []string{"r2", "r3"} {
+		if i := h.rc.st.find(r, groupHash(n.groupKey)); i >= 0 {
+			t.Errorf("%s never sent, yet recorded %s", r, h.rc.st.d.Groups[i].State)
+		}
+		if _, ok := h.rc.st.d.LastAction[r]; ok {
+			t.Errorf("%s never sent, yet in its cooldown", r)
+		}
+	}
+	h.api.Server.ClearFaults()
+	if got := h.post(n.body()); got != http.StatusOK {
+		t.Errorf("retry status %d, want 200", got)
+	}
+	if got := outcomesOf(h.audit()[3:]); got != "r1:duplicate r2:acted r3:acted" {
+		t.Errorf("audit of the retry = %q", got)
+	}
+}
