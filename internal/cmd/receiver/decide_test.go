@@ -2,6 +2,7 @@ package receiver
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -255,7 +256,7 @@ func TestIntentWithoutOutcomeAfterRestart(t *testing.T) {
 	n := gap("billing")
 	state := `{"version":1,"groups":[{"route":"gaps","group":"` + groupHash(n.groupKey) + `","state":"intent","at":"2026-03-02T09:59:00Z"}],` +
 		`"last_action":{"gaps":"2026-03-02T09:59:00Z"},"project_last":{},"daily":{"proj-docs":{"day":"2026-03-02","count":1}}}`
-	write(t, filepath.Join(h.dir, "state.json"), state)
+	write(t, filepath.Join(h.dir, "state.json"), string(sealState([]byte(state))))
 	h.start()
 	if got := h.actions("gaps", KindJob, OutcomeUnknown); got != 1 {
 		t.Errorf("unknown = %v, want 1", got)
@@ -331,7 +332,7 @@ func TestStateMovedAside(t *testing.T) {
 // refused.
 func TestStateHasOneOwner(t *testing.T) {
 	h := newHarness(t, true, testRoutes)
-	_, _, err := openStore(filepath.Join(h.dir, "state.json"), testStart, nil)
+	_, err := openStore(filepath.Join(h.dir, "state.json"), filepath.Join(h.dir, "receiver-audit.jsonl"), testStart, nil)
 	if err == nil || !strings.Contains(err.Error(), "another receiver") {
 		t.Fatalf("err = %v", err)
 	}
@@ -452,5 +453,91 @@ func TestRouteNeverSentIsReleased(t *testing.T) {
 	}
 	if got := outcomesOf(h.audit()[3:]); got != "r1:duplicate r2:acted r3:acted" {
 		t.Errorf("audit of the retry = %q", got)
+	}
+}
+
+// TestStateSilentEditMovedAside: a state file edited outside the
+// receiver, still valid JSON with valid values (the year of the route's
+// last action, one digit of the group's hash), fails its checksum: it is
+// moved aside, and every route starts its cooldown.
+func TestStateSilentEditMovedAside(t *testing.T) {
+	h := newHarness(t, true, testRoutes)
+	n := gap("billing")
+	h.post(n.body())
+	h.stop()
+	path := filepath.Join(h.dir, "state.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := groupHash(n.groupKey)
+	flipped := string('0'+'1'-rune(hash[0]%2)) + hash[1:] // a hash this group does not have
+	edited := strings.Replace(strings.Replace(string(b), hash, flipped, 1), `"last_action":{"gaps":"2026-`, `"last_action":{"gaps":"2025-`, 1)
+	if strings.Count(edited, flipped) != 1 || !strings.Contains(edited, `"gaps":"2025-`) {
+		t.Fatalf("the edit did not apply to %s", b)
+	}
+	write(t, path, edited)
+	h.start()
+	if h.startErr != nil {
+		t.Fatal(h.startErr)
+	}
+	if aside, _ := filepath.Glob(path + ".corrupt-*"); len(aside) != 1 {
+		t.Errorf("moved aside: %v", aside)
+	}
+	h.post(n.body())
+	if got := h.sent(mockapi.EndpointCreateJob); got != 1 {
+		t.Errorf("%d create_job requests, want 1 (none after the edit)", got)
+	}
+	if got := outcomesOf(h.audit()); got != "gaps:acted gaps:cooldown" {
+		t.Errorf("audit = %q", got)
+	}
+	mustContain(t, h.logs.String(), "checksum")
+	// A file of the format before the checksum is refused the same way.
+	h.stop()
+	var f stateFile
+	if b, err = os.ReadFile(path); err != nil || json.Unmarshal(b, &f) != nil {
+		t.Fatalf("reading the state: %v", err)
+	}
+	write(t, path, string(f.State))
+	h.clock.Advance(time.Second) // the name aside is the time's
+	h.start()
+	if aside, _ := filepath.Glob(path + ".corrupt-*"); len(aside) != 2 {
+		t.Errorf("a file without its checksum: moved aside %v", aside)
+	}
+}
+
+// TestLostStateStartsCooldown: a state file deleted while the receiver
+// was stopped, its owner file or its audit log still there, counts as a
+// corrupt one: every route starts its cooldown. A restart with nothing
+// decided yet, and a first start, act.
+func TestLostStateStartsCooldown(t *testing.T) {
+	for _, keep := range []string{"owner", "audit"} {
+		h := newHarness(t, true, testRoutes)
+		n := gap("billing")
+		h.post(n.body())
+		h.stop()
+		os.Remove(filepath.Join(h.dir, "state.json"))
+		if keep == "audit" {
+			os.Remove(filepath.Join(h.dir, "state.json.owner"))
+		} else {
+			os.Remove(filepath.Join(h.dir, "receiver-audit.jsonl"))
+		}
+		h.start()
+		if h.startErr != nil {
+			t.Fatal(h.startErr)
+		}
+		h.post(n.body())
+		if got := h.sent(mockapi.EndpointCreateJob); got != 1 {
+			t.Errorf("%s kept: %d create_job requests, want 1 (none once the state is lost)", keep, got)
+		}
+		if got := h.actions("gaps", KindJob, OutcomeCooldown); got != 1 {
+			t.Errorf("%s kept: cooldown = %v, want 1", keep, got)
+		}
+	}
+	h := newHarness(t, true, testRoutes)
+	h.restart()
+	h.post(gap("billing").body())
+	if got := h.actions("gaps", KindJob, OutcomeActed); got != 1 {
+		t.Errorf("after a restart with nothing decided: acted = %v, want 1", got)
 	}
 }
