@@ -241,7 +241,7 @@ func (rc *receiver) send(ctx context.Context, r *Route, prompt string) (jobID, r
 // settle records the outcome of the request, under the lock. An answer
 // that says Mintlify did nothing (429, 4xx, its own 5xx) takes the intent back;
 // anything else that failed (no answer in time, a connection cut, an
-// answer that cannot be read) may have started a job, so the intent
+// answer that cannot be read, a gateway's 5xx) may have started a job, so the intent
 // stays, as unknown, and is never tried again.
 func (rc *receiver) settle(r *Route, rec *auditRecord, res reservation, jobID, runID string, err error) (retry bool) {
 	rec.JobID, rec.RunID = jobID, runID

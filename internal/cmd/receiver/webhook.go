@@ -140,7 +140,7 @@ func uniqueKeys(dec *json.Decoder, lv level) error {
 			}
 			k, _ := tok.(string)
 			if seen[k] || slices.ContainsFunc(structFields[lv], func(f string) bool { return f != k && strings.EqualFold(f, k) }) {
-				return fmt.Errorf("key %q given twice", truncate(k))
+				return fmt.Errorf("key %q given twice, or a field's name in another case", truncate(k))
 			}
 			seen[k] = true
 			next := levelOther
