@@ -14,6 +14,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -461,6 +462,7 @@ func (c *Client) apiError(endpoint string, status int, body []byte, hdr http.Hea
 	key := c.key.Reveal()
 	var eb errorBody
 	if json.Unmarshal(body, &eb) == nil && eb.Error != "" {
+		e.Documented = documentedError(body, hdr)
 		e.Message = ScrubText(eb.Error, key)
 		for _, d := range eb.Details {
 			if d.Message == "" {
@@ -488,6 +490,22 @@ func (c *Client) apiError(endpoint string, status int, body []byte, hdr http.Hea
 		}
 	}
 	return e
+}
+
+// documentedError tells the API's own error body: JSON by its
+// Content-Type, one object of only the documented fields, nothing after.
+func documentedError(body []byte, hdr http.Header) bool {
+	if mt, _, err := mime.ParseMediaType(hdr.Get("Content-Type")); err != nil || mt != "application/json" {
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	var eb errorBody
+	if dec.Decode(&eb) != nil || eb.Error == "" {
+		return false
+	}
+	_, err := dec.Token()
+	return err == io.EOF
 }
 
 // redirectError is the error of a 3xx answer: only the origin of the

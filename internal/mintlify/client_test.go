@@ -426,3 +426,35 @@ func TestDateRangeDays(t *testing.T) {
 		t.Fatal("a day range ending at 00:01 was accepted")
 	}
 }
+
+// TestDocumentedErrorBody: only the API's own JSON error shape, as JSON,
+// with nothing else in it, marks an error as the API's own answer; a
+// gateway's page, other fields or trailing data do not.
+func TestDocumentedErrorBody(t *testing.T) {
+	for _, tc := range []struct {
+		name, contentType, body string
+		want                    bool
+	}{
+		{"admin", "application/json", `{"error":"Bad gateway"}`, true},
+		{"analytics", "application/json; charset=utf-8", `{"error":"x","details":[{"message":"y"}]}`, true},
+		{"html", "text/html", `<html><body>502 Bad Gateway</body></html>`, false},
+		{"json as text", "text/plain", `{"error":"Bad gateway"}`, false},
+		{"other fields", "application/json", `{"error":"x","message":"upstream timed out"}`, false},
+		{"not a string", "application/json", `{"error":{"code":502}}`, false},
+		{"trailing data", "application/json", `{"error":"x"}{"error":"y"}`, false},
+		{"empty error", "application/json", `{"error":""}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tc.contentType)
+				w.WriteHeader(http.StatusBadGateway)
+				fmt.Fprint(w, tc.body)
+			}))
+			_, err := c.GetJob(context.Background(), "p", "j")
+			var ae *APIError
+			if !errors.As(err, &ae) || ae.Documented != tc.want {
+				t.Errorf("err %#v: Documented want %v", err, tc.want)
+			}
+		})
+	}
+}

@@ -19,6 +19,9 @@ type APIError struct {
 	// HasRetryAfter tells a Retry-After of zero from an absent header; the
 	// upstream documents neither, so callers must cope with both.
 	HasRetryAfter bool
+	// Documented: the body is exactly one of the API's documented JSON
+	// error shapes, so the API itself answered, not a gateway in front.
+	Documented bool
 }
 
 func (e *APIError) Error() string {

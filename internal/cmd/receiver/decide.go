@@ -130,7 +130,10 @@ func (rc *receiver) decide(ctx context.Context, r *Route, msg *message, alerts [
 	}
 	rc.mu.Unlock()
 
-	jobID, runID, err := rc.send(ctx, r, rec.Prompt)
+	jobID, runID, err := "", "", errNotSent
+	if ctx.Err() == nil {
+		jobID, runID, err = rc.send(ctx, r, rec.Prompt)
+	}
 
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -236,9 +239,9 @@ func (rc *receiver) send(ctx context.Context, r *Route, prompt string) (jobID, r
 }
 
 // settle records the outcome of the request, under the lock. An answer
-// that says Mintlify did nothing (429, 4xx, 5xx) takes the intent back;
+// that says Mintlify did nothing (429, 4xx, its own 5xx) takes the intent back;
 // anything else that failed (no answer in time, a connection cut, an
-// answer that cannot be read) may have started a job, so the intent
+// answer that cannot be read, a gateway's 5xx) may have started a job, so the intent
 // stays, as unknown, and is never tried again.
 func (rc *receiver) settle(r *Route, rec *auditRecord, res reservation, jobID, runID string, err error) (retry bool) {
 	rec.JobID, rec.RunID = jobID, runID
@@ -300,16 +303,24 @@ func stateID(jobID, runID string) string {
 	return ""
 }
 
+// errNotSent: the notification's time ran out before the route's request
+// was started (an earlier route's took it), so nothing reached Mintlify.
+var errNotSent = errors.New("not sent: the notification's answer time ran out before this route's turn; the retry decides again")
+
 // answeredNoAction: the API answered with an error status, so the job or
-// run was not started.
+// run was not started. A 5xx counts only in the API's own error body: a
+// gateway's 502, 503 or 504 may come after Mintlify acted.
 func answeredNoAction(err error) bool {
-	if dialFailed(err) {
+	if dialFailed(err) || errors.Is(err, errNotSent) {
 		return true
 	}
 	switch mintlify.Classify(err).Kind {
 	case mintlify.KindRateLimited, mintlify.KindUnauthorized, mintlify.KindForbidden,
-		mintlify.KindServerError, mintlify.KindNotFound, mintlify.KindBadRequest:
+		mintlify.KindNotFound, mintlify.KindBadRequest:
 		return true
+	case mintlify.KindServerError:
+		var ae *mintlify.APIError
+		return errors.As(err, &ae) && ae.Documented
 	}
 	return false
 }
@@ -322,7 +333,7 @@ func dialFailed(err error) bool {
 
 // transient: the same request may succeed later.
 func transient(err error) bool {
-	if dialFailed(err) {
+	if dialFailed(err) || errors.Is(err, errNotSent) {
 		return true
 	}
 	k := mintlify.Classify(err).Kind

@@ -2,6 +2,7 @@ package receiver
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -255,7 +256,7 @@ func TestIntentWithoutOutcomeAfterRestart(t *testing.T) {
 	n := gap("billing")
 	state := `{"version":1,"groups":[{"route":"gaps","group":"` + groupHash(n.groupKey) + `","state":"intent","at":"2026-03-02T09:59:00Z"}],` +
 		`"last_action":{"gaps":"2026-03-02T09:59:00Z"},"project_last":{},"daily":{"proj-docs":{"day":"2026-03-02","count":1}}}`
-	write(t, filepath.Join(h.dir, "state.json"), state)
+	write(t, filepath.Join(h.dir, "state.json"), string(sealState([]byte(state))))
 	h.start()
 	if got := h.actions("gaps", KindJob, OutcomeUnknown); got != 1 {
 		t.Errorf("unknown = %v, want 1", got)
@@ -331,7 +332,7 @@ func TestStateMovedAside(t *testing.T) {
 // refused.
 func TestStateHasOneOwner(t *testing.T) {
 	h := newHarness(t, true, testRoutes)
-	_, _, err := openStore(filepath.Join(h.dir, "state.json"), testStart, nil)
+	_, err := openStore(filepath.Join(h.dir, "state.json"), filepath.Join(h.dir, "receiver-audit.jsonl"), testStart, nil)
 	if err == nil || !strings.Contains(err.Error(), "another receiver") {
 		t.Fatalf("err = %v", err)
 	}
@@ -363,5 +364,180 @@ func TestFollowRecordsPullRequest(t *testing.T) {
 	h.restart() // the link is kept in the state
 	if got := h.rc.st.d.Jobs[0].PRLink; got != recs[1].PRLink {
 		t.Errorf("state's link %q", got)
+	}
+}
+
+// TestGatewayErrorIsUnknown: a 502, 503 or 504 that is a gateway's page,
+// not Mintlify's own JSON error, cannot tell whether Mintlify acted: it is
+// unknown and never sent again; the same status in Mintlify's own JSON
+// error takes the intent back, and the retry acts.
+func TestGatewayErrorIsUnknown(t *testing.T) {
+	fb := notification{status: "firing", groupKey: "fb", labels: map[string]string{"alertname": "MintlifyFeedbackBacklog"}, fp: "1"}
+	for _, status := range []int{http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout} {
+		h := newHarness(t, true, testRoutes+"daily_cap: 10\n")
+		for _, c := range []struct {
+			endpoint, route, kind string
+			body                  []byte
+		}{
+			{mockapi.EndpointCreateJob, "gaps", KindJob, gap("billing").body()},
+			{mockapi.EndpointTriggerAutomation, "feedback", KindAutomation, fb.body()},
+		} {
+			h.api.Server.SetFault(mockapi.Fault{Endpoint: c.endpoint, Status: status, Body: mockapi.HTML, Remaining: 1})
+			h.post(c.body)
+			if got := h.post(c.body); got != http.StatusOK {
+				t.Errorf("%d %s: retry status %d, want 200", status, c.kind, got)
+			}
+			if got := h.sent(c.endpoint); got != 1 {
+				t.Errorf("%d %s: %d requests, want 1", status, c.kind, got)
+			}
+			if got := h.actions(c.route, c.kind, OutcomeUnknown); got != 1 {
+				t.Errorf("%d %s: unknown = %v, want 1", status, c.kind, got)
+			}
+		}
+		// Mintlify's own JSON error: it refused, so the retry acts.
+		n := gap("api-keys")
+		h.clock.Advance(8 * 24 * time.Hour) // past the gaps route's cooldown
+		h.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointCreateJob, Status: status, Remaining: 1})
+		if got := h.post(n.body()); got != http.StatusServiceUnavailable {
+			t.Errorf("%d JSON: status %d, want 503", status, got)
+		}
+		h.post(n.body())
+		if got := h.actions("gaps", KindJob, OutcomeActed); got != 1 {
+			t.Errorf("%d JSON: acted = %v, want 1 (the retry)", status, got)
+		}
+	}
+}
+
+// TestRouteNeverSentIsReleased: one alert, three routes, and a Mintlify
+// that holds the first request until the notification's time has run
+// out: the first route may have acted (unknown), the two never sent are
+// released, not recorded, and Alertmanager's retry acts on them.
+func TestRouteNeverSentIsReleased(t *testing.T) {
+	routes := "projects: {proj-docs: Acme Docs}\ndaily_cap: 10\nroutes:\n"
+	for _, name := range []string{"r1", "r2", "r3"} {
+		routes += "  - name: " + name + "\n    alert: MintlifyDocumentationGap\n    action: {kind: job, project: proj-docs, prompt_template_file: plain.tmpl}\n"
+	}
+	h := newHarness(t, true, routes)
+	arrived := make(chan string, 3)
+	h.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointCreateJob, Latency: time.Hour, Arrived: arrived})
+	n := gap("billing")
+	msg, err := parseMessage(n.body())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan bool)
+	go func() { done <- h.rc.process(ctx, msg) }()
+	<-arrived // the first route's request is at Mintlify
+	cancel()  // and the notification's time runs out
+	if retry := <-done; !retry {
+		t.Error("no retry asked for")
+	}
+	if len(arrived) != 0 {
+		t.Errorf("%d more requests reached Mintlify after the time ran out", len(arrived))
+	}
+	if got := outcomesOf(h.audit()); got != "r1:unknown r2:error r3:error" {
+		t.Errorf("audit = %q", got)
+	}
+	for _, r := range []string{"r2", "r3"} {
+		if i := h.rc.st.find(r, groupHash(n.groupKey)); i >= 0 {
+			t.Errorf("%s never sent, yet recorded %s", r, h.rc.st.d.Groups[i].State)
+		}
+		if _, ok := h.rc.st.d.LastAction[r]; ok {
+			t.Errorf("%s never sent, yet in its cooldown", r)
+		}
+	}
+	h.api.Server.ClearFaults()
+	if got := h.post(n.body()); got != http.StatusOK {
+		t.Errorf("retry status %d, want 200", got)
+	}
+	if got := outcomesOf(h.audit()[3:]); got != "r1:duplicate r2:acted r3:acted" {
+		t.Errorf("audit of the retry = %q", got)
+	}
+}
+
+// TestStateSilentEditMovedAside: a state file edited outside the
+// receiver, still valid JSON with valid values (the year of the route's
+// last action, one digit of the group's hash), fails its checksum: it is
+// moved aside, and every route starts its cooldown.
+func TestStateSilentEditMovedAside(t *testing.T) {
+	h := newHarness(t, true, testRoutes)
+	n := gap("billing")
+	h.post(n.body())
+	h.stop()
+	path := filepath.Join(h.dir, "state.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := groupHash(n.groupKey)
+	flipped := string('0'+'1'-rune(hash[0]%2)) + hash[1:] // a hash this group does not have
+	edited := strings.Replace(strings.Replace(string(b), hash, flipped, 1), `"last_action":{"gaps":"2026-`, `"last_action":{"gaps":"2025-`, 1)
+	if strings.Count(edited, flipped) != 1 || !strings.Contains(edited, `"gaps":"2025-`) {
+		t.Fatalf("the edit did not apply to %s", b)
+	}
+	write(t, path, edited)
+	h.start()
+	if h.startErr != nil {
+		t.Fatal(h.startErr)
+	}
+	if aside, _ := filepath.Glob(path + ".corrupt-*"); len(aside) != 1 {
+		t.Errorf("moved aside: %v", aside)
+	}
+	h.post(n.body())
+	if got := h.sent(mockapi.EndpointCreateJob); got != 1 {
+		t.Errorf("%d create_job requests, want 1 (none after the edit)", got)
+	}
+	if got := outcomesOf(h.audit()); got != "gaps:acted gaps:cooldown" {
+		t.Errorf("audit = %q", got)
+	}
+	mustContain(t, h.logs.String(), "checksum")
+	// A file of the format before the checksum is refused the same way.
+	h.stop()
+	var f stateFile
+	if b, err = os.ReadFile(path); err != nil || json.Unmarshal(b, &f) != nil {
+		t.Fatalf("reading the state: %v", err)
+	}
+	write(t, path, string(f.State))
+	h.clock.Advance(time.Second) // the name aside is the time's
+	h.start()
+	if aside, _ := filepath.Glob(path + ".corrupt-*"); len(aside) != 2 {
+		t.Errorf("a file without its checksum: moved aside %v", aside)
+	}
+}
+
+// TestLostStateStartsCooldown: a state file deleted while the receiver
+// was stopped, its owner file or its audit log still there, counts as a
+// corrupt one: every route starts its cooldown. A restart with nothing
+// decided yet, and a first start, act.
+func TestLostStateStartsCooldown(t *testing.T) {
+	for _, keep := range []string{"owner", "audit"} {
+		h := newHarness(t, true, testRoutes)
+		n := gap("billing")
+		h.post(n.body())
+		h.stop()
+		os.Remove(filepath.Join(h.dir, "state.json"))
+		if keep == "audit" {
+			os.Remove(filepath.Join(h.dir, "state.json.owner"))
+		} else {
+			os.Remove(filepath.Join(h.dir, "receiver-audit.jsonl"))
+		}
+		h.start()
+		if h.startErr != nil {
+			t.Fatal(h.startErr)
+		}
+		h.post(n.body())
+		if got := h.sent(mockapi.EndpointCreateJob); got != 1 {
+			t.Errorf("%s kept: %d create_job requests, want 1 (none once the state is lost)", keep, got)
+		}
+		if got := h.actions("gaps", KindJob, OutcomeCooldown); got != 1 {
+			t.Errorf("%s kept: cooldown = %v, want 1", keep, got)
+		}
+	}
+	h := newHarness(t, true, testRoutes)
+	h.restart()
+	h.post(gap("billing").body())
+	if got := h.actions("gaps", KindJob, OutcomeActed); got != 1 {
+		t.Errorf("after a restart with nothing decided: acted = %v, want 1", got)
 	}
 }

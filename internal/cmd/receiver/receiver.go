@@ -248,12 +248,12 @@ func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiv
 	for _, r := range cfg.Routes {
 		routes = append(routes, r.Name)
 	}
-	st, aside, err := openStore(f.common.StoragePath, rc.now(), routes)
+	st, err := openStore(f.common.StoragePath, f.auditPath, rc.now(), routes)
 	if err != nil {
 		return nil, nil, err
 	}
-	if aside != "" {
-		logger.Error("The state file could not be read; it was moved aside and every route starts its cooldown now", "moved_to", aside)
+	if st.lost != "" {
+		logger.Error("The state could not be used; every route starts its cooldown now", "reason", st.lost, "moved_to", st.aside)
 	}
 	rc.st = st
 	if rc.audit, err = openAudit(f.auditPath, f.auditMax, f.auditKeep); err != nil {

@@ -5,7 +5,8 @@ package receiver
 // a restart never starts an action twice, and the cooldown and the daily
 // cap hold. Written whole (safefile.Write, synced), owned by one process
 // (a lock on STATE.owner held for the process's life), read as untrusted
-// input: every value is checked, and a file that fails is moved aside.
+// input: its checksum and every value are checked, and a file that fails
+// is moved aside.
 
 import (
 	"bytes"
@@ -14,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"regexp"
@@ -181,16 +183,21 @@ type store struct {
 	path  string
 	owner *os.File
 	d     stateData
+	// lost says why the state found at start could not be used, and
+	// aside where a bad file went; "" for a state read or a first start.
+	lost, aside string
 }
 
 // openStore takes the state's owner lock and reads the file. A file that
-// cannot be used is moved aside, and then every route counts as having
-// acted now (aside is its new name): a lost state must not let the
+// cannot be used is moved aside, and a file missing after the receiver
+// ran (its owner file or audit log is there) is lost too; then every
+// route counts as having acted now: a lost state must not let the
 // receiver act again on what it may have acted on already.
-func openStore(path string, now time.Time, routes []string) (s *store, aside string, err error) {
+func openStore(path, auditPath string, now time.Time, routes []string) (*store, error) {
+	ranBefore := exists(path+".owner") || exists(auditPath) || exists(auditPath+".1")
 	owner, err := safefile.Create(path+".owner", os.O_CREATE|os.O_RDWR)
 	if err != nil {
-		return nil, "", fmt.Errorf("state file: %w", err)
+		return nil, fmt.Errorf("state file: %w", err)
 	}
 	got, err := safefile.TryLock(owner)
 	if err != nil || !got {
@@ -198,45 +205,74 @@ func openStore(path string, now time.Time, routes []string) (s *store, aside str
 		if err == nil {
 			err = errors.New("another receiver holds it: give each receiver its own --storage.path")
 		}
-		return nil, "", fmt.Errorf("state file %s: locking %s.owner: %w", path, path, err)
+		return nil, fmt.Errorf("state file %s: locking %s.owner: %w", path, path, err)
 	}
-	s = &store{path: path, owner: owner}
+	s := &store{path: path, owner: owner}
 	s.reset()
 	data, err := safefile.Read(path, "receiver state file", maxStateBytes)
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && !ranBefore:
+		err = s.save() // a restart must find it
 	case errors.Is(err, fs.ErrNotExist):
-		return s, "", nil
+		s.lost = "the state file is missing, but its owner file or the audit log shows the receiver ran before"
+		err = s.startCooldowns(now, routes)
 	case err == nil:
-		err = decodeState(data, &s.d, now)
-		if err == nil {
-			return s, "", nil
+		if err = decodeState(data, &s.d, now); err != nil {
+			err = s.moveAside(err, now, routes)
+		}
+	default:
+		var nr *safefile.NotRegularError
+		if !errors.As(err, &nr) { // not a file of ours: leave it alone
+			err = s.moveAside(err, now, routes)
 		}
 	}
-	var nr *safefile.NotRegularError
-	if errors.As(err, &nr) {
+	if err != nil {
 		s.close()
-		return nil, "", err // not a file of ours: leave it alone
+		return nil, err
 	}
-	aside, merr := safefile.MoveAside(path, now)
-	if merr != nil {
-		s.close()
-		return nil, "", fmt.Errorf("state file %s cannot be used (%v) nor moved aside: %w", path, err, merr)
+	return s, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// moveAside keeps a state file that cannot be used (why) aside.
+func (s *store) moveAside(why error, now time.Time, routes []string) error {
+	aside, err := safefile.MoveAside(s.path, now)
+	if err != nil {
+		return fmt.Errorf("state file %s cannot be used (%v) nor moved aside: %w", s.path, why, err)
 	}
+	s.lost, s.aside = why.Error(), aside
+	return s.startCooldowns(now, routes)
+}
+
+func (s *store) startCooldowns(now time.Time, routes []string) error {
 	s.reset()
 	for _, r := range routes {
 		s.d.LastAction[r] = now
 	}
-	return s, aside, s.save()
+	return s.save()
+}
+
+// stateFile is the file: the state and the SHA-256 of its bytes as
+// written, so that an edit that leaves valid values is found too.
+type stateFile struct {
+	SHA256 string          `json:"sha256"`
+	State  json.RawMessage `json:"state"`
 }
 
 func decodeState(data []byte, d *stateData, now time.Time) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(d); err != nil {
-		return err
+	var f stateFile
+	if err := decodeStrict(data, &f); err != nil {
+		return fmt.Errorf("not a state file with its checksum: %w", err)
 	}
-	if dec.More() {
-		return errors.New("trailing data")
+	if sum := sha256.Sum256(f.State); hex.EncodeToString(sum[:]) != f.SHA256 {
+		return errors.New("checksum mismatch: the file was changed outside the receiver")
+	}
+	if err := decodeStrict(f.State, d); err != nil {
+		return err
 	}
 	if d.LastAction == nil {
 		d.LastAction = map[string]time.Time{}
@@ -248,6 +284,19 @@ func decodeState(data []byte, d *stateData, now time.Time) error {
 		d.Daily = map[string]dayCount{}
 	}
 	return d.check(now)
+}
+
+// decodeStrict decodes one JSON value with only known fields into v.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data")
+	}
+	return nil
 }
 
 func (s *store) reset() {
@@ -266,7 +315,16 @@ func (s *store) save() error {
 	if err != nil {
 		return err
 	}
-	return safefile.Write(s.path, append(b, '\n'))
+	return safefile.Write(s.path, sealState(b))
+}
+
+// sealState is the file of a state's bytes: they, as they are, and their
+// checksum.
+func sealState(state []byte) []byte {
+	sum := sha256.Sum256(state)
+	out := append([]byte(`{"sha256":"`), hex.EncodeToString(sum[:])...)
+	out = append(append(append(out, `","state":`...), state...), "}\n"...)
+	return out
 }
 
 func (s *store) close() {

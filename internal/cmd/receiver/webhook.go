@@ -48,8 +48,16 @@ var fingerprintRE = regexp.MustCompile(`^[0-9a-f]{1,16}$`)
 // parseMessage decodes and checks a payload.
 func parseMessage(body []byte) (*message, error) {
 	var m message
-	if err := json.NewDecoder(bytes.NewReader(body)).Decode(&m); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("not a JSON payload: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("data after the payload")
+	}
+	// After Decode, which bounds the nesting the walk recurses into.
+	if err := uniqueKeys(json.NewDecoder(bytes.NewReader(body)), levelMessage); err != nil {
+		return nil, err
 	}
 	switch {
 	case m.Version != "4":
@@ -86,6 +94,68 @@ func (a *alert) check() error {
 		}
 	}
 	return nil
+}
+
+// The levels of a payload the receiver decodes into structs, whose field
+// names Go's decoder matches in any case.
+type level int
+
+const (
+	levelOther level = iota
+	levelMessage
+	levelAlerts
+	levelAlert
+)
+
+var structFields = map[level][]string{
+	levelMessage: {"version", "groupKey", "status", "alerts"},
+	levelAlert:   {"status", "labels", "fingerprint"},
+}
+
+// uniqueKeys walks one JSON value and refuses a key twice in an object,
+// or a struct field's name in another case: Go's decoder would keep the
+// last, which is not what was checked.
+func uniqueKeys(dec *json.Decoder, lv level) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch tok {
+	case json.Delim('['):
+		elem := levelOther
+		if lv == levelAlerts {
+			elem = levelAlert
+		}
+		for dec.More() {
+			if err := uniqueKeys(dec, elem); err != nil {
+				return err
+			}
+		}
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			k, _ := tok.(string)
+			if seen[k] || slices.ContainsFunc(structFields[lv], func(f string) bool { return f != k && strings.EqualFold(f, k) }) {
+				return fmt.Errorf("key %q given twice, or a field's name in another case", truncate(k))
+			}
+			seen[k] = true
+			next := levelOther
+			if lv == levelMessage && k == "alerts" {
+				next = levelAlerts
+			}
+			if err := uniqueKeys(dec, next); err != nil {
+				return err
+			}
+		}
+	default:
+		return nil
+	}
+	_, err = dec.Token()
+	return err
 }
 
 // truncate cuts an untrusted value short for an error message.

@@ -92,3 +92,37 @@ func TestMalformedPayload(t *testing.T) {
 		t.Errorf("the good payload: status %d", got)
 	}
 }
+
+// TestTrailingDataAndDuplicateKeysRefused: a notification followed by
+// anything but white space, or with a key twice in one object (a field
+// name in another case included, which Go's decoder would also take),
+// gets 400 and starts nothing: no later value may override what was
+// checked.
+func TestTrailingDataAndDuplicateKeysRefused(t *testing.T) {
+	h := newHarness(t, true, testRoutes)
+	good := string(gap("billing").body())
+	cases := map[string]string{
+		"trailing garbage":    good + `}{garbage`,
+		"second notification": good + good,
+		"trailing value":      good + ` 1`,
+		"duplicate status":    `{"status":"resolved",` + good[1:],
+		"status in capitals":  `{"Status":"resolved",` + good[1:],
+		"duplicate group key": strings.Replace(good, `"groupKey":`, `"groupKey":"other","groupKey":`, 1),
+		"duplicate label":     strings.Replace(good, `"labels":{`, `"labels":{"category":"api-keys",`, 1),
+		"duplicate alert key": strings.Replace(good, `"fingerprint":`, `"fingerprint":"ff","fingerprint":`, 1),
+	}
+	for name, body := range cases {
+		if body == good {
+			t.Fatalf("%s: the case changed nothing", name)
+		}
+		if got := h.post([]byte(body)); got != http.StatusBadRequest {
+			t.Errorf("%s: status %d, want 400", name, got)
+		}
+	}
+	if got := len(h.api.Server.Requests()); got != 0 {
+		t.Errorf("%d API requests", got)
+	}
+	if got := h.post([]byte(good + "\n\t ")); got != http.StatusOK {
+		t.Errorf("the good payload with trailing white space: status %d", got)
+	}
+}
