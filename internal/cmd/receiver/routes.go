@@ -12,10 +12,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"text/template"
 	"time"
 
@@ -116,7 +118,7 @@ type Action struct {
 }
 
 // LoadConfig reads, decodes and checks the routes file at path, and the
-// prompt templates it names (relative to its directory).
+// prompt templates it names (inside its directory).
 func LoadConfig(path string) (*Config, error) {
 	data, err := safefile.Read(path, "routes file", MaxConfigBytes)
 	if err != nil {
@@ -126,23 +128,51 @@ func LoadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("routes file %s: %w", path, err)
 	}
+	dir := filepath.Dir(path)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("routes file %s: %w", path, err)
+	}
+	defer root.Close()
 	for _, r := range c.Routes {
 		if r.Action.Kind != KindJob {
 			continue
 		}
 		file := r.Action.PromptTemplateFile
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(filepath.Dir(path), file)
-		}
-		src, err := safefile.Read(file, "prompt template", MaxTemplateBytes)
+		src, err := readTemplate(root, dir, file)
 		if err != nil {
-			return nil, fmt.Errorf("route %s: %w", r.Name, err)
+			return nil, fmt.Errorf("route %s: prompt_template_file %s: %w", r.Name, file, err)
 		}
 		if err := r.setTemplate(string(src), c.Projects[r.Action.Project]); err != nil {
 			return nil, fmt.Errorf("route %s: prompt template %s: %w", r.Name, file, err)
 		}
 	}
 	return c, nil
+}
+
+// readTemplate reads name, relative to dir (root), refusing all but a
+// regular file inside dir: os.Root refuses ".." and symbolic links that
+// lead out, so the routes file cannot turn another file into a prompt.
+func readTemplate(root *os.Root, dir, name string) ([]byte, error) {
+	rel := name
+	if filepath.IsAbs(name) {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, err
+		}
+		if rel, err = filepath.Rel(abs, name); err != nil {
+			return nil, err
+		}
+	}
+	if !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("must name a file inside %s, the routes file's directory", dir)
+	}
+	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a FIFO is refused below, not waited on
+	if err != nil {
+		return nil, fmt.Errorf("must be a regular file inside %s, the routes file's directory, with no symbolic link out of it: %w", dir, err)
+	}
+	defer f.Close()
+	return safefile.ReadAll(f, "prompt template", MaxTemplateBytes)
 }
 
 // parseConfig decodes the YAML strictly, fills defaults and checks every

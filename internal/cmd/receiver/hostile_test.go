@@ -1,0 +1,84 @@
+package receiver
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// jobRoutes is a routes file of one job route, r, whose template is file.
+func jobRoutes(file string) string {
+	return "projects: {p1: Docs}\nroutes:\n  - name: r\n    alert: A\n    labels: [{name: path}]\n    action: {kind: job, project: p1, prompt_template_file: '" + file + "'}\n"
+}
+
+// TestPromptTemplateOnlyInsideTheRoutesDirectory: a prompt template must be
+// a regular file inside the routes file's directory, reached through no
+// symbolic link that leads out of it; anything else is refused at load and
+// by --config.check, naming the route and the field, and nothing of the file
+// is read into a prompt. A link that stays inside (a Kubernetes ConfigMap
+// mount's ..data) still works.
+func TestPromptTemplateOnlyInsideTheRoutesDirectory(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links and FIFOs")
+	}
+	top := t.TempDir()
+	dir := filepath.Join(top, "etc")
+	secretDir := filepath.Join(top, "outside")
+	for _, d := range []string{dir, secretDir, filepath.Join(dir, "prompts"), filepath.Join(dir, "..data"), filepath.Join(dir, "adir")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const secret = "root:*:20228:0:99999:7:::"
+	write(t, filepath.Join(secretDir, "shadow"), secret)
+	write(t, filepath.Join(dir, "ok.tmpl"), "Fix {{.Labels.path}}.")
+	write(t, filepath.Join(dir, "prompts", "sub.tmpl"), "Fix {{.Labels.path}}.")
+	write(t, filepath.Join(dir, "..data", "cm.tmpl"), "Fix {{.Labels.path}}.")
+	for link, target := range map[string]string{
+		"cm.tmpl":       "..data/cm.tmpl",
+		"abs-out.tmpl":  filepath.Join(secretDir, "shadow"),
+		"rel-out.tmpl":  "../outside/shadow",
+		"outdir":        "../outside",
+		"null.tmpl":     "/dev/null",
+		"environ.tmpl":  "/proc/self/environ",
+		"chained.tmpl":  "rel-out.tmpl",
+		"prompts/up.tm": "../../outside/shadow",
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.tmpl"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	routes := filepath.Join(dir, "routes.yml")
+	for _, file := range []string{"ok.tmpl", "prompts/sub.tmpl", "cm.tmpl", filepath.Join(dir, "ok.tmpl"), "prompts/../ok.tmpl"} {
+		write(t, routes, jobRoutes(file))
+		if _, err := LoadConfig(routes); err != nil {
+			t.Errorf("%s: %v", file, err)
+		}
+	}
+	for _, file := range []string{
+		filepath.Join(secretDir, "shadow"), "/etc/passwd", "/proc/self/environ", "/dev/null",
+		"../outside/shadow", "../../../../../../../../etc/passwd", filepath.Join(dir, "..", "outside", "shadow"),
+		"abs-out.tmpl", "rel-out.tmpl", "chained.tmpl", "outdir/shadow", "prompts/up.tm",
+		"null.tmpl", "environ.tmpl", "fifo.tmpl", "adir", ".",
+	} {
+		write(t, routes, jobRoutes(file))
+		_, err := LoadConfig(routes)
+		if err == nil || !strings.Contains(err.Error(), "route r: prompt_template_file") || strings.Contains(err.Error(), secret) {
+			t.Errorf("%s: err = %v, want a refusal naming route r and prompt_template_file", file, err)
+		}
+	}
+	write(t, routes, jobRoutes("rel-out.tmpl"))
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"--config.file", routes, "--config.check"}, &out, &errb, nil, Options{}); code != 1 ||
+		!strings.Contains(errb.String(), "route r: prompt_template_file") {
+		t.Errorf("--config.check: exit %d, %q %q", code, out.String(), errb.String())
+	}
+}
