@@ -82,3 +82,23 @@ func TestPromptTemplateOnlyInsideTheRoutesDirectory(t *testing.T) {
 		t.Errorf("--config.check: exit %d, %q %q", code, out.String(), errb.String())
 	}
 }
+
+// TestDefaultPatternRefusesHiddenSegments: a label value under the default
+// pattern may not have a path segment starting with "." (.github/workflows,
+// a/.git/x, ..), so a prompt cannot be pointed at CI files; page paths pass.
+func TestDefaultPatternRefusesHiddenSegments(t *testing.T) {
+	c, err := parseConfig([]byte(jobRoutes("t.tmpl")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := c.Routes[0]
+	for v, ok := range map[string]bool{
+		"quickstart": true, "api/auth/keys": true, "v1.2/intro": true, "/api/keys_v2.html": true, "a..b": true,
+		".github/workflows/x": false, "a/.git/x": false, "..": false, ".": false, "../x": false, "a/./b": false, "/.env": false,
+	} {
+		_, err := r.slotValues(map[string]string{"path": v})
+		if (err == nil) != ok {
+			t.Errorf("value %q: err %v, want accepted %v", v, err, ok)
+		}
+	}
+}

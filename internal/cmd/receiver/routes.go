@@ -47,9 +47,13 @@ const (
 	// DefaultLabelPattern is what a listed label's value must match when
 	// its slot gives no pattern or map of its own: letters, digits and
 	// _ . / -, 1 to 64 characters. No space: a path or a slug passes, a
-	// sentence does not.
+	// sentence does not. hiddenSegment is refused with it.
 	DefaultLabelPattern = `^[A-Za-z0-9_./-]{1,64}$`
 )
+
+// hiddenSegment is a path segment starting with "." (.github, .git, ..):
+// no page path has one, and a prompt must not point an agent at CI files.
+var hiddenSegment = regexp.MustCompile(`(^|/)\.`)
 
 // visitorLabels are the exporter's labels whose values come from what
 // visitors typed: the search terms (query) and the category the API
@@ -106,7 +110,8 @@ type Slot struct {
 	Pattern string            `yaml:"pattern"`
 	Map     map[string]string `yaml:"map"`
 
-	re *regexp.Regexp
+	re     *regexp.Regexp
+	hidden bool // the default pattern: refuse hiddenSegment too
 }
 
 // Action is what a route starts.
@@ -299,7 +304,7 @@ func (s *Slot) compile() error {
 	}
 	p := s.Pattern
 	if p == "" {
-		p = DefaultLabelPattern
+		p, s.hidden = DefaultLabelPattern, true
 	}
 	if !strings.HasPrefix(p, "^") || !strings.HasSuffix(p, "$") {
 		return fmt.Errorf("pattern %q must be anchored (^...$)", p)
@@ -396,6 +401,9 @@ func (r *Route) slotValues(labels map[string]string) (map[string]string, error) 
 		}
 		if !s.re.MatchString(v) {
 			return nil, fmt.Errorf("label %s: value (%d bytes) does not match %s", s.Name, len(v), s.re)
+		}
+		if s.hidden && hiddenSegment.MatchString(v) {
+			return nil, fmt.Errorf("label %s: value (%d bytes) has a path segment starting with \".\"", s.Name, len(v))
 		}
 		out[s.Name] = v
 	}
