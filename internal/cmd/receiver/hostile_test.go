@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"text/template"
 )
 
 // jobRoutes is a routes file of one job route, r, whose template is file.
@@ -100,5 +101,69 @@ func TestDefaultPatternRefusesHiddenSegments(t *testing.T) {
 		if (err == nil) != ok {
 			t.Errorf("value %q: err %v, want accepted %v", v, err, ok)
 		}
+	}
+}
+
+// TestTemplateWorkRefusedAtLoad: a template whose work could grow without
+// bound on some label value (a range over a number or a variable, a range
+// within a range, define/template/block, a function that builds text, which
+// can double a value at each step) is refused at load, whatever its output
+// for the placeholder values; the constructs a prompt needs still load.
+func TestTemplateWorkRefusedAtLoad(t *testing.T) {
+	dir := t.TempDir()
+	routes := filepath.Join(dir, "routes.yml")
+	write(t, routes, jobRoutes("t.tmpl"))
+	for _, tmpl := range []string{
+		"Fix {{.Labels.path}} of {{.Project}} ({{.Alert}}).",
+		`{{if eq .Labels.path "x" "y"}}one{{else if ne (len .Labels.path) 3}}two{{else}}three{{end}}`,
+		`{{range $k, $v := .Labels}}{{$k}}={{$v}} {{else}}none{{end}}{{with .Labels.path}}{{.}}{{end}}`,
+		`{{with $p := index .Labels "path"}}{{if and $p (not (eq $p "a"))}}{{$p}}{{end}}{{end}}{{range $.Labels}}{{.}}{{break}}{{end}}`,
+		"{{/* a comment */}}Fix {{- .Labels.path -}} .",
+	} {
+		write(t, filepath.Join(dir, "t.tmpl"), tmpl)
+		if _, err := LoadConfig(routes); err != nil {
+			t.Errorf("%s: %v", tmpl, err)
+		}
+	}
+	for _, tmpl := range []string{
+		"x{{range 3000000000}}{{end}}",
+		`{{if eq .Labels.path "x"}}ok{{else}}{{range 50000000}}aaaa{{end}}{{end}}`,
+		`{{$n := 1000000}}{{range $n}}{{end}}x`,
+		`{{with 1000000}}{{range .}}{{end}}{{end}}x`,
+		`{{range .Labels}}{{range $.Labels}}{{end}}{{end}}x`,
+		`{{range (.Labels)}}{{end}}x`,
+		`{{define "a"}}{{template "a" .}}{{end}}x`,
+		`{{block "a" .}}x{{end}}`,
+		`x{{$a := printf "%s%s" .Project .Project}}{{$a = printf "%s%s" $a $a}}`,
+		`x{{if print .Project}}{{end}}`,
+		`x{{len (slice .Project 1)}}`,
+		`x{{html .Project | js | urlquery}}`,
+		`x{{println}}`,
+		`x{{call .Labels}}`,
+	} {
+		write(t, filepath.Join(dir, "t.tmpl"), tmpl)
+		_, err := LoadConfig(routes)
+		if err == nil || !strings.Contains(err.Error(), "route r: prompt template") {
+			t.Errorf("%s: err = %v, want a refusal naming route r's template", tmpl, err)
+		}
+	}
+}
+
+// TestTemplateBoundedWhileItRenders: a render stops once its output passes
+// MaxPromptBytes, so a template that would write far more never holds more
+// than the bound in memory. (Such a template is refused at load; this one
+// is set directly, to hold the bound of the render itself.)
+func TestTemplateBoundedWhileItRenders(t *testing.T) {
+	r := &Route{Name: "r"}
+	r.tmpl = template.Must(template.New("r").Parse("{{range 5000000}}aaaa{{end}}"))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := r.render(templateData{})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "over 131072 bytes") {
+		t.Errorf("err = %v, want the prompt's bound", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8<<20 {
+		t.Errorf("the render allocated %d bytes for a 20 MB output, want it stopped at the bound (under 8 MiB)", got)
 	}
 }

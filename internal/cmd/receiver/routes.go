@@ -19,6 +19,7 @@ import (
 	"strings"
 	"syscall"
 	"text/template"
+	tparse "text/template/parse"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -332,11 +333,18 @@ type templateData struct {
 	Labels  map[string]string
 }
 
-// setTemplate parses src and renders it once with placeholder values, so
-// that a template using anything but the route's labels fails at load.
+// setTemplate parses src, refuses what could make a render's work
+// unbounded, and renders it once with placeholder values, so that a
+// template using anything but the route's labels fails at load.
 func (r *Route) setTemplate(src, projectName string) error {
 	t, err := template.New(r.Name).Option("missingkey=error").Parse(src)
 	if err != nil {
+		return err
+	}
+	if len(t.Templates()) > 1 {
+		return errors.New("define and block are not allowed in a prompt template")
+	}
+	if err := checkWork(t.Root, false); err != nil {
 		return err
 	}
 	r.tmpl = t
@@ -350,18 +358,115 @@ func (r *Route) setTemplate(src, projectName string) error {
 	return err
 }
 
+// templateFuncs are the functions a template may call: they test and
+// compare, none builds text, so no value outgrows the template's inputs.
+var templateFuncs = []string{"and", "or", "not", "eq", "ne", "lt", "le", "gt", "ge", "len", "index"}
+
+// checkWork bounds a render's work whatever the labels' values (its output
+// is bounded while it renders): a range only over .Labels (at most
+// MaxSlots entries) and not within another, no define, template or block
+// (recursion), and only templateFuncs.
+func checkWork(n tparse.Node, inRange bool) error {
+	switch n := n.(type) {
+	case *tparse.ListNode:
+		for _, c := range n.Nodes {
+			if err := checkWork(c, inRange); err != nil {
+				return err
+			}
+		}
+	case *tparse.TextNode, *tparse.CommentNode, *tparse.BreakNode, *tparse.ContinueNode:
+	case *tparse.ActionNode:
+		return checkPipe(n.Pipe)
+	case *tparse.IfNode:
+		return checkBranch(&n.BranchNode, inRange, inRange)
+	case *tparse.WithNode:
+		return checkBranch(&n.BranchNode, inRange, inRange)
+	case *tparse.RangeNode:
+		if inRange || !overLabels(n.Pipe) {
+			return fmt.Errorf("line %d: a range may only be over .Labels, and not within another range", n.Line)
+		}
+		return checkBranch(&n.BranchNode, true, inRange)
+	default:
+		return fmt.Errorf("%s is not allowed in a prompt template (no define, template or block)", n)
+	}
+	return nil
+}
+
+func checkBranch(b *tparse.BranchNode, listInRange, elseInRange bool) error {
+	if err := checkPipe(b.Pipe); err != nil {
+		return err
+	}
+	if err := checkWork(b.List, listInRange); err != nil {
+		return err
+	}
+	if b.ElseList == nil {
+		return nil
+	}
+	return checkWork(b.ElseList, elseInRange)
+}
+
+func checkPipe(p *tparse.PipeNode) error {
+	for _, c := range p.Cmds {
+		for _, a := range c.Args {
+			if err := checkArg(a); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func checkArg(a tparse.Node) error {
+	switch a := a.(type) {
+	case *tparse.IdentifierNode:
+		if !slices.Contains(templateFuncs, a.Ident) {
+			return fmt.Errorf("function %s is not allowed in a prompt template (only %s)", a.Ident, strings.Join(templateFuncs, ", "))
+		}
+	case *tparse.PipeNode:
+		return checkPipe(a)
+	case *tparse.ChainNode:
+		return checkArg(a.Node)
+	}
+	return nil
+}
+
+// overLabels reports whether p is .Labels or $.Labels and nothing else.
+func overLabels(p *tparse.PipeNode) bool {
+	if len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
+		return false
+	}
+	switch a := p.Cmds[0].Args[0].(type) {
+	case *tparse.FieldNode:
+		return slices.Equal(a.Ident, []string{"Labels"})
+	case *tparse.VariableNode:
+		return slices.Equal(a.Ident, []string{"$", "Labels"})
+	}
+	return false
+}
+
+// errPromptTooLong ends a render at MaxPromptBytes.
+var errPromptTooLong = fmt.Errorf("renders a prompt over %d bytes", MaxPromptBytes)
+
+// boundedBuffer fails a write that would take it past MaxPromptBytes, so a
+// prompt never grows past the bound in memory.
+type boundedBuffer struct{ bytes.Buffer }
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > MaxPromptBytes {
+		return 0, errPromptTooLong
+	}
+	return b.Buffer.Write(p)
+}
+
 // render executes the template; the prompt must be non-empty and
 // at most MaxPromptBytes.
 func (r *Route) render(d templateData) (string, error) {
-	var b bytes.Buffer
+	var b boundedBuffer
 	if err := r.tmpl.Execute(&b, d); err != nil {
 		return "", err
 	}
-	switch {
-	case strings.TrimSpace(b.String()) == "":
+	if strings.TrimSpace(b.String()) == "" {
 		return "", errors.New("renders an empty prompt")
-	case b.Len() > MaxPromptBytes:
-		return "", fmt.Errorf("renders a prompt over %d bytes", MaxPromptBytes)
 	}
 	return b.String(), nil
 }
