@@ -12,11 +12,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"text/template"
+	tparse "text/template/parse"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -45,9 +48,13 @@ const (
 	// DefaultLabelPattern is what a listed label's value must match when
 	// its slot gives no pattern or map of its own: letters, digits and
 	// _ . / -, 1 to 64 characters. No space: a path or a slug passes, a
-	// sentence does not.
+	// sentence does not. hiddenSegment is refused with it.
 	DefaultLabelPattern = `^[A-Za-z0-9_./-]{1,64}$`
 )
+
+// hiddenSegment is a path segment starting with "." (.github, .git, ..):
+// no page path has one, and a prompt must not point an agent at CI files.
+var hiddenSegment = regexp.MustCompile(`(^|/)\.`)
 
 // visitorLabels are the exporter's labels whose values come from what
 // visitors typed: the search terms (query) and the category the API
@@ -104,7 +111,8 @@ type Slot struct {
 	Pattern string            `yaml:"pattern"`
 	Map     map[string]string `yaml:"map"`
 
-	re *regexp.Regexp
+	re     *regexp.Regexp
+	hidden bool // the default pattern: refuse hiddenSegment too
 }
 
 // Action is what a route starts.
@@ -116,7 +124,7 @@ type Action struct {
 }
 
 // LoadConfig reads, decodes and checks the routes file at path, and the
-// prompt templates it names (relative to its directory).
+// prompt templates it names (inside its directory).
 func LoadConfig(path string) (*Config, error) {
 	data, err := safefile.Read(path, "routes file", MaxConfigBytes)
 	if err != nil {
@@ -126,23 +134,51 @@ func LoadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("routes file %s: %w", path, err)
 	}
+	dir := filepath.Dir(path)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("routes file %s: %w", path, err)
+	}
+	defer root.Close()
 	for _, r := range c.Routes {
 		if r.Action.Kind != KindJob {
 			continue
 		}
 		file := r.Action.PromptTemplateFile
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(filepath.Dir(path), file)
-		}
-		src, err := safefile.Read(file, "prompt template", MaxTemplateBytes)
+		src, err := readTemplate(root, dir, file)
 		if err != nil {
-			return nil, fmt.Errorf("route %s: %w", r.Name, err)
+			return nil, fmt.Errorf("route %s: prompt_template_file %s: %w", r.Name, file, err)
 		}
 		if err := r.setTemplate(string(src), c.Projects[r.Action.Project]); err != nil {
 			return nil, fmt.Errorf("route %s: prompt template %s: %w", r.Name, file, err)
 		}
 	}
 	return c, nil
+}
+
+// readTemplate reads name, relative to dir (root), refusing all but a
+// regular file inside dir: os.Root refuses ".." and symbolic links that
+// lead out, so the routes file cannot turn another file into a prompt.
+func readTemplate(root *os.Root, dir, name string) ([]byte, error) {
+	rel := name
+	if filepath.IsAbs(name) {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, err
+		}
+		if rel, err = filepath.Rel(abs, name); err != nil {
+			return nil, err
+		}
+	}
+	if !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("must name a file inside %s, the routes file's directory", dir)
+	}
+	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a FIFO is refused below, not waited on
+	if err != nil {
+		return nil, fmt.Errorf("must be a regular file inside %s, the routes file's directory, with no symbolic link out of it: %w", dir, err)
+	}
+	defer f.Close()
+	return safefile.ReadAll(f, "prompt template", MaxTemplateBytes)
 }
 
 // parseConfig decodes the YAML strictly, fills defaults and checks every
@@ -269,7 +305,7 @@ func (s *Slot) compile() error {
 	}
 	p := s.Pattern
 	if p == "" {
-		p = DefaultLabelPattern
+		p, s.hidden = DefaultLabelPattern, true
 	}
 	if !strings.HasPrefix(p, "^") || !strings.HasSuffix(p, "$") {
 		return fmt.Errorf("pattern %q must be anchored (^...$)", p)
@@ -297,11 +333,18 @@ type templateData struct {
 	Labels  map[string]string
 }
 
-// setTemplate parses src and renders it once with placeholder values, so
-// that a template using anything but the route's labels fails at load.
+// setTemplate parses src, refuses what could make a render's work
+// unbounded, and renders it once with placeholder values, so that a
+// template using anything but the route's labels fails at load.
 func (r *Route) setTemplate(src, projectName string) error {
 	t, err := template.New(r.Name).Option("missingkey=error").Parse(src)
 	if err != nil {
+		return err
+	}
+	if len(t.Templates()) > 1 {
+		return errors.New("define and block are not allowed in a prompt template")
+	}
+	if err := checkWork(t.Root, false); err != nil {
 		return err
 	}
 	r.tmpl = t
@@ -315,18 +358,115 @@ func (r *Route) setTemplate(src, projectName string) error {
 	return err
 }
 
+// templateFuncs are the functions a template may call: they test and
+// compare, none builds text, so no value outgrows the template's inputs.
+var templateFuncs = []string{"and", "or", "not", "eq", "ne", "lt", "le", "gt", "ge", "len", "index"}
+
+// checkWork bounds a render's work whatever the labels' values (its output
+// is bounded while it renders): a range only over .Labels (at most
+// MaxSlots entries) and not within another, no define, template or block
+// (recursion), and only templateFuncs.
+func checkWork(n tparse.Node, inRange bool) error {
+	switch n := n.(type) {
+	case *tparse.ListNode:
+		for _, c := range n.Nodes {
+			if err := checkWork(c, inRange); err != nil {
+				return err
+			}
+		}
+	case *tparse.TextNode, *tparse.CommentNode, *tparse.BreakNode, *tparse.ContinueNode:
+	case *tparse.ActionNode:
+		return checkPipe(n.Pipe)
+	case *tparse.IfNode:
+		return checkBranch(&n.BranchNode, inRange, inRange)
+	case *tparse.WithNode:
+		return checkBranch(&n.BranchNode, inRange, inRange)
+	case *tparse.RangeNode:
+		if inRange || !overLabels(n.Pipe) {
+			return fmt.Errorf("line %d: a range may only be over .Labels, and not within another range", n.Line)
+		}
+		return checkBranch(&n.BranchNode, true, inRange)
+	default:
+		return fmt.Errorf("%s is not allowed in a prompt template (no define, template or block)", n)
+	}
+	return nil
+}
+
+func checkBranch(b *tparse.BranchNode, listInRange, elseInRange bool) error {
+	if err := checkPipe(b.Pipe); err != nil {
+		return err
+	}
+	if err := checkWork(b.List, listInRange); err != nil {
+		return err
+	}
+	if b.ElseList == nil {
+		return nil
+	}
+	return checkWork(b.ElseList, elseInRange)
+}
+
+func checkPipe(p *tparse.PipeNode) error {
+	for _, c := range p.Cmds {
+		for _, a := range c.Args {
+			if err := checkArg(a); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func checkArg(a tparse.Node) error {
+	switch a := a.(type) {
+	case *tparse.IdentifierNode:
+		if !slices.Contains(templateFuncs, a.Ident) {
+			return fmt.Errorf("function %s is not allowed in a prompt template (only %s)", a.Ident, strings.Join(templateFuncs, ", "))
+		}
+	case *tparse.PipeNode:
+		return checkPipe(a)
+	case *tparse.ChainNode:
+		return checkArg(a.Node)
+	}
+	return nil
+}
+
+// overLabels reports whether p is .Labels or $.Labels and nothing else.
+func overLabels(p *tparse.PipeNode) bool {
+	if len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
+		return false
+	}
+	switch a := p.Cmds[0].Args[0].(type) {
+	case *tparse.FieldNode:
+		return slices.Equal(a.Ident, []string{"Labels"})
+	case *tparse.VariableNode:
+		return slices.Equal(a.Ident, []string{"$", "Labels"})
+	}
+	return false
+}
+
+// errPromptTooLong ends a render at MaxPromptBytes.
+var errPromptTooLong = fmt.Errorf("renders a prompt over %d bytes", MaxPromptBytes)
+
+// boundedBuffer fails a write that would take it past MaxPromptBytes, so a
+// prompt never grows past the bound in memory.
+type boundedBuffer struct{ bytes.Buffer }
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > MaxPromptBytes {
+		return 0, errPromptTooLong
+	}
+	return b.Buffer.Write(p)
+}
+
 // render executes the template; the prompt must be non-empty and
 // at most MaxPromptBytes.
 func (r *Route) render(d templateData) (string, error) {
-	var b bytes.Buffer
+	var b boundedBuffer
 	if err := r.tmpl.Execute(&b, d); err != nil {
 		return "", err
 	}
-	switch {
-	case strings.TrimSpace(b.String()) == "":
+	if strings.TrimSpace(b.String()) == "" {
 		return "", errors.New("renders an empty prompt")
-	case b.Len() > MaxPromptBytes:
-		return "", fmt.Errorf("renders a prompt over %d bytes", MaxPromptBytes)
 	}
 	return b.String(), nil
 }
@@ -366,6 +506,9 @@ func (r *Route) slotValues(labels map[string]string) (map[string]string, error) 
 		}
 		if !s.re.MatchString(v) {
 			return nil, fmt.Errorf("label %s: value (%d bytes) does not match %s", s.Name, len(v), s.re)
+		}
+		if s.hidden && hiddenSegment.MatchString(v) {
+			return nil, fmt.Errorf("label %s: value (%d bytes) has a path segment starting with \".\"", s.Name, len(v))
 		}
 		out[s.Name] = v
 	}
