@@ -202,7 +202,7 @@ func (p *Project) validateID(pl place, i int, ids map[string]int, defaulted bool
 	switch {
 	case p.ID == "":
 		pl.add("", "id is required")
-	case strings.EqualFold(strings.ReplaceAll(p.ID, "-", "_"), PlaceholderProjectID):
+	case mintlify.IsPlaceholder(p.ID):
 		pl.add("id", "id %q is the example's placeholder: set your Mintlify project's id (from the API keys page of the Mintlify dashboard)", p.ID)
 		if defaulted {
 			p.Name = ""

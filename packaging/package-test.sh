@@ -340,9 +340,21 @@ done
 grep -qx 'User=mintlify_exporter' "$RUNIT" || fail "the receiver's unit does not run as the exporter's user"
 grep -qx 'StateDirectory=mintlify_exporter' "$RUNIT" || fail "the receiver's unit has no StateDirectory=mintlify_exporter"
 grep -qx 'EnvironmentFile=-/etc/default/mintlify_exporter-receiver' "$RUNIT" || fail "the receiver's unit does not read /etc/default/mintlify_exporter-receiver"
-out=$(/usr/bin/mintlify_exporter receiver --config.file=/etc/mintlify_exporter/routes.yml --config.check 2>&1) ||
-  fail "the packaged routes.yml does not check: $out"
+# Both packaged configurations are refused while they hold placeholders, and
+# check before the first start once filled in (the exporter's key file, a
+# credential of the running unit, is not there yet: a warning).
+out=$(/usr/bin/mintlify_exporter receiver --config.file=/etc/mintlify_exporter/routes.yml --config.check 2>&1) &&
+  fail "the packaged routes.yml checks with its placeholders: $out"
+grep -q "placeholder" <<<"$out" || fail "the packaged routes.yml is refused, but not for its placeholders: $out"
+sed 's/YOUR_PROJECT_ID/proj_example/; s/YOUR_AUTOMATION_ID/auto_example/' /etc/mintlify_exporter/routes.yml >"$tmp/routes.yml"
+out=$(/usr/bin/mintlify_exporter receiver --config.file="$tmp/routes.yml" --config.check 2>&1) ||
+  fail "the packaged routes.yml, filled in, does not check: $out"
 log "the receiver's unit is installed, not enabled; $out"
+sed 's/YOUR_PROJECT_ID/proj_example/' /etc/mintlify_exporter/mintlify.yml >"$tmp/mintlify.yml"
+out=$(/usr/bin/mintlify_exporter --config.file="$tmp/mintlify.yml" --config.check 2>&1) ||
+  fail "the packaged mintlify.yml, filled in, does not check before the first start: $out"
+grep -q "not there yet" <<<"$out" || fail "the check of the packaged mintlify.yml does not warn of the key file: $out"
+log "the packaged mintlify.yml, filled in, checks before the first start"
 
 # ------------------------------------------------------------ 5. run
 step="run as the service"

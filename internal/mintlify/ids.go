@@ -42,3 +42,10 @@ func CheckID(id string) error {
 	}
 	return nil
 }
+
+// IsPlaceholder reports whether id is a shipped example's stand-in
+// (YOUR_PROJECT_ID, YOUR_AUTOMATION_ID: any case, - or _), which every
+// configuration check refuses so that an unedited example never acts.
+func IsPlaceholder(id string) bool {
+	return strings.HasPrefix(strings.ToUpper(strings.ReplaceAll(id, "-", "_")), "YOUR_")
+}

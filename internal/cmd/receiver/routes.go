@@ -223,6 +223,9 @@ func (c *Config) validate() error {
 		if err := mintlify.CheckID(id); err != nil {
 			return fmt.Errorf("projects: %w", err)
 		}
+		if mintlify.IsPlaceholder(id) {
+			return fmt.Errorf("projects: %s is the example's placeholder: set your Mintlify project's id", id)
+		}
 		if err := checkOperatorText(name); err != nil {
 			return fmt.Errorf("projects: name of %s: %w", id, err)
 		}
@@ -277,6 +280,9 @@ func (a *Action) validate(route string, projects map[string]string) error {
 	case KindAutomation:
 		if err := mintlify.CheckID(a.AutomationID); err != nil || a.PromptTemplateFile != "" {
 			return fmt.Errorf("route %s: an automation action needs automation_id (an id) and no prompt_template_file", route)
+		}
+		if mintlify.IsPlaceholder(a.AutomationID) {
+			return fmt.Errorf("route %s: automation_id %s is the example's placeholder: set your automation's id", route, a.AutomationID)
 		}
 	case KindJob:
 		if a.PromptTemplateFile == "" || a.AutomationID != "" {

@@ -24,6 +24,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"no routes", "projects: {p1: Docs}\n", "x", "no routes"},
 		{"bad kind", route("{kind: webhook, project: p1}"), "x", "action kind must be"},
 		{"unlisted project", route("{kind: automation, project: p2, automation_id: a1}"), "x", `project "p2" is not listed`},
+		{"placeholder project", strings.Replace(route("{kind: automation, project: YOUR_PROJECT_ID, automation_id: a1}"), "{p1: Docs}", "{YOUR_PROJECT_ID: Docs}", 1), "x", "YOUR_PROJECT_ID is the example's placeholder"},
+		{"placeholder automation", route("{kind: automation, project: p1, automation_id: your-automation-id}"), "x", "automation_id your-automation-id is the example's placeholder"},
 		{"automation with template", route("{kind: automation, project: p1, automation_id: a1, prompt_template_file: t.tmpl}"), "x", "no prompt_template_file"},
 		{"annotations", job, "{{.Annotations.summary}}", "can't evaluate field Annotations"},
 		{"unlisted label", job, "{{.Labels.path}}", `map has no entry for key "path"`},
