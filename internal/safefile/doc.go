@@ -23,7 +23,11 @@
 //     exporter and the jobs command) and the state file's ledger (shared
 //     by the exporter and the backfill). Where the platform has no
 //     flock(2), locking does nothing.
-//   - Files it creates (Write, Create) are mode 0600 and, created by
-//     root, get their directory's owner (create.go); a file of ours that
-//     cannot be read is kept aside rather than replaced (MoveAside).
+//   - Create is the one open of a file written in place (appended, locked):
+//     never through a symbolic link (O_NOFOLLOW), never blocking on a FIFO,
+//     regular files only. Files it and Write create are mode 0600, and
+//     directories MkdirAll makes are given their mode whatever the umask;
+//     created by root, each gets its directory's owner (create.go). A file
+//     of ours that cannot be read is kept aside rather than replaced
+//     (MoveAside).
 package safefile

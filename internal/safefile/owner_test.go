@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -150,5 +151,51 @@ func TestRootCreatesForTheDirectoryOwner(t *testing.T) {
 	}
 	if _, err := safefile.Create(mine, os.O_RDWR|os.O_CREATE|os.O_EXCL); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("Create with O_EXCL of an existing file: %v, want fs.ErrExist", err)
+	}
+}
+
+// TestRootMkdirAllForTheParentOwner (#46 case 14): directories root makes
+// in a directory of nobody's (a root backfill creating a missing
+// --storage.path directory) are nobody's, mode 0750 whatever the umask,
+// each one given its parent's owner; a directory that exists is left as
+// it was.
+func TestRootMkdirAllForTheParentOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		if toolcheck.InCI() {
+			t.Fatal("CI runs as root")
+		}
+		t.Skip("making a directory for another user needs root")
+	}
+	dir := t.TempDir()
+	if err := os.Chown(dir, testkit.Nobody, testkit.Nobody); err != nil {
+		t.Fatal(err)
+	}
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	deep := filepath.Join(dir, "state", "mintlify")
+	if err := safefile.MkdirAll(deep, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Dir(deep), deep} {
+		if uid, gid, perm := ownerOf(t, p); uid != testkit.Nobody || gid != testkit.Nobody || perm != 0o750 {
+			t.Errorf("%s: uid %d gid %d mode %#o, want %d %d 0750", p, uid, gid, perm, testkit.Nobody, testkit.Nobody)
+		}
+	}
+	mine := filepath.Join(t.TempDir(), "root's")
+	if err := os.Mkdir(mine, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := safefile.MkdirAll(mine, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if uid, _, perm := ownerOf(t, mine); uid != 0 || perm != 0o700 {
+		t.Errorf("an existing directory: uid %d mode %#o, want it left as it was (0, 0700)", uid, perm)
+	}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := safefile.MkdirAll(filepath.Join(file, "sub"), 0o750); err == nil || !strings.Contains(err.Error(), file) {
+		t.Errorf("MkdirAll under a file: %v, want an error naming %s", err, file)
 	}
 }

@@ -11,14 +11,22 @@ import (
 
 // NotRegularError is a path that names something other than a regular
 // file. Its message is "ROLE PATH is not a regular file (KIND); refusing
-// to read it", KIND being e.g. "a FIFO" or "a directory".
+// to OP it", KIND being e.g. "a FIFO" or "a directory", OP "read" unless
+// set; Create's have no role, which its callers add.
 type NotRegularError struct {
-	Role, Path string
-	Mode       fs.FileMode
+	Role, Path, Op string
+	Mode           fs.FileMode
 }
 
 func (e *NotRegularError) Error() string {
-	return fmt.Sprintf("%s %s is not a regular file (%s); refusing to read it", e.Role, e.Path, Kind(e.Mode))
+	op, name := e.Op, e.Path
+	if op == "" {
+		op = "read"
+	}
+	if e.Role != "" {
+		name = e.Role + " " + name
+	}
+	return fmt.Sprintf("%s is not a regular file (%s); refusing to %s it", name, Kind(e.Mode), op)
 }
 
 // TooLargeError is a file over its cap. Size is the size fstat reported,

@@ -36,7 +36,7 @@ func (e *LockHeldError) Error() string {
 // error of a wait that ended is a *LockHeldError naming the lock file and
 // its holder where the system tells it.
 func (l *Ledger) lockFile(ctx context.Context) (*os.File, error) {
-	if err := os.MkdirAll(filepath.Dir(l.lock), 0o750); err != nil {
+	if err := safefile.MkdirAll(filepath.Dir(l.lock), 0o750); err != nil {
 		return nil, err
 	}
 	if err := safefile.CheckTarget(l.lock); err != nil {

@@ -37,7 +37,7 @@ func claim(path string, l *Ledger, log *slog.Logger) (*os.File, error) {
 			return nil, fmt.Errorf("--storage.path: %w; give the path of a regular file (or an empty --storage.path to keep no state)", err)
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+	if err := safefile.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("--storage.path: %w", err)
 	}
 	f, err := safefile.Create(owner, os.O_RDWR|os.O_CREATE)

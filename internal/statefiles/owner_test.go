@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/toolcheck"
 )
 
 // TestRootCreatesFilesTheServiceCanUse (#36 case 8): root (a backfill
@@ -101,4 +102,34 @@ func serviceDirFilledByRoot(t *testing.T) string {
 		}
 	}
 	return dir
+}
+
+// TestRootMakesTheStateDirectoryForItsParentOwner (#46 case 14): the
+// missing directory of a --storage.path that root claims (an exporter
+// run once by hand) is made as its parent's owner's, mode 0750, so the
+// service can start on it after.
+func TestRootMakesTheStateDirectoryForItsParentOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		if toolcheck.InCI() {
+			t.Fatal("CI runs as root")
+		}
+		t.Skip("making a directory for another user needs root")
+	}
+	parent := t.TempDir()
+	if err := os.Chown(parent, testkit.Nobody, testkit.Nobody); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(parent, "state")
+	f, err := Open(filepath.Join(dir, "state.json"), testLog(&bytes.Buffer{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := fi.Sys().(*syscall.Stat_t); st.Uid != testkit.Nobody || st.Gid != testkit.Nobody || fi.Mode().Perm() != 0o750 {
+		t.Errorf("%s made by root: uid %d gid %d mode %#o, want its parent's %d:%d, 0750", dir, st.Uid, st.Gid, fi.Mode().Perm(), testkit.Nobody, testkit.Nobody)
+	}
 }

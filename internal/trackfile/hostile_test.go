@@ -72,3 +72,37 @@ func TestOversizeFileRefused(t *testing.T) {
 		t.Errorf("Append changed the file: %v, %v", fi.Size(), err)
 	}
 }
+
+// TestAppendRefusesLinksAndFIFOs (#46 case 7): a tracked-jobs file that
+// is a symbolic link (to a file root alone may write, say) or a FIFO is
+// refused at once, naming it; the link's target is left as it was.
+func TestAppendRefusesLinksAndFIFOs(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(t.TempDir(), "shadow")
+	if err := os.WriteFile(target, []byte("root:secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "jobs.txt")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for path, kind := range map[string]string{link: "a symbolic link", fifo: "a FIFO"} {
+		done := make(chan error, 1)
+		go func() { done <- Append(path, "p/job_1") }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "tracked-jobs file") || !strings.Contains(err.Error(), path+" is not a regular file ("+kind+")") {
+				t.Errorf("Append(%s) = %v, want a refusal naming it and %s", path, err, kind)
+			}
+		case <-time.After(time.Minute): // only an open that blocks waits this long
+			t.Fatalf("Append(%s) blocked", path)
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "root:secret\n" {
+		t.Errorf("the link's target now holds %q", b)
+	}
+}

@@ -60,8 +60,9 @@ func ValidateID(id string) error {
 	return nil
 }
 
-// Append adds id to the file at path, creating the file (mode 0644) if
-// needed but not its directory. An id already in the file is not added
+// Append adds id to the file at path, creating the file if needed but not
+// its directory (safefile.Create: mode 0600, root's for the directory's
+// owner; a symbolic link or a FIFO is refused). An id already in the file is not added
 // again. The line is written with a single append and synced to disk
 // before Append returns.
 func Append(path, id string) (err error) {
@@ -115,7 +116,7 @@ func Append(path, id string) (err error) {
 // the old one) between open and lock, the lock is on an orphan: reopen.
 func openLocked(path string) (*os.File, error) {
 	for attempt := 0; ; attempt++ {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+		f, err := safefile.Create(path, os.O_RDWR|os.O_APPEND|os.O_CREATE)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				dir := filepath.Dir(path)
@@ -130,12 +131,8 @@ func openLocked(path string) (*os.File, error) {
 			return nil, fmt.Errorf("tracked-jobs file %s: locking: %w", path, err)
 		}
 		fi, ferr := f.Stat()
-		pi, perr := os.Stat(path)
+		pi, perr := os.Lstat(path)
 		if ferr == nil && perr == nil && os.SameFile(fi, pi) {
-			if !fi.Mode().IsRegular() {
-				_ = closeUnlock(f)
-				return nil, fmt.Errorf("tracked-jobs file %s: not a regular file", path)
-			}
 			return f, nil
 		}
 		_ = closeUnlock(f)

@@ -293,7 +293,6 @@ func (e *backfillEnv) openJournal(o *backfillOptions, plan *backfillPlan, toStdo
 		}
 	}
 	j, err := openJournal(partial, args, o.force)
-	var notRegular *notRegularFileError
 	switch {
 	case errors.Is(err, errJournalArgs):
 		return nil, "", e.failf(cli.ExitUsage, "%s is the progress of a backfill with other arguments; run that command again to finish it, or give --force to start this one", partial)
@@ -301,8 +300,8 @@ func (e *backfillEnv) openJournal(o *backfillOptions, plan *backfillPlan, toStdo
 		return nil, "", e.failf(cli.ExitUsage, "%s is the progress file of a development build before 0.1.0, which this backfill does not read; delete it (or give --force) and run the command again: what it held is fetched again", partial)
 	case errors.Is(err, errNotJournal):
 		return nil, "", e.failf(cli.ExitUsage, "%s exists and is not the progress file of a backfill; refusing to overwrite it (remove it, or give --force)", partial)
-	case errors.As(err, &notRegular):
-		return nil, "", e.failf(cli.ExitUsage, "%v", err)
+	case errors.As(err, new(*safefile.NotRegularError)):
+		return nil, "", e.failf(cli.ExitUsage, "%v (remove it, or give another --output)", err)
 	case errors.As(err, new(*changedError)):
 		return nil, "", e.failf(cli.ExitError, "%v", err)
 	case err != nil:

@@ -9,9 +9,9 @@ package backfill
 //     end (internal/safefile), never written through.
 //   - The journal (FILE.partial) is absent or a regular file, as the
 //     state file is: anything else is refused, naming it and its kind,
-//     and is never opened. It is checked with lstat, then opened without
-//     following a link and without blocking (a FIFO put there in between
-//     cannot hang the run), and the opened file must be the one lstat saw.
+//     and is never opened. It is checked with lstat, then opened by
+//     safefile.Create (no link followed, no FIFO waited on), and the
+//     opened file must be the one lstat saw.
 //   - An existing journal is reused only when its first line is the
 //     header of this run's arguments. One of other arguments, or a file
 //     that is no journal, is overwritten only with --force; an empty file
@@ -27,7 +27,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
@@ -39,17 +38,6 @@ var errNotJournal = errors.New("not the progress file of a backfill")
 // errPreReleaseJournal is a journal of version 1, which only development
 // builds before 0.1.0 wrote: refused, not migrated.
 var errPreReleaseJournal = errors.New("the progress file of a development build before 0.1.0")
-
-// notRegularFileError is a journal path that exists as something other
-// than a regular file.
-type notRegularFileError struct {
-	path string
-	mode fs.FileMode
-}
-
-func (e *notRegularFileError) Error() string {
-	return fmt.Sprintf("progress file %s is %s, not a regular file; refusing to open it (remove it, or give another --output)", e.path, safefile.Kind(e.mode))
-}
 
 // changedError is a journal path that changed between its check and its
 // open: another process is at work there.
@@ -93,29 +81,27 @@ func openJournalFile(path, args string, force bool) (*os.File, error) {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	case exists && !before.Mode().IsRegular():
-		return nil, &notRegularFileError{path: path, mode: before.Mode()}
+		return nil, &safefile.NotRegularError{Role: "progress file", Path: path, Op: "open", Mode: before.Mode()}
 	}
 	if journalOpenHook != nil {
 		journalOpenHook()
 	}
-	flags := os.O_RDWR | noFollowNoBlock
-	var f *os.File
-	if exists {
-		f, err = os.OpenFile(path, flags, 0)
-	} else {
-		// Mode 0600 as the output, and root's run gives it the
-		// directory's owner (safefile.Create).
-		f, err = safefile.Create(path, flags|os.O_CREATE|os.O_EXCL)
+	// Mode 0600 as the output, root's for the directory's owner, never
+	// through a link nor blocking on a FIFO (safefile.Create).
+	flags := os.O_RDWR | os.O_CREATE
+	if !exists {
+		flags |= os.O_EXCL
 	}
+	f, err := safefile.Create(path, flags)
 	switch {
-	case errors.Is(err, syscall.ELOOP) || errors.Is(err, fs.ErrExist):
-		// A link, or a file, put there since the lstat.
+	case errors.As(err, new(*safefile.NotRegularError)) || errors.Is(err, fs.ErrExist):
+		// A link, a FIFO or a file put there since the lstat.
 		return nil, &changedError{path: path}
 	case err != nil:
 		return nil, err
 	}
 	after, err := f.Stat()
-	if err == nil && (!after.Mode().IsRegular() || exists && !os.SameFile(before, after)) {
+	if err == nil && exists && !os.SameFile(before, after) {
 		err = &changedError{path: path}
 	}
 	if err == nil && exists {

@@ -78,7 +78,7 @@ func TestBackfillJournalPathRefused(t *testing.T) {
 			if err := syscall.Mknod(partial, syscall.S_IFCHR|0o666, 1<<8|3); err != nil { // /dev/null's numbers
 				t.Fatal(err)
 			}
-		}, nil, "is a character device, not a regular file"})
+		}, nil, "is not a regular file (a character device); refusing to open it (remove it, or give another --output)"})
 	}
 	for _, c := range append(device, []pathCase{
 		{"symbolic link to a precious file", func(t *testing.T, partial string) {
@@ -86,24 +86,24 @@ func TestBackfillJournalPathRefused(t *testing.T) {
 			if err := os.Symlink(filepath.Base(partial)+".target", partial); err != nil {
 				t.Fatal(err)
 			}
-		}, func(t *testing.T, partial string) { checkPrecious(t, partial+".target") }, "is a symbolic link, not a regular file"},
+		}, func(t *testing.T, partial string) { checkPrecious(t, partial+".target") }, "is not a regular file (a symbolic link); refusing to open it (remove it, or give another --output)"},
 		{"FIFO", func(t *testing.T, partial string) {
 			if err := syscall.Mkfifo(partial, 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}, nil, "is a FIFO, not a regular file"},
+		}, nil, "is not a regular file (a FIFO); refusing to open it (remove it, or give another --output)"},
 		{"socket", func(t *testing.T, partial string) {
 			l, err := net.Listen("unix", partial)
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { l.Close() })
-		}, nil, "is a socket, not a regular file"},
+		}, nil, "is not a regular file (a socket); refusing to open it (remove it, or give another --output)"},
 		{"directory", func(t *testing.T, partial string) {
 			if err := os.Mkdir(partial, 0o755); err != nil {
 				t.Fatal(err)
 			}
-		}, nil, "is a directory, not a regular file"},
+		}, nil, "is not a regular file (a directory); refusing to open it (remove it, or give another --output)"},
 		{"unrelated regular file", func(t *testing.T, partial string) { writePrecious(t, partial) }, checkPrecious,
 			"exists and is not the progress file of a backfill; refusing to overwrite it (remove it, or give --force)"},
 		{"journal of other arguments", func(t *testing.T, partial string) {
@@ -173,7 +173,7 @@ func TestBackfillForceOverNotAJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.api.Server.ResetRequests()
-	if code, stderr := runBounded(t, h, "--from", "2026-09-01", "--to", "2026-09-02", "--force", "--output", out); code != cli.ExitUsage || !strings.Contains(stderr, "is a FIFO") {
+	if code, stderr := runBounded(t, h, "--from", "2026-09-01", "--to", "2026-09-02", "--force", "--output", out); code != cli.ExitUsage || !strings.Contains(stderr, "is not a regular file (a FIFO)") {
 		t.Errorf("--force over a FIFO journal: exit %d, stderr %q", code, stderr)
 	}
 	if n := len(h.views()); n != 0 {

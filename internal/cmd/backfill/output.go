@@ -23,6 +23,7 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
 // journalVersion is the format of FILE.partial: 2 keeps the other
@@ -79,17 +80,18 @@ func (jp journalPage) page() *mintlify.PageViewsPage {
 // a name made from the run's arguments, so the same command finds it
 // again, in the directory of the exporter's state file, or with no state
 // file in the user's cache directory (os.UserCacheDir, e.g.
-// ~/.cache/mintlify_exporter). The directory is created if need be.
+// ~/.cache/mintlify_exporter). The directory is created if need be, as
+// the exporter creates the state directory (safefile.MkdirAll).
 func stdoutJournalPath(storagePath, args string) (string, error) {
-	dir := filepath.Dir(storagePath)
+	dir, perm := filepath.Dir(storagePath), os.FileMode(0o750)
 	if storagePath == "" {
 		cache, err := os.UserCacheDir()
 		if err != nil {
 			return "", err
 		}
-		dir = filepath.Join(cache, cli.Name)
+		dir, perm = filepath.Join(cache, cli.Name), 0o700
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := safefile.MkdirAll(dir, perm); err != nil {
 		return "", err
 	}
 	sum := sha256.Sum256([]byte(args))
