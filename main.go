@@ -1,11 +1,4 @@
-// Command mintlify_exporter exports Mintlify documentation analytics and
-// agent-job state as Prometheus metrics (the default command), creates,
-// messages and watches agent jobs (`jobs`), loads past days into
-// Prometheus (`backfill`), and acts on documentation-gap alerts as an
-// Alertmanager webhook receiver (`receiver`).
-//
-// Each command lives in its own package under internal/cmd and shares the
-// command-line layer of internal/cli; see docs/development.md for the map.
+// Command mintlify_exporter exports Mintlify metrics; its subcommands live in internal/cmd.
 package main
 
 import (
@@ -22,18 +15,12 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/serve"
 )
 
-// commands are the subcommands, by the first argument that names them;
-// any other command line is the exporter's own.
 var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"jobs":     jobs.Run,
 	"backfill": backfill.Run,
 	"receiver": receiver.Run,
 }
 
-// versionFile is the VERSION file: the version of a binary built without
-// make's ldflags (go build, go install) too. make stamps the same version,
-// and the commit as the revision.
-//
 //go:embed VERSION
 var versionFile string
 
@@ -42,15 +29,13 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// stampVersion gives a binary built without make's ldflags the VERSION
-// file's version; go build records the commit itself (the revision).
+// stampVersion versions a binary built without make's ldflags (go install).
 func stampVersion() {
 	if version.Version == "" {
 		version.Version = strings.TrimSpace(versionFile)
 	}
 }
 
-// run dispatches the command line and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		if cmd, ok := commands[args[0]]; ok {

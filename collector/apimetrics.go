@@ -7,8 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// apiMetrics counts the exporter's calls to the upstream API. It is fed by
-// the client's Observer hook, so the client needs no Prometheus import.
+// apiMetrics is fed by the client's Observer hook, so the client needs no Prometheus import.
 type apiMetrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
@@ -47,8 +46,6 @@ func (m *apiMetrics) Collect(ch chan<- prometheus.Metric) {
 	m.duration.Collect(ch)
 }
 
-// saveMetrics count the failed writes of the state files, by file, and
-// tell whether the last write of each worked, and when one last did.
 type saveMetrics struct {
 	failures    *prometheus.CounterVec
 	success     *prometheus.GaugeVec
@@ -78,7 +75,6 @@ func newSaveMetrics() *saveMetrics {
 	return m
 }
 
-// register adds the metrics to r.
 func (m *saveMetrics) register(r prometheus.Registerer) error {
 	for _, c := range []prometheus.Collector{m.failures, m.success, m.lastSuccess} {
 		if err := r.Register(c); err != nil {
@@ -88,7 +84,6 @@ func (m *saveMetrics) register(r prometheus.Registerer) error {
 	return nil
 }
 
-// observe records one write of file, at now: failed when err is not nil.
 func (m *saveMetrics) observe(file string, err error, now time.Time) {
 	if err != nil {
 		m.failures.WithLabelValues(file).Inc()

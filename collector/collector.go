@@ -1,9 +1,5 @@
-// Package collector turns the refresh engine's state (internal/engine)
-// into Prometheus metrics: the analytics series of every configured
-// project, the agent jobs, each collector's health and each key's budget,
-// and the metrics of the API requests and of the state files' writes.
-// Collect only ever reads the engine's cache: refreshes are the engine's
-// (Refresh), driven by scrapes but paced by the analytics budget.
+// Package collector turns the refresh engine's state into Prometheus metrics. Collect only reads
+// the engine's cache: refreshes are the engine's, paced by the analytics budget.
 package collector
 
 import (
@@ -18,25 +14,18 @@ import (
 // Clock tells the time; tests pass a fake one.
 type Clock = engine.Clock
 
-// Options are the engine's options (all optional) and where the
-// exporter's own metrics go.
+// Options are the engine's options and where the exporter's own metrics go.
 type Options struct {
 	engine.Options
-	// Registerer receives the metrics of the API requests and, with a
-	// state file, of its writes; nil leaves them out.
-	Registerer prometheus.Registerer
+	Registerer prometheus.Registerer // for API request and state-file metrics; nil leaves them out
 }
 
-// Exporter is a prometheus.Collector over every configured project: the
-// engine (whose Refresh, Apply, ApplyKeys, Wait and Close it has) and its
-// series.
+// Exporter is a prometheus.Collector over the engine of every configured project.
 type Exporter struct {
 	*engine.Engine
 }
 
-// New builds the engine for cfg and its collector. It fails if a key
-// cannot be read or is not an admin key. With a state file, what it holds
-// is served at once.
+// New fails if a key cannot be read or is not an admin key; a state file's data is served at once.
 func New(cfg *config.Config, o Options) (*Exporter, error) {
 	api := newAPIMetrics()
 	eo := o.Options
@@ -60,22 +49,19 @@ func New(cfg *config.Config, o Options) (*Exporter, error) {
 	return &Exporter{Engine: eng}, nil
 }
 
-// Describe sends every descriptor the exporter can emit.
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range allDescs {
 		ch <- d
 	}
 }
 
-// Collect emits the cache, data and bookkeeping alike. It does no I/O.
+// Collect does no I/O.
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	v := e.View()
 	collectLive(ch, v)
 	collectData(ch, v)
 }
 
-// collectLive emits the live series: each unit's health, the agent jobs
-// and the keys' budgets.
 func collectLive(ch chan<- prometheus.Metric, v engine.View) {
 	for _, u := range v.Units {
 		emitHealth(ch, u.Health())
@@ -89,8 +75,6 @@ func collectLive(ch chan<- prometheus.Metric, v engine.View) {
 	}
 }
 
-// collectData emits the data series, what the analytics units fetched
-// (when fresh), and their walks' bookkeeping (always).
 func collectData(ch chan<- prometheus.Metric, v engine.View) {
 	for _, u := range v.Units {
 		fresh := u.Fresh()

@@ -10,13 +10,9 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
-// cacheNote ends every HELP text of a cached value, so that whoever reads
-// /metrics knows the number is not fetched on the scrape.
+// cacheNote tells a reader of /metrics that a cached value is not fetched on the scrape.
 const cacheNote = " Served from the exporter's cache; see mintlify_last_refresh_success_timestamp_seconds for its age."
 
-// familyDescs are the descriptors of the kinds' families, by name, with
-// the HELP and labels of the table in internal/kind and the note on the
-// cache.
 var familyDescs = func() map[string]*prometheus.Desc {
 	ds := map[string]*prometheus.Desc{}
 	for _, k := range kind.All {
@@ -27,7 +23,6 @@ var familyDescs = func() map[string]*prometheus.Desc {
 	return ds
 }()
 
-// familyDesc is the descriptor of a kind's family: one of the table's.
 func familyDesc(name string) *prometheus.Desc {
 	d, ok := familyDescs[name]
 	if !ok {
@@ -36,8 +31,6 @@ func familyDesc(name string) *prometheus.Desc {
 	return d
 }
 
-// Descriptors are built once, when the package is loaded, and shared by every
-// Exporter: they hold no state.
 var (
 	descPathsExported = prometheus.NewDesc("mintlify_page_views_paths",
 		"Paths exported as mintlify_page_views series after filters and max_paths."+cacheNote,
@@ -92,7 +85,6 @@ var (
 		[]string{"key"}, nil)
 )
 
-// The agent jobs' descriptors.
 var (
 	descJobStatus = prometheus.NewDesc("mintlify_agent_job_status",
 		"State of a tracked agent job: one series per status (active, completed, archived, failed), 1 for the current one."+jobsNote,
@@ -122,7 +114,6 @@ var (
 
 const jobsNote = " Polled from the API only while the job is active; see mintlify_refresh_interval_seconds{collector=\"agent_jobs\"}."
 
-// descDateFallback tells a month-to-date counter fetched with dateTo = now.
 var descDateFallback = prometheus.NewDesc("mintlify_analytics_date_fallback",
 	"1 if the exported month-to-date counters of this collector were fetched with dateTo = now (RFC 3339) because the upstream answered the day range ending tomorrow with 400, else 0. The counters are then only as exact as the upstream's time resolution.",
 	[]string{"collector", "project"}, nil)
@@ -143,13 +134,8 @@ var allDescs = func() []*prometheus.Desc {
 	return ds
 }()
 
-// sample is a gauge whose label pairs are built once, when the cache is
-// filled, so a scrape only copies pointers. The path label pair is shared by
-// the human and ai samples of a page, and the project, window and traffic
-// pairs by every page: a 100 000-path cache costs little more than its paths.
-//
-// With created set it is a counter, created then (the start of the month
-// the month-to-date counters count from).
+// sample's label pairs are built once and shared between samples, so a scrape only copies
+// pointers and a 100 000-path cache costs little more than its paths. With created, a counter.
 type sample struct {
 	desc    *prometheus.Desc
 	labels  []*dto.LabelPair // sorted by name, as the registry expects
@@ -174,8 +160,6 @@ func labelPair(name, value string) *dto.LabelPair {
 	return &dto.LabelPair{Name: &name, Value: &value}
 }
 
-// newSample builds a sample from pairs already made (nil ones left out);
-// it sorts them.
 func newSample(desc *prometheus.Desc, value float64, pairs ...*dto.LabelPair) *sample {
 	pairs = slices.DeleteFunc(slices.Clone(pairs), func(p *dto.LabelPair) bool { return p == nil })
 	slices.SortFunc(pairs, func(a, b *dto.LabelPair) int { return strings.Compare(a.GetName(), b.GetName()) })

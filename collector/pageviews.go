@@ -10,9 +10,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
-// walkSeries are the series of a walked kind (internal/source's Walked):
-// the page views, or the unique visitors, which walk the same way and
-// export the same shape under their own metric names.
+// walkSeries are the series of a walked kind: page views or unique visitors.
 type walkSeries struct {
 	kind    kind.Kind
 	walked  source.Walked
@@ -20,8 +18,6 @@ type walkSeries struct {
 	filter  engine.PathFilter
 }
 
-// desc is the descriptor of the walked kind's gauge family name, or for
-// the month window of its counter.
 func (p walkSeries) desc(name string, month bool) *prometheus.Desc {
 	if month {
 		f, _ := p.kind.MonthOf(name)
@@ -30,8 +26,7 @@ func (p walkSeries) desc(name string, month bool) *prometheus.Desc {
 	return familyDesc(name)
 }
 
-// data builds the window's page and site series from its last complete
-// walk or, before the first one completes, from the walk in progress.
+// data uses the last complete walk or, before the first completes, the walk in progress.
 func (p walkSeries) data(w engine.Window) []prometheus.Metric {
 	walk := w.Shown
 	if walk == nil {
@@ -42,9 +37,6 @@ func (p walkSeries) data(w engine.Window) []prometheus.Metric {
 	for _, t := range []string{source.TrafficHuman, source.TrafficAI, source.TrafficOther} {
 		traffic[t] = labelPair("traffic", t)
 	}
-	// Label pairs sorted by name: path, project, traffic, window. The
-	// month window's counters have no window label, and the start of the
-	// month as their created timestamp.
 	n := 4
 	window := labelPair("window", w.Label)
 	var created *timestamppb.Timestamp
@@ -86,9 +78,7 @@ func (p walkSeries) data(w engine.Window) []prometheus.Metric {
 	return samples
 }
 
-// bookkeeping are the walk's figures, for the kinds whose Walked says so
-// (page views). They are shown
-// even when the data is older than max_age, so a stuck walk can be seen.
+// bookkeeping is shown even when the data is older than max_age, so a stuck walk can be seen.
 func (p walkSeries) bookkeeping(w engine.Window) []prometheus.Metric {
 	data := w.Shown
 	if !p.walked.Walk || data == nil {

@@ -9,18 +9,12 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
-// series builds the series of one unit's windows.
 type series interface {
-	// data are the window's data series, shown while the unit's data is
-	// fresh.
 	data(w engine.Window) []prometheus.Metric
-	// bookkeeping are series about how the window was fetched, shown
-	// even when the data is stale.
+	// bookkeeping is how the window was fetched, shown even when the data is stale.
 	bookkeeping(w engine.Window) []prometheus.Metric
 }
 
-// seriesOf is the series builder of u's kind: the kind's samples for the
-// kinds of internal/source, the walk's rows for page views and visitors.
 func seriesOf(u engine.UnitView) series {
 	k := u.Kind()
 	if code, ok := source.Lookup(k.Name); ok {
@@ -30,10 +24,7 @@ func seriesOf(u engine.UnitView) series {
 	return walkSeries{kind: k, walked: wk, project: u.Project(), filter: u.Filter()}
 }
 
-// kindSeries are the series of a kind whose code is in internal/source:
-// its samples, shown as the gauges of a rolling window, or for the month
-// window as the families kind.Kind.MonthOf says (the counters, created at
-// the start of the month, and gauges shown for the month too).
+// kindSeries shows a kind's samples as window gauges, or for the month as kind.Kind.MonthOf says.
 type kindSeries struct {
 	kind     kind.Kind
 	code     source.Fetched
@@ -66,8 +57,7 @@ func (p kindSeries) data(w engine.Window) []prometheus.Metric {
 	return ms
 }
 
-// bookkeeping is the month window's: whether the date fallback is in
-// use. Windows have none.
+// bookkeeping is the month window's date fallback; windows have none.
 func (p kindSeries) bookkeeping(w engine.Window) []prometheus.Metric {
 	if !w.Month || (w.DataTime.IsZero() && !w.Partial) || w.Range == nil {
 		return nil
@@ -75,7 +65,6 @@ func (p kindSeries) bookkeeping(w engine.Window) []prometheus.Metric {
 	return []prometheus.Metric{prometheus.MustNewConstMetric(descDateFallback, prometheus.GaugeValue, boolFloat(!w.Range.Days), p.kind.Name, p.project)}
 }
 
-// emitHealth emits a unit's or job poller's health.
 func emitHealth(ch chan<- prometheus.Metric, h engine.Health) {
 	lv := []string{h.Collector, h.Project}
 	ch <- prometheus.MustNewConstMetric(descUp, prometheus.GaugeValue, boolFloat(h.Up), lv...)
@@ -89,7 +78,6 @@ func emitHealth(ch chan<- prometheus.Metric, h engine.Health) {
 	}
 }
 
-// emitKey emits a key's budget.
 func emitKey(ch chan<- prometheus.Metric, k engine.KeyView) {
 	ch <- prometheus.MustNewConstMetric(descBudgetLimit, prometheus.GaugeValue, float64(k.Limit), k.Name)
 	ch <- prometheus.MustNewConstMetric(descBudgetUsed, prometheus.GaugeValue, float64(k.Used), k.Name)
@@ -97,7 +85,6 @@ func emitKey(ch chan<- prometheus.Metric, k engine.KeyView) {
 	ch <- prometheus.MustNewConstMetric(descBackoff, prometheus.GaugeValue, k.Backoff.Seconds(), k.Name)
 }
 
-// emitJobs emits a project's tracked agent jobs.
 func emitJobs(ch chan<- prometheus.Metric, st engine.JobsStatus) {
 	ch <- prometheus.MustNewConstMetric(descJobsNotFound, prometheus.CounterValue, st.NotFound, st.Project)
 	ch <- prometheus.MustNewConstMetric(descJobsTracked, prometheus.GaugeValue, float64(st.Tracked), st.Project)

@@ -1,9 +1,5 @@
-// Package packaging builds what the deb and rpm packages of
-// mintlify_exporter hold besides the binary: the systemd units, generated
-// from deploy/systemd's (mintlify_exporter.service, and
-// mintlify_exporter-receiver.service for the Alertmanager receiver) so that
-// the two cannot drift apart. packaging/gen writes them at build time
-// (make release).
+// Package packaging generates the deb and rpm packages' systemd units from deploy/systemd's, so
+// that the two cannot drift apart (packaging/gen, at make release).
 package packaging
 
 import (
@@ -13,26 +9,22 @@ import (
 	"strings"
 )
 
-// Paths of the unit in deploy/systemd and of the packaged one.
 const (
 	SourceBinary  = "/usr/local/bin/mintlify_exporter"
 	PackageBinary = "/usr/bin/mintlify_exporter"
 	UnitPath      = "/usr/lib/systemd/system/mintlify_exporter.service"
 )
 
-// The packaged units by name: the exporter's, and the receiver's
-// (installed, not enabled).
+// The receiver's unit is installed, not enabled.
 const (
 	ExporterUnit = "mintlify_exporter"
 	ReceiverUnit = "mintlify_exporter-receiver"
 )
 
-// Units are the names of the units the packages install, each generated
-// from deploy/systemd/NAME.service to /usr/lib/systemd/system/NAME.service.
+// Units are the units the packages install.
 var Units = []string{ExporterUnit, ReceiverUnit}
 
-// Flavor is a package format: the unit differs only by the file systemd
-// reads ARGS from.
+// Flavor is a package format; its unit differs only by the file systemd reads ARGS from.
 type Flavor string
 
 const (
@@ -40,12 +32,8 @@ const (
 	RPM Flavor = "rpm"
 )
 
-// EnvironmentFile is the file of ARGS of the exporter's unit.
 func (f Flavor) EnvironmentFile() (string, error) { return f.EnvironmentFileOf(ExporterUnit) }
 
-// EnvironmentFileOf is the file of ARGS, the flags added to the command
-// line, of the unit name: Debian's /etc/default/NAME or the Red Hat
-// family's /etc/sysconfig/NAME.
 func (f Flavor) EnvironmentFileOf(name string) (string, error) {
 	switch f {
 	case Deb:
@@ -56,19 +44,8 @@ func (f Flavor) EnvironmentFileOf(name string) (string, error) {
 	return "", fmt.Errorf("unknown package format %q (want deb or rpm)", string(f))
 }
 
-// UnitOf turns deploy/systemd/NAME.service into the packaged unit. It changes
-// exactly this and refuses a source where any of it cannot be found
-// exactly once:
-//
-//   - the first comment line says which package and file it comes from;
-//   - the binary is /usr/bin/mintlify_exporter, in the comments and in
-//     ExecStart, and the comments list the environment file after it;
-//   - ExecStart ends with $ARGS, preceded by
-//     EnvironmentFile=-/etc/default/NAME (deb) or -/etc/sysconfig/NAME
-//     (rpm), which may be missing.
-//
-// Everything else — the hardening, the credential, the state directory —
-// is the source's, byte for byte.
+// UnitOf changes only the header, the binary's path and ExecStart's $ARGS with its
+// EnvironmentFile, refusing a source where one is not found exactly once; the rest is byte for byte.
 func UnitOf(name string, src []byte, f Flavor) ([]byte, error) {
 	if !slices.Contains(Units, name) {
 		return nil, fmt.Errorf("unknown unit %q (want one of %s)", name, strings.Join(Units, ", "))
@@ -129,7 +106,6 @@ func UnitOf(name string, src []byte, f Flavor) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// pad fills s with spaces to width, or adds one if it is that long.
 func pad(s string, width int) string {
 	if len(s) >= width {
 		return s + " "

@@ -1,14 +1,6 @@
-// Command mockapi serves the simulated Mintlify API (internal/mockapi) on
-// an address of its own, for the shell checks that run the exporter
-// outside this process: e2e/image.sh points the container at it.
-//
-//	MINTLIFY_API_KEY=mint_... go run ./e2e/mockapi -listen 127.0.0.1:PORT -project ID
-//
-// The one key it accepts comes from MINTLIFY_API_KEY (never a flag) and
-// owns the projects given with -project. Besides the API it answers
-// GET /-/requests with the number of API requests it has recorded, as one
-// decimal line, so that a check can tell whether the exporter asked
-// anything. It stops on SIGINT or SIGTERM.
+// Command mockapi serves the simulated Mintlify API on its own address for e2e/image.sh. Its one
+// key comes from MINTLIFY_API_KEY (never a flag); GET /-/requests answers the number of
+// requests recorded, so a check can tell whether the exporter asked anything.
 package main
 
 import (
@@ -30,8 +22,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
-// requestsPath is where the count of recorded requests is served; the
-// API's own paths all start with /v1 or /v2.
+// requestsPath is outside the API's own /v1 and /v2.
 const requestsPath = "/-/requests"
 
 // maxPaths bounds -paths: the simulated site is generated in memory.
@@ -54,7 +45,6 @@ func main() {
 	}
 }
 
-// run parses args, serves until ctx ends and returns why it could not.
 func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mockapi", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -95,8 +85,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	return nil
 }
 
-// newServer checks the key, the projects and the site size and builds the
-// simulated API.
 func newServer(key string, projects []string, paths int) (*mockapi.Server, error) {
 	switch {
 	case key == "":
@@ -122,8 +110,6 @@ func newServer(key string, projects []string, paths int) (*mockapi.Server, error
 	}), nil
 }
 
-// handler serves the API and, at requestsPath, the count of the requests
-// the API recorded.
 func handler(srv *mockapi.Server) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+requestsPath, func(w http.ResponseWriter, _ *http.Request) {
@@ -134,13 +120,10 @@ func handler(srv *mockapi.Server) http.Handler {
 	return mux
 }
 
-// maxConversationsPerHour bounds -conversations-per-hour: a day of it
-// is 48 pages of the exporter's 1 000 rows.
+// maxConversationsPerHour: a day of it is 48 pages of the exporter's 1 000 rows.
 const maxConversationsPerHour = 2000
 
-// cursorFaults are the -fault values: the simulated API's faults of the
-// cursor-paged endpoints (conversations, feedback entries), which every
-// cursor-paged collector must survive with exact counts or up 0.
+// cursorFaults are what every cursor-paged collector must survive with exact counts or up 0.
 var cursorFaults = map[string]mockapi.Fault{
 	"page-served-twice": {PageServedTwice: true},
 	"widened-range":     {WidenedRange: true},
@@ -148,10 +131,7 @@ var cursorFaults = map[string]mockapi.Fault{
 	"cycling-cursor":    {CyclingCursor: true},
 }
 
-// hostile gives each project's site conversations an hour (and 20
-// feedback entries a day: a backlog of a few pages in the 90-day look-back),
-// and sets fault, for the shell checks that run the exporter as an
-// operator does against an upstream that misbehaves.
+// hostile makes each site busy (20 feedback entries a day: pages of backlog in 90 days) and sets fault.
 func hostile(srv *mockapi.Server, projects []string, conversations int, fault string) error {
 	if conversations < 0 || conversations > maxConversationsPerHour {
 		return fmt.Errorf("-conversations-per-hour %d is not between 0 and %d", conversations, maxConversationsPerHour)

@@ -1,16 +1,6 @@
-// Package budget counts requests against an hourly allowance over a
-// sliding window, the way Mintlify limits analytics calls: 100 per
-// organization per hour, shared by every analytics endpoint.
-//
-// golang.org/x/time/rate is not used here on purpose: a token bucket of
-// rate r and burst b lets b + r·1h requests through in one hour, up to twice
-// the allowance, and the upstream answers that with 429s. A sliding log of
-// request times never lets more than the allowance into any hour.
-//
-// A refresh first reserves the requests it expects to make (Reserve), so
-// that two refreshes never race for the same slots; each request it then
-// makes is taken from its reservation (Reservation.Take), recorded at the
-// time it is made, and what it did not use goes back (Reservation.Release).
+// Package budget counts requests against Mintlify's hourly analytics allowance with a sliding
+// log, not x/time/rate: a token bucket lets burst + rate·1h through in one hour, up to twice the
+// allowance, which the upstream answers with 429s.
 package budget
 
 import (
@@ -19,11 +9,9 @@ import (
 	"time"
 )
 
-// Clock tells the time; tests pass a fake one.
 type Clock interface{ Now() time.Time }
 
-// Window is a sliding one-hour request allowance. It is safe for
-// concurrent use.
+// Window is a sliding one-hour request allowance, safe for concurrent use.
 type Window struct {
 	clock  Clock
 	period time.Duration
@@ -32,26 +20,19 @@ type Window struct {
 	limit    int
 	times    []time.Time // request times inside the period, oldest first
 	reserved int         // slots held by reservations, not yet used
-	// foreign are requests another process made with the same key (the
-	// backfill command, through the state file): they count against the
-	// allowance but are not this window's own (Times leaves them out).
+	// foreign: other processes' requests with this key (backfill, via the state file); not in Times.
 	foreign []time.Time
 }
 
-// Period is the length of the sliding window.
 const Period = time.Hour
 
-// MaxRecorded bounds the request times a window keeps or restores: far
-// above any hourly limit the upstream grants, so a corrupt state file
-// cannot make a window hold millions of times.
+// MaxRecorded is far above any upstream limit, so a corrupt state file cannot hold millions.
 const MaxRecorded = 10_000
 
-// New returns a window allowing limit requests per Period.
 func New(limit int, clock Clock) *Window {
 	return &Window{clock: clock, period: Period, limit: min(max(limit, 0), MaxRecorded)}
 }
 
-// SetLimit changes the allowance (on reload); requests already counted stay.
 func (w *Window) SetLimit(limit int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -63,7 +44,6 @@ func (w *Window) expire(now time.Time) {
 	w.foreign = expireBefore(w.foreign, now.Add(-w.period))
 }
 
-// expireBefore drops the times of a sorted list up to cut.
 func expireBefore(times []time.Time, cut time.Time) []time.Time {
 	i := 0
 	for i < len(times) && !times[i].After(cut) {
@@ -75,9 +55,7 @@ func expireBefore(times []time.Time, cut time.Time) []time.Time {
 	return times
 }
 
-// SetForeign replaces the requests other processes made with the same
-// key. Times outside the window, in the future or beyond MaxRecorded are
-// dropped.
+// SetForeign replaces other processes' requests; times outside the window are dropped.
 func (w *Window) SetForeign(times []time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -94,7 +72,6 @@ func (w *Window) SetForeign(times []time.Time) {
 	}
 }
 
-// all is the own and foreign request times, oldest first.
 func (w *Window) all() []time.Time {
 	if len(w.foreign) == 0 {
 		return w.times
@@ -104,8 +81,6 @@ func (w *Window) all() []time.Time {
 	return out
 }
 
-// Used is how many requests were made in the last Period, by this
-// window's owner and (SetForeign) by others with the same key.
 func (w *Window) Used() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -113,7 +88,6 @@ func (w *Window) Used() int {
 	return len(w.times) + len(w.foreign)
 }
 
-// Available is how many requests may be reserved now.
 func (w *Window) Available() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -125,8 +99,7 @@ func (w *Window) available() int {
 	return max(w.limit-len(w.times)-len(w.foreign)-w.reserved, 0)
 }
 
-// TryTake makes one request outside any reservation if the allowance has
-// room, and reports whether it did.
+// TryTake makes one request outside any reservation if there is room.
 func (w *Window) TryTake() bool {
 	r := w.Reserve(1)
 	ok := r.Take()
@@ -134,9 +107,8 @@ func (w *Window) TryTake() bool {
 	return ok
 }
 
-// Reserve holds up to n slots for one caller and returns the reservation;
-// it may hold fewer (even none) when the allowance has less room. The
-// slots are counted as used from now until they are taken or released.
+// Reserve holds up to n slots (fewer when there is less room) so that two refreshes never race
+// for the same slots; they count as used until taken or released.
 func (w *Window) Reserve(n int) *Reservation {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -146,9 +118,7 @@ func (w *Window) Reserve(n int) *Reservation {
 	return &Reservation{w: w, left: n}
 }
 
-// FreeAt is the earliest time at which n requests will be available, given
-// what has been used and reserved so far. It is now if they are available
-// already, and the zero time if n exceeds the limit (they never will be).
+// FreeAt is when n requests will be available: now if they are, zero if n exceeds the limit.
 func (w *Window) FreeAt(n int) time.Time {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -163,20 +133,17 @@ func (w *Window) FreeAt(n int) time.Time {
 		return now
 	}
 	if over > len(all) {
-		// Reservations in flight hold the rest; they end within a refresh
-		// timeout, after which the slots are either free or in times.
+		// Reservations in flight hold the rest; they end within a refresh timeout.
 		if len(all) == 0 {
 			return now.Add(time.Minute)
 		}
 		return all[len(all)-1].Add(w.period)
 	}
-	// The over-th oldest request must leave the window first.
 	return all[over-1].Add(w.period)
 }
 
-// Times returns the request times inside the window (plus, as made now,
-// the slots still reserved: a state file written mid-refresh must not
-// undercount if the process dies before they are used), oldest first.
+// Times counts reserved slots as made now: a state file written mid-refresh must not undercount
+// if the process dies before they are used.
 func (w *Window) Times() []time.Time {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -189,8 +156,6 @@ func (w *Window) Times() []time.Time {
 	return out
 }
 
-// Restore adds request times remembered from before a restart. Times
-// outside the window, in the future or beyond MaxRecorded are dropped.
 func (w *Window) Restore(times []time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -207,8 +172,7 @@ func (w *Window) Restore(times []time.Time) {
 	}
 }
 
-// Reservation is slots of a Window held by one refresh. Its methods are
-// safe for concurrent use (a walk takes pages from several goroutines).
+// Reservation is one refresh's slots, safe for concurrent use (a walk takes pages in parallel).
 type Reservation struct {
 	w    *Window
 	mu   sync.Mutex
@@ -216,8 +180,6 @@ type Reservation struct {
 	used int
 }
 
-// Take uses one reserved slot, recording a request made now; it reports
-// false when none is left.
 func (r *Reservation) Take() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -233,22 +195,19 @@ func (r *Reservation) Take() bool {
 	return true
 }
 
-// Granted is how many slots the reservation holds in all (used or not).
 func (r *Reservation) Granted() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.left + r.used
 }
 
-// Used is how many slots were taken.
 func (r *Reservation) Used() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.used
 }
 
-// Release gives back the slots not taken. Calling it more than once is
-// harmless.
+// Release gives back the slots not taken; calling it twice is harmless.
 func (r *Reservation) Release() {
 	r.mu.Lock()
 	defer r.mu.Unlock()

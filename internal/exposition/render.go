@@ -1,16 +1,6 @@
-// Package exposition is the Prometheus side of /metrics: it renders the
-// exporter's data series once per change, for every scrape until the
-// next one, and writes a scrape from those rendered families merged with
-// the live ones gathered per scrape.
-//
-// The data series (every kind of the table, internal/kind.All) and the
-// bookkeeping of their walks change only when a refresh lands,
-// once every few minutes, while Prometheus scrapes every few seconds. So
-// they are not rebuilt per scrape: they are encoded once per change, for
-// the format asked (with a gzip copy of each family), and a scrape writes
-// those bytes and encodes only the few live series (health, budget, jobs,
-// the exporter's own). This is the shape of kube-state-metrics' metrics
-// store.
+// Package exposition writes /metrics. The data series change only when a refresh lands, so they
+// are encoded and gzipped once per change; a scrape writes those bytes and encodes only the few
+// live series (the shape of kube-state-metrics' store).
 package exposition
 
 import (
@@ -26,17 +16,14 @@ import (
 	"github.com/prometheus/common/expfmt"
 )
 
-// Family is one metric family of the data series, encoded in one
-// exposition format, as a gzip member (gzip members concatenate into one
-// stream) and, when asked for, as plain bytes.
+// Family is one data family in one format: a gzip member (members concatenate) and plain text.
 type Family struct {
 	Name string
 	Text []byte
 	Gzip []byte
 }
 
-// Renderer renders the data series of a collector, once per change of
-// its key, for every scrape until the next change.
+// Renderer renders a collector's series once per change of its key.
 type Renderer struct {
 	data prometheus.Collector
 	key  func() string // changes whenever data collects something else
@@ -47,18 +34,13 @@ type Renderer struct {
 	reg  *prometheus.Registry // holds data
 }
 
-// NewRenderer renders data; key must change whenever data would collect
-// other series (a refresh landed, data went stale, a reload).
+// NewRenderer's key must change whenever data would collect other series (refresh, stale, reload).
 func NewRenderer(data prometheus.Collector, key func() string) *Renderer {
 	return &Renderer{data: data, key: key}
 }
 
-// renderSet is one render. Prometheus always asks for gzip, so the set is
-// kept as gzip members only: the plain text, seven to ten times their
-// size, is made from them (inflated, so the bytes are the same) the first
-// time a client that does not take gzip scrapes, and kept until the data
-// changes. A set is never changed once a scrape may hold it: making the
-// plain text gives a new family list.
+// renderSet keeps gzip members only, as Prometheus asks for gzip: the plain text, 7-10 times
+// larger, is inflated on the first plain scrape. A set never changes once a scrape may hold it.
 type renderSet struct {
 	fams    []Family // Text set once plain is made
 	spans   []textSpan
@@ -67,19 +49,15 @@ type renderSet struct {
 	gz      []byte
 }
 
-// textSpan is where a family's text is in the whole plain exposition.
 type textSpan struct{ t0, t1 int }
 
-// makePlain inflates the gzip members into the plain text, once per set.
-// The caller holds renderCache.mu. Scrapes that hold the set's earlier
-// family list keep it: the list with Text is a new one.
+// makePlain makes a new family list, so scrapes holding the old one keep it. The caller locks.
 func (r *renderSet) makePlain() error {
 	if r.text != nil {
 		return nil
 	}
 	text := make([]byte, r.textLen)
 	if r.textLen > 0 {
-		// An empty cache has no gzip member to inflate: its text is empty.
 		zr, err := gzip.NewReader(bytes.NewReader(r.gz))
 		if err != nil {
 			return fmt.Errorf("inflating the rendered series: %w", err)
@@ -96,12 +74,8 @@ func (r *renderSet) makePlain() error {
 	return nil
 }
 
-// Rendered returns the data families encoded in format, sorted by name,
-// rendering them again only if the data changed since the last call (a
-// refresh landed, data went stale, a reload) or the format differs. Their
-// Gzip is always set, their Text only when plain is true. The bytes are
-// never changed: a newer render replaces them, and the garbage collector
-// frees them once no scrape holds them.
+// Rendered returns the families sorted by name, rendering again only on a new key or format.
+// Gzip is always set, Text only when plain; the bytes are never changed, only replaced.
 func (c *Renderer) Rendered(format expfmt.Format, plain bool) ([]Family, error) {
 	key := c.key() + " " + string(format)
 	c.mu.Lock()
@@ -122,8 +96,7 @@ func (c *Renderer) Rendered(format expfmt.Format, plain bool) ([]Family, error) 
 	return set.fams, nil
 }
 
-// render gathers the data series and encodes each family as a gzip
-// member of its text. The caller holds c.mu.
+// render encodes each family as a gzip member of its text. The caller holds c.mu.
 func (c *Renderer) render(format expfmt.Format) (*renderSet, error) {
 	if c.reg == nil {
 		c.reg = prometheus.NewRegistry()
@@ -164,17 +137,11 @@ func (c *Renderer) render(format expfmt.Format) (*renderSet, error) {
 		set.spans = append(set.spans, textSpan{sp.t0, sp.t1})
 	}
 	if text.Len() > freeAfterBytes {
-		// Rendering a big site leaves garbage several times the size of
-		// its exposition (the series built to encode it). It happens once
-		// per data change, minutes apart: hand that memory back to the OS
-		// now rather than keep the process at its peak until the
-		// scavenger gets to it.
+		// A big render leaves garbage several times its size, minutes apart: return it now.
 		text, gz = bytes.Buffer{}, bytes.Buffer{}
 		debug.FreeOSMemory()
 	}
 	return set, nil
 }
 
-// freeAfterBytes is the rendered size above which a render is followed by
-// returning the freed memory to the OS.
 const freeAfterBytes = 4 << 20

@@ -6,18 +6,13 @@ import (
 	"io"
 )
 
-// storedGzipHeader opens a gzip member (RFC 1952): deflate, no flags, no
-// time, unknown OS.
+// storedGzipHeader: deflate, no flags, no time, unknown OS (RFC 1952).
 var storedGzipHeader = [10]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255}
 
-// maxStoredBlock is the most a stored deflate block holds (RFC 1951 3.2.4).
-const maxStoredBlock = 0xffff
+const maxStoredBlock = 0xffff // RFC 1951 3.2.4
 
-// appendStoredGzip appends p to dst as one gzip member of stored
-// (uncompressed) deflate blocks. It is what compress/gzip writes at
-// NoCompression, without the 650 KB compressor that writer allocates even
-// to store: the live families of a scrape are small and change every
-// time, so they are framed, not compressed (see familyWriter).
+// appendStoredGzip frames p as one gzip member of stored blocks: compress/gzip at
+// NoCompression would still allocate its 650 KB compressor.
 func appendStoredGzip(dst, p []byte) []byte {
 	dst = append(dst, storedGzipHeader[:]...)
 	rest := p
@@ -40,8 +35,6 @@ func appendStoredGzip(dst, p []byte) []byte {
 	return binary.LittleEndian.AppendUint32(dst, uint32(len(p)))
 }
 
-// writeStoredGzip writes p to w as one stored gzip member, using buf for
-// the framing (returned, grown, for reuse).
 func writeStoredGzip(w io.Writer, buf, p []byte) ([]byte, error) {
 	buf = appendStoredGzip(buf[:0], p)
 	_, err := w.Write(buf)

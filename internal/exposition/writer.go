@@ -12,10 +12,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 )
 
-// Writer writes a scrape: families one after another, in name order. Live families in a run
-// are encoded into one buffer and go out together (as one stored gzip
-// member when the client takes gzip); a rendered family goes out as
-// stored.
+// Writer writes a scrape in name order; consecutive live families go out together.
 type Writer struct {
 	w    io.Writer
 	gz   bool
@@ -24,8 +21,6 @@ type Writer struct {
 	err  error
 }
 
-// scrapeBuffers are a scrape's working buffers, kept between scrapes so
-// that a scrape does not grow new ones.
 type scrapeBuffers struct {
 	pending bytes.Buffer // live families encoded, not yet written
 	framed  []byte       // pending as a gzip member
@@ -33,17 +28,14 @@ type scrapeBuffers struct {
 
 var scrapeBufferPool = sync.Pool{New: func() any { return new(scrapeBuffers) }}
 
-// maxPooledBuffer bounds what a scrape gives back to the pool, so that a
-// rare large scrape (thousands of live series) does not stay resident.
+// maxPooledBuffer keeps a rare large scrape's buffers from staying resident.
 const maxPooledBuffer = 1 << 20
 
-// NewWriter writes to w in format, as gzip when gz.
 func NewWriter(w io.Writer, gz bool, format expfmt.Format) *Writer {
 	bufs := scrapeBufferPool.Get().(*scrapeBuffers)
 	return &Writer{w: w, gz: gz, enc: expfmt.NewEncoder(&bufs.pending, format), bufs: bufs}
 }
 
-// Cached writes a rendered family.
 func (f *Writer) Cached(fam Family) {
 	f.flush()
 	if f.err != nil {
@@ -56,21 +48,17 @@ func (f *Writer) Cached(fam Family) {
 	_, f.err = f.w.Write(fam.Text)
 }
 
-// Err is the first error writing met; after one, nothing more is written.
+// Err is the first write error; after one, nothing more is written.
 func (f *Writer) Err() error { return f.err }
 
-// Live writes a family gathered for this scrape.
 func (f *Writer) Live(mf *dto.MetricFamily) {
 	if f.err == nil {
 		f.err = f.enc.Encode(mf)
 	}
 }
 
-// flush writes the live families encoded so far. They are a few dozen
-// kilobytes that change every scrape: they go out framed as a gzip member
-// but not compressed, which costs a checksum instead of a compressor
-// (BenchmarkHTTPScrape; the data members beside them were compressed once,
-// when rendered).
+// flush frames live families uncompressed: they change every scrape, and a checksum costs less
+// than a compressor (BenchmarkHTTPScrape).
 func (f *Writer) flush() {
 	p := &f.bufs.pending
 	if f.err != nil || p.Len() == 0 {
@@ -84,8 +72,7 @@ func (f *Writer) flush() {
 	f.bufs.framed, f.err = writeStoredGzip(f.w, f.bufs.framed, p.Bytes())
 }
 
-// Close writes what is pending and gives the buffers back; Err tells
-// whether anything failed.
+// Close writes what is pending and gives the buffers back.
 func (f *Writer) Close() error {
 	f.flush()
 	if f.bufs.pending.Cap() <= maxPooledBuffer && cap(f.bufs.framed) <= maxPooledBuffer {
@@ -96,8 +83,7 @@ func (f *Writer) Close() error {
 	return f.err
 }
 
-// AcceptsGzip tells whether an Accept-Encoding header takes gzip (with a
-// q-value above 0).
+// AcceptsGzip tells whether an Accept-Encoding header takes gzip with a q-value above 0.
 func AcceptsGzip(header string) bool {
 	for _, part := range strings.Split(header, ",") {
 		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")

@@ -1,16 +1,6 @@
-// Package kind is the one table of the exporter's analytics collector
-// kinds: for each, its name (the --collector.NAME flag, the configuration's
-// `collectors` entry, the `collector` label), whether it is on by default,
-// the API endpoint it reads, which windows it counts, and the metric
-// families it exports with their HELP.
-//
-// Config validation, the --collector.* flags, the refresh engine, the
-// backfill, the docs checks and the simulated API all read this table.
-// A kind's code (its request, its stored payload, its samples) is one file
-// in internal/source; docs/development.md says how to add one. The
-// package imports nothing of the project. The API client does not use it
-// (it knows the endpoints itself), so the simulated API, which does, still
-// shares no code with the client.
+// Package kind is the one table of the analytics collector kinds: name, default, endpoint,
+// windows and metric families. Config, flags, refresh, backfill, docs checks and the simulated
+// API read it; the API client does not, so the simulator shares no code with the client.
 package kind
 
 import (
@@ -19,16 +9,13 @@ import (
 	"time"
 )
 
-// The kinds' names.
 const (
-	PageViews = "pageviews"
-	Visitors  = "visitors"
-	Feedback  = "feedback"
-	Searches  = "searches"
-	Assistant = "assistant"
-	// Conversations: assistant conversations, answered or not.
-	Conversations = "conversations"
-	// FeedbackBacklog: reader feedback nobody has handled yet.
+	PageViews       = "pageviews"
+	Visitors        = "visitors"
+	Feedback        = "feedback"
+	Searches        = "searches"
+	Assistant       = "assistant"
+	Conversations   = "conversations"
 	FeedbackBacklog = "feedback-backlog"
 )
 
@@ -36,19 +23,12 @@ const (
 type Windows int
 
 const (
-	// MonthAndWindows: month-to-date counters (which backfill can write
-	// for past days), plus a gauge for each configured rolling window.
 	MonthAndWindows Windows = iota
-	// WindowsOnly: gauges of the rolling windows alone (24h when none is
-	// configured). Unique visitors do not add up over days, so they have
-	// no counter.
+	// WindowsOnly has no month counter: unique visitors do not add up over days.
 	WindowsOnly
-	// MonthOnly: month-to-date counters alone, for a kind whose rolling
-	// windows would cost too much; its samples name the counter families.
+	// MonthOnly is for a kind whose rolling windows would cost too much.
 	MonthOnly
-	// Snapshot: gauges of the state now (one fetch a refresh, over the
-	// range the kind chooses, such as a look-back), without a window
-	// label.
+	// Snapshot is gauges of the state now, without a window label.
 	Snapshot
 )
 
@@ -56,77 +36,48 @@ const (
 type Paging int
 
 const (
-	// OnePage: one request a window (or a snapshot).
 	OnePage Paging = iota
-	// OffsetPages: a walk of offset pages (page views, visitors: the
-	// client's Walk).
 	OffsetPages
-	// CursorPages: a walk of cursor pages, through the client's one
-	// cursor walk (mintlify.Follow), which de-duplicates rows by id,
-	// checks their range and ends a looping walk. Every kind marked so is
-	// run against each of the simulator's cursor faults by
-	// TestCursorKindsUnderFaults (internal/source): a new one is covered
-	// without a test of its own.
+	// CursorPages kinds are each run against the simulator's cursor faults by TestCursorKindsUnderFaults.
 	CursorPages
 )
 
-// HasMonth reports whether the kind counts the month to date (and the
-// backfill can write its counters for past days).
+// HasMonth reports whether backfill can write the kind's counters for past days.
 func (w Windows) HasMonth() bool { return w == MonthAndWindows || w == MonthOnly }
 
-// Family is a metric family a kind exports: its name as /metrics shows it
-// (a counter's ends in _total), its HELP without the exporter's note on
-// its cache, and its labels.
+// Family is a metric family a kind exports; Help omits the exporter's note on its cache.
 type Family struct {
 	Name    string
 	Help    string
 	Labels  []string
 	Counter bool // a month-to-date counter; else a gauge
-	// Month: a gauge also shown for the month-to-date range, as
-	// window="month" (a flag about the month's answer, not a count).
-	Month bool
+	Month   bool // a gauge also shown as window="month"
 }
 
-// Kind is one row of the table.
 type Kind struct {
-	Name    string
-	Summary string // what it exports, for --collector.NAME and the docs
-	Default bool   // on when neither the flags nor the configuration say
-	// Weight is its default share of a key's budget against the other
-	// kinds enabled under the key (the configuration's collector_weights).
-	Weight   float64
-	Endpoint string // the API path under /v1/analytics/{projectId}/
+	Name     string
+	Summary  string // for --collector.NAME and the docs
+	Default  bool
+	Weight   float64 // default share of a key's budget (collector_weights)
+	Endpoint string  // the API path under /v1/analytics/{projectId}/
 	Windows  Windows
 	Paging   Paging
 	Families []Family
-	// The kind's own settings, each with its default here (zero: the
-	// kind has no such setting). Their flag and configuration key follow
-	// from the kind's name (Flag, Key), unless the row names the key 0.1.0
-	// gave it, which stays.
-	//
-	// TopN is the length of the kind's top lists: --collector.NAME.top-n,
-	// global.collector_top_n.NAME (or TopNKey).
-	TopN    int
-	TopNKey string
-	// LookBack is how far back a Snapshot looks: --collector.NAME.look-back,
-	// global.collector_look_back.NAME (or LookBackKey).
-	LookBack    time.Duration
+	// Own settings with their defaults (zero: none); a *Key keeps the key 0.1.0 gave it.
+	TopN        int
+	TopNKey     string
+	LookBack    time.Duration // how far back a Snapshot looks
 	LookBackKey string
 }
 
-// The settings a row can have, as their flags and keys spell them.
 const (
 	TopNSetting     = "top-n"
 	LookBackSetting = "look-back"
 )
 
-// Flag is the command-line flag of the kind's setting (TopNSetting,
-// LookBackSetting), without its dashes.
 func (k Kind) Flag(setting string) string { return "collector." + k.Name + "." + setting }
 
-// Key is where the configuration file sets the kind's setting, under
-// global: the key the row names, else collector_SETTING.NAME
-// ("collector_top_n.conversations").
+// Key is the setting's key under global: the row's own, else collector_SETTING.NAME.
 func (k Kind) Key(setting string) string {
 	own := map[string]string{TopNSetting: k.TopNKey, LookBackSetting: k.LookBackKey}[setting]
 	if own != "" {
@@ -135,7 +86,6 @@ func (k Kind) Key(setting string) string {
 	return "collector_" + strings.ReplaceAll(setting, "-", "_") + "." + k.Name
 }
 
-// Help texts the families share.
 const (
 	monthCounter = " Starts again from 0 on the 1st."
 )
@@ -234,7 +184,6 @@ var All = []Kind{
 	},
 }
 
-// Names are the kinds' names, in the table's order.
 func Names() []string {
 	names := make([]string, len(All))
 	for i, k := range All {
@@ -243,7 +192,6 @@ func Names() []string {
 	return names
 }
 
-// Lookup returns the kind named name.
 func Lookup(name string) (Kind, bool) {
 	for _, k := range All {
 		if k.Name == name {
@@ -253,7 +201,6 @@ func Lookup(name string) (Kind, bool) {
 	return Kind{}, false
 }
 
-// Defaults are the names of the kinds on by default.
 func Defaults() []string {
 	var names []string
 	for _, k := range where(func(k Kind) bool { return k.Default }) {
@@ -262,7 +209,6 @@ func Defaults() []string {
 	return names
 }
 
-// where is the kinds for which keep is true, in the table's order.
 func where(keep func(Kind) bool) []Kind {
 	var ks []Kind
 	for _, k := range All {
@@ -273,8 +219,7 @@ func where(keep func(Kind) bool) []Kind {
 	return ks
 }
 
-// Family returns the family of kind named name; it panics when the table
-// has none, which only a mistake in the code that asks can cause.
+// Family panics on a name the table lacks: only a mistake in the caller does that.
 func (k Kind) Family(name string) Family {
 	for _, f := range k.Families {
 		if f.Name == name {
@@ -284,16 +229,12 @@ func (k Kind) Family(name string) Family {
 	panic("kind " + k.Name + " has no family " + name)
 }
 
-// Counters are the kind's month-to-date counter families.
 func (k Kind) Counters() []Family {
 	return slices.DeleteFunc(slices.Clone(k.Families), func(f Family) bool { return !f.Counter })
 }
 
-// MonthOf is the family that the samples of gauge family name (shown for
-// a rolling window) become for the month-to-date range: its counter,
-// name_total, or the gauge itself when it is shown for the month too
-// (Month); a counter's name is that counter. ok is false when the month shows none of it (a top-N of a
-// month is no sum of its days').
+// MonthOf is the month-to-date family of window family name: its _total counter, or the gauge
+// itself if Month; ok is false for a top-N (a month's is no sum of its days').
 func (k Kind) MonthOf(name string) (f Family, ok bool) {
 	for _, f := range k.Families {
 		if f.Counter && f.Name == name {

@@ -11,15 +11,10 @@ import (
 	"time"
 )
 
-// defaultRange is used when dateFrom/dateTo are omitted. The vendor does not
-// document its default, so clients must always send both; the mock picks
-// 30 days ending now.
+// defaultRange: the vendor documents no default, so clients must always send both dates.
 const defaultRange = 30 * 24 * time.Hour
 
-// parseDate accepts the two documented forms: YYYY-MM-DD (midnight UTC) and
-// an RFC 3339 date-time with Z or a numeric offset, optionally with
-// fractional seconds. Note that an unescaped "+" in a query string decodes
-// to a space and is rejected, as a real server would.
+// parseDate takes YYYY-MM-DD or RFC 3339; an unescaped "+" decodes to a space and is refused.
 func parseDate(v string) (time.Time, error) {
 	if len(v) == len("2006-01-02") {
 		return time.Parse("2006-01-02", v)
@@ -27,8 +22,7 @@ func parseDate(v string) (time.Time, error) {
 	return time.Parse(time.RFC3339Nano, v)
 }
 
-// validator collects every problem with a query, like a schema validator
-// that reports all issues in details[].
+// validator reports every problem in details[], as a schema validator does.
 type validator struct {
 	q        url.Values
 	problems []string
@@ -38,7 +32,6 @@ func (v *validator) failf(format string, args ...any) {
 	v.problems = append(v.problems, fmt.Sprintf(format, args...))
 }
 
-// dateRange reads dateFrom and dateTo (dateTo exclusive).
 func (v *validator) dateRange(now time.Time) (from, to time.Time) {
 	to, from = now, now.Add(-defaultRange)
 	var gotFrom bool
@@ -65,8 +58,7 @@ func (v *validator) dateRange(now time.Time) (from, to time.Time) {
 	return from, to
 }
 
-// integer reads an optional integer parameter in [lo, hi]. wholeNumber
-// accepts "10.0" too, for parameters the vendor types as number.
+// integer with wholeNumber accepts "10.0", for parameters the vendor types as number.
 func (v *validator) integer(name string, def, lo, hi int, wholeNumber bool) int {
 	s, ok := v.q[name]
 	if !ok {
@@ -93,8 +85,6 @@ func (v *validator) integer(name string, def, lo, hi int, wholeNumber bool) int 
 
 const maxInt = int(^uint(0) >> 1)
 
-// analyticsEndpoint validates the query, charges the org's shared budget and
-// answers one of the analytics operations.
 func (s *Server) analyticsEndpoint(c *call) *response {
 	v := &validator{q: c.r.URL.Query()}
 	from, to := v.dateRange(c.now)
@@ -114,16 +104,13 @@ func (s *Server) analyticsEndpoint(c *call) *response {
 	if !ok {
 		return s.rateLimited(true, wait)
 	}
-	// Nothing has happened after now: a range that reaches into the
-	// future (e.g. dateTo = tomorrow) counts up to now.
+	// Nothing has happened after now: a range into the future counts up to now.
 	if to.After(c.now) {
 		to = c.now
 	}
 	return answer(from, to)
 }
 
-// answerFor reads the endpoint's own parameters (problems go to v) and
-// returns how it answers a range.
 func (s *Server) answerFor(c *call, v *validator) func(from, to time.Time) *response {
 	switch c.rt.endpoint {
 	case EndpointConversations:
@@ -162,12 +149,8 @@ func (s *Server) answerFor(c *call, v *validator) func(from, to time.Time) *resp
 	}
 }
 
-// pageQuery is the part of an analytics query that picks the page.
 type pageQuery struct{ limit, offset, cursor int }
 
-// pageQuery reads and checks the endpoint's paging parameters (and
-// feedback's source filter), each with the API's documented default and
-// bounds; problems go to v.
 func (s *Server) pageQuery(endpoint string, v *validator) pageQuery {
 	var pq pageQuery
 	switch endpoint {
@@ -192,14 +175,10 @@ func (s *Server) pageQuery(endpoint string, v *validator) pageQuery {
 	return pq
 }
 
-// analyticsAnswer is the endpoint's answer: the page pq of the site's
-// data d, with the paging faults of f.
 func analyticsAnswer(endpoint string, d *computed, pq pageQuery, f *Fault) *response {
 	switch endpoint {
 	case EndpointViews:
 		if f.EndlessRows > 0 && pq.offset >= len(d.views) {
-			// A hostile upstream: past the real rows, f.EndlessRows new
-			// paths a page, for ever.
 			return newResponse(http.StatusOK, "application/json; charset=utf-8", endlessBody(d.viewTotals, pq.offset, f.EndlessRows))
 		}
 		rows, more := pageOf(d.views, pq.offset, pq.limit, f)
@@ -238,16 +217,8 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// pageOf cuts one offset page out of all, honouring the paging faults:
-// DuplicateAcrossPages starts page k (offset k*limit) k rows early, so its
-// first row repeats the previous page's last, as when rows shift while a
-// client pages; a page never holds more than limit rows (the API's
-// contract), and hasMore stays true until the shifted pages reach the end,
-// so no row is lost. EndlessHasMore keeps hasMore true past the end;
-// RepeatPages answers the first page again for every offset past the end
-// (with hasMore true), and ExtraRows (Row slices only) are placed at the
-// end of the first page, pushing the rows they displace to later pages, so
-// that no page holds more than limit rows.
+// pageOf never puts more than limit rows on a page (the API's contract): DuplicateAcrossPages
+// starts page k k rows early, as when rows shift during paging, and ExtraRows push rows later.
 func pageOf[T any](all []T, offset, limit int, f *Fault) ([]T, bool) {
 	if rows, ok := any(&all).(*[]Row); ok && len(f.ExtraRows) > 0 && limit > 0 {
 		first := max(min(limit-len(f.ExtraRows), len(*rows)), 0)
@@ -257,8 +228,6 @@ func pageOf[T any](all []T, offset, limit int, f *Fault) ([]T, bool) {
 		*rows = append(merged, (*rows)[first:]...)
 	}
 	if f.RepeatPages && offset >= len(all) {
-		// A broken upstream: past the end, every page repeats the rows of
-		// the first one and claims there is more.
 		offset = 0
 	}
 	start := min(offset, len(all))

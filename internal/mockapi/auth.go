@@ -6,16 +6,11 @@ import (
 	"strings"
 )
 
-// adminPrefix starts every admin key. The vendor's assistant ("mint_dsc_")
-// and search-index ("mint_us_") keys share the "mint_" stem but are other
-// key types that the admin API rejects, so a client must check the prefix
-// properly rather than just "mint_".
+// adminPrefix: assistant ("mint_dsc_") and search ("mint_us_") keys share "mint_" but are refused.
 const adminPrefix = "mint_"
 
 var foreignPrefixes = []string{"mint_dsc_", "mint_us_"}
 
-// authorize checks the bearer key, its scope and its org's ownership of the
-// project. On success it fills c.key and c.site and returns nil.
 func (s *Server) authorize(c *call) *response {
 	an := c.rt.analytics
 	h := c.r.Header.Get("Authorization")

@@ -1,11 +1,7 @@
 package mockapi
 
-// The automation trigger (POST /v1/workflow/{projectId}/{workflowSchemaId}/trigger,
-// no body): 202 {schemaId, instanceId, jobId}; 400 for a malformed id, an
-// inactive automation or one that is not a custom schedule; 404 for one
-// unknown or of another project; 10 requests per 10 s per organization.
-// A run starts an agent job the get-job call knows (the vendor does not
-// say it does: the receiver does not count on it).
+// An automation run starts an agent job that get-job knows; the vendor does not say so, and the
+// receiver does not count on it.
 
 import (
 	"fmt"
@@ -23,10 +19,9 @@ const (
 	AutomationTriggerWindow     = 10 * time.Second
 )
 
-// Automation is one automation of a project.
+// Automation is one automation of a project; only a custom schedule can be triggered.
 type Automation struct {
-	Active bool
-	// CustomSchedule: only custom-schedule automations can be triggered.
+	Active         bool
 	CustomSchedule bool
 }
 
@@ -51,8 +46,7 @@ func (s *Server) SetAutomation(projectID, id string, a Automation) {
 	s.automations.defs[projectID][id] = a
 }
 
-// matchAutomation matches v1/workflow/{projectId}/{id}/trigger; the
-// automation id is recorded as the request's JobID.
+// matchAutomation records the automation id as the request's JobID.
 func matchAutomation(seg []string) (route, bool) {
 	if len(seg) != 5 || seg[1] != "workflow" || seg[3] == "" || seg[4] != "trigger" {
 		return route{}, false

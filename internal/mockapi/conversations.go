@@ -6,16 +6,11 @@ import (
 	"time"
 )
 
-// Assistant conversations (GET /v1/analytics/{projectId}/assistant).
-// Every conversation is a pure function of the site and its hour: hour h
-// holds about ConversationsPerHour of them, each with a ULID (its
-// timestamp in the first 48 bits), served oldest first; the cursor is the
-// ULID of the last row served.
+// Assistant conversations are a pure function of the site and the hour, served oldest first;
+// the cursor is the ULID of the last row served.
 
-// conversationsPath is the endpoint's path under /v1/analytics/{projectId}/.
 const conversationsPath = "assistant"
 
-// Hash tags of the conversation and feedback streams.
 const (
 	tagConvCount uint64 = iota + 101
 	tagConv
@@ -29,9 +24,8 @@ type Source struct {
 	URL   string `json:"url"`
 }
 
-// Conversation is one row of the assistant endpoint. ResponseType is
-// absent from some rows (the vendor defaults it to "answer");
-// QueryCategory and PageURL may be null.
+// Conversation may lack ResponseType (the vendor defaults it to "answer"); QueryCategory and
+// PageURL may be null.
 type Conversation struct {
 	ID               string   `json:"id"`
 	Timestamp        string   `json:"timestamp"`
@@ -52,7 +46,6 @@ const SiteURL = "https://docs.example.com"
 var categories = []string{"authentication", "api-reference", "deployment", "billing",
 	"integrations", "customization", "Troubleshooting & errors", "getting started"}
 
-// conversationsPerHour is the site's mean conversations an hour.
 func (s Site) conversationsPerHour() int {
 	switch {
 	case s.Paths <= 0 || s.ConversationsPerHour < 0:
@@ -63,8 +56,6 @@ func (s Site) conversationsPerHour() int {
 	return min(1+s.Paths/100, 40)
 }
 
-// hourConversations are the conversations of hour h (Unix hours), oldest
-// first.
 func (s Site) hourConversations(h int64) []Conversation {
 	rate := uint64(s.conversationsPerHour())
 	if rate == 0 && !s.gapHour(h) {
@@ -72,8 +63,7 @@ func (s Site) hourConversations(h int64) []Conversation {
 	}
 	n := int(hash3(uint64(s.Seed), uint64(h), tagConvCount) % (2*rate + 1))
 	if s.gapHour(h) {
-		// Half to one and a half times the gap's rate: an hour as quiet
-		// as the spread above allows would hide the gap.
+		// An hour as quiet as the spread above allows would hide the gap.
 		rate = uint64(max(s.Gap.PerHour, 0))
 		n = int(rate/2 + hash3(uint64(s.Seed), uint64(h), tagConvCount)%(rate+1))
 	}
@@ -121,22 +111,17 @@ func (s Site) conversation(h int64, x uint64) Conversation {
 	return c
 }
 
-// visitorText is t with the site's VisitorText planted in it.
 func (s Site) visitorText(t string) string { return t + s.VisitorText }
 
 func ptr[T any](v T) *T { return &v }
 
-// Conversations returns the conversations whose timestamp lies in
-// [from, to), oldest first, as the endpoint serves them.
+// Conversations returns the conversations in [from, to), oldest first.
 func (s Site) Conversations(from, to time.Time) []Conversation {
 	var out []Conversation
 	s.eachConversation(from, to, "", func(c Conversation) bool { out = append(out, c); return true })
 	return out
 }
 
-// eachConversation calls yield for the conversations in [from, to) with
-// an id after the ULID after (all when ""), oldest first, until it
-// returns false.
 func (s Site) eachConversation(from, to time.Time, after string, yield func(Conversation) bool) {
 	first, end := from.Unix()/3600-1, to.Unix()/3600+1
 	if after != "" {
@@ -154,8 +139,6 @@ func (s Site) eachConversation(from, to time.Time, after string, yield func(Conv
 	}
 }
 
-// conversationsPage is one page of conversations in [from, to) after the
-// cursor, before the cursor faults (see cursorAnswer).
 func conversationsPage(site Site, from, to time.Time, limit int, cursor string) cursorPage {
 	page := make([]Conversation, 0, min(limit, 1000)+1)
 	site.eachConversation(from, to, cursor, func(c Conversation) bool {
@@ -171,11 +154,8 @@ func conversationsPage(site Site, from, to time.Time, limit int, cursor string) 
 	return cursorPage{rows: page, next: next, more: more}
 }
 
-// crockford is the ULID alphabet.
 const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
-// ulid renders a 26-character ULID: 48 bits of milliseconds, then 80 of
-// randomness drawn from r.
 func ulid(ms int64, r uint64) string {
 	var b [26]byte
 	t := uint64(ms)
@@ -195,8 +175,7 @@ func ulid(ms int64, r uint64) string {
 	return string(b[:])
 }
 
-// validULID reports whether s is a ULID (26 Crockford characters, the
-// first at most 7 so the time fits 48 bits).
+// validULID: the first character is at most 7, so the time fits 48 bits.
 func validULID(s string) bool {
 	if len(s) != 26 || s[0] > '7' {
 		return false
@@ -209,7 +188,6 @@ func validULID(s string) bool {
 	return true
 }
 
-// ulidMillis is the time part of a valid ULID.
 func ulidMillis(s string) int64 {
 	var t int64
 	for i := range 10 {

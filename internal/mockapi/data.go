@@ -7,39 +7,24 @@ import (
 	"time"
 )
 
-// Site describes a synthetic documentation site. Every number the mock
-// serves for a project is a pure function of its Site and the requested
-// range, so tests can compute the expected answer without going through HTTP.
+// Site is a synthetic documentation site: every number served is a pure function of Site and
+// the range, so tests compute the expected answer without HTTP.
 type Site struct {
 	Seed  int64 // varies names and counts between sites
 	Paths int   // number of distinct page paths
-	// OtherTraffic makes the site-wide views total exceed human+ai by a small
-	// amount (traffic the vendor classifies as neither), as the real API's
-	// totals.total is not documented to be the sum. Per-path rows always have
-	// total = human+ai.
+	// OtherTraffic makes the site total exceed human+ai, as the API does not promise the sum.
 	OtherTraffic bool
-	// Order is the order views and visitors rows are served in; the API
-	// documents none, so clients must not rely on it.
+	// Order: the API documents none, so clients must not rely on one.
 	Order RowOrder
-	// ConversationsPerHour is the mean number of assistant conversations
-	// an hour: 0 derives it from Paths (1 + Paths/100, at most 40), a
-	// negative value means none. About 18% are unanswered.
+	// ConversationsPerHour: 0 derives it from Paths, negative means none; ~18% are unanswered.
 	ConversationsPerHour int
-	// FeedbackPerDay is the mean number of feedback entries a day: 0
-	// derives it from Paths (1 + Paths/50, at most 50), a negative value
-	// means none. A quarter of them stay pending.
+	// FeedbackPerDay: 0 derives it from Paths, negative means none; a quarter stay pending.
 	FeedbackPerDay int
-	// Live makes the site read as the clock moves: the hour under way
-	// counts only its part that has passed, so views, feedback, searches
-	// and assistant counts grow minute by minute (the demo). Without it an
-	// hour counts whole from its first instant. See live.go.
+	// Live counts only the passed part of the hour under way, so counts grow by the minute (live.go).
 	Live bool
-	// VisitorText, when set, is planted in every piece of text a visitor
-	// wrote or was shown (queries, responses, sources, comments, contacts,
-	// code snippets), for tests that none of it leaks.
+	// VisitorText is planted in all visitor-written text, for tests that none of it leaks.
 	VisitorText string
-	// Gap, when set, is a documentation gap that a merged pull request
-	// closes (gap.go): the demo's loop.
+	// Gap is a documentation gap that a merged pull request closes (gap.go).
 	Gap *Gap
 
 	fixedAt int64 // Unix ms the gap was closed, 0 not (yet); set per request (withFix)
@@ -49,13 +34,10 @@ type Site struct {
 type RowOrder int
 
 const (
-	// BusiestFirst serves the most viewed rows first, ties by path.
 	BusiestFirst RowOrder = iota
-	// QuietestFirst serves the least viewed rows first: the busiest are
-	// on the last page.
+	// QuietestFirst puts the busiest on the last page.
 	QuietestFirst
-	// Shuffled serves the rows in an order drawn from the site's seed and
-	// the range, different for every range.
+	// Shuffled draws a different order for every range from the site's seed.
 	Shuffled
 )
 
@@ -83,8 +65,7 @@ type FeedbackRow struct {
 	Total      int64  `json:"total"`
 }
 
-// SearchRow is one entry of searches. TopClickedPage is nil when no result
-// was clicked.
+// SearchRow's TopClickedPage is nil when no result was clicked.
 type SearchRow struct {
 	SearchQuery    string  `json:"searchQuery"`
 	Hits           int64   `json:"hits"`
@@ -111,8 +92,7 @@ const (
 	tagTermHour
 )
 
-// mix64 is the SplitMix64 finaliser: a cheap bijection with good avalanche,
-// enough to make (seed, i, hour) look random while staying reproducible.
+// mix64 is the SplitMix64 finaliser: cheap, reproducible and random-looking.
 func mix64(x uint64) uint64 {
 	x ^= x >> 30
 	x *= 0xbf58476d1ce4e5b9
@@ -135,9 +115,7 @@ var (
 		"assistant", "feedback"}
 )
 
-// PathName returns the stable path of page i (0 <= i < Paths). Names look
-// like /docs/<section>/<page>-<i>, a quarter of them one level deeper; the
-// trailing index keeps them unique whatever the seed.
+// PathName is /docs/<section>/<page>-<i>; the index keeps paths unique whatever the seed.
 func (s Site) PathName(i int) string {
 	h := hash3(uint64(s.Seed), uint64(i), tagName)
 	sec := sections[h%uint64(len(sections))]
@@ -150,14 +128,12 @@ func (s Site) PathName(i int) string {
 	return "/docs/" + sec + "/" + page + "-" + n
 }
 
-// popularity is a heavy-tailed per-path weight (5..2001) so a few pages get
-// most of the traffic, like a real site.
+// popularity is heavy-tailed so a few pages get most of the traffic, like a real site.
 func (s Site) popularity(i int) uint64 {
 	return 1 + 2000/(1+hash3(uint64(s.Seed), uint64(i), tagPop)%400)
 }
 
-// HourViews returns the human and AI views of path i in the hour bucket
-// starting at hour*3600 Unix seconds. AI traffic is a smaller share.
+// HourViews is path i's human and AI views in the hour starting at hour*3600.
 func (s Site) HourViews(i int, hour int64) (human, ai int64) {
 	p := s.popularity(i)
 	base := hash3(uint64(s.Seed), uint64(i), tagHour)
@@ -165,8 +141,7 @@ func (s Site) HourViews(i int, hour int64) (human, ai int64) {
 	return int64((x & 0xffffffff) % (p/8 + 1)), int64((x >> 32) % (p/40 + 1))
 }
 
-// HourOther is the site-wide "neither human nor AI" views of one hour bucket
-// (0 unless OtherTraffic).
+// HourOther is an hour's site-wide views that are neither human nor AI.
 func (s Site) HourOther(hour int64) int64 {
 	if !s.OtherTraffic {
 		return 0
@@ -174,7 +149,6 @@ func (s Site) HourOther(hour int64) int64 {
 	return int64(hash3(uint64(s.Seed), uint64(hour), tagOther) % 4)
 }
 
-// floorDiv divides rounding towards minus infinity.
 func floorDiv(a, b int64) int64 {
 	q := a / b
 	if (a%b != 0) && ((a < 0) != (b < 0)) {
@@ -183,9 +157,8 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// HourRange returns the hour buckets [first, end) whose START lies in
-// [from, to): dateTo is exclusive, and a bucket that began before dateFrom
-// is not counted even if it overlaps.
+// HourRange is the hour buckets whose start lies in [from, to): one begun before from is not
+// counted even if it overlaps.
 func HourRange(from, to time.Time) (first, end int64) {
 	ceilHour := func(t time.Time) int64 {
 		sec := t.Unix()
@@ -201,8 +174,7 @@ func HourRange(from, to time.Time) (first, end int64) {
 	return first, end
 }
 
-// computed is everything derived from one (site, hour range); it is cached
-// because a client pages through the same range dozens of times.
+// computed is cached because a client pages through the same range dozens of times.
 type computed struct {
 	viewTotals    Counts
 	views         []Row // served order
@@ -227,8 +199,7 @@ func (s Site) compute(from, to time.Time) *computed {
 	return dataCache.get(cacheKey{s, sp}, func() *computed { return s.build(sp) })
 }
 
-// byTotalThenPath is the served row order: busiest first, ties by path. It
-// is deliberately not alphabetical so clients cannot rely on order.
+// byTotalThenPath is deliberately not alphabetical so clients cannot rely on order.
 func byTotalThenPath(a, b Row) int {
 	if c := cmp.Compare(b.Total, a.Total); c != 0 {
 		return c
@@ -236,14 +207,11 @@ func byTotalThenPath(a, b Row) int {
 	return cmp.Compare(a.Path, b.Path)
 }
 
-// reorder puts rows, busiest first, in the site's served order.
 func (s Site) reorder(rows []Row, first int64) {
 	switch s.Order {
 	case QuietestFirst:
 		slices.Reverse(rows)
 	case Shuffled:
-		// Fisher-Yates with the site's own hash, so a range is always
-		// served the same way, pages included.
 		for i := len(rows) - 1; i > 0; i-- {
 			j := int(hash3(uint64(s.Seed), uint64(first), uint64(i)) % uint64(i+1))
 			rows[i], rows[j] = rows[j], rows[i]
@@ -254,8 +222,6 @@ func (s Site) reorder(rows []Row, first int64) {
 func (s Site) build(sp span) *computed {
 	n := max(s.Paths, 0)
 	c := &computed{views: make([]Row, n), visitors: make([]Row, n)}
-	// The whole days of the span come summed (daySums); the hours before
-	// and after them are summed here.
 	d0, d1 := sp.wholeDays()
 	sums := make([]dayViews, n)
 	for d := d0; d < d1; d++ {
@@ -283,8 +249,7 @@ func (s Site) build(sp span) *computed {
 		c.views[i] = Row{Path: path, Human: human, AI: ai, Total: human + ai}
 		c.viewTotals.Human += human
 		c.viewTotals.AI += ai
-		// Unique visitors are not additive over time or pages: derive them
-		// from the range's views, then de-duplicate the total.
+		// Unique visitors do not add up over time or pages: derive them from views.
 		h2, a2 := (3*human+3)/4, (ai+1)/2
 		c.visitors[i] = Row{Path: path, Human: h2, AI: a2, Total: h2 + a2 - min(h2, a2)/4}
 		vh += h2
@@ -318,41 +283,33 @@ func (s Site) build(sp span) *computed {
 	return c
 }
 
-// Views returns the site-wide totals and one row per path (all Paths rows,
-// including paths with zero views, so "N paths" is exact) for the hour
-// buckets starting in [from, to), in the order the server serves them.
+// Views has a row for every path, zero views included, so "N paths" is exact.
 func (s Site) Views(from, to time.Time) (Counts, []Row) {
 	c := s.compute(from, to)
 	return c.viewTotals, slices.Clone(c.views)
 }
 
-// Visitors is like Views for unique visitors: every row and the totals have
-// total <= human+ai (de-duplicated).
+// Visitors is like Views, de-duplicated: total <= human+ai.
 func (s Site) Visitors(from, to time.Time) (Counts, []Row) {
 	c := s.compute(from, to)
 	return c.visitorTotals, slices.Clone(c.visitors)
 }
 
-// Feedback returns the feedback/by-page rows; pages without feedback are
-// omitted, as an aggregate over feedback entries would.
+// Feedback omits pages without feedback, as an aggregate over entries would.
 func (s Site) Feedback(from, to time.Time) []FeedbackRow {
 	return slices.Clone(s.compute(from, to).feedback)
 }
 
-// Searches returns the search terms with at least one hit, by hits
-// descending then query, and the sum of all hits.
+// Searches returns the terms with hits, by hits then query, and the sum of all hits.
 func (s Site) Searches(from, to time.Time) ([]SearchRow, int64) {
 	c := s.compute(from, to)
 	return slices.Clone(c.searches), c.totalSearches
 }
 
-// CallerStats returns the assistant/caller-stats answer.
 func (s Site) CallerStats(from, to time.Time) CallerStats {
 	return s.compute(from, to).callers
 }
 
-// searchTerms is how many distinct queries a site has.
-// A site without pages has no search traffic.
 func (s Site) searchTerms() int {
 	if s.Paths <= 0 {
 		return 0

@@ -15,22 +15,15 @@ import (
 type BodyFault int
 
 const (
-	// BodyNone leaves the body alone.
 	BodyNone BodyFault = iota
-	// MalformedJSON sends a body that is not JSON (a cut object with junk).
 	MalformedJSON
-	// Truncated declares the full Content-Length, sends a valid prefix and
-	// closes the connection: the client sees an unexpected EOF.
+	// Truncated declares the full Content-Length and closes early: the client sees an unexpected EOF.
 	Truncated
-	// HTML answers with a proxy-style HTML error page (status Fault.Status,
-	// or 502), before authentication, as a gateway would.
+	// HTML is a gateway's error page (Fault.Status, or 502), before authentication.
 	HTML
-	// Oversize sends a valid JSON object larger than 10 MiB (the real answer
-	// plus a huge padding field) to test the client's body cap.
+	// Oversize pads a valid answer past 10 MiB, for the client's body cap.
 	Oversize
-	// MissingField drops a required field from the JSON object: Fault.Field,
-	// or by default hasMore (views, visitors, feedback), nextCursor
-	// (searches), total (caller-stats), id (jobs), error (error bodies).
+	// MissingField drops Fault.Field, or by default the endpoint's paging field, total, id or error.
 	MissingField
 )
 
@@ -41,66 +34,42 @@ const OversizeBytes = 10<<20 + 1024
 type Fault struct {
 	Endpoint string        // "" = every endpoint, else an Endpoint* name
 	Latency  time.Duration // delay before answering; ends early if the client goes away
-	// Arrived, if set, gets the endpoint of each request the fault
-	// applies to, before any Latency: tests wait on it for a request to
-	// be in flight. It is sent without blocking: give it a buffer.
+	// Arrived gets each request's endpoint before Latency, without blocking: give it a buffer.
 	Arrived chan<- string
-	// Status answers with this status and the endpoint's error body instead
-	// of the real answer, before authentication and without consuming
-	// budget. 0 = none.
+	// Status answers with this status before authentication, without using budget.
 	Status     int
 	RetryAfter string // with Status: Retry-After value to send ("" = none)
 	Body       BodyFault
 	Field      string // MissingField: the field to drop ("" = default)
-	// DuplicateAcrossPages repeats the last row of page k as the first row
-	// of page k+1 (same counts), for offset-paged endpoints.
+	// DuplicateAcrossPages repeats page k's last row first on page k+1 (offset paging).
 	DuplicateAcrossPages bool
-	// EndlessHasMore keeps hasMore true; pages past the end are empty.
-	EndlessHasMore bool
-	// EndlessRows (views) fills every page past the real rows with this
-	// many paths never seen before, and hasMore true, for ever: a hostile
-	// upstream. Above the request's limit it also breaks the page-size
-	// contract.
+	EndlessHasMore       bool // pages past the end are empty
+	// EndlessRows fills views pages past the end with this many new paths, hasMore true, for ever.
 	EndlessRows int
-	// RepeatPages answers every offset past the end with the first page's
-	// rows again, hasMore true: an upstream that loops for ever.
+	// RepeatPages answers every offset past the end with the first page again, for ever.
 	RepeatPages bool
-	// The cursor faults, of the cursor-paged endpoints (conversations,
-	// feedback entries); see cursorAnswer.
-	//
-	// PageServedTwice: the first page asked for with a cursor (page 2)
-	// gives that same cursor as its nextCursor, once for the fault's life,
-	// so a client that follows it reads page 2 twice.
+	// Cursor faults (see cursorAnswer). PageServedTwice: page 2 names its own cursor next, once.
 	PageServedTwice bool
-	// WidenedRange: the rows of the day before dateFrom and of the day
-	// after dateTo (up to now) are served too.
+	// WidenedRange also serves the day before dateFrom and the day after dateTo.
 	WidenedRange bool
-	// RepeatingCursor: every page asked for with a cursor gives that same
-	// cursor as its nextCursor, with hasMore true, for ever.
+	// RepeatingCursor: every cursor page names itself next, hasMore true, for ever.
 	RepeatingCursor bool
-	// CyclingCursor: every page asked for with a cursor other than the
-	// first page's nextCursor (A) points back at A, with hasMore true:
-	// A→B→A for ever.
+	// CyclingCursor: every cursor page but the first's next (A) points back at A: A→B→A for ever.
 	CyclingCursor bool
-	// ExtraRows are appended to the first page (offset 0) of views and
-	// visitors, e.g. a path with invalid UTF-8 or a 10 kB path. They are
-	// written byte for byte.
+	// ExtraRows are appended byte for byte to the first views and visitors page (bad UTF-8, 10 kB).
 	ExtraRows []Row
-	// Remaining applies the fault to this many matching requests, then
-	// removes it. 0 = until cleared.
+	// Remaining: this many matching requests, then the fault is removed; 0 = until cleared.
 	Remaining int
 
 	state *faultState // where the fault's own bookkeeping lives
 }
 
 type faultState struct {
-	f Fault
-	// servedTwice: PageServedTwice has served its page twice.
+	f           Fault
 	servedTwice bool
 }
 
-// SetFault installs f, replacing any fault for the same Endpoint. A fault
-// for a specific endpoint wins over an all-endpoints ("") fault.
+// SetFault replaces any fault for the same Endpoint; a specific endpoint's wins over ""'s.
 func (s *Server) SetFault(f Fault) {
 	f.ExtraRows = append([]Row(nil), f.ExtraRows...)
 	s.mu.Lock()
@@ -115,7 +84,7 @@ func (s *Server) ClearFaults() {
 	s.mu.Unlock()
 }
 
-// Faults lists the installed faults (with their Remaining counts).
+// Faults lists the installed faults with their Remaining counts.
 func (s *Server) Faults() []Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -127,8 +96,6 @@ func (s *Server) Faults() []Fault {
 	return out
 }
 
-// takeFault picks the fault for endpoint and charges one use against its
-// Remaining count.
 func (s *Server) takeFault(endpoint string) *Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -152,8 +119,7 @@ func (s *Server) takeFault(endpoint string) *Fault {
 	return &f
 }
 
-// waitLatency sleeps for d on a real timer (it models network delay, so
-// the injected clock is not used) and reports false if ctx ended first.
+// waitLatency uses a real timer: it models network delay, not the injected clock.
 func waitLatency(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
@@ -177,8 +143,7 @@ const htmlPage = `<html>
 </html>
 `
 
-// early returns the answer for faults that stand in front of the
-// application (Status, HTML), or nil.
+// early answers for faults in front of the application (Status, HTML), or nil.
 func (f *Fault) early(rt route) *response {
 	if f.Body == HTML {
 		st := f.Status
@@ -198,7 +163,6 @@ func (f *Fault) early(rt route) *response {
 	return res
 }
 
-// mangle applies a body fault to a finished answer.
 func (f *Fault) mangle(rt route, res *response) *response {
 	switch f.Body {
 	case MalformedJSON:
@@ -244,8 +208,7 @@ func defaultMissing(rt route, status int) string {
 	return "hasMore"
 }
 
-// dropField removes a top-level key from a JSON object, keeping every other
-// value byte for byte (json.RawMessage is not re-validated as UTF-8).
+// dropField keeps every other value byte for byte (RawMessage is not re-validated as UTF-8).
 func dropField(body []byte, field string) []byte {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(body, &m); err != nil {
@@ -269,17 +232,13 @@ func dropField(body []byte, field string) []byte {
 	return append(b, '}')
 }
 
-// cursorPage is one page of a cursor-paged endpoint: its rows, the
-// cursor of the next page and hasMore.
 type cursorPage struct {
 	rows any
 	next *string
 	more bool
 }
 
-// cursorAnswer is the answer of a cursor-paged endpoint for [from, to)
-// from cursor, with the call's cursor faults: page builds a page of the
-// endpoint's data. The rows go under field.
+// cursorAnswer is a cursor-paged endpoint's answer with the call's cursor faults.
 func (s *Server) cursorAnswer(c *call, field string, from, to time.Time, cursor string, page func(from, to time.Time, cursor string) cursorPage) *response {
 	f := c.fault
 	if f == nil {
@@ -304,8 +263,7 @@ func (s *Server) cursorAnswer(c *call, field string, from, to time.Time, cursor 
 			p.next, p.more = &cursor, true
 		}
 	}
-	// The rows' key is the endpoint's: the object is written in the
-	// vendor's order, rows first.
+	// The vendor's order: rows first.
 	rows := jsonResponse(http.StatusOK, p.rows).body
 	if string(rows) == "null" {
 		rows = []byte("[]")
@@ -319,8 +277,6 @@ func (s *Server) cursorAnswer(c *call, field string, from, to time.Time, cursor 
 	return newResponse(http.StatusOK, "application/json; charset=utf-8", b)
 }
 
-// firstTime reports whether PageServedTwice has not served its page
-// twice yet, and marks it served.
 func (s *Server) firstTime(f *Fault) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -8,19 +8,12 @@ import (
 	"time"
 )
 
-// Feedback entries (GET /v1/analytics/{projectId}/feedback). Every entry
-// is a pure function of the site and its UTC day: day d holds about
-// FeedbackPerDay of them. Each has a fixed review status drawn from its
-// hash (a quarter stay pending for ever, so old pending entries exist),
-// and one of the three documented shapes by source. Entries are served
-// newest first; the cursor is opaque (base64url of the last id served).
+// Feedback entries are a pure function of the site and the UTC day, with a fixed review status
+// (a quarter stay pending for ever), served newest first.
 
-// feedbackEntriesPath is the endpoint's path under /v1/analytics/{projectId}/.
 const feedbackEntriesPath = "feedback"
 
-// FeedbackEntry is one entry in any of its shapes: the base fields all
-// shapes share, Helpful and Contact for contextual entries, Code, Filename
-// and Lang for code-snippet ones. Marshal it with its JSON method.
+// FeedbackEntry is one entry in any of the three shapes; marshal it with its JSON method.
 type FeedbackEntry struct {
 	ID        string
 	Path      string
@@ -49,7 +42,6 @@ type feedbackBase struct {
 	Status    string  `json:"status"`
 }
 
-// wire is the entry in the shape of its source.
 func (e FeedbackEntry) wire() any {
 	base := feedbackBase{ID: e.ID, Path: e.Path, Comment: e.Comment, CreatedAt: e.CreatedAt, Source: e.Source, Status: e.Status}
 	switch e.Source {
@@ -75,7 +67,6 @@ var (
 	feedbackStatuses = []string{"pending", "in_progress", "resolved", "dismissed"}
 )
 
-// feedbackPerDay is the site's mean feedback entries a day.
 func (s Site) feedbackPerDay() int {
 	switch {
 	case s.Paths <= 0 || s.FeedbackPerDay < 0:
@@ -86,7 +77,6 @@ func (s Site) feedbackPerDay() int {
 	return min(1+s.Paths/50, 50)
 }
 
-// dayFeedback are the entries created on day d (Unix days), newest first.
 func (s Site) dayFeedback(d int64) []FeedbackEntry {
 	rate := uint64(s.feedbackPerDay())
 	if rate == 0 {
@@ -145,16 +135,13 @@ func (s Site) feedbackEntry(d int64, x uint64) FeedbackEntry {
 	return e
 }
 
-// FeedbackEntries returns the entries created in [from, to), newest
-// first, as the endpoint serves them unfiltered.
+// FeedbackEntries returns the entries created in [from, to), newest first, unfiltered.
 func (s Site) FeedbackEntries(from, to time.Time) []FeedbackEntry {
 	var out []FeedbackEntry
 	s.eachFeedback(from, to, "", func(e FeedbackEntry) bool { out = append(out, e); return true })
 	return out
 }
 
-// eachFeedback calls yield for the entries created in [from, to) with an
-// id before before (all when ""), newest first, until it returns false.
 func (s Site) eachFeedback(from, to time.Time, before string, yield func(FeedbackEntry) bool) {
 	first, last := from.Unix()/86400-1, to.Unix()/86400+1
 	if before != "" {
@@ -172,7 +159,6 @@ func (s Site) eachFeedback(from, to time.Time, before string, yield func(Feedbac
 	}
 }
 
-// feedbackQuery is a checked feedback request.
 type feedbackQuery struct {
 	limit    int
 	source   string   // "" for all
@@ -180,7 +166,6 @@ type feedbackQuery struct {
 	before   string   // the cursor's id
 }
 
-// feedbackParams reads source, status and cursor; problems go to v.
 func feedbackParams(v *validator) feedbackQuery {
 	var fq feedbackQuery
 	if src, ok := v.q["source"]; ok {
@@ -209,8 +194,6 @@ func feedbackParams(v *validator) feedbackQuery {
 	return fq
 }
 
-// feedbackPage is one page of the entries in [from, to) matching fq,
-// before the cursor faults (see cursorAnswer); cursor is the request's.
 func feedbackPage(site Site, from, to time.Time, fq feedbackQuery, cursor string) cursorPage {
 	if cursor == "" {
 		fq.before = ""

@@ -2,8 +2,7 @@ package mockapi
 
 import "sync"
 
-// fifoCache keeps at most size values, forgetting the oldest first; safe
-// for concurrent use. A value computed twice at once is kept once.
+// fifoCache keeps at most size values, oldest out first; a value computed twice at once is kept once.
 type fifoCache[K comparable, V any] struct {
 	mu    sync.Mutex
 	size  int
@@ -15,7 +14,6 @@ func newFIFOCache[K comparable, V any](size int) *fifoCache[K, V] {
 	return &fifoCache[K, V]{size: size, m: map[K]V{}}
 }
 
-// get is the value of k, computed (outside the lock) when missing.
 func (c *fifoCache[K, V]) get(k K, compute func() V) V {
 	c.mu.Lock()
 	v, ok := c.m[k]

@@ -22,12 +22,10 @@ const (
 // Model is the model name the mock reports for every job.
 const Model = "claude-sonnet-4-5"
 
-// timeLayout is how the vendor's Node.js backend prints timestamps
-// (Date.toISOString): UTC with milliseconds.
+// timeLayout is the vendor's Node.js Date.toISOString: UTC with milliseconds.
 const timeLayout = "2006-01-02T15:04:05.000Z"
 
-// job is stored state; its status is derived from the clock on every read,
-// so no goroutine has to move it along.
+// job's status is derived from the clock on every read, so no goroutine moves it along.
 type job struct {
 	id        string
 	repo      string
@@ -53,16 +51,13 @@ type JobView struct {
 	ArchivedAt *string   `json:"archivedAt"`
 }
 
-// JobSource is the job's source repository; Ref may be null.
 type JobSource struct {
 	Repository string  `json:"repository"`
 	Ref        *string `json:"ref"`
 }
 
-// view computes the job's status at now: active for JobActiveFor after
-// creation or the last message; then failed (prompt with the word "fail", or
-// FailJob) or completed (with a prLink unless the prompt had the word
-// "noop"); archived JobArchiveAfter after finishing.
+// view: active for JobActiveFor; then failed (prompt says "fail", or FailJob) or completed
+// (with a prLink unless the prompt says "noop"); archived JobArchiveAfter later.
 func (s *Server) view(j *job, now time.Time) JobView {
 	v := JobView{ID: j.id, Source: JobSource{Repository: j.repo, Ref: j.ref}, Model: j.model,
 		CreatedAt: j.createdAt.UTC().Format(timeLayout)}
@@ -90,7 +85,6 @@ func (s *Server) view(j *job, now time.Time) JobView {
 	return v
 }
 
-// hasWord reports whether prompt contains w as a whole word, any case.
 func hasWord(prompt, w string) bool {
 	for _, f := range strings.FieldsFunc(prompt, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		if strings.EqualFold(f, w) {
@@ -100,8 +94,7 @@ func hasWord(prompt, w string) bool {
 	return false
 }
 
-// JobSeed pre-creates a job, e.g. so --demo has jobs in every state. Its
-// status follows from CreatedAt and the clock like any other job.
+// JobSeed pre-creates a job (--demo); its status follows CreatedAt and the clock.
 type JobSeed struct {
 	ID         string    // "" = generated
 	Prompt     string    // "fail" / "noop" words work as for created jobs
@@ -113,8 +106,7 @@ type JobSeed struct {
 	NoPR       bool      // complete without a pull request
 }
 
-// SeedJob stores a job for projectID (which need not be configured) and
-// returns its id.
+// SeedJob stores a job for projectID, which need not be configured.
 func (s *Server) SeedJob(projectID string, js JobSeed) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -144,8 +136,7 @@ func (s *Server) SeedJob(projectID string, js JobSeed) string {
 	return j.id
 }
 
-// FailJob makes an active job fail now (prLink null). It is an error if the
-// job is unknown or no longer active.
+// FailJob makes an active job fail now; it is an error if the job is not active.
 func (s *Server) FailJob(projectID, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -172,7 +163,6 @@ func (s *Server) Job(projectID, id string) (JobView, bool) {
 	return s.view(j, s.clock.Now()), true
 }
 
-// ownerOf names the org of the first key that lists projectID.
 func (s *Server) ownerOf(projectID string) string {
 	best := ""
 	for _, k := range s.keys {
@@ -214,7 +204,6 @@ func (s *Server) newJobLocked(project, org, prompt string, now time.Time) *job {
 	return j
 }
 
-// readPrompt decodes {"prompt": "…"} (at least one character).
 func readPrompt(r *http.Request) (string, *response) {
 	var body struct {
 		Prompt *string `json:"prompt"`
@@ -260,9 +249,8 @@ func (s *Server) getJob(c *call) *response {
 	return jsonResponse(http.StatusOK, s.view(j, c.now))
 }
 
-// sendMessage restarts the job's run: it is active again for JobActiveFor
-// and its outcome follows the new prompt. An archived job takes no more
-// messages (400) — an assumption, the vendor documents no such case.
+// sendMessage makes the job active again; an archived one takes none (400), an assumption:
+// the vendor documents no such case.
 func (s *Server) sendMessage(c *call) *response {
 	prompt, bad := readPrompt(c.r)
 	if bad != nil {

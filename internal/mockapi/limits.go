@@ -6,10 +6,7 @@ import (
 	"time"
 )
 
-// window is a sliding-window rate limiter: a request is allowed when fewer
-// than limit requests were admitted in the last span. It keeps the admitted
-// timestamps, which is exact and cheap at the vendor's 100/hour scale. The
-// caller holds Server.mu.
+// window keeps admitted timestamps: exact and cheap at 100/hour. The caller holds Server.mu.
 type window struct {
 	span time.Duration
 	hits map[string][]time.Time
@@ -19,9 +16,6 @@ func newWindow(span time.Duration) window {
 	return window{span: span, hits: map[string][]time.Time{}}
 }
 
-// admit records a hit for key at now if fewer than limit hits lie in
-// (now-span, now]. Otherwise it returns how long until the oldest hit
-// leaves the window. A negative limit means unlimited.
 func (w *window) admit(key string, limit int, now time.Time) (bool, time.Duration) {
 	if limit < 0 {
 		return true, 0
@@ -40,8 +34,7 @@ func (w *window) admit(key string, limit int, now time.Time) (bool, time.Duratio
 	return true, 0
 }
 
-// rateLimited builds a 429; with Options.RetryAfter it says in whole
-// seconds (rounded up, at least 1) when a slot frees.
+// rateLimited's Retry-After is whole seconds, rounded up, at least 1.
 func (s *Server) rateLimited(analytics bool, wait time.Duration) *response {
 	res := errorResponse(http.StatusTooManyRequests, analytics, "Rate limit exceeded")
 	if s.retryAfter {

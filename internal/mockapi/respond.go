@@ -7,14 +7,12 @@ import (
 	"strconv"
 )
 
-// response is an answer built in memory before it is written, so body
-// faults can rewrite it and the status can be logged.
+// response is built in memory so body faults can rewrite it and the status can be logged.
 type response struct {
 	status int
 	header http.Header
 	body   []byte
-	// declaredLen, when > len(body), is sent as Content-Length so the
-	// connection closes early: a truncated body.
+	// declaredLen > len(body) is sent as Content-Length, so the body is truncated.
 	declaredLen int
 }
 
@@ -38,8 +36,7 @@ func newResponse(status int, contentType string, body []byte) *response {
 	return &response{status: status, header: h, body: body}
 }
 
-// jsonResponse marshals v; HTML escaping is off because the vendor's
-// Node.js backend does not escape <, > and &.
+// jsonResponse does not escape <, > and &, as the vendor's Node.js backend does not.
 func jsonResponse(status int, v any) *response {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -54,19 +51,15 @@ type errorDetail struct {
 	Message string `json:"message"`
 }
 
-// analyticsError is the analytics error shape; details is optional there.
 type analyticsError struct {
 	Error   string        `json:"error"`
 	Details []errorDetail `json:"details,omitempty"`
 }
 
-// agentError is the admin/agent error shape.
 type agentError struct {
 	Error string `json:"error"`
 }
 
-// errorResponse builds the error body in the shape of the endpoint family.
-// details are only sent by analytics endpoints.
 func errorResponse(status int, analytics bool, msg string, details ...string) *response {
 	if !analytics {
 		return jsonResponse(status, agentError{Error: msg})
@@ -78,9 +71,7 @@ func errorResponse(status int, analytics bool, msg string, details ...string) *r
 	return jsonResponse(status, e)
 }
 
-// appendString writes s as a JSON string. Unlike encoding/json it passes
-// invalid UTF-8 through untouched: an ExtraRows fault must be able to send
-// the bytes a misbehaving server would send.
+// appendString passes invalid UTF-8 through, unlike encoding/json, so ExtraRows can send it.
 func appendString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
@@ -100,8 +91,7 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// rowsBody renders {"totals":…,"<key>":[rows],"hasMore":…} by hand, in the
-// vendor's field order, so paths go out byte for byte (see appendString).
+// rowsBody writes the vendor's field order by hand, so paths go out byte for byte.
 func rowsBody(key string, totals Counts, rows []Row, hasMore bool) []byte {
 	b := appendRowsHead(make([]byte, 0, 64+len(rows)*96), key, totals)
 	for i, r := range rows {
@@ -121,11 +111,7 @@ func rowsBody(key string, totals Counts, rows []Row, hasMore bool) []byte {
 	return appendRowsTail(b, hasMore)
 }
 
-// endlessBody is the views page of an upstream that sends new paths for
-// ever: n rows, /endless/ and the row's number from offset in ten digits
-// or more, each with one human view, and hasMore true. The bytes are those
-// rowsBody writes for these rows; they are written here without the rows,
-// which would cost as much memory again (a page of 150 000 rows is 8 MiB).
+// endlessBody writes rowsBody's bytes without building the rows (150 000 rows are 8 MiB).
 func endlessBody(totals Counts, offset, n int) []byte {
 	const row = `{"path":"/endless/0000000000","human":1,"ai":0,"total":1}`
 	b := appendRowsHead(make([]byte, 0, 64+n*(len(row)+1)), "views", totals)
@@ -145,8 +131,6 @@ func endlessBody(totals Counts, offset, n int) []byte {
 	return appendRowsTail(b, true)
 }
 
-// appendRowsHead and appendRowsTail write what comes before and after the
-// rows of a views or visitors page.
 func appendRowsHead(b []byte, key string, totals Counts) []byte {
 	b = append(b, `{"totals":{"human":`...)
 	b = strconv.AppendInt(b, totals.Human, 10)

@@ -1,14 +1,6 @@
-// Package mockapi is a simulated Mintlify admin REST API: an http.Handler
-// that answers the analytics and v2 agent-job operations the way the vendor
-// documents them, with deterministic synthetic data, authentication, the
-// documented rate limits, a clock-driven job lifecycle and injectable faults.
-//
-// It exists so unit tests, benchmarks, the exporter's --demo mode and the
-// end-to-end suite never need the internet or an account. It deliberately
-// shares no code with the API client (internal/mintlify): if both were built
-// from the same structs, a misunderstanding of the vendor's shapes would be
-// invisible. The contract test in this package pins the mock to fixtures
-// derived from the vendor's OpenAPI files instead.
+// Package mockapi simulates Mintlify's admin API with deterministic data, auth, rate limits, a
+// clock-driven job lifecycle and faults, for tests, --demo and e2e. It shares no code with the
+// client, so a misread vendor shape cannot hide in both; contract_test.go pins it to the OpenAPI.
 package mockapi
 
 import (
@@ -23,69 +15,49 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 )
 
-// Scope is what an admin key may do. The vendor issues read- and
-// write-scoped keys; GET needs read, POST needs write.
+// Scope is what an admin key may do: GET needs read, POST needs write.
 type Scope int
 
 const (
-	// ReadOnly keys may only GET; a POST gets 403.
 	ReadOnly Scope = iota
-	// ReadWrite keys may do everything.
 	ReadWrite
 )
 
 // KeySpec is one admin API key the mock accepts.
 type KeySpec struct {
-	Key   string // must start with "mint_"; "mint_dsc_" and "mint_us_" never work
-	Org   string // keys belong to an organization; rate limits are per org
-	Scope Scope
-	// ProjectIDs lists the projects this key's org owns; empty means any.
-	ProjectIDs []string
+	Key        string // must start with "mint_"; "mint_dsc_" and "mint_us_" never work
+	Org        string // keys belong to an organization; rate limits are per org
+	Scope      Scope
+	ProjectIDs []string // the org's projects; empty: any
 }
 
-// Options configure a Server. Zero values pick the documented defaults.
+// Options configure a Server; zero values pick the documented defaults.
 type Options struct {
-	Clock Clock // default RealClock
-	Keys  []KeySpec
-	// Projects maps project id to its synthetic site. A request for a
-	// project not in the map gets 404.
-	Projects map[string]Site
-	// AnalyticsBudgetPerHour is requests per org per sliding hour, shared by
-	// every analytics endpoint. 0 = 100 (documented); negative = unlimited.
+	Clock    Clock // default RealClock
+	Keys     []KeySpec
+	Projects map[string]Site // any other project gets 404
+	// AnalyticsBudgetPerHour is per org, shared by every analytics endpoint; negative: unlimited.
 	AnalyticsBudgetPerHour int
-	// AgentBudgetPerHour is create-job + send-message calls per project per
-	// sliding hour. 0 = 100 (documented); negative = unlimited.
+	// AgentBudgetPerHour is create-job + send-message calls per project; negative: unlimited.
 	AgentBudgetPerHour int
-	// RetryAfter makes 429 answers carry Retry-After (seconds until a slot
-	// frees). The vendor does not promise the header, so test both ways.
-	RetryAfter bool
-	// JobActiveFor is how long a job (or a follow-up message) stays active
-	// before it completes or fails. Default 2m.
-	JobActiveFor time.Duration
-	// JobArchiveAfter is how long after finishing a job becomes archived.
-	// Default 1h.
-	JobArchiveAfter time.Duration
-	// MergeAfter is how long after a job created through the API
-	// completes with a pull request that pull request is merged, which
-	// closes its project's Site.Gap (gap.go). 0: never merged.
-	MergeAfter time.Duration
-	// MaxPageSize caps limit for views and visitors. Default 250.
-	MaxPageSize int
-	// RefuseFutureDates answers an analytics request whose dateTo lies
-	// after the server's clock with 400. The vendor does not say whether
-	// a future dateTo is accepted; this is the strict reading.
+	// RetryAfter sets Retry-After on 429s; the vendor does not promise it, so test both ways.
+	RetryAfter      bool
+	JobActiveFor    time.Duration // a job or message; default 2m
+	JobArchiveAfter time.Duration // after finishing; default 1h
+	// MergeAfter merges an API-created job's pull request, closing Site.Gap; 0: never.
+	MergeAfter  time.Duration
+	MaxPageSize int // views and visitors; default 250
+	// RefuseFutureDates answers a dateTo after the clock with 400, the strict reading of the docs.
 	RefuseFutureDates bool
 }
 
 // Endpoint names recorded in Request.Endpoint and matched by Fault.Endpoint.
 const (
-	EndpointViews       = "views"
-	EndpointVisitors    = kind.Visitors
-	EndpointFeedback    = "feedback_by_page"
-	EndpointSearches    = kind.Searches
-	EndpointCallerStats = "caller_stats"
-	// EndpointConversations and EndpointFeedbackEntries are the list
-	// endpoints assistant and feedback.
+	EndpointViews           = "views"
+	EndpointVisitors        = kind.Visitors
+	EndpointFeedback        = "feedback_by_page"
+	EndpointSearches        = kind.Searches
+	EndpointCallerStats     = "caller_stats"
 	EndpointConversations   = kind.Conversations
 	EndpointFeedbackEntries = "feedback_entries"
 	EndpointCreateJob       = "create_job"
@@ -94,12 +66,10 @@ const (
 	EndpointUnknown         = "unknown" // no route matched
 )
 
-// StatusClientClosed is recorded (never sent) when the client went away
-// while a Latency fault was delaying the answer, as nginx logs it.
+// StatusClientClosed is recorded, never sent, when the client left during Latency (as nginx).
 const StatusClientClosed = 499
 
-// Request is one recorded request, for assertions such as "the exporter
-// made exactly 40 analytics calls".
+// Request is one recorded request, for assertions such as "exactly 40 analytics calls".
 type Request struct {
 	Method    string
 	Path      string // URL path
@@ -112,12 +82,10 @@ type Request struct {
 	Time      time.Time // server clock at arrival
 }
 
-// maxRecorded bounds the request log so a long --demo run does not grow
-// without limit; the oldest entries are dropped.
+// maxRecorded keeps a long --demo run's request log bounded.
 const maxRecorded = 100_000
 
-// Server is the simulated API. It implements http.Handler and is safe for
-// concurrent use; all setters may be called while it serves.
+// Server is safe for concurrent use; all setters may be called while it serves.
 type Server struct {
 	clock        Clock
 	keys         map[string]KeySpec
@@ -209,11 +177,9 @@ func Start(opts Options) (*Running, error) {
 	return &Running{Server: s, hs: hs, url: "http://" + ln.Addr().String()}, nil
 }
 
-// URL is the base URL to give the client, e.g. "http://127.0.0.1:41234".
 func (r *Running) URL() string { return r.url }
 
-// Close stops listening and drops open connections (in-flight Latency
-// faults end because their request contexts are cancelled).
+// Close drops open connections, so in-flight Latency faults end.
 func (r *Running) Close() error {
 	if err := r.hs.Close(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
@@ -221,8 +187,7 @@ func (r *Running) Close() error {
 	return nil
 }
 
-// SetPaths changes how many paths a project's site has (creating the
-// project with seed 0 if unknown), e.g. to test a site that grows.
+// SetPaths resizes a project's site (seed 0 if unknown), e.g. a site that grows.
 func (s *Server) SetPaths(projectID string, n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -231,21 +196,18 @@ func (s *Server) SetPaths(projectID string, n int) {
 	s.projects[projectID] = site
 }
 
-// SetRefuseFutureDates switches Options.RefuseFutureDates while serving.
 func (s *Server) SetRefuseFutureDates(refuse bool) {
 	s.mu.Lock()
 	s.refuseFuture = refuse
 	s.mu.Unlock()
 }
 
-// SetSite adds or replaces a project's site.
 func (s *Server) SetSite(projectID string, site Site) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.projects[projectID] = site
 }
 
-// Site returns a project's site as the server currently sees it.
 func (s *Server) Site(projectID string) (Site, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -260,8 +222,7 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.reqs...)
 }
 
-// CountRequests counts logged requests for which filter returns true (nil
-// counts all).
+// CountRequests counts logged requests that filter (nil: all) accepts.
 func (s *Server) CountRequests(filter func(Request) bool) int {
 	s.reqMu.Lock()
 	defer s.reqMu.Unlock()
@@ -274,8 +235,7 @@ func (s *Server) CountRequests(filter func(Request) bool) int {
 	return n
 }
 
-// MostInAnyHour is the most requests received within any one-hour span,
-// other than those to the endpoints skipped.
+// MostInAnyHour is the most requests within any hour, endpoints in skip left out.
 func (s *Server) MostInAnyHour(skip ...string) int {
 	var times []time.Time
 	for _, r := range s.Requests() {
@@ -294,7 +254,7 @@ func (s *Server) MostInAnyHour(skip ...string) int {
 	return most
 }
 
-// ResetRequests empties the request log (budgets and jobs are untouched).
+// ResetRequests empties the request log; budgets and jobs stay.
 func (s *Server) ResetRequests() {
 	s.reqMu.Lock()
 	s.reqs = nil
@@ -310,7 +270,6 @@ func (s *Server) record(r Request) {
 	s.reqs = append(s.reqs, r)
 }
 
-// route is what the URL path resolved to.
 type route struct {
 	endpoint  string
 	method    string // the only method allowed
@@ -319,8 +278,6 @@ type route struct {
 	jobID     string
 }
 
-// analyticsRoutes maps the endpoint path of each collector kind (the
-// table of internal/kind) to the name its requests are recorded under.
 var analyticsRoutes = func() map[string]string {
 	names := map[string]string{
 		kind.PageViews:       EndpointViews,
@@ -371,7 +328,6 @@ func matchRoute(path string) (route, bool) {
 	return route{}, false
 }
 
-// call is one request in flight, passed to the endpoint handlers.
 type call struct {
 	r     *http.Request
 	rt    route
@@ -381,13 +337,8 @@ type call struct {
 	fault *Fault // paging faults (DuplicateAcrossPages etc.), may be nil
 }
 
-// ServeHTTP answers one request. The order of checks is: route (404),
-// method (405), faults that model trouble in front of the application
-// (latency, status, HTML), authentication (401), scope (403), project
-// existence (404) and ownership (403), then the endpoint's own validation
-// (400), rate limit (429) and answer. Only requests that get past validation
-// consume rate-limit budget: 400/401/403/404 and 429 answers are free, as is
-// anything a Status fault answered.
+// ServeHTTP checks route, method, front faults, auth, scope, project, validation, then the rate
+// limit: only requests past validation use budget.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	now := s.clock.Now()
 	rec := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Endpoint: EndpointUnknown, Time: now}
@@ -398,8 +349,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec.Status = res.status
-	// Recorded before the answer is written: a client that has read the
-	// answer must find its request in the log, or counting tests race.
+	// Recorded before the answer is written, or a counting test races the client.
 	s.record(rec)
 	res.write(w)
 }

@@ -1,10 +1,5 @@
-// Command gen writes a systemd unit of the deb or rpm package, generated
-// from deploy/systemd/NAME.service (see packaging.UnitOf; NAME is the
-// source's file name). make release runs it for each of packaging.Units;
-// by hand, from the repository root:
-//
-//	go run ./packaging/gen -format deb -out mintlify_exporter.service
-//	go run ./packaging/gen -unit deploy/systemd/mintlify_exporter-receiver.service -format deb -out mintlify_exporter-receiver.service
+// Command gen writes a deb or rpm systemd unit from deploy/systemd/NAME.service (packaging.UnitOf);
+// make release runs it for each of packaging.Units.
 package main
 
 import (

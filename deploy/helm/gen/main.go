@@ -1,12 +1,4 @@
-// Command gen copies the files the Helm chart ships from where they are
-// maintained: dashboards/alerts.yml, dashboards/rules.yml and
-// dashboards/mintlify.json into deploy/helm/mintlify-exporter/files/
-// (Helm reads no file outside the chart). Run it from the repository root
-// after changing them:
-//
-//	go run ./deploy/helm/gen
-//
-// A test in ./deploy fails while the copies differ.
+// Command gen copies deploy.ChartFiles into the chart, as Helm reads no file outside it.
 package main
 
 import (

@@ -1,9 +1,5 @@
-// Command gen writes deploy/kubernetes/prometheusrule.yaml, the Prometheus
-// Operator PrometheusRule holding the groups of dashboards/alerts.yml and
-// dashboards/rules.yml. Run
-// it from the repository root after changing the rules:
-//
-//	go run ./deploy/kubernetes/gen
+// Command gen writes deploy/kubernetes/prometheusrule.yaml from dashboards/alerts.yml and rules.yml;
+// run it from the repository root after changing them.
 package main
 
 import (
