@@ -31,11 +31,13 @@ var scrapeBufferPool = sync.Pool{New: func() any { return new(scrapeBuffers) }}
 // maxPooledBuffer keeps a rare large scrape's buffers from staying resident.
 const maxPooledBuffer = 1 << 20
 
+// NewWriter writes to w, each family gzip-framed when gz.
 func NewWriter(w io.Writer, gz bool, format expfmt.Format) *Writer {
 	bufs := scrapeBufferPool.Get().(*scrapeBuffers)
 	return &Writer{w: w, gz: gz, enc: expfmt.NewEncoder(&bufs.pending, format), bufs: bufs}
 }
 
+// Cached writes a pre-rendered family as stored.
 func (f *Writer) Cached(fam Family) {
 	f.flush()
 	if f.err != nil {
@@ -51,6 +53,7 @@ func (f *Writer) Cached(fam Family) {
 // Err is the first write error; after one, nothing more is written.
 func (f *Writer) Err() error { return f.err }
 
+// Live encodes a family gathered for this scrape.
 func (f *Writer) Live(mf *dto.MetricFamily) {
 	if f.err == nil {
 		f.err = f.enc.Encode(mf)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 )
 
+// Redacted is what every printing path shows instead of the value.
 const Redacted = "<secret>"
 
 // Secret keeps its value behind a pointer, so fmt's %+v of an enclosing struct shows an address.
@@ -13,8 +14,10 @@ type Secret struct {
 	value *string
 }
 
+// New wraps s.
 func New(s string) Secret { return Secret{value: &s} }
 
+// Reveal returns the value; call it only where the value goes on the wire.
 func (s Secret) Reveal() string {
 	if s.value == nil {
 		return ""
@@ -26,6 +29,7 @@ func (s Secret) String() string { return Redacted }
 
 func (s Secret) GoString() string { return `secret.Secret("` + Redacted + `")` }
 
+// Format covers every verb: %x and %q would print a struct field's underlying string.
 func (s Secret) Format(f fmt.State, verb rune) {
 	if verb == 'v' && f.Flag('#') {
 		_, _ = f.Write([]byte(s.GoString()))
