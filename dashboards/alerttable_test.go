@@ -88,3 +88,33 @@ func TestLoadRulesNamesBothFiles(t *testing.T) {
 		}
 	}
 }
+
+// gapAlerts fire on documentation gaps, which the receiver can turn into
+// a docs pull request.
+var gapAlerts = []string{"MintlifyPageThumbsDownSpike", "MintlifyAssistantUnansweredShareHigh", "MintlifyFeedbackWaiting"}
+
+// TestGapRunbooksNameTheReceiver: the "How to fix" of each gap alert's
+// runbook names the receiver and links docs/loop.md, which a reader of the
+// alert would not find otherwise.
+func TestGapRunbooksNameTheReceiver(t *testing.T) {
+	b, err := os.ReadFile(runbookFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range gapAlerts {
+		_, section, ok := strings.Cut(string(b), "### Runbook: "+a+"\n")
+		if !ok {
+			t.Errorf("%s: no runbook section", a)
+			continue
+		}
+		section, _, _ = strings.Cut(section, "\n### ")
+		_, fix, ok := strings.Cut(section, "**How to fix.**")
+		if !ok {
+			t.Errorf("%s: the runbook has no **How to fix.**", a)
+			continue
+		}
+		if !strings.Contains(fix, "`mintlify_exporter receiver`") || !strings.Contains(fix, "(loop.md") {
+			t.Errorf("%s: the runbook's How to fix does not name `mintlify_exporter receiver` with a link to loop.md:\n%s", a, fix)
+		}
+	}
+}
