@@ -129,6 +129,7 @@ packaged_docs="0644 root root /usr/share/doc/$PKG/CHANGELOG.md
 0644 root root /usr/share/doc/$PKG/dashboards/mintlify.json
 0644 root root /usr/share/doc/$PKG/dashboards/alerts.yml
 0644 root root /usr/share/doc/$PKG/dashboards/rules.yml
+0644 root root /usr/share/doc/$PKG/dashboards/mixin.libsonnet
 0644 root root /usr/share/man/man1/mintlify_exporter.1.gz"
 # The files every package must hold, with mode and owner (licenses/ and the
 # rest of the documentation are checked by name below).
@@ -202,7 +203,7 @@ cmp -s "$tmp/debroot/etc/mintlify_exporter/routes.yml" deploy/systemd/routes.yml
 cmp -s "$tmp/debroot/etc/default/mintlify_exporter-receiver" packaging/mintlify_exporter-receiver.default || fail "the deb's receiver /etc/default file is not packaging/mintlify_exporter-receiver.default"
 cmp -s "$tmp/debroot/etc/default/mintlify_exporter" packaging/mintlify_exporter.default || fail "the deb's /etc/default file is not packaging/mintlify_exporter.default"
 grep -qx 'ARGS=""' "$tmp/debroot/etc/default/mintlify_exporter" || fail "/etc/default/mintlify_exporter does not set ARGS=\"\""
-for f in mintlify.json alerts.yml rules.yml; do
+for f in mintlify.json alerts.yml rules.yml mixin.libsonnet; do
   cmp -s "$tmp/debroot/usr/share/doc/$PKG/dashboards/$f" "dashboards/$f" || fail "the deb's dashboards/$f is not dashboards/$f"
 done
 # The man page: --help-man's and each command's, with a NAME line and every flag.

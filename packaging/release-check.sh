@@ -93,7 +93,7 @@ for platform in $platforms; do
   tops=$(printf '%s\n' "$entries" | cut -d/ -f1 | sort -u)
   [ "$tops" = "$name" ] || fail "$name.$ext: top-level entries are $(echo $tops), want $name/"
   for want in "mintlify_exporter$exe" LICENSE NOTICE README.md CHANGELOG.md docs/deployment.md docs/configuration.md \
-    dashboards/mintlify.json dashboards/alerts.yml dashboards/rules.yml \
+    dashboards/mintlify.json dashboards/alerts.yml dashboards/rules.yml dashboards/mixin.libsonnet \
     licenses/github.com/prometheus/client_golang/LICENSE; do
     grep -qxF "$name/$want" <<<"$entries" || fail "$name.$ext lacks $name/$want"
   done

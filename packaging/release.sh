@@ -81,7 +81,7 @@ licenses() {
 # must name a file of the repository.
 docs_files() {
   local -A seen=()
-  local todo=(README.md CHANGELOG.md docs/*.md dashboards/mintlify.json dashboards/alerts.yml dashboards/rules.yml) f link target
+  local todo=(README.md CHANGELOG.md docs/*.md dashboards/mintlify.json dashboards/alerts.yml dashboards/rules.yml dashboards/mixin.libsonnet) f link target
   while [ ${#todo[@]} -gt 0 ]; do
     f=${todo[0]}
     todo=("${todo[@]:1}")
