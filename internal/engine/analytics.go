@@ -56,6 +56,9 @@ func (p *perWindow) advance(ctx context.Context, c *mintlify.Client, ws *windowS
 			ws.Hint = p.code.Cost(pl)
 			return false, nil
 		}
+		if errors.Is(err, mintlify.ErrCursorRefused) && pl != nil {
+			ws.Payload = pl // the same data without the refused walk: the next round starts afresh
+		}
 		return false, err
 	}
 	ws.Payload, ws.DataTime, ws.Range = pl, now, &r

@@ -179,6 +179,48 @@ func TestCursorLoopIsABadResponse(t *testing.T) {
 	}
 }
 
+// TestRefusedCursorIsNoRefusedDate (#46 case 11): every cursor-paged
+// kind under an upstream that refuses every cursor (400): the refresh
+// fails, but a 400 to a page asked for with a cursor is not the upstream
+// refusing a dateTo in the future: no fallback to dateTo = now is logged
+// or asked for, and the first refresh after the fault brings the unit
+// back.
+func TestRefusedCursorIsNoRefusedDate(t *testing.T) {
+	for _, k := range kind.All {
+		if k.Paging != kind.CursorPages {
+			continue
+		}
+		t.Run(k.Name, func(t *testing.T) {
+			logs := &testkit.LockedBuffer{}
+			e := newTestEngine(t, docsConfig("", "    collectors: ["+k.Name+"]\n"),
+				mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 5, Paths: 300, ConversationsPerHour: 120}}},
+				Options{Logger: bufLogger(logs)})
+			e.clock.Set(time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC)) // a short month to walk
+			e.api.Server.SetFault(mockapi.Fault{RefusedCursors: -1})
+			e.refresh()
+			if h := e.health(t, k.Name, "docs"); h.Up {
+				t.Error("up while every cursor is refused")
+			}
+			if strings.Contains(logs.String(), "refused a dateTo in the future") {
+				t.Error("a refused cursor was taken for a refused dateTo")
+			}
+			if k.Windows != kind.Snapshot {
+				for _, r := range e.api.Server.Requests() {
+					if q, _ := url.ParseQuery(r.Query); asks(r, k) && strings.Contains(q.Get("dateTo"), "T") {
+						t.Fatalf("a request fell back to dateTo = now: %s", r.Query)
+					}
+				}
+			}
+			e.api.Server.ClearFaults()
+			e.clock.Advance(time.Hour)
+			e.refresh()
+			if h := e.health(t, k.Name, "docs"); !h.Up {
+				t.Errorf("no recovery after the fault: %+v", h)
+			}
+		})
+	}
+}
+
 // A sealed day dated in the future, in the state file (a clock that ran
 // ahead and was set back), is never served: not at load, not after the
 // next refresh, which counts what the API has.

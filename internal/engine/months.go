@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
@@ -62,9 +63,10 @@ func laterOf(a, b time.Time) time.Time {
 // refusedFuture tells whether err is the upstream refusing the day range
 // r of the month window with 400, which it may do because dateTo is in the
 // future; it then records the refusal in ws so that this month's later
-// refreshes ask for [1st, now) instead. The caller retries at once.
+// refreshes ask for [1st, now) instead. The caller retries at once. A
+// cursor refused (mintlify.ErrCursorRefused) is no refused range.
 func refusedFuture(ws *windowState, r mintlify.DateRange, err error) bool {
-	if err == nil || !r.Days || !mintlify.IsBadRequest(err) {
+	if err == nil || !r.Days || !mintlify.IsBadRequest(err) || errors.Is(err, mintlify.ErrCursorRefused) {
 		return false
 	}
 	ws.RefusedFuture = r.From

@@ -82,6 +82,10 @@ type Fault struct {
 	// first page's nextCursor (A) points back at A, with hasMore true:
 	// A→B→A for ever.
 	CyclingCursor bool
+	// RefusedCursors: this many pages asked for with a cursor are
+	// answered 400, as by an upstream whose cursors expired; -1 for
+	// every one.
+	RefusedCursors int
 	// ExtraRows are appended to the first page (offset 0) of views and
 	// visitors, e.g. a path with invalid UTF-8 or a 10 kB path. They are
 	// written byte for byte.
@@ -97,6 +101,8 @@ type faultState struct {
 	f Fault
 	// servedTwice: PageServedTwice has served its page twice.
 	servedTwice bool
+	// refused counts the cursors RefusedCursors refused.
+	refused int
 }
 
 // SetFault installs f, replacing any fault for the same Endpoint. A fault
@@ -291,6 +297,9 @@ func (s *Server) cursorAnswer(c *call, field string, from, to time.Time, cursor 
 			to = c.now
 		}
 	}
+	if cursor != "" && s.refuseCursor(f) {
+		return errorResponse(http.StatusBadRequest, true, "Invalid cursor")
+	}
 	p := page(from, to, cursor)
 	if cursor != "" {
 		switch {
@@ -328,5 +337,17 @@ func (s *Server) firstTime(f *Fault) bool {
 		return false
 	}
 	f.state.servedTwice = true
+	return true
+}
+
+// refuseCursor reports whether RefusedCursors refuses this cursor, and
+// counts it.
+func (s *Server) refuseCursor(f *Fault) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f.state == nil || f.RefusedCursors == 0 || (f.RefusedCursors > 0 && f.state.refused >= f.RefusedCursors) {
+		return false
+	}
+	f.state.refused++
 	return true
 }
