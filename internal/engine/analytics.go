@@ -66,6 +66,10 @@ func (p *perWindow) advance(ctx context.Context, c *mintlify.Client, ws *windowS
 	return true, nil
 }
 
+func (p *perWindow) shows(ws *windowState) bool {
+	return ws.Payload != nil && (!ws.DataTime.IsZero() || p.newData(nil, ws.Payload))
+}
+
 // newData reports whether payload pl shows other samples than old (an
 // empty payload when nil) does.
 func (p *perWindow) newData(old, pl source.Payload) bool {

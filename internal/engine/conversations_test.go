@@ -179,6 +179,34 @@ func TestCursorLoopIsABadResponse(t *testing.T) {
 	}
 }
 
+// TestLoopingFirstWalkShowsNothingCached (#46 case 16): each cursor-paged
+// kind whose first walk loops (a cursor that repeats) after the budget
+// paused it: with nothing cached, the unit is not partial, has no last
+// success, and the log says no data is cached, not that it is served.
+func TestLoopingFirstWalkShowsNothingCached(t *testing.T) {
+	for _, k := range kind.All {
+		if k.Paging != kind.CursorPages {
+			continue
+		}
+		t.Run(k.Name, func(t *testing.T) {
+			logs := &testkit.LockedBuffer{}
+			e := newTestEngine(t, docsConfig("", "    collectors: ["+k.Name+"]\n"),
+				mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 5, Paths: 300, ConversationsPerHour: 120}}},
+				Options{Logger: bufLogger(logs)})
+			e.clock.Set(time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC))
+			e.api.Server.SetFault(mockapi.Fault{RepeatingCursor: true})
+			e.refresh()
+			h := e.health(t, k.Name, "docs")
+			if h.Up || h.Partial || !h.LastSuccess.IsZero() {
+				t.Errorf("after a looping first walk: up %v, partial %v, last success %v; want down, not partial, none", h.Up, h.Partial, h.LastSuccess)
+			}
+			if s := logs.String(); !strings.Contains(s, "no data cached yet") || strings.Contains(s, "serving cached data") {
+				t.Errorf("the failure is logged as:\n%s", s)
+			}
+		})
+	}
+}
+
 // TestRefusedCursorIsNoRefusedDate (#46 case 11): every cursor-paged
 // kind under an upstream that refuses every cursor (400): the refresh
 // fails, but a 400 to a page asked for with a cursor is not the upstream

@@ -130,6 +130,9 @@ type fetcher interface {
 	// advance fetches for the window through c (the key's client, gated
 	// by the unit's grant); done reports that new data landed.
 	advance(ctx context.Context, c *mintlify.Client, ws *windowState, w windowSpec, now time.Time) (done bool, err error)
+	// shows reports whether the window has data to show: a first walk
+	// the budget paused may have none yet (the feedback backlog's).
+	shows(ws *windowState) bool
 }
 
 // unit is one analytics collector of one project under the current
@@ -338,8 +341,11 @@ func (u *unit) finish(now time.Time, complete bool, err error) {
 		logf = u.log.Debug // the same failure again: said once already
 	}
 	cached := "no data cached yet"
-	if !u.shownSince().IsZero() { // a complete round, or what a walk under way shows
+	if u.showsData() {
 		cached = "serving cached data"
+	}
+	if class.Kind != mintlify.KindRateLimited {
+		u.forgetEmptyProgress()
 	}
 	switch {
 	case class.Kind == mintlify.KindRateLimited:
@@ -367,6 +373,29 @@ func authHint(c mintlify.Class) string {
 		return "API key refused (401): it is unknown, revoked or expired. Create an admin key (prefix mint_) in the Mintlify dashboard and update the key's env variable or file, then reload"
 	}
 	return "API key not allowed (403): the key may lack the needed scope, this host may be outside the key's IP allowlist, or the project may belong to another organization"
+}
+
+// showsData reports whether some window has data to show. The caller
+// holds the state lock.
+func (u *unit) showsData() bool {
+	for _, w := range u.windows {
+		if u.src.shows(u.state.window(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// forgetEmptyProgress ends, on a failure, the "under way" of a first walk
+// that shows nothing yet: not partial, no last success. The caller holds
+// the state lock.
+func (u *unit) forgetEmptyProgress() {
+	for _, w := range u.windows {
+		if ws := u.state.window(w); ws.DataTime.IsZero() && !ws.Progress.IsZero() && !u.src.shows(ws) {
+			ws.Progress = time.Time{}
+			u.state.version++
+		}
+	}
 }
 
 // shownSince is the age that decides whether the data is fresh: the last
