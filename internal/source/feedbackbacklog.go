@@ -16,9 +16,12 @@ import (
 // amount of feedback. The readers' comments and contacts are not read.
 var _ = register(kind.FeedbackBacklog, feedbackBacklog{})
 
-// maxBacklogPages bounds one walk: 1 000 pages of 100, 100 000 open
-// entries.
+// maxBacklogPages bounds one walk: 1 000 pages of 100, MaxBacklogEntries
+// open entries.
 const maxBacklogPages = 1000
+
+// MaxBacklogEntries is the most open entries one walk counts.
+const MaxBacklogEntries = maxBacklogPages * mintlify.MaxFeedbackEntriesLimit
 
 // FeedbackBacklogPayload is the last complete count of the open entries,
 // and the walk the budget stopped, which the next fetch resumes.
