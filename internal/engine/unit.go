@@ -106,6 +106,9 @@ type windowState struct {
 	// their data of a window there.
 	Range   *mintlify.DateRange
 	Payload source.Payload
+	// Floor holds the month window's counters at what they served
+	// (holdCounters); nil when none fell.
+	Floor *counterFloor
 }
 
 func (s *unitState) window(w windowSpec) *windowState {
@@ -262,6 +265,7 @@ func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) 
 		s.mu.Lock()
 		ws := s.window(w)
 		work := *ws
+		old := work
 		skip := !ws.DataTime.Before(s.round)
 		s.mu.Unlock()
 		if skip {
@@ -272,6 +276,9 @@ func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) 
 		var done bool
 		refused := work.RefusedFuture
 		done, err = u.src.advance(ctx, client, &work, w, now)
+		if w.month {
+			u.holdCounters(&old, &work)
+		}
 		if !work.RefusedFuture.Equal(refused) {
 			u.log.Warn("the API refused a dateTo in the future (400); the month-to-date counters ask for dateTo = now (RFC 3339) this month, and are only as exact as the API's time resolution",
 				"month", work.RefusedFuture.Format("2006-01"))
