@@ -1,12 +1,15 @@
 package collector_test
 
 import (
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
@@ -169,5 +172,76 @@ func TestVisitorsStayWindowGauges(t *testing.T) {
 	}
 	if strings.Contains(out, "visitors_total") || strings.Contains(out, `window="month"`) {
 		t.Fatal("visitors are exported as a month counter")
+	}
+}
+
+// TestMonthCountersNeverFallWithinTheMonth (#46 case 13): every kind with
+// month-to-date counters, when the upstream's clock steps back six hours
+// within the month so that its month to date is lower: every counter
+// keeps the highest value it served (a fall is a reset to Prometheus),
+// after a restart too, the collectors stay up, and the next month starts
+// from its own values.
+func TestMonthCountersNeverFallWithinTheMonth(t *testing.T) {
+	var names []string
+	counters := map[string]bool{}
+	for _, k := range kind.All {
+		if k.Windows != kind.MonthAndWindows && k.Windows != kind.MonthOnly {
+			continue
+		}
+		names = append(names, k.Name)
+		for _, f := range k.Families {
+			if f.Counter {
+				counters[f.Name] = true
+			}
+		}
+	}
+	upstream := manualclock.New(epoch)
+	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n", "    collectors: ["+strings.Join(names, ", ")+"]\n"),
+		envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 5, Paths: 40, ConversationsPerHour: 4}},
+			mock: func(o *mockapi.Options) { o.Clock = upstream }, statePath: filepath.Join(t.TempDir(), "state.json")})
+	values := func(out string) map[string]float64 {
+		m := map[string]float64{}
+		for _, line := range strings.Split(out, "\n") {
+			name, _, _ := strings.Cut(line, "{")
+			series, v, ok := strings.Cut(line, " ")
+			if f, err := strconv.ParseFloat(v, 64); ok && err == nil && counters[name] {
+				m[series] = f
+			}
+		}
+		return m
+	}
+	before := values(e.scrape())
+	upstream.Set(epoch.Add(-6 * time.Hour))
+	e.clock.Advance(time.Hour)
+	out := e.scrape()
+	for _, n := range names {
+		if mustValue(t, out, `mintlify_up{collector="`+n+`",project="docs"}`) != 1 {
+			t.Errorf("%s down after the upstream's clock stepped back", n)
+		}
+	}
+	after := values(out)
+	compared := 0
+	for s, v := range after {
+		if w, ok := before[s]; ok && v < w {
+			t.Errorf("%s fell from %v to %v within its month", s, w, v)
+		}
+		if before[s] > 0 {
+			compared++
+		}
+	}
+	if compared == 0 {
+		t.Fatal("no counter to compare: the test proves nothing")
+	}
+	e.restart()
+	for s, v := range values(e.gather()) {
+		if w := before[s]; v < w {
+			t.Errorf("after a restart %s fell from %v to %v within its month", s, w, v)
+		}
+	}
+	const site = `mintlify_site_page_views_total{project="docs",traffic="human"}`
+	e.clock.Set(time.Date(2026, 12, 1, 1, 0, 0, 0, time.UTC))
+	upstream.Set(e.clock.Now())
+	if v := mustValue(t, e.scrape(), site); v >= after[site] {
+		t.Errorf("next month: %s is %v, not its own month's (below %v)", site, v, after[site])
 	}
 }

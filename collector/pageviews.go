@@ -52,6 +52,9 @@ func (p walkSeries) data(w engine.Window) []prometheus.Metric {
 	labels := make([]*dto.LabelPair, 2*n*len(keep))
 	var path *dto.LabelPair // shared by a path's samples, which come one after the other
 	p.walked.PathSamples(keep, func(value, t string, v float64) {
+		if w.Floor != nil {
+			v = max(v, w.Floor[engine.CounterKey{Family: p.walked.Page, A: value, B: t}])
+		}
 		if path == nil || path.GetValue() != value {
 			path = labelPair("path", value)
 		}
@@ -72,6 +75,9 @@ func (p walkSeries) data(w engine.Window) []prometheus.Metric {
 		m := newSample(p.desc(s.Family, w.Month), s.Value, pairs...)
 		if s.Family != p.walked.Unique {
 			m.created = created
+			if w.Floor != nil {
+				m.value = max(m.value, w.Floor[engine.KeyOf(s)])
+			}
 		}
 		samples = append(samples, m)
 	}

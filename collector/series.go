@@ -49,7 +49,11 @@ func (p kindSeries) data(w engine.Window) []prometheus.Metric {
 		switch {
 		case !ok:
 		case f.Counter:
-			ms = append(ms, prometheus.MustNewConstMetricWithCreatedTimestamp(familyDesc(f.Name), prometheus.CounterValue, s.Value, w.Range.From, s.LabelValues(f, p.project, "")...))
+			v := s.Value
+			if w.Floor != nil {
+				v = max(v, w.Floor[engine.KeyOf(s)])
+			}
+			ms = append(ms, prometheus.MustNewConstMetricWithCreatedTimestamp(familyDesc(f.Name), prometheus.CounterValue, v, w.Range.From, s.LabelValues(f, p.project, "")...))
 		default:
 			ms = append(ms, prometheus.MustNewConstMetric(familyDesc(f.Name), prometheus.GaugeValue, s.Value, s.LabelValues(f, p.project, w.Label)...))
 		}

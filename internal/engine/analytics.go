@@ -56,11 +56,18 @@ func (p *perWindow) advance(ctx context.Context, c *mintlify.Client, ws *windowS
 			ws.Hint = p.code.Cost(pl)
 			return false, nil
 		}
+		if errors.Is(err, mintlify.ErrCursorRefused) && pl != nil {
+			ws.Payload = pl // the same data without the refused walk: the next round starts afresh
+		}
 		return false, err
 	}
 	ws.Payload, ws.DataTime, ws.Range = pl, now, &r
 	ws.Hint = p.code.Cost(pl)
 	return true, nil
+}
+
+func (p *perWindow) shows(ws *windowState) bool {
+	return ws.Payload != nil && (!ws.DataTime.IsZero() || p.newData(nil, ws.Payload))
 }
 
 // newData reports whether payload pl shows other samples than old (an

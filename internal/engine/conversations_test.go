@@ -179,6 +179,76 @@ func TestCursorLoopIsABadResponse(t *testing.T) {
 	}
 }
 
+// TestLoopingFirstWalkShowsNothingCached (#46 case 16): each cursor-paged
+// kind whose first walk loops (a cursor that repeats) after the budget
+// paused it: with nothing cached, the unit is not partial, has no last
+// success, and the log says no data is cached, not that it is served.
+func TestLoopingFirstWalkShowsNothingCached(t *testing.T) {
+	for _, k := range kind.All {
+		if k.Paging != kind.CursorPages {
+			continue
+		}
+		t.Run(k.Name, func(t *testing.T) {
+			logs := &testkit.LockedBuffer{}
+			e := newTestEngine(t, docsConfig("", "    collectors: ["+k.Name+"]\n"),
+				mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 5, Paths: 300, ConversationsPerHour: 120}}},
+				Options{Logger: bufLogger(logs)})
+			e.clock.Set(time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC))
+			e.api.Server.SetFault(mockapi.Fault{RepeatingCursor: true})
+			e.refresh()
+			h := e.health(t, k.Name, "docs")
+			if h.Up || h.Partial || !h.LastSuccess.IsZero() {
+				t.Errorf("after a looping first walk: up %v, partial %v, last success %v; want down, not partial, none", h.Up, h.Partial, h.LastSuccess)
+			}
+			if s := logs.String(); !strings.Contains(s, "no data cached yet") || strings.Contains(s, "serving cached data") {
+				t.Errorf("the failure is logged as:\n%s", s)
+			}
+		})
+	}
+}
+
+// TestRefusedCursorIsNoRefusedDate (#46 case 11): every cursor-paged
+// kind under an upstream that refuses every cursor (400): the refresh
+// fails, but a 400 to a page asked for with a cursor is not the upstream
+// refusing a dateTo in the future: no fallback to dateTo = now is logged
+// or asked for, and the first refresh after the fault brings the unit
+// back.
+func TestRefusedCursorIsNoRefusedDate(t *testing.T) {
+	for _, k := range kind.All {
+		if k.Paging != kind.CursorPages {
+			continue
+		}
+		t.Run(k.Name, func(t *testing.T) {
+			logs := &testkit.LockedBuffer{}
+			e := newTestEngine(t, docsConfig("", "    collectors: ["+k.Name+"]\n"),
+				mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 5, Paths: 300, ConversationsPerHour: 120}}},
+				Options{Logger: bufLogger(logs)})
+			e.clock.Set(time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC)) // a short month to walk
+			e.api.Server.SetFault(mockapi.Fault{RefusedCursors: -1})
+			e.refresh()
+			if h := e.health(t, k.Name, "docs"); h.Up {
+				t.Error("up while every cursor is refused")
+			}
+			if strings.Contains(logs.String(), "refused a dateTo in the future") {
+				t.Error("a refused cursor was taken for a refused dateTo")
+			}
+			if k.Windows != kind.Snapshot {
+				for _, r := range e.api.Server.Requests() {
+					if q, _ := url.ParseQuery(r.Query); asks(r, k) && strings.Contains(q.Get("dateTo"), "T") {
+						t.Fatalf("a request fell back to dateTo = now: %s", r.Query)
+					}
+				}
+			}
+			e.api.Server.ClearFaults()
+			e.clock.Advance(time.Hour)
+			e.refresh()
+			if h := e.health(t, k.Name, "docs"); !h.Up {
+				t.Errorf("no recovery after the fault: %+v", h)
+			}
+		})
+	}
+}
+
 // A sealed day dated in the future, in the state file (a clock that ran
 // ahead and was set back), is never served: not at load, not after the
 // next refresh, which counts what the API has.

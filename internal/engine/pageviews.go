@@ -131,6 +131,8 @@ func (p *pageViews) advance(ctx context.Context, c *mintlify.Client, ws *windowS
 	return false, err
 }
 
+func (p *pageViews) shows(ws *windowState) bool { return shown(ws) != nil }
+
 // shown is the walk whose rows are exported: the last complete one, or
 // the one in progress until one completes; nil if none read a page.
 func shown(ws *windowState) *mintlify.Walk {

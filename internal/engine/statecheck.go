@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
@@ -69,6 +70,31 @@ func (rec *windowRecord) check(collector string) error {
 	}
 	if err := rec.Walk.check(walked.Rows, false); err != nil {
 		return fmt.Errorf("walk: %w", err)
+	}
+	return rec.Floor.check(collector)
+}
+
+// maxFloorSeries bounds the counters a floor holds: two a path of the
+// largest walk, and far more than any kind's.
+const maxFloorSeries = 1 << 21
+
+// check refuses a floor of another month than a 1st, too many series, a
+// family that is no counter of collector, or a count out of range.
+func (f *floorRecord) check(collector string) error {
+	if f == nil {
+		return nil
+	}
+	if !f.Month.Equal(mintlify.MonthToDate(f.Month).From) || len(f.Series) > maxFloorSeries {
+		return fmt.Errorf("floor of %s with %d series: not a month's start, or too many", f.Month, len(f.Series))
+	}
+	k, _ := kind.Lookup(collector)
+	for _, c := range f.Series {
+		if m, ok := k.MonthOf(c.Family); !ok || !m.Counter {
+			return fmt.Errorf("floor: %q is no counter of %s", mintlify.EscapeText(c.Family), collector)
+		}
+		if err := mintlify.CheckCount(c.Value, "floor"); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -106,6 +106,14 @@ func TestStateRecordsAreCheckedOneByOne(t *testing.T) {
 		"backoff":   {"pageviews", func(u map[string]any) { obj(t, u, "health")["failures"] = -3 }, false},
 		"reason":    {"pageviews", func(u map[string]any) { obj(t, u, "health")["fail_counts"] = map[string]any{"\x1b[31mred\a": 1} }, false},
 		"healthtyp": {"pageviews", func(u map[string]any) { obj(t, u, "health")["failed"] = "yes" }, false},
+		"floorfamily": {"pageviews", func(u map[string]any) {
+			obj(t, u, "windows", "month")["floor"] = map[string]any{"month": "2026-11-01T00:00:00Z",
+				"series": []any{map[string]any{"family": "mintlify_page_visitors", "a": "/", "b": "human", "value": 1}}}
+		}, true},
+		"floorhuge": {"pageviews", func(u map[string]any) {
+			obj(t, u, "windows", "month")["floor"] = map[string]any{"month": "2026-11-01T00:00:00Z",
+				"series": []any{map[string]any{"family": "mintlify_site_page_views", "a": "human", "value": 1e300}}}
+		}, true},
 	}
 	for name, c := range damaged {
 		u := clone(t, units["proj-docs/"+c.collector]).(map[string]any)

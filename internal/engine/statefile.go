@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
@@ -26,6 +28,21 @@ type windowRecord struct {
 	Walk          *walkRecord     `json:"walk,omitempty"`
 	Range         *rangeRecord    `json:"range,omitempty"`
 	Payload       json.RawMessage `json:"payload,omitempty"` // the kind's (internal/source)
+	Floor         *floorRecord    `json:"floor,omitempty"`
+}
+
+// floorRecord is a month window's counterFloor.
+type floorRecord struct {
+	Month  time.Time     `json:"month"`
+	Series []floorSeries `json:"series"`
+}
+
+// floorSeries is one counter held (CounterKey and value).
+type floorSeries struct {
+	Family string  `json:"family"`
+	A      string  `json:"a,omitempty"`
+	B      string  `json:"b,omitempty"`
+	Value  float64 `json:"value"`
 }
 
 // rangeRecord is a date range.
@@ -117,6 +134,15 @@ func (ws *windowState) record() (*windowRecord, error) {
 		}
 		rec.Payload = b
 	}
+	if f := ws.Floor; f != nil {
+		rec.Floor = &floorRecord{Month: f.Month}
+		for k, v := range f.Values {
+			rec.Floor.Series = append(rec.Floor.Series, floorSeries{Family: k.Family, A: k.A, B: k.B, Value: v})
+		}
+		slices.SortFunc(rec.Floor.Series, func(a, b floorSeries) int {
+			return cmp.Or(cmp.Compare(a.Family, b.Family), cmp.Compare(a.A, b.A), cmp.Compare(a.B, b.B))
+		})
+	}
 	return rec, nil
 }
 
@@ -134,6 +160,12 @@ func (rec *windowRecord) window(collector string, now time.Time) (*windowState, 
 			return nil, err
 		}
 		ws.Payload = p
+	}
+	if f := rec.Floor; f != nil {
+		ws.Floor = &counterFloor{Month: f.Month, Values: make(map[CounterKey]float64, len(f.Series))}
+		for _, c := range f.Series {
+			ws.Floor.Values[CounterKey{c.Family, c.A, c.B}] = c.Value
+		}
 	}
 	return ws, nil
 }

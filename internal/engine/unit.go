@@ -106,6 +106,9 @@ type windowState struct {
 	// their data of a window there.
 	Range   *mintlify.DateRange
 	Payload source.Payload
+	// Floor holds the month window's counters at what they served
+	// (holdCounters); nil when none fell.
+	Floor *counterFloor
 }
 
 func (s *unitState) window(w windowSpec) *windowState {
@@ -130,6 +133,9 @@ type fetcher interface {
 	// advance fetches for the window through c (the key's client, gated
 	// by the unit's grant); done reports that new data landed.
 	advance(ctx context.Context, c *mintlify.Client, ws *windowState, w windowSpec, now time.Time) (done bool, err error)
+	// shows reports whether the window has data to show: a first walk
+	// the budget paused may have none yet (the feedback backlog's).
+	shows(ws *windowState) bool
 }
 
 // unit is one analytics collector of one project under the current
@@ -259,6 +265,7 @@ func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) 
 		s.mu.Lock()
 		ws := s.window(w)
 		work := *ws
+		old := work
 		skip := !ws.DataTime.Before(s.round)
 		s.mu.Unlock()
 		if skip {
@@ -269,6 +276,9 @@ func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) 
 		var done bool
 		refused := work.RefusedFuture
 		done, err = u.src.advance(ctx, client, &work, w, now)
+		if w.month {
+			u.holdCounters(&old, &work)
+		}
 		if !work.RefusedFuture.Equal(refused) {
 			u.log.Warn("the API refused a dateTo in the future (400); the month-to-date counters ask for dateTo = now (RFC 3339) this month, and are only as exact as the API's time resolution",
 				"month", work.RefusedFuture.Format("2006-01"))
@@ -338,8 +348,11 @@ func (u *unit) finish(now time.Time, complete bool, err error) {
 		logf = u.log.Debug // the same failure again: said once already
 	}
 	cached := "no data cached yet"
-	if !u.shownSince().IsZero() { // a complete round, or what a walk under way shows
+	if u.showsData() {
 		cached = "serving cached data"
+	}
+	if class.Kind != mintlify.KindRateLimited {
+		u.forgetEmptyProgress()
 	}
 	switch {
 	case class.Kind == mintlify.KindRateLimited:
@@ -367,6 +380,29 @@ func authHint(c mintlify.Class) string {
 		return "API key refused (401): it is unknown, revoked or expired. Create an admin key (prefix mint_) in the Mintlify dashboard and update the key's env variable or file, then reload"
 	}
 	return "API key not allowed (403): the key may lack the needed scope, this host may be outside the key's IP allowlist, or the project may belong to another organization"
+}
+
+// showsData reports whether some window has data to show. The caller
+// holds the state lock.
+func (u *unit) showsData() bool {
+	for _, w := range u.windows {
+		if u.src.shows(u.state.window(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// forgetEmptyProgress ends, on a failure, the "under way" of a first walk
+// that shows nothing yet: not partial, no last success. The caller holds
+// the state lock.
+func (u *unit) forgetEmptyProgress() {
+	for _, w := range u.windows {
+		if ws := u.state.window(w); ws.DataTime.IsZero() && !ws.Progress.IsZero() && !u.src.shows(ws) {
+			ws.Progress = time.Time{}
+			u.state.version++
+		}
+	}
 }
 
 // shownSince is the age that decides whether the data is fresh: the last

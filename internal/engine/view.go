@@ -159,6 +159,10 @@ type Window struct {
 	Shown     *mintlify.Walk
 	Complete  bool
 	Remaining int
+	// Floor holds month counters at the higher values they served
+	// (CounterKey of their samples): a counter is shown at least at its
+	// floor. Nil when none fell; not to be changed.
+	Floor map[CounterKey]float64
 	// Partial: DataTime is zero or older than what Payload holds, which a
 	// round the budget paused finished so far (the days of conversations
 	// walked); it is shown all the same.
@@ -178,6 +182,9 @@ func (v UnitView) Windows(fn func(Window)) {
 			Shown: shown(ws), Complete: ws.Data != nil, Partial: ws.Payload != nil && ws.Progress.After(ws.DataTime)}
 		if ws.Walk != nil {
 			win.Remaining = ws.Walk.Remaining(ws.Hint)
+		}
+		if ws.Floor != nil {
+			win.Floor = ws.Floor.Values
 		}
 		fn(win)
 	}

@@ -25,7 +25,9 @@ import (
 //     a page served twice, not a loop: it is skipped. So a looping
 //     upstream costs three or four requests, not the page cap;
 //   - the ids a walk holds are bounded (MaxCursorWalkRows), and the
-//     caller's page cap is the last bound.
+//     caller's page cap is the last bound;
+//   - a cursor the upstream refuses (400, a cursor it no longer knows)
+//     starts the walk again from its first page, once (FollowPages).
 //
 // The walk's progress (cursor, the hashes of the ids read and of the
 // cursors followed, its counts) is JSON-tagged: a kind keeps it in its
@@ -71,7 +73,50 @@ type CursorWalk struct {
 	// Stale says the last page brought no new id.
 	Stale bool `json:"stale,omitempty"`
 
+	// Restarted says the walk started again after a refused cursor.
+	Restarted bool `json:"restarted,omitempty"`
+
 	seen, followed map[uint64]struct{}
+}
+
+// ErrCursorRefused marks the upstream refusing (400) a cursor of a walk
+// that restarted once already: it says nothing of the range asked for.
+// The caller drops the walk, so its next round starts afresh.
+var ErrCursorRefused = errors.New("the upstream refused the walk's cursor")
+
+// FollowPages walks w over r to its end: read asks for the page of a
+// cursor, count takes each row to count (see Follow). A 400 to a page
+// asked for with a cursor calls restart (the caller drops what it
+// counted) and starts the walk again from its first page, once in the
+// walk's life (Restarted is kept with it, so a budget that pauses the
+// walk after each page cannot restart it for ever); a second refusal
+// ends it with an error wrapping ErrCursorRefused. A 400 to a first page
+// is returned as it is.
+func FollowPages[R CursorRow](w *CursorWalk, r DateRange, maxPages int, read func(cursor string) (*CursorPage[R], error), restart func(), count func(R)) error {
+	for {
+		p, err := read(w.Cursor)
+		switch {
+		case err == nil:
+		case w.Cursor == "" || !IsBadRequest(err):
+			return err
+		case w.Restarted:
+			return fmt.Errorf("%w: %w", ErrCursorRefused, err)
+		default:
+			*w = CursorWalk{Restarted: true}
+			restart()
+			continue
+		}
+		rows, done, err := Follow(w, r, maxPages, p)
+		if err != nil {
+			return err
+		}
+		for _, row := range rows {
+			count(row)
+		}
+		if done {
+			return nil
+		}
+	}
 }
 
 // Follow applies p, the page read from w.Cursor over r, to w: it returns

@@ -98,5 +98,17 @@ func TestCursorFaults(t *testing.T) {
 				}
 			}
 		})
+		t.Run(ep.endpoint+"/refused cursors", func(t *testing.T) {
+			s := start(t, Fault{RefusedCursors: 2})
+			a := *get(t, s, "").NextCursor
+			for i := range 2 {
+				w := do(s, "GET", ep.path+"?"+url.Values{"dateFrom": {"2025-03-05"}, "dateTo": {"2025-03-09"}, "limit": {"7"}, "cursor": {a}}.Encode(), keyRW, "")
+				wantStatus(t, w, 400)
+				if i == 0 {
+					get(t, s, "") // a first page is never refused
+				}
+			}
+			get(t, s, a)
+		})
 	}
 }

@@ -56,6 +56,8 @@ type Fault struct {
 	RepeatingCursor bool
 	// CyclingCursor: every cursor page but the first's next (A) points back at A: A→B→A for ever.
 	CyclingCursor bool
+	// RefusedCursors: this many cursor pages are answered 400 (expired cursors); -1 for every one.
+	RefusedCursors int
 	// ExtraRows are appended byte for byte to the first views and visitors page (bad UTF-8, 10 kB).
 	ExtraRows []Row
 	// Remaining: this many matching requests, then the fault is removed; 0 = until cleared.
@@ -67,6 +69,8 @@ type Fault struct {
 type faultState struct {
 	f           Fault
 	servedTwice bool
+	// refused counts the cursors RefusedCursors refused.
+	refused int
 }
 
 // SetFault replaces any fault for the same Endpoint; a specific endpoint's wins over ""'s.
@@ -250,6 +254,9 @@ func (s *Server) cursorAnswer(c *call, field string, from, to time.Time, cursor 
 			to = c.now
 		}
 	}
+	if cursor != "" && s.refuseCursor(f) {
+		return errorResponse(http.StatusBadRequest, true, "Invalid cursor")
+	}
 	p := page(from, to, cursor)
 	if cursor != "" {
 		switch {
@@ -284,5 +291,17 @@ func (s *Server) firstTime(f *Fault) bool {
 		return false
 	}
 	f.state.servedTwice = true
+	return true
+}
+
+// refuseCursor reports whether RefusedCursors refuses this cursor, and
+// counts it.
+func (s *Server) refuseCursor(f *Fault) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f.state == nil || f.RefusedCursors == 0 || (f.RefusedCursors > 0 && f.state.refused >= f.RefusedCursors) {
+		return false
+	}
+	f.state.refused++
 	return true
 }

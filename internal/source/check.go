@@ -87,12 +87,16 @@ func (conversations) Check(pl Payload, now time.Time) error {
 		return fmt.Errorf("%d days, a month has at most 31", len(p.Days))
 	}
 	seen := map[string]bool{}
+	month := ""
 	for _, d := range p.Days {
 		if seen[d.Date] {
 			return fmt.Errorf("day %q given twice", mintlify.ScrubText(d.Date, ""))
 		}
 		seen[d.Date] = true
 		if err := checkDay(&d, now, ConversationsDayKeep); err != nil {
+			return err
+		}
+		if err := sameMonth(&month, d.Date); err != nil {
 			return err
 		}
 	}
@@ -103,7 +107,22 @@ func (conversations) Check(pl Payload, now time.Time) error {
 		if err := checkDay(&w.Day, now, walkKeep); err != nil {
 			return fmt.Errorf("walk: %w", err)
 		}
+		if err := sameMonth(&month, w.Day.Date); err != nil {
+			return fmt.Errorf("walk: %w", err)
+		}
 		return checkWalk(&w.CursorWalk)
+	}
+	return nil
+}
+
+// sameMonth refuses a day (a valid date) of another month than *month,
+// the first day's.
+func sameMonth(month *string, date string) error {
+	if *month == "" {
+		*month = date[:7]
+	}
+	if date[:7] != *month {
+		return fmt.Errorf("day %s: outside the payload's month %s", date, *month)
 	}
 	return nil
 }
@@ -132,7 +151,27 @@ func checkDay(d *ConversationsDay, now time.Time, keep int) error {
 	if err := checkNames(where+"categories", d.Categories, keep, sanitisedCategory); err != nil {
 		return err
 	}
-	return checkNames(where+"pages", d.Pages, keep, mintlify.PathLabelOK)
+	if err := checkNames(where+"pages", d.Pages, keep, mintlify.PathLabelOK); err != nil {
+		return err
+	}
+	// Each row is counted once, as answered or unanswered, and each
+	// unanswered one in at most one category and one page.
+	unanswered := d.Unanswered.Answer + d.Unanswered.Clarifying
+	switch {
+	case d.Answered.Answer+d.Answered.Clarifying+unanswered > float64(d.Rows):
+		return fmt.Errorf("%smore conversations counted than its %d rows", where, d.Rows)
+	case sum(d.Categories) > unanswered || sum(d.Pages) > unanswered:
+		return fmt.Errorf("%smore unanswered by category or page than the %g unanswered", where, unanswered)
+	}
+	return nil
+}
+
+func sum(l []NamedCount) float64 {
+	var n float64
+	for _, c := range l {
+		n += c.Count
+	}
+	return n
 }
 
 // Check: the open entries by a documented open status and source, each
@@ -159,10 +198,14 @@ func checkBacklog(b *FeedbackBacklog, now time.Time) error {
 	if err := checkInts("entries", b.Entries, b.Duplicates, b.OutOfRange); err != nil {
 		return err
 	}
+	if b.Entries > MaxBacklogEntries {
+		return fmt.Errorf("%d open entries, a walk reads at most %d", b.Entries, MaxBacklogEntries)
+	}
 	if b.Oldest.After(now) {
 		return errors.New("the oldest open entry was left after now")
 	}
 	seen := map[[2]string]bool{}
+	var open float64
 	for _, o := range b.Open {
 		pair := [2]string{o.Status, o.Source}
 		if seen[pair] || !slices.Contains(openStatuses, o.Status) || !slices.Contains(mintlify.FeedbackSources, o.Source) {
@@ -172,6 +215,10 @@ func checkBacklog(b *FeedbackBacklog, now time.Time) error {
 		if err := checkCount("open entries", o.Count); err != nil {
 			return err
 		}
+		open += o.Count
+	}
+	if open > float64(b.Entries) {
+		return fmt.Errorf("%g open entries counted, more than the %d read", open, b.Entries)
 	}
 	return nil
 }

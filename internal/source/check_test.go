@@ -86,6 +86,63 @@ func TestDecodeChecksPayloads(t *testing.T) {
 	}
 }
 
+// TestDecodeHoldsValuesToEachOther (#46 case 12): a payload whose values
+// are each well formed but do not agree is refused: a day's parts above
+// its rows, a count above the walk's bound, a day outside the payload's
+// month.
+func TestDecodeHoldsValuesToEachOther(t *testing.T) {
+	conv := func(change func(*ConversationsPayload)) Payload {
+		raw, _ := json.Marshal(examples[kind.Conversations])
+		var p ConversationsPayload
+		_ = json.Unmarshal(raw, &p)
+		change(&p)
+		return &p
+	}
+	backlog := func(change func(*FeedbackBacklogPayload)) Payload {
+		raw, _ := json.Marshal(examples[kind.FeedbackBacklog])
+		var p FeedbackBacklogPayload
+		_ = json.Unmarshal(raw, &p)
+		change(&p)
+		return &p
+	}
+	for _, tc := range []struct {
+		name, kind string
+		p          Payload
+	}{
+		{"a category above the day's rows", kind.Conversations, conv(func(p *ConversationsPayload) {
+			p.Days[1].Rows, p.Days[1].Unanswered.Answer, p.Days[1].Categories[0].Count = 1, 1, 1e9
+		})},
+		{"a page above the day's rows", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[1].Pages[0].Count = 1e9 })},
+		{"answered above the day's rows", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Answered.Answer = 1e9 })},
+		{"a walk's category above its rows", kind.Conversations, conv(func(p *ConversationsPayload) {
+			p.Walk = &ConversationsWalk{Day: ConversationsDay{Date: "2026-11-03", Rows: 1, Unanswered: ConversationsByType{Answer: 1},
+				Categories: []NamedCount{{"billing", 1e9}}}}
+		})},
+		{"an October day in November", kind.Conversations, conv(func(p *ConversationsPayload) {
+			p.Days = append(p.Days, ConversationsDay{Date: "2026-10-31", Final: true, Rows: 1, Answered: ConversationsByType{Answer: 1}})
+		})},
+		{"a walk in another month", kind.Conversations, conv(func(p *ConversationsPayload) {
+			p.Walk = &ConversationsWalk{Day: ConversationsDay{Date: "2026-10-31"}}
+		})},
+		{"open entries above the walk's bound", kind.FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) {
+			p.Backlog.Open[0].Count, p.Backlog.Entries = 1e12, 1e12
+		})},
+		{"open entries above those read", kind.FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) { p.Backlog.Open[0].Count = 1000 })},
+		{"a walk's open entries above its bound", kind.FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) {
+			p.Walk = &FeedbackBacklogWalk{From: checkNow.Add(-time.Hour), To: checkNow,
+				Counted: FeedbackBacklog{Entries: 200_000, Open: []FeedbackOpen{{"pending", "agent", 200_000}}}}
+		})},
+	} {
+		raw, err := json.Marshal(tc.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Decode(tc.kind, raw, checkNow); err == nil {
+			t.Errorf("%s: accepted", tc.name)
+		}
+	}
+}
+
 // TestSealed: a day is sealed once its end and the grace are past, not a
 // moment before; a stored final day is refused until then.
 func TestSealed(t *testing.T) {

@@ -127,11 +127,14 @@ const firstConversationsReserve = 8
 // Fetch walks the days of q.Range that are not final in q.Old, keeps the
 // others, and drops days outside the range (those of an earlier month).
 // Stopped by the budget, it returns with the error the days it finished
-// and the walk it was in, which the next fetch resumes.
+// and the walk it was in, which the next fetch resumes; failed on a
+// refused cursor (mintlify.ErrCursorRefused), q.Old's days without a walk.
 func (conversations) Fetch(ctx context.Context, q Query) (Payload, error) {
 	old := map[string]ConversationsDay{}
 	var resume *ConversationsWalk
+	var oldDays []ConversationsDay
 	if p, ok := q.Old.(*ConversationsPayload); ok && p != nil {
+		oldDays = p.Days
 		for _, d := range p.Days {
 			old[d.Date] = d
 		}
@@ -154,6 +157,9 @@ func (conversations) Fetch(ctx context.Context, q Query) (Payload, error) {
 			w = &ConversationsWalk{Day: resume.Day, To: resume.To, CursorWalk: resume.CursorWalk.Clone()}
 		}
 		if err := walkDay(ctx, q, r, w); err != nil {
+			if errors.Is(err, mintlify.ErrCursorRefused) {
+				return &ConversationsPayload{Days: oldDays}, err
+			}
 			if !errors.Is(err, mintlify.ErrSweepStopped) {
 				return nil, err
 			}
@@ -195,38 +201,41 @@ func walkDay(ctx context.Context, q Query, r mintlify.DateRange, w *Conversation
 		d.Pages, cut = top(pages, n)
 		d.PagesCut = d.PagesCut || cut
 	}
-	for {
-		page, err := q.Client.Conversations(ctx, q.Project, r, mintlify.ConversationsPageSize, w.Cursor)
+	read := func(cursor string) (*mintlify.CursorPage[mintlify.Conversation], error) {
+		page, err := q.Client.Conversations(ctx, q.Project, r, mintlify.ConversationsPageSize, cursor)
 		if err != nil {
-			keep(walkKeep)
-			return err
+			return nil, err
 		}
-		rows, done, err := mintlify.Follow(&w.CursorWalk, r, ConversationsMaxDayPages, &page.CursorPage)
-		if err != nil {
-			return fmt.Errorf("conversations of %s: %w", d.Date, err)
-		}
-		for _, c := range rows {
-			d.Rows++
-			by := &d.Answered
-			if c.Resolution == mintlify.Unanswered {
-				by = &d.Unanswered
-				categories[c.Category]++
-				if c.Path != "" {
-					pages[c.Path]++
-				}
-			}
-			if c.ResponseType == mintlify.ResponseClarifying {
-				by.Clarifying++
-			} else {
-				by.Answer++
-			}
-		}
-		if done {
-			d.Duplicates, d.OutOfRange = w.Duplicates, w.OutOfRange
-			keep(ConversationsDayKeep)
-			return nil
-		}
+		return &page.CursorPage, nil
 	}
+	restart := func() {
+		*d = ConversationsDay{Date: d.Date}
+		clear(categories)
+		clear(pages)
+	}
+	err := mintlify.FollowPages(&w.CursorWalk, r, ConversationsMaxDayPages, read, restart, func(c mintlify.Conversation) {
+		d.Rows++
+		by := &d.Answered
+		if c.Resolution == mintlify.Unanswered {
+			by = &d.Unanswered
+			categories[c.Category]++
+			if c.Path != "" {
+				pages[c.Path]++
+			}
+		}
+		if c.ResponseType == mintlify.ResponseClarifying {
+			by.Clarifying++
+		} else {
+			by.Answer++
+		}
+	})
+	if err != nil {
+		keep(walkKeep)
+		return fmt.Errorf("conversations of %s: %w", d.Date, err)
+	}
+	d.Duplicates, d.OutOfRange = w.Duplicates, w.OutOfRange
+	keep(ConversationsDayKeep)
+	return nil
 }
 
 func counts(l []NamedCount) map[string]float64 {

@@ -2,6 +2,7 @@ package source_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"slices"
 	"testing"
@@ -43,6 +44,13 @@ func fetchFrom(t *testing.T, site mockapi.Site, name string, now time.Time, f mo
 // fetchAfter is fetchFrom with the window's last payload, old.
 func fetchAfter(t *testing.T, site mockapi.Site, name string, now time.Time, f mockapi.Fault, old source.Payload) fetched {
 	t.Helper()
+	return fetchGated(t, site, name, now, f, old, -1)
+}
+
+// fetchGated is fetchAfter through a gate that lets allow requests
+// through (all when negative), as the budget does.
+func fetchGated(t *testing.T, site mockapi.Site, name string, now time.Time, f mockapi.Fault, old source.Payload, allow int) fetched {
+	t.Helper()
 	api, err := mockapi.Start(mockapi.Options{
 		Clock:    manualclock.New(now),
 		Keys:     []mockapi.KeySpec{{Key: key, Org: "acme", Scope: mockapi.ReadOnly}},
@@ -56,6 +64,15 @@ func fetchAfter(t *testing.T, site mockapi.Site, name string, now time.Time, f m
 	c, err := mintlify.New(mintlify.Options{BaseURL: api.URL(), Key: secret.New(key), MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if allow >= 0 {
+		c = c.Gated(func(context.Context) error {
+			if allow == 0 {
+				return errors.New("spent")
+			}
+			allow--
+			return nil
+		})
 	}
 	code, ok := source.Lookup(name)
 	if !ok {
@@ -152,4 +169,36 @@ func counted(samples []source.Sample) (data []source.Sample, dropped map[string]
 		}
 	}
 	return data, dropped
+}
+
+// TestRefusedCursorRestartsTheWalk (#46 case 11): every cursor-paged
+// kind, its walk stopped by the budget after two pages and resumed from
+// the stored cursor, which the upstream refuses (400, a cursor that
+// expired): the walk starts again from its first page and counts exactly
+// what the well-formed answer counts, rather than fail on every retry
+// with the same cursor.
+func TestRefusedCursorRestartsTheWalk(t *testing.T) {
+	now := time.Date(2026, 11, 1, 18, 0, 0, 0, time.UTC) // one day of three pages
+	settings := source.Settings{TopN: 20}
+	for _, k := range kind.All {
+		if k.Paging != kind.CursorPages {
+			continue
+		}
+		t.Run(k.Name, func(t *testing.T) {
+			code, _ := source.Lookup(k.Name)
+			well := fetchUnder(t, k.Name, now, mockapi.Fault{})
+			want, _ := counted(code.Samples(well.payload, settings))
+			paused := fetchGated(t, cursorSite, k.Name, now, mockapi.Fault{}, nil, 2)
+			if !errors.Is(paused.err, mintlify.ErrSweepStopped) || paused.payload == nil {
+				t.Fatalf("the gated fetch ended with %v, payload %v; want a walk stopped by the budget", paused.err, paused.payload)
+			}
+			got := fetchAfter(t, cursorSite, k.Name, now, mockapi.Fault{RefusedCursors: 1}, paused.payload)
+			if got.err != nil {
+				t.Fatalf("the resumed walk whose cursor was refused: %v", got.err)
+			}
+			if s, _ := counted(code.Samples(got.payload, settings)); !reflect.DeepEqual(s, want) {
+				t.Errorf("samples\n%v\nwant those of the well-formed answer\n%v", s, want)
+			}
+		})
+	}
 }

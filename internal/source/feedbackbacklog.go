@@ -16,9 +16,12 @@ import (
 // amount of feedback. The readers' comments and contacts are not read.
 var _ = register(kind.FeedbackBacklog, feedbackBacklog{})
 
-// maxBacklogPages bounds one walk: 1 000 pages of 100, 100 000 open
-// entries.
+// maxBacklogPages bounds one walk: 1 000 pages of 100, MaxBacklogEntries
+// open entries.
 const maxBacklogPages = 1000
+
+// MaxBacklogEntries is the most open entries one walk counts.
+const MaxBacklogEntries = maxBacklogPages * mintlify.MaxFeedbackEntriesLimit
 
 // FeedbackBacklogPayload is the last complete count of the open entries,
 // and the walk the budget stopped, which the next fetch resumes.
@@ -97,33 +100,37 @@ func (feedbackBacklog) Fetch(ctx context.Context, q Query) (Payload, error) {
 		open[[2]string{c.Status, c.Source}] += c.Count
 	}
 	f := mintlify.FeedbackFilter{Range: mintlify.DateRange{From: w.From, To: w.To}, Statuses: openStatuses}
-	for {
-		page, err := q.Client.FeedbackEntries(ctx, q.Project, f, mintlify.MaxFeedbackEntriesLimit, w.Cursor)
+	read := func(cursor string) (*mintlify.CursorPage[mintlify.FeedbackEntry], error) {
+		page, err := q.Client.FeedbackEntries(ctx, q.Project, f, mintlify.MaxFeedbackEntriesLimit, cursor)
 		if err != nil {
-			if errors.Is(err, mintlify.ErrSweepStopped) {
-				w.Counted.Open = openList(open)
-				out.Walk = w
-				return out, err
-			}
 			return nil, err
 		}
-		rows, done, err := mintlify.Follow(&w.CursorWalk, f.Range, maxBacklogPages, &page.CursorPage)
-		if err != nil {
-			return nil, fmt.Errorf("feedback backlog: %w", err)
+		return &page.CursorPage, nil
+	}
+	restart := func() {
+		w.Counted = FeedbackBacklog{}
+		clear(open)
+	}
+	err := mintlify.FollowPages(&w.CursorWalk, f.Range, maxBacklogPages, read, restart, func(e mintlify.FeedbackEntry) {
+		if e.Status != mintlify.FeedbackPending && e.Status != mintlify.FeedbackInProgress {
+			return // asked for open ones only
 		}
-		for _, e := range rows {
-			if e.Status != mintlify.FeedbackPending && e.Status != mintlify.FeedbackInProgress {
-				continue // asked for open ones only
-			}
-			w.Counted.Entries++
-			open[[2]string{e.Status, e.Source}]++
-			if !e.Created.IsZero() && (w.Counted.Oldest.IsZero() || e.Created.Before(w.Counted.Oldest)) {
-				w.Counted.Oldest = e.Created
-			}
+		w.Counted.Entries++
+		open[[2]string{e.Status, e.Source}]++
+		if !e.Created.IsZero() && (w.Counted.Oldest.IsZero() || e.Created.Before(w.Counted.Oldest)) {
+			w.Counted.Oldest = e.Created
 		}
-		if done {
-			break
-		}
+	})
+	if errors.Is(err, mintlify.ErrSweepStopped) {
+		w.Counted.Open = openList(open)
+		out.Walk = w
+		return out, err
+	}
+	if errors.Is(err, mintlify.ErrCursorRefused) {
+		return out, fmt.Errorf("feedback backlog: %w", err) // the walk dropped: the next starts afresh
+	}
+	if err != nil {
+		return nil, fmt.Errorf("feedback backlog: %w", err)
 	}
 	w.Counted.Duplicates, w.Counted.OutOfRange = w.Duplicates, w.OutOfRange
 	w.Counted.Open = openList(open)

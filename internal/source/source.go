@@ -43,7 +43,10 @@ type Fetched interface {
 	// mintlify.ErrSweepStopped), a kind may return, beside the error, a
 	// payload of what it finished, every part of it whole: the exporter
 	// keeps it as the next Fetch's Old (and shows it), so a walk longer
-	// than one grant of the budget still ends. Else it returns nil.
+	// than one grant of the budget still ends. On a cursor refused for
+	// good (mintlify.ErrCursorRefused) it returns q.Old without its walk,
+	// which the exporter keeps, so the next round walks afresh. Else it
+	// returns nil.
 	Fetch(ctx context.Context, q Query) (Payload, error)
 	// Samples turns a payload into the samples of the kind's families.
 	Samples(p Payload, s Settings) []Sample
