@@ -1,6 +1,8 @@
 package chartcheck
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +10,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/mintlify-exporter/mintlify_exporter/config"
 )
 
 // TestReceiver: with receiver.enabled the pod gets a second container
@@ -106,6 +111,118 @@ func TestReceiverNeedsItsSecrets(t *testing.T) {
 		out, err := helm(t, append(slices.Clone(base), c.args...)...)
 		if err == nil || !strings.Contains(out+err.Error(), c.want) {
 			t.Errorf("%v: %v, want an error with %q", c.args, err, c.want)
+		}
+	}
+}
+
+// receiverContainer returns the Deployment's receiver container.
+func receiverContainer(t *testing.T, d *appsv1.Deployment) corev1.Container {
+	t.Helper()
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if c.Name == "receiver" {
+			return c
+		}
+	}
+	t.Fatal("no receiver container")
+	return corev1.Container{}
+}
+
+// flagValue returns the value of the flag name among args.
+func flagValue(args []string, name string) string {
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// notes renders the chart's NOTES.txt with args: helm template leaves it
+// out, so a copy of the chart renders it into a ConfigMap.
+func notes(t *testing.T, args ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "mintlify-exporter")
+	if err := os.CopyFS(dir, os.DirFS(chart)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(chart, "templates", "NOTES.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrap := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\ndata:\n  notes: {{ tpl (.Files.Get \"files/NOTES.txt\") . | quote }}\n"
+	for name, body := range map[string][]byte{"files/NOTES.txt": b, "templates/zz-notes.yaml": []byte(wrap)} {
+		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := renderChart(t, dir, append(args, "--show-only", "templates/zz-notes.yaml")...)
+	var cm corev1.ConfigMap
+	if err := yaml.UnmarshalStrict([]byte(out), &cm); err != nil {
+		t.Fatal(err)
+	}
+	return cm.Data["notes"]
+}
+
+// TestReceiverTracksItsJobs: with receiver.enabled the exporter's
+// tracked_jobs_file is the file the receiver appends to, on the state
+// volume both mount (config.global.tracked_jobs_file when set there,
+// refused elsewhere), so /metrics shows the receiver's jobs. With an
+// existing ConfigMap, which the chart cannot change, NOTES.txt says
+// what to set in it. Without the receiver the configuration is left as
+// it is.
+func TestReceiverTracksItsJobs(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "/var/lib/mintlify_exporter/tracked-jobs"},
+		{[]string{"--set", "config.global.tracked_jobs_file=/var/lib/mintlify_exporter/jobs.txt"}, "/var/lib/mintlify_exporter/jobs.txt"},
+		{[]string{"--set", "persistence.mountPath=/data/"}, "/data/tracked-jobs"},
+	} {
+		objs := decoded(t, chart, append([]string{"-f", ci("receiver")}, c.args...)...)
+		var tracked string
+		for _, o := range objs["ConfigMap"] {
+			if y := o.(*corev1.ConfigMap).Data["mintlify.yml"]; y != "" {
+				cfg, err := config.Parse([]byte(y))
+				if err != nil {
+					t.Fatalf("%v: %v", c.args, err)
+				}
+				tracked = cfg.Global.TrackedJobsFile
+			}
+		}
+		d := only[*appsv1.Deployment](t, objs, "Deployment")
+		rc := receiverContainer(t, d)
+		if got := flagValue(rc.Args, "--receiver.tracked-jobs-file"); tracked != c.want || got != c.want {
+			t.Errorf("%v: the exporter reads %q, the receiver writes %q; want both %q", c.args, tracked, got, c.want)
+		}
+		for _, ctr := range []corev1.Container{d.Spec.Template.Spec.Containers[0], rc} {
+			var on bool
+			for _, m := range ctr.VolumeMounts {
+				on = on || (m.Name == "state" && strings.HasPrefix(c.want, strings.TrimSuffix(m.MountPath, "/")+"/"))
+			}
+			if !on {
+				t.Errorf("%v: %s does not mount the state volume above %s", c.args, ctr.Name, c.want)
+			}
+		}
+	}
+
+	_, err := helm(t, "template", "mintlify", chart, "--kube-version", kubeVersion, "-f", ci("receiver"), "--set", "config.global.tracked_jobs_file=/tmp/jobs.txt")
+	if want := `config.global.tracked_jobs_file "/tmp/jobs.txt" is not on the state volume (persistence.mountPath "/var/lib/mintlify_exporter")`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a tracked-jobs file off the state volume: %v, want an error with %q", err, want)
+	}
+	_, err = helm(t, "template", "mintlify", chart, "--kube-version", kubeVersion, "-f", ci("receiver"), "--set", "config.global.tracked_jobs_file=/var/lib/mintlify_exporter/../jobs.txt")
+	if err == nil || !strings.Contains(err.Error(), "is not on the state volume") {
+		t.Errorf("a tracked-jobs file above the state volume: %v, want it refused", err)
+	}
+
+	existing := []string{"-f", ci("receiver"), "--set", "existingConfigMap=my-config"}
+	if n, want := notes(t, existing...), "my-config must set global.tracked_jobs_file: /var/lib/mintlify_exporter/tracked-jobs"; !strings.Contains(n, want) {
+		t.Errorf("NOTES.txt with an existing ConfigMap and the receiver:\n%s\nwant %q", n, want)
+	}
+
+	for _, o := range decoded(t, chart, "-f", ci("default"))["ConfigMap"] {
+		if y := o.(*corev1.ConfigMap).Data["mintlify.yml"]; strings.Contains(y, "tracked_jobs_file") {
+			t.Errorf("without the receiver the configuration has a tracked_jobs_file:\n%s", y)
 		}
 	}
 }
