@@ -1,8 +1,10 @@
 package chartcheck
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
@@ -223,6 +226,58 @@ func TestReceiverTracksItsJobs(t *testing.T) {
 	for _, o := range decoded(t, chart, "-f", ci("default"))["ConfigMap"] {
 		if y := o.(*corev1.ConfigMap).Data["mintlify.yml"]; strings.Contains(y, "tracked_jobs_file") {
 			t.Errorf("without the receiver the configuration has a tracked_jobs_file:\n%s", y)
+		}
+	}
+}
+
+// TestReceiverProbesAndResources: the receiver's container is probed on
+// its /-/healthy, on its own port and over the scheme webConfig implies,
+// and has resources; both come from values (receiver.readinessProbe,
+// livenessProbe, resources), which the schema checks as the exporter's.
+func TestReceiverProbesAndResources(t *testing.T) {
+	tls := filepath.Join(t.TempDir(), "tls-values.yaml")
+	if err := os.WriteFile(tls, []byte("webConfig: |\n  tls_server_config: {cert_file: /c, key_file: /k}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args   []string
+		scheme corev1.URIScheme
+	}{
+		{nil, corev1.URISchemeHTTP},
+		{[]string{"-f", tls}, corev1.URISchemeHTTPS},
+	} {
+		rc := receiverContainer(t, only[*appsv1.Deployment](t, decoded(t, chart, append([]string{"-f", ci("receiver")}, c.args...)...), "Deployment"))
+		for _, p := range []*corev1.Probe{rc.ReadinessProbe, rc.LivenessProbe} {
+			if p == nil || p.HTTPGet == nil {
+				t.Fatalf("%v: the receiver lacks a probe", c.args)
+			}
+			if got := fmt.Sprint(p.HTTPGet.Path, " ", p.HTTPGet.Port.String(), " ", p.HTTPGet.Scheme); got != "/-/healthy receiver "+string(c.scheme) {
+				t.Errorf("%v: probe %s, want /-/healthy on the receiver's port over %s", c.args, got, c.scheme)
+			}
+		}
+		want := corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("32Mi")},
+			Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("128Mi")},
+		}
+		if !reflect.DeepEqual(rc.Resources, want) {
+			t.Errorf("%v: receiver resources %v, want %v", c.args, rc.Resources, want)
+		}
+	}
+
+	rc := receiverContainer(t, only[*appsv1.Deployment](t, decoded(t, chart, "-f", ci("receiver"),
+		"--set", "receiver.livenessProbe.periodSeconds=7", "--set", "receiver.readinessProbe.failureThreshold=2", "--set", "receiver.resources.limits.memory=1Gi"), "Deployment"))
+	if rc.LivenessProbe.PeriodSeconds != 7 || rc.ReadinessProbe.FailureThreshold != 2 || !rc.Resources.Limits.Memory().Equal(resource.MustParse("1Gi")) {
+		t.Errorf("values do not land: liveness period %d, readiness failureThreshold %d, memory limit %v", rc.LivenessProbe.PeriodSeconds, rc.ReadinessProbe.FailureThreshold, rc.Resources.Limits.Memory())
+	}
+
+	base := []string{"template", "mintlify", chart, "--kube-version", kubeVersion, "-f", ci("receiver")}
+	for _, c := range []struct{ set, want string }{
+		{"receiver.readinessProbe.periodSecond=5", "at '/receiver/readinessProbe': additional properties 'periodSecond' not allowed"},
+		{"receiver.livenessProbe.httpGet.paht=/", "at '/receiver/livenessProbe/httpGet': additional properties 'paht' not allowed"},
+		{"receiver.resources.limit.memory=1Gi", "at '/receiver/resources': additional properties 'limit' not allowed"},
+	} {
+		if _, err := helm(t, append(slices.Clone(base), "--set", c.set)...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--set %s: %v, want an error with %q", c.set, err, c.want)
 		}
 	}
 }

@@ -91,11 +91,11 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 
 {{/* A probe of values: an httpGet without port or scheme gets the
-  container's port and the scheme the exporter serves. */}}
+  container's port (.port, else http) and the scheme the exporter serves. */}}
 {{- define "mintlify-exporter.probe" -}}
 {{- $p := deepCopy .probe }}
 {{- with $p.httpGet }}
-{{- if not .port }}{{ $_ := set . "port" "http" }}{{ end }}
+{{- if not .port }}{{ $_ := set . "port" ($.port | default "http") }}{{ end }}
 {{- if not .scheme }}{{ $_ := set . "scheme" (upper (include "mintlify-exporter.scheme" $.root)) }}{{ end }}
 {{- end }}
 {{- toYaml $p }}
