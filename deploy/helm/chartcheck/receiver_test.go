@@ -281,3 +281,59 @@ func TestReceiverProbesAndResources(t *testing.T) {
 		}
 	}
 }
+
+// TestHelmTestChecksReceiver: with the receiver, `helm test` runs a
+// second pod that asks the receiver's /-/healthy and its /metrics, over
+// the scheme webConfig implies, and finds it acting or in dry run as
+// receiver.act says; the NetworkPolicy lets that pod reach the
+// receiver's port.
+func TestHelmTestChecksReceiver(t *testing.T) {
+	tls := filepath.Join(t.TempDir(), "tls-values.yaml")
+	if err := os.WriteFile(tls, []byte("webConfig: |\n  tls_server_config: {cert_file: /c, key_file: /k}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args         []string
+		scheme, mode string
+	}{
+		{nil, "http", "mintlify_receiver_acting 1"},
+		{[]string{"--set", "receiver.act=false"}, "http", "mintlify_receiver_acting 0"},
+		{[]string{"-f", tls}, "https", "mintlify_receiver_acting 1"},
+	} {
+		objs := decoded(t, chart, append([]string{"-f", ci("receiver")}, c.args...)...)
+		var pod *corev1.Pod
+		for _, o := range objs["Pod"] {
+			if p := o.(*corev1.Pod); strings.HasSuffix(p.Name, "-test-receiver") {
+				pod = p
+			}
+		}
+		if pod == nil || len(objs["Pod"]) != 2 {
+			t.Fatalf("%v: %d test pods, none for the receiver", c.args, len(objs["Pod"]))
+		}
+		if pod.Annotations["helm.sh/hook"] != "test" || pod.Labels["app.kubernetes.io/component"] != "helm-test" {
+			t.Errorf("%v: the receiver's test pod is not a helm test: %v %v", c.args, pod.Annotations, pod.Labels)
+		}
+		cmd := strings.Join(pod.Spec.Containers[0].Command, " ")
+		url := c.scheme + "://mintlify-mintlify-exporter:10492/"
+		for _, want := range []string{url + "-/healthy", url + "metrics", c.mode} {
+			if !strings.Contains(cmd, want) {
+				t.Errorf("%v: the receiver's test pod runs %q, without %q", c.args, cmd, want)
+			}
+		}
+		if sc := pod.Spec.Containers[0].SecurityContext; sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
+			t.Errorf("%v: the receiver's test pod has a writable root", c.args)
+		}
+		np := only[*networkingv1.NetworkPolicy](t, objs, "NetworkPolicy")
+		var admitted bool
+		for _, in := range np.Spec.Ingress {
+			if slices.Contains(ports(in.Ports), "TCP/receiver") {
+				for _, f := range in.From {
+					admitted = admitted || (f.PodSelector != nil && f.NamespaceSelector == nil && selects(t, f.PodSelector, pod.Labels))
+				}
+			}
+		}
+		if !admitted {
+			t.Errorf("%v: the NetworkPolicy keeps the test pod from the receiver's port", c.args)
+		}
+	}
+}
