@@ -337,3 +337,89 @@ func TestHelmTestChecksReceiver(t *testing.T) {
 		}
 	}
 }
+
+// TestReceiverExample: the chart's README shows the values that turn the
+// receiver on, which render (with its values file) into a receiver that
+// acts with its key and token, and Alertmanager's webhook configuration,
+// whose URL is the release's Service and receiver port. NOTES.txt shows
+// the same URL and credentials file for the release, says when the
+// receiver only dry-runs, and without it names receiver.enabled.
+func TestReceiverExample(t *testing.T) {
+	readme := filepath.Join(chart, "README.md")
+	var example, values, alertmanager string
+	for _, y := range fences(t, readme, "yaml") {
+		switch {
+		case strings.Contains(y, "webhook_configs:"):
+			alertmanager = y
+		case strings.Contains(y, "receiver:"):
+			values = y
+		case example == "" && !strings.Contains(y, "global:"):
+			example = y
+		}
+	}
+	if values == "" || alertmanager == "" {
+		t.Fatal("the chart's README shows no receiver values or no Alertmanager configuration")
+	}
+	dir := t.TempDir()
+	var args []string
+	for i, y := range []string{example, values} {
+		f := filepath.Join(dir, fmt.Sprintf("%d-values.yaml", i))
+		if err := os.WriteFile(f, []byte(strings.ReplaceAll(y, "YOUR_PROJECT_ID", "a1b2c3")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "-f", f)
+	}
+	objs := decoded(t, chart, args...)
+	rc := receiverContainer(t, only[*appsv1.Deployment](t, objs, "Deployment"))
+	if !slices.Contains(rc.Args, "--receiver.act") {
+		t.Errorf("the README's receiver does not act: %v", rc.Args)
+	}
+	svc := only[*corev1.Service](t, objs, "Service")
+	var port int32
+	for _, p := range svc.Spec.Ports {
+		if p.Name == "receiver" {
+			port = p.Port
+		}
+	}
+	url := fmt.Sprintf("http://%s.%s.svc:%d/webhook", svc.Name, svc.Namespace, port)
+
+	var am struct {
+		Receivers []struct {
+			WebhookConfigs []struct {
+				URL        string `json:"url"`
+				HTTPConfig struct {
+					Authorization struct {
+						CredentialsFile string `json:"credentials_file"`
+					} `json:"authorization"`
+				} `json:"http_config"`
+			} `json:"webhook_configs"`
+		} `json:"receivers"`
+	}
+	if err := yaml.Unmarshal([]byte(alertmanager), &am); err != nil || len(am.Receivers) != 1 || len(am.Receivers[0].WebhookConfigs) != 1 {
+		t.Fatalf("the README's Alertmanager configuration: %v\n%s", err, alertmanager)
+	}
+	if wc := am.Receivers[0].WebhookConfigs[0]; wc.URL != url || wc.HTTPConfig.Authorization.CredentialsFile == "" {
+		t.Errorf("the README's webhook: %q with credentials file %q, want %q and a credentials file", wc.URL, wc.HTTPConfig.Authorization.CredentialsFile, url)
+	}
+
+	for _, c := range []struct {
+		args      []string
+		want, not []string
+	}{
+		{[]string{"-f", ci("receiver")}, []string{"url: " + url, "credentials_file: /etc/alertmanager/secrets/alertmanager-token/token"}, []string{"dry run"}},
+		{[]string{"-f", ci("receiver"), "--set", "receiver.act=false"}, []string{"url: " + url, "dry run"}, nil},
+		{[]string{"-f", ci("default")}, []string{"receiver.enabled"}, []string{"webhook"}},
+	} {
+		n := notes(t, c.args...)
+		for _, w := range c.want {
+			if !strings.Contains(n, w) {
+				t.Errorf("%v: NOTES.txt lacks %q:\n%s", c.args, w, n)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(n, w) {
+				t.Errorf("%v: NOTES.txt says %q:\n%s", c.args, w, n)
+			}
+		}
+	}
+}
