@@ -90,7 +90,8 @@ func helmCommands(t *testing.T, path string) [][]string {
 // a --version.
 const publishedChart = "oci://ghcr.io/mintlify-exporter/charts/mintlify-exporter"
 
-// TestDocumentedCommands: the helm commands of the chart's README, of
+// TestDocumentedCommands: the helm commands of the chart's README (its
+// values file the first yaml block), of
 // docs/deployment.md and of the README render (install turned into
 // template, offline; the published chart replaced by this one) once
 // YOUR_PROJECT_ID is replaced, into a configuration with that id and the
@@ -100,7 +101,7 @@ func TestDocumentedCommands(t *testing.T) {
 	valuesFile := filepath.Join(t.TempDir(), "my-values.yaml")
 	var example string
 	for _, y := range fences(t, filepath.Join(chart, "README.md"), "yaml") {
-		if !strings.Contains(y, "global:") {
+		if example == "" && !strings.Contains(y, "global:") {
 			example = y
 		}
 	}

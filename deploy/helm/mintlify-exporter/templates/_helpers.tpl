@@ -91,11 +91,11 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 
 {{/* A probe of values: an httpGet without port or scheme gets the
-  container's port and the scheme the exporter serves. */}}
+  container's port (.port, else http) and the scheme the exporter serves. */}}
 {{- define "mintlify-exporter.probe" -}}
 {{- $p := deepCopy .probe }}
 {{- with $p.httpGet }}
-{{- if not .port }}{{ $_ := set . "port" "http" }}{{ end }}
+{{- if not .port }}{{ $_ := set . "port" ($.port | default "http") }}{{ end }}
 {{- if not .scheme }}{{ $_ := set . "scheme" (upper (include "mintlify-exporter.scheme" $.root)) }}{{ end }}
 {{- end }}
 {{- toYaml $p }}
@@ -151,7 +151,19 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- $keys = append $keys $k }}
 {{- end }}
 {{- $_ := set $cfg "keys" $keys }}
+{{- if .Values.receiver.enabled }}
+{{- $global := $cfg.global | default dict }}
+{{- $_ := set $global "tracked_jobs_file" (include "mintlify-exporter.trackedJobsFile" .) }}
+{{- $_ := set $cfg "global" $global }}
+{{- end }}
 {{- toYaml $cfg }}
+{{- end }}
+
+{{/* The tracked-jobs file the receiver appends to and the exporter reads,
+  on the state volume both mount: config.global.tracked_jobs_file, else
+  tracked-jobs there. */}}
+{{- define "mintlify-exporter.trackedJobsFile" -}}
+{{- dig "global" "tracked_jobs_file" (printf "%s/tracked-jobs" (.Values.persistence.mountPath | trimSuffix "/")) (.Values.config | default dict) }}
 {{- end }}
 
 {{/* Fails, naming every value to fix, when the release could not work:
@@ -193,6 +205,11 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- if not .Values.receiver.bearerToken.existingSecret.name }}
 {{- $errs = append $errs "receiver.enabled needs receiver.bearerToken.existingSecret.name: a Secret holding the token Alertmanager sends" }}
+{{- end }}
+{{- $state := .Values.persistence.mountPath | trimSuffix "/" }}
+{{- $tracked := include "mintlify-exporter.trackedJobsFile" . }}
+{{- if and (not .Values.existingConfigMap) (not (hasPrefix (printf "%s/" $state) (clean $tracked))) }}
+{{- $errs = append $errs (printf "%sconfig.global.tracked_jobs_file %q is not on the state volume (%spersistence.mountPath %q), where the receiver appends its jobs: leave it unset or put it under that path" $v $tracked $v $state) }}
 {{- end }}
 {{- if and .Values.receiver.act (not .Values.persistence.enabled) }}
 {{- $errs = append $errs "receiver.act needs persistence.enabled: on an emptyDir the receiver's state (what it did, its cooldowns and daily counts) would be lost with the pod, and it could act twice" }}
