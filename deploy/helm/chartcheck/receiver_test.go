@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -421,5 +422,37 @@ func TestReceiverExample(t *testing.T) {
 				t.Errorf("%v: NOTES.txt says %q:\n%s", c.args, w, n)
 			}
 		}
+	}
+}
+
+// TestReceiverScraped: with the receiver, the ServiceMonitor scrapes its
+// port too, as job mintlify_receiver (the receiver alerts' selector), and
+// the NetworkPolicy lets the scrapers reach that port.
+func TestReceiverScraped(t *testing.T) {
+	objs := decoded(t, chart, "-f", ci("receiver"), "--set", "serviceMonitor.enabled=true", "--set", "networkPolicy.enabled=true")
+	sm := only[*monitoringv1.ServiceMonitor](t, objs, "ServiceMonitor")
+	var scraped []string
+	for _, e := range sm.Spec.Endpoints {
+		scraped = append(scraped, e.Port)
+		job := ""
+		for _, r := range e.RelabelConfigs {
+			if r.TargetLabel == "job" && r.Replacement != nil {
+				job = *r.Replacement
+			}
+		}
+		if want := map[string]string{"http": "", "receiver": "mintlify_receiver"}[e.Port]; job != want || e.Path != "/metrics" {
+			t.Errorf("endpoint %s: path %s, job relabelled to %q, want /metrics and %q", e.Port, e.Path, job, want)
+		}
+	}
+	if !slices.Equal(scraped, []string{"http", "receiver"}) {
+		t.Errorf("ServiceMonitor scrapes ports %v, want http and receiver", scraped)
+	}
+	np := only[*networkingv1.NetworkPolicy](t, objs, "NetworkPolicy")
+	if got := ports(np.Spec.Ingress[0].Ports); !slices.Equal(got, []string{"TCP/http", "TCP/receiver"}) {
+		t.Errorf("the scrapers reach ports %v, want http and receiver", got)
+	}
+	sm = only[*monitoringv1.ServiceMonitor](t, decoded(t, chart, "-f", ci("default"), "--set", "serviceMonitor.enabled=true"), "ServiceMonitor")
+	if len(sm.Spec.Endpoints) != 1 || sm.Spec.Endpoints[0].Port != "http" {
+		t.Errorf("without the receiver the ServiceMonitor scrapes %+v, want the http port alone", sm.Spec.Endpoints)
 	}
 }
