@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 )
 
+// Bounds of a notification.
 const (
 	DefaultMaxBodyBytes = 1 << 20
 	maxAlerts           = 1000
