@@ -8,10 +8,7 @@ import (
 	"time"
 )
 
-// A file of ours that cannot be read (the ledger, the state file) would
-// be replaced by the next write, and what it held lost to anyone who
-// wants to look at it. MoveAside keeps it instead, as PATH.corrupt-<time>,
-// and only the KeepAside newest of them.
+// An unreadable file of ours is kept aside, not overwritten, so what it held can still be looked at.
 const (
 	// KeepAside is how many files moved aside are kept, per path.
 	KeepAside = 3
@@ -19,9 +16,7 @@ const (
 	asideTime = "20060102T150405.000Z"
 )
 
-// MoveAside renames path to PATH.corrupt-<now, UTC> and removes all but
-// the KeepAside newest files moved aside from path. It returns the new
-// name. Only regular files named so are removed.
+// MoveAside renames path to PATH.corrupt-<UTC time> and keeps only the KeepAside newest such files.
 func MoveAside(path string, now time.Time) (string, error) {
 	aside := path + asideTag + now.UTC().Format(asideTime)
 	if err := os.Rename(path, aside); err != nil {
@@ -31,8 +26,6 @@ func MoveAside(path string, now time.Time) (string, error) {
 	return aside, nil
 }
 
-// pruneAside removes all but the KeepAside newest files moved aside from
-// path (their names sort by time).
 func pruneAside(path string) {
 	dir, prefix := filepath.Dir(path), filepath.Base(path)+asideTag
 	entries, err := os.ReadDir(dir)

@@ -8,23 +8,11 @@ import (
 	"path/filepath"
 )
 
-// The files the exporter, the backfill, `jobs` and the receiver keep (the
-// state files, their ledger, lock and owner file, the backfill's journal
-// and output, the tracked-jobs file, the audit log) are created here or by
-// Write, mode 0600 whatever the umask, and their directories by MkdirAll.
-// One that root creates gets the owner and group of its directory: a root
-// backfill or `jobs create --track` in the state directory of a service
-// that runs as another user leaves files the service can open and
-// replace. Files that exist keep their owner (Write).
+// Created by root, a file or directory gets its directory's owner, so a root backfill or
+// `jobs create --track` in a service's state directory leaves files the service can use.
 
-// Create opens path as os.OpenFile does with flag, which holds
-// os.O_CREATE, never through a symbolic link and without blocking:
-// anything but a regular file (a link, even one to a regular file, a
-// FIFO, a directory, a device) is refused with a *NotRegularError, so
-// that root never writes where a link points. A file it creates has mode
-// 0600 and, created by root, the owner and group of its directory (see
-// above). With os.O_EXCL in flag, a file that exists is an fs.ErrExist
-// error, as with os.OpenFile.
+// Create opens path (flag holds os.O_CREATE) never through a symbolic link and never blocking on a FIFO,
+// so root never writes where a link points; it refuses non-regular files, and a new file is 0600.
 func Create(path string, flag int) (*os.File, error) {
 	if flag&os.O_CREATE == 0 {
 		return nil, fmt.Errorf("safefile.Create %s: flag without os.O_CREATE", path)
@@ -60,9 +48,6 @@ func Create(path string, flag int) (*os.File, error) {
 	return nil, fmt.Errorf("opening %s: the file kept appearing and disappearing", path)
 }
 
-// refusal is the error of a failed open of path: a *NotRegularError when
-// path is not a regular file (O_NOFOLLOW's ELOOP, a FIFO's ENXIO, a
-// directory's EISDIR), else err.
 func refusal(path string, err error) error {
 	if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
 		return &NotRegularError{Path: path, Op: "open", Mode: fi.Mode()}
@@ -70,8 +55,7 @@ func refusal(path string, err error) error {
 	return err
 }
 
-// checkRegular closes f and refuses it when fstat says it is not a
-// regular file (one put at path since the lstat).
+// checkRegular refuses what fstat says is not regular: something put at path since the lstat.
 func checkRegular(f *os.File, path string) error {
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
@@ -83,8 +67,6 @@ func checkRegular(f *os.File, path string) error {
 	return err
 }
 
-// settle gives f, a file just created in dir, mode 0600 and, when this
-// process is root, dir's owner and group.
 func settle(f *os.File, dir string) error {
 	if err := giveDirOwner(f, dir); err != nil {
 		return fmt.Errorf("giving %s the owner of %s: %w", f.Name(), dir, unwrapPath(err))
@@ -92,10 +74,7 @@ func settle(f *os.File, dir string) error {
 	return f.Chmod(0o600) // after chown, which may clear bits
 }
 
-// MkdirAll makes dir and its missing parents as os.MkdirAll does, each
-// with mode perm whatever the umask and, made by root, the owner and
-// group of the directory it is made in, as Create gives files. A
-// directory that exists is left as it is.
+// MkdirAll is os.MkdirAll with perm whatever the umask and, made by root, the parent's owner.
 func MkdirAll(dir string, perm os.FileMode) error {
 	dir = filepath.Clean(dir)
 	fi, err := os.Stat(dir)

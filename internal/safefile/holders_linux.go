@@ -12,14 +12,10 @@ import (
 	"syscall"
 )
 
-// maxLocksBytes bounds what is read of /proc/locks: a busy host lists a
-// few thousand locks of about 60 bytes each.
+// maxLocksBytes: a busy host lists a few thousand locks of about 60 bytes each.
 const maxLocksBytes = 4 << 20
 
-// Holders returns the ids of the processes that hold a flock(2) lock on
-// the file f is open on, as /proc/locks tells them, f's own process
-// included; none when that cannot be told. A process in another pid
-// namespace is not named.
+// Holders returns the pids holding a flock(2) lock on f's file, per /proc/locks (none in another pid namespace).
 func Holders(f *os.File) []int {
 	fi, err := f.Stat()
 	if err != nil {
@@ -32,8 +28,6 @@ func Holders(f *os.File) []int {
 	return holdersOf(uint64(st.Dev), st.Ino)
 }
 
-// holdersOf returns the pids of /proc/locks's FLOCK lines on the file of
-// device dev and inode ino.
 func holdersOf(dev, ino uint64) []int {
 	pl, err := os.Open("/proc/locks")
 	if err != nil {
@@ -43,13 +37,7 @@ func holdersOf(dev, ino uint64) []int {
 	return parseLocks(io.LimitReader(pl, maxLocksBytes), dev, ino)
 }
 
-// parseLocks reads /proc/locks lines such as
-//
-//	1: FLOCK  ADVISORY  WRITE 4242 08:01:1234 0 EOF
-//	2: FLOCK  ADVISORY  WRITE 4243 08:01:1234 0 EOF   (one "->" blocked waiter: "2: -> FLOCK ...")
-//
-// and returns the pids of the FLOCK locks granted on dev:ino (the device
-// as major:minor in hex), each once.
+// parseLocks skips waiters ("->") and takes the FLOCK lines on dev:ino, the device as hex major:minor.
 func parseLocks(r io.Reader, dev, ino uint64) []int {
 	want := fileID(dev, ino)
 	var pids []int
@@ -69,28 +57,19 @@ func parseLocks(r io.Reader, dev, ino uint64) []int {
 	return pids
 }
 
-// fileID is a file as /proc/locks names it: its device as major:minor in
-// hex, and its inode.
 func fileID(dev, ino uint64) string {
 	return fmt.Sprintf("%02x:%02x:%d", major(dev), minor(dev), ino)
 }
 
-// major and minor split a Linux device number as the kernel encodes it.
 func major(dev uint64) uint64 { return (dev>>8)&0xfff | (dev>>32)&^uint64(0xfff) }
 func minor(dev uint64) uint64 { return dev&0xff | (dev>>12)&^uint64(0xff) }
 
-// Bounds of DeletedHolders's look at the processes holding locks.
 const (
 	maxProcesses = 4096
 	maxFDs       = 65536
 )
 
-// DeletedHolders returns the ids of the processes that hold a flock(2)
-// lock on a file that was at path and has been deleted since (the kernel
-// names an open file that lost its name "PATH (deleted)"): a lock whose
-// file a new one at path no longer meets. It needs /proc/locks and the
-// right to read those processes' /proc/PID/fd (the same user, or root);
-// a process it cannot see is not named.
+// DeletedHolders returns the pids holding a flock(2) lock on a file deleted from path, which a new file there no longer meets.
 func DeletedHolders(path string) []int {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -115,8 +94,6 @@ func DeletedHolders(path string) []int {
 	return pids
 }
 
-// flockFiles reads /proc/locks into the files ("maj:min:ino") each pid
-// holds a granted FLOCK lock on, for at most maxProcesses pids.
 func flockFiles(r io.Reader) map[int]map[string]bool {
 	out := map[int]map[string]bool{}
 	sc := bufio.NewScanner(r)
@@ -140,8 +117,6 @@ func flockFiles(r io.Reader) map[int]map[string]bool {
 	return out
 }
 
-// holdsDeleted reports whether process pid has a descriptor open on
-// target ("PATH (deleted)") whose file is one of those it locks.
 func holdsDeleted(pid int, target string, files map[string]bool) bool {
 	fdDir := "/proc/" + strconv.Itoa(pid) + "/fd"
 	d, err := os.Open(fdDir)

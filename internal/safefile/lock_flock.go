@@ -22,7 +22,6 @@ func Unlock(f *os.File) error {
 	return retryEINTR(func() error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) })
 }
 
-// retryEINTR repeats a system call interrupted by a signal.
 func retryEINTR(fn func() error) error {
 	for {
 		err := fn()
@@ -32,8 +31,7 @@ func retryEINTR(fn func() error) error {
 	}
 }
 
-// TryLock takes an exclusive flock(2) on f without waiting: false when
-// another open file description holds a lock on it.
+// TryLock takes an exclusive flock(2) on f without waiting: false when another holds it.
 func TryLock(f *os.File) (bool, error) {
 	err := retryEINTR(func() error { return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) })
 	if errors.Is(err, syscall.EWOULDBLOCK) {

@@ -4,8 +4,7 @@ package safefile
 
 import "os"
 
-// Lock does nothing where flock(2) is missing; each caller says what that
-// costs it.
+// Lock does nothing where flock(2) is missing.
 func Lock(*os.File, bool) error { return nil }
 
 // Unlock does nothing where flock(2) is missing.

@@ -8,12 +8,7 @@ import (
 	"syscall"
 )
 
-// keepOwner gives tmp the owner, group and permission bits of the file
-// old describes (what path held), so that a rewrite by another user (a
-// root backfill on the service's ledger) leaves the file usable by the
-// user who owns it. When this process may not give the file that owner,
-// it refuses: a file the owner could no longer write is worse than no
-// write.
+// keepOwner refuses when it cannot keep old's owner: a file its owner could no longer write is worse than no write.
 func keepOwner(tmp *os.File, path string, old fs.FileInfo) error {
 	st, ok := old.Sys().(*syscall.Stat_t)
 	if !ok {
@@ -31,9 +26,7 @@ func keepOwner(tmp *os.File, path string, old fs.FileInfo) error {
 	return tmp.Chmod(old.Mode().Perm()) // after chown, which may clear bits
 }
 
-// giveDirOwner gives f, a file this process created in dir, the owner
-// and group of dir when this process is root (see Create); others create
-// files as themselves, which is what they can open again.
+// giveDirOwner acts only for root; others create files as themselves, which they can open again.
 func giveDirOwner(f *os.File, dir string) error {
 	if os.Geteuid() != 0 {
 		return nil

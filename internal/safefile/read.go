@@ -9,10 +9,7 @@ import (
 	"time"
 )
 
-// NotRegularError is a path that names something other than a regular
-// file. Its message is "ROLE PATH is not a regular file (KIND); refusing
-// to OP it", KIND being e.g. "a FIFO" or "a directory", OP "read" unless
-// set; Create's have no role, which its callers add.
+// NotRegularError is a path that names something other than a regular file.
 type NotRegularError struct {
 	Role, Path, Op string
 	Mode           fs.FileMode
@@ -29,8 +26,7 @@ func (e *NotRegularError) Error() string {
 	return fmt.Sprintf("%s is not a regular file (%s); refusing to %s it", name, Kind(e.Mode), op)
 }
 
-// TooLargeError is a file over its cap. Size is the size fstat reported,
-// or -1 when the file grew past the cap while it was read.
+// TooLargeError is a file over its cap; Size is -1 when it grew past the cap while read.
 type TooLargeError struct {
 	Role, Path  string
 	Size, Limit int64
@@ -43,9 +39,7 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("%s %s is %d bytes, more than the %d allowed", e.Role, e.Path, e.Size, e.Limit)
 }
 
-// Kind names the type of file m describes, for messages: "a symbolic
-// link" (from lstat), "a directory", "a FIFO", "a character device", "a
-// device", "a socket", or "mode ...".
+// Kind names the type of file m describes, for messages.
 func Kind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeSymlink != 0:
@@ -64,11 +58,7 @@ func Kind(m fs.FileMode) string {
 	return "mode " + m.String()
 }
 
-// Read returns the whole content of the regular file at path, refusing a
-// file over limit bytes. role says what the file is ("config file",
-// "api_key_file"), for the messages. An error from opening the file wraps
-// the *fs.PathError, so errors.Is(err, fs.ErrNotExist) tells a missing
-// file.
+// Read returns the regular file at path, at most limit bytes; role ("config file") names it in errors.
 func Read(path, role string, limit int64) ([]byte, error) {
 	f, err := Open(path, role, limit)
 	if err != nil {
@@ -78,14 +68,9 @@ func Read(path, role string, limit int64) ([]byte, error) {
 	return f.ReadAll()
 }
 
-// read is Read, replaceable by tests of ReadWithin.
 var read = Read
 
-// ReadWithin is Read abandoned after timeout: no file the checks let
-// through should take long, but a hung network file system could, and a
-// caller such as a configuration reload must not hang with it. The
-// abandoned read goes on in the background until the system call returns;
-// its result is dropped.
+// ReadWithin is Read abandoned after timeout, so a hung network file system cannot hang a reload.
 func ReadWithin(path, role string, limit int64, timeout time.Duration) ([]byte, error) {
 	type result struct {
 		data []byte
@@ -107,19 +92,14 @@ func ReadWithin(path, role string, limit int64, timeout time.Duration) ([]byte, 
 	}
 }
 
-// File is a regular file opened by Open, within its cap when it was
-// opened.
+// File is a regular file opened by Open, within its cap when opened.
 type File struct {
 	f          *os.File
 	path, role string
 	limit      int64
 }
 
-// Open opens path for reading without blocking, and refuses (closing it)
-// anything but a regular file of at most limit bytes, from fstat of the
-// opened descriptor, before reading. Use it rather than Read to take a
-// lock on the file before reading (OS), or to read it bit by bit
-// (Reader).
+// Open opens path without blocking and refuses, from fstat, a non-regular file or one over limit.
 func Open(path, role string, limit int64) (*File, error) {
 	f, err := openNoBlock(path)
 	if err != nil {
@@ -132,7 +112,6 @@ func Open(path, role string, limit int64) (*File, error) {
 	return &File{f: f, path: path, role: role, limit: limit}, nil
 }
 
-// check refuses, from fstat, a file that is not regular or is over limit.
 func check(f *os.File, path, role string, limit int64) error {
 	fi, err := f.Stat()
 	if err != nil {
@@ -147,23 +126,16 @@ func check(f *os.File, path, role string, limit int64) error {
 	return nil
 }
 
-// OS is the underlying file, e.g. to lock it. Reading it directly skips
-// the cap.
+// OS is the underlying file, e.g. to lock it; reading it directly skips the cap.
 func (f *File) OS() *os.File { return f.f }
 
 // Close closes the file.
 func (f *File) Close() error { return f.f.Close() }
 
-// ReadAll returns the whole file from its start, whatever was read
-// before: its size is checked again first (it may have changed since
-// Open, e.g. while the caller waited for a lock), and no more than the cap
-// plus one byte is read.
+// ReadAll reads the file whole from its start, checking the size again (it may have changed since Open).
 func (f *File) ReadAll() ([]byte, error) { return readAll(f.f, f.path, f.role, f.limit) }
 
-// ReadAll reads f whole from offset 0, whatever its offset, for a file
-// the caller opened itself (e.g. for appending): a file that is not
-// regular or over limit is refused from fstat, before reading, and no
-// more than limit+1 bytes are read. Errors name the role and f.Name().
+// ReadAll reads f whole from offset 0 with the checks of Open, for a file the caller opened itself.
 func ReadAll(f *os.File, role string, limit int64) ([]byte, error) {
 	return readAll(f, f.Name(), role, limit)
 }
@@ -172,8 +144,7 @@ func readAll(f *os.File, path, role string, limit int64) ([]byte, error) {
 	if err := check(f, path, role, limit); err != nil {
 		return nil, err
 	}
-	// The file may grow between the fstat and the read: never take more
-	// than limit+1 bytes whatever it does.
+	// The file may grow after the fstat: never take more than limit+1 bytes.
 	b, err := io.ReadAll(io.NewSectionReader(f, 0, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s %s: %w", role, path, err)
@@ -184,10 +155,7 @@ func readAll(f *os.File, path, role string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// Reader reads the file from its current offset (its start, after Open),
-// for callers that take it line by line. It yields at most the cap: should
-// the file have grown past it since Open, the read fails with a
-// *TooLargeError. Read errors name the role and the file.
+// Reader reads from the current offset, failing with a *TooLargeError past the cap.
 func (f *File) Reader() io.Reader {
 	return &capped{f: f, r: io.LimitReader(f.f, f.limit+1)}
 }

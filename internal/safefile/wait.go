@@ -7,21 +7,13 @@ import (
 	"time"
 )
 
-// Polling bounds of LockContext: the first retry comes soon, so that a
-// lock held for a moment (another process's save) costs little; later
-// ones are spaced out, so that a lock held for long costs no CPU.
+// A first retry soon makes a lock held for a moment cheap; later ones, spaced out, cost no CPU.
 const (
 	pollFirst = time.Millisecond
 	pollMax   = 100 * time.Millisecond
 )
 
-// LockContext takes an exclusive flock(2) on f, waiting for it until ctx
-// ends. It never blocks in the kernel: it tries without waiting and, while
-// another open file description holds a lock, tries again with a growing
-// pause, so that a cancelled ctx ends the wait at once and f stays the
-// caller's alone (no goroutine is left blocked on it). A free lock is
-// taken even when ctx has already ended. The error of a wait that ctx
-// ended is a *HeldError wrapping ctx's error.
+// LockContext takes an exclusive flock(2) on f until ctx ends, polling so no goroutine stays blocked on f.
 func LockContext(ctx context.Context, f *os.File) error {
 	pause := pollFirst
 	var timer *time.Timer
@@ -45,8 +37,7 @@ func LockContext(ctx context.Context, f *os.File) error {
 	}
 }
 
-// HeldError is a lock that another process held for as long as the
-// caller would wait.
+// HeldError is a lock another process held for as long as the caller would wait.
 type HeldError struct {
 	Path    string // the locked file
 	Holders []int  // the process ids holding it, where the system says (Linux)
@@ -59,7 +50,6 @@ func (e *HeldError) Error() string {
 
 func (e *HeldError) Unwrap() error { return e.Err }
 
-// describeHolders names the processes holding a lock, for a message.
 func describeHolders(pids []int) string {
 	switch len(pids) {
 	case 0:

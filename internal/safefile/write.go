@@ -9,21 +9,7 @@ import (
 	"strings"
 )
 
-// Begin starts writing path whole: what is written to the returned
-// Pending goes to a temporary file next to path, and Commit syncs it,
-// renames it to path and syncs the directory, so that path holds either
-// what it held before or all of what was written, across a crash too.
-// Abort (or a failed Commit) removes the temporary file. A path that
-// exists and is not a regular file is refused and left alone (a
-// *NotRegularTargetError). Errors name path, never the temporary file, so
-// the same failure reads the same each time.
-//
-// A file that exists keeps its owner, group and permission bits: the new
-// one is given them before the rename, and when this process may not
-// give it that owner (a user rewriting root's file) Commit refuses with
-// an *OwnerError and the old file is left as it was. A new file has mode
-// 0600 and, written by root, its directory's owner and group (see
-// Create).
+// Begin starts writing path whole (temporary file, sync, rename, directory sync); an existing file keeps its owner, or Commit refuses.
 func Begin(path string) (*Pending, error) {
 	if err := CheckTarget(path); err != nil {
 		return nil, err
@@ -35,7 +21,7 @@ func Begin(path string) (*Pending, error) {
 	return &Pending{path: path, tmp: tmp}, nil
 }
 
-// Write writes data whole to path (Begin, Write, Commit).
+// Write writes data whole to path.
 func Write(path string, data []byte) error {
 	p, err := Begin(path)
 	if err != nil {
@@ -48,15 +34,14 @@ func Write(path string, data []byte) error {
 	return p.Commit()
 }
 
-// Pending is a write of a file whole that Commit completes (see Begin).
+// Pending is a write of a file whole that Commit completes.
 type Pending struct {
 	path string
 	tmp  *os.File
 	done bool
 }
 
-// Write appends b to what Commit will put at the path. Its error names
-// the path.
+// Write appends b to what Commit will put at the path.
 func (p *Pending) Write(b []byte) (int, error) {
 	n, err := p.tmp.Write(b)
 	if err != nil {
@@ -65,8 +50,7 @@ func (p *Pending) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// Abort drops the write: the path keeps what it held. It does nothing
-// after Commit.
+// Abort drops the write; it does nothing after Commit.
 func (p *Pending) Abort() {
 	if p.done {
 		return
@@ -76,8 +60,7 @@ func (p *Pending) Abort() {
 	os.Remove(p.tmp.Name())
 }
 
-// Commit puts what was written at the path, whole (see Begin). Whatever
-// its outcome, the temporary file is gone after it.
+// Commit puts what was written at the path, whole; the temporary file is gone after it.
 func (p *Pending) Commit() error {
 	if p.done {
 		return fmt.Errorf("writing %s: the write was already committed or aborted", p.path)
@@ -89,7 +72,7 @@ func (p *Pending) Commit() error {
 		tmp.Close()
 		return fmt.Errorf("writing %s: %w", path, unwrapPath(err))
 	}
-	// Checked again: the path may have changed since Begin.
+	// Again: the path may have changed since Begin.
 	if err := CheckTarget(path); err != nil {
 		tmp.Close()
 		return err
@@ -127,8 +110,7 @@ func (p *Pending) Commit() error {
 	return nil
 }
 
-// unwrapPath drops the *fs.PathError around err, whose path is the
-// temporary file's, keeping the operating system's error.
+// unwrapPath drops the temporary file's name so the same failure reads the same each time.
 func unwrapPath(err error) error {
 	if pe, ok := err.(*fs.PathError); ok {
 		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
@@ -138,11 +120,9 @@ func unwrapPath(err error) error {
 
 const tempSuffix = ".tmp"
 
-// tempPrefix is the start of the name of path's temporary files.
 func tempPrefix(path string) string { return "." + filepath.Base(path) + "." }
 
-// NotRegularTargetError is a path that exists as something other than a
-// regular file, which a write would replace.
+// NotRegularTargetError is a path that exists as something a write would replace.
 type NotRegularTargetError struct {
 	Path string
 	Mode fs.FileMode
@@ -152,9 +132,7 @@ func (e *NotRegularTargetError) Error() string {
 	return fmt.Sprintf("%s is %s, not a regular file; refusing to replace it", e.Path, Kind(e.Mode))
 }
 
-// CheckTarget reports whether path may be written: it does not exist, or
-// is a regular file (a symbolic link is not followed: it is refused).
-// The error of a path that is something else is a *NotRegularTargetError.
+// CheckTarget refuses a path that exists as anything but a regular file, a symbolic link included.
 func CheckTarget(path string) error {
 	fi, err := os.Lstat(path)
 	switch {
@@ -168,10 +146,7 @@ func CheckTarget(path string) error {
 	return nil
 }
 
-// RemoveStale removes the temporary files that writes of path left behind
-// (a process killed while writing), and returns their names. Only regular
-// files named as Write names them are touched. The caller must be the
-// only writer of path, or it could remove a write in progress.
+// RemoveStale removes the temporary files a killed write of path left; the caller must be path's only writer.
 func RemoveStale(path string) ([]string, error) {
 	dir, prefix := filepath.Dir(path), tempPrefix(path)
 	entries, err := os.ReadDir(dir)
@@ -196,8 +171,7 @@ func RemoveStale(path string) ([]string, error) {
 	return removed, nil
 }
 
-// OwnerError is a rewrite refused because the new file could not keep
-// the old one's owner and group.
+// OwnerError is a rewrite refused because the new file could not keep the old one's owner.
 type OwnerError struct {
 	Path     string
 	UID, GID int

@@ -1,25 +1,5 @@
-// Package statefiles keeps the state files beside --storage.path
-// (STATE), and knows nothing of Prometheus: its functions return what a
-// save did, which the exporter reports into its metrics.
-//
-//   - STATE, the data cache: per unit (project id and collector) its
-//     schedule, health and the last good data of each window, with the
-//     walk in progress. Its schema is the engine's
-//     (internal/engine/statefile.go); this package reads and writes its bytes.
-//   - STATE.ledger, the budget ledger (ledger.go): the requests of
-//     the last hour and the back-off per key fingerprint, never the key.
-//     A few kilobytes, rewritten on every charged request; the backfill
-//     records its requests there too.
-//   - STATE.lock, the ledger's lock, and STATE.owner, held by the one
-//     exporter that uses these files for as long as it runs (owner.go).
-//
-// Files are JSON, versioned, written whole (internal/safefile), read
-// only as regular files of bounded size. A path that exists as anything
-// but a regular file (a link, a device, a FIFO, a directory) stops the
-// exporter at start-up: it is never opened nor replaced. A bad ledger is
-// moved aside and replaced at once, the hour counted as spent
-// (ledgerrecover.go); a data cache that cannot be read is moved aside
-// too (MoveDataAside), and the exporter starts afresh.
+// Package statefiles keeps the data cache, the budget ledger (fingerprints, never keys), its lock and the owner file
+// beside --storage.path: bounded regular files only, written whole; a link or anything else there stops the start.
 package statefiles
 
 import (
@@ -42,16 +22,10 @@ const (
 	LedgerFile = "ledger"
 )
 
-// MaxDataBytes bounds the data cache: 80 bytes a path, 100 000 paths a
-// walk (max_pages 400 of 250), the month and up to thirty windows of page
-// views and visitors. A larger file is refused from its size, before it is
-// read.
+// MaxDataBytes bounds the data cache: 100 000 paths of 80 bytes and thirty windows fit; more is refused unread.
 const MaxDataBytes = 256 << 20
 
-// Files are the state files of one exporter, claimed for as long as it
-// runs. A save that fails is logged and reported, never fatal: the
-// exporter works without the files, and a restart loads the last ones
-// written.
+// Files are one exporter's state files; a failed save is logged, never fatal, as the exporter works without them.
 type Files struct {
 	path    string
 	ledger  *Ledger
@@ -63,7 +37,7 @@ type Files struct {
 	sites map[string]int    // the walk sizes last recorded in the ledger
 }
 
-// Open claims the state files of path (see claim).
+// Open claims the state files of path.
 func Open(path string, log *slog.Logger) (*Files, error) {
 	f := &Files{path: path, ledger: LedgerFor(path), log: log, errs: map[string]string{}}
 	release, err := claim(path, f.ledger, log)
@@ -77,7 +51,7 @@ func Open(path string, log *slog.Logger) (*Files, error) {
 // Path is the data cache's path, --storage.path.
 func (f *Files) Path() string { return f.path }
 
-// Close lets the files go for another exporter. It writes nothing.
+// Close lets the files go for another exporter; it writes nothing.
 func (f *Files) Close() {
 	if f.release != nil {
 		unlock(f.release)
@@ -85,13 +59,10 @@ func (f *Files) Close() {
 	}
 }
 
-// SetLockWait bounds the waits for the ledger's lock (MaxLockWait
-// unless set).
+// SetLockWait bounds the waits for the ledger's lock (MaxLockWait unless set).
 func (f *Files) SetLockWait(d time.Duration) { f.ledger.SetMaxWait(d) }
 
-// ReadData returns the data cache's bytes: fs.ErrNotExist when there is
-// none, an error when it is not a regular file or is larger than
-// MaxDataBytes.
+// ReadData returns the data cache's bytes, or fs.ErrNotExist.
 func (f *Files) ReadData() ([]byte, error) {
 	if err := safefile.CheckTarget(f.path); err != nil {
 		return nil, err
@@ -103,24 +74,19 @@ func (f *Files) ReadData() ([]byte, error) {
 	return b, err
 }
 
-// MoveDataAside moves a data cache that cannot be read aside, to
-// STATE.corrupt-<time> (safefile.MoveAside: the newest three are
-// kept), rather than let the next save replace it, and returns its new
-// path.
+// MoveDataAside keeps an unreadable data cache as STATE.corrupt-<time> rather than let the next save replace it.
 func (f *Files) MoveDataAside(now time.Time) (string, error) {
 	return safefile.MoveAside(f.path, now)
 }
 
-// DataFailing reports whether the last write of the data cache failed, so
-// that the next save tries again though nothing changed.
+// DataFailing reports whether the last data write failed, so the next save retries though nothing changed.
 func (f *Files) DataFailing() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.errs[DataFile] != ""
 }
 
-// WriteData writes v, as JSON, whole to the data cache, and returns the
-// outcome (logged on a change, see note).
+// WriteData writes v as JSON, whole, to the data cache.
 func (f *Files) WriteData(v any) error {
 	b, err := json.Marshal(v)
 	if err == nil {
@@ -130,8 +96,6 @@ func (f *Files) WriteData(v any) error {
 	return err
 }
 
-// note records a write of file and logs a change of state: the first
-// failure, a different one, and the first success after failures.
 func (f *Files) note(file, path string, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -149,10 +113,7 @@ func (f *Files) note(file, path string, err error) {
 	f.errs[file] = err.Error()
 }
 
-// SetSites records in the ledger the pages of each project's last complete
-// month walk of page views, when they changed since last recorded:
-// written is false when nothing was to write (neither a success nor a
-// failure).
+// SetSites records each project's last month-walk size in the ledger, when changed; written is false when nothing was to write.
 func (f *Files) SetSites(ctx context.Context, now time.Time, sites map[string]int) (written bool, err error) {
 	f.mu.Lock()
 	same := len(sites) == 0 || maps.Equal(sites, f.sites)

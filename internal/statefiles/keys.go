@@ -12,9 +12,7 @@ type Key struct {
 	PausedUntil time.Time
 }
 
-// ReadLedger returns the keys the ledger holds. Back-offs that would last
-// past maxPause from now end then; clamped counts them with the ledger's
-// times in the future.
+// ReadLedger returns the ledger's keys, back-offs capped at maxPause from now; clamped counts future times.
 func (f *Files) ReadLedger(now time.Time, maxPause time.Duration) (keys map[string]Key, clamped int) {
 	lk, clamped, err := f.ledger.Read(now)
 	f.logReplaced()
@@ -30,8 +28,6 @@ func (f *Files) ReadLedger(now time.Time, maxPause time.Duration) (keys map[stri
 	return keys, clamped
 }
 
-// clampLedger ends the back-offs that would last past maxPause from now.
-// It returns how many it changed.
 func clampLedger(keys Keys, now time.Time, maxPause time.Duration) int {
 	n := 0
 	for fp, e := range keys {
@@ -44,10 +40,7 @@ func clampLedger(keys Keys, now time.Time, maxPause time.Duration) int {
 	return n
 }
 
-// BeginLedger starts the exporter's update of the ledger (Ledger.Begin):
-// the ledger is locked and read until CommitLedger or the Txn's Abort. A
-// ledger that cannot be used is an error, logged (see note) and to be
-// reported as a failed write of LedgerFile.
+// BeginLedger locks and reads the ledger until CommitLedger or Abort; a failure counts as a failed LedgerFile write.
 func (f *Files) BeginLedger(ctx context.Context, now time.Time) (*Txn, error) {
 	t, err := f.ledger.Begin(ctx, now)
 	f.logReplaced()
@@ -58,16 +51,13 @@ func (f *Files) BeginLedger(ctx context.Context, now time.Time) (*Txn, error) {
 	return t, nil
 }
 
-// CommitLedger writes the ledger t updated and lets its lock go; the
-// outcome is logged on a change (see note) and returned, for the report.
+// CommitLedger writes the ledger, lets its lock go and logs a change of outcome.
 func (f *Files) CommitLedger(t *Txn) error {
 	err := t.Commit()
 	f.note(LedgerFile, f.ledger.Path(), err)
 	return err
 }
 
-// logReplaced logs each bad ledger moved aside and replaced (see
-// ledgerrecover.go): once, when it happens.
 func (f *Files) logReplaced() {
 	for _, r := range f.ledger.TakeReplaced() {
 		f.log.Warn("the ledger could not be read; it was moved aside and a fresh one written. What it recorded is unknown, so every key's budget counts as spent for an hour (no analytics request until then)",

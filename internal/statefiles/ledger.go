@@ -16,32 +16,13 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
-// The budget ledger is what the exporter and the backfill share:
-// for each API key (by fingerprint, never the key), the analytics requests
-// each writer ("exporter", "backfill") made with it in the last hour, and
-// the exporter's back-off. Each writer counts everyone else's requests as
-// foreign (budget.Window.SetForeign), so that together they stay within
-// the key's hourly budget.
-//
-// The ledger is a small file beside the state file (STATE.ledger),
-// rewritten on every charged request, apart from the state file's cached
-// data, which is rewritten only when the data changes. Reads and writes
-// hold an exclusive flock(2) on STATE.lock (the ledger itself is replaced
-// by rename, so it cannot carry the lock), waited for at most MaxLockWait;
-// without flock(2) the writers may miss each other's latest requests. It
-// is written whole or not at all, never through a link or over something
-// that is not a regular file, keeping its owner and mode, and read only
-// as a regular file of at most MaxLedgerBytes; one that cannot be read
-// is replaced (ledgerrecover.go).
+// The ledger keeps the exporter and the backfill together within a key's hourly budget; STATE.lock locks it, as the ledger is replaced by rename.
 const (
 	ledgerKind    = "mintlify_exporter ledger"
 	ledgerVersion = 1
-	// MaxLedgerBytes bounds the ledger: an hour of requests (a few hundred
-	// times of about 40 bytes) per writer and key fits many times over.
+	// MaxLedgerBytes: an hour of requests per writer and key fits many times over.
 	MaxLedgerBytes = 4 << 20
-	// MaxSitePages bounds the pages of a month walk the ledger may
-	// record (Sites): more than any walk the exporter's state file holds.
-	// A value out of range is read as none.
+	// MaxSitePages is above any walk the state file holds; a value out of range is read as none.
 	MaxSitePages = 1 << 20
 	// Exporter is the exporter's name among the writers.
 	Exporter = "exporter"
@@ -58,10 +39,7 @@ type Entry struct {
 // Keys are the ledger's entries, by key fingerprint.
 type Keys map[string]Entry
 
-// Foreign is every request time of key fp except writer's own. For an
-// hour after a bad ledger was replaced (see Replaced), it also holds, as
-// made at the replacement, as many requests as any budget allows: what
-// the lost ledger recorded is unknown, so the hour counts as spent.
+// Foreign is every request time of fp but writer's; for an hour after a bad ledger was replaced, a full budget more.
 func (k Keys) Foreign(fp, writer string) []time.Time {
 	var out []time.Time
 	for name, times := range k[fp].Writers {
@@ -92,8 +70,6 @@ type ledgerFile struct {
 	Version int       `json:"version"`
 	Saved   time.Time `json:"saved"`
 	Keys    Keys      `json:"keys"`
-	// Sites are the pages of each project's last complete month walk, by
-	// project id: what a backfill of that project costs a day, at most.
 	Sites map[string]int `json:"sites,omitempty"`
 }
 
@@ -116,10 +92,7 @@ func LedgerFor(statePath string) *Ledger {
 func (l *Ledger) Path() string     { return l.path }
 func (l *Ledger) LockPath() string { return l.lock }
 
-// Read returns the ledger's entries: none (nil) when there is no ledger
-// yet. A request time after now (a clock that was set back, or a file
-// from the future) counts as made now: dropped, it would open the budget
-// early. clamped is how many were.
+// Read returns the ledger's entries; a time after now counts as now, since dropped it would open the budget early.
 func (l *Ledger) Read(now time.Time) (keys Keys, clamped int, err error) {
 	f, clamped, err := l.load(now)
 	if f == nil {
@@ -128,8 +101,7 @@ func (l *Ledger) Read(now time.Time) (keys Keys, clamped int, err error) {
 	return f.Keys, clamped, err
 }
 
-// Sites returns the pages of each project's last complete month walk
-// the exporter recorded, by project id (none without a ledger).
+// Sites returns each project's last month-walk size, by project id.
 func (l *Ledger) Sites() (map[string]int, error) {
 	f, _, err := l.load(time.Now())
 	if f == nil {
@@ -180,10 +152,7 @@ func (l *Ledger) read(now time.Time) (*ledgerFile, int, error) {
 	return &f, clamped, nil
 }
 
-// Txn is an update of the ledger under its lock (Begin): it holds what
-// the ledger recorded, which the caller reads (Foreign) and changes
-// (Record, SetPause, SetSites) before it writes the ledger whole and lets
-// the lock go (Commit), or lets it go writing nothing (Abort).
+// Txn is an update of the ledger under its lock, ended by Commit or Abort.
 type Txn struct {
 	l      *Ledger
 	lock   *os.File
@@ -192,11 +161,7 @@ type Txn struct {
 	closed bool
 }
 
-// Begin takes the ledger's lock, waiting until ctx ends (and at most
-// MaxLockWait; see lock), and reads the ledger. A ledger that is corrupt,
-// too large or unreadable is moved aside and replaced first (see
-// Replaced; TakeReplaced tells it); one of another program or version is
-// an error and is left alone. On an error the lock is not held.
+// Begin locks and reads the ledger, replacing a bad one of ours first; on an error the lock is not held.
 func (l *Ledger) Begin(ctx context.Context, now time.Time) (*Txn, error) {
 	lock, err := l.lockFile(ctx)
 	if err != nil {
@@ -216,8 +181,7 @@ func (l *Ledger) Begin(ctx context.Context, now time.Time) (*Txn, error) {
 	return &Txn{l: l, lock: lock, now: now, f: f}, nil
 }
 
-// Foreign is every request of key fp that the ledger records by writers
-// other than writer (see Keys.Foreign).
+// Foreign is every request of fp by writers other than writer.
 func (t *Txn) Foreign(fp, writer string) []time.Time { return t.f.Keys.Foreign(fp, writer) }
 
 // Record sets writer's request times for key fp.
@@ -233,8 +197,7 @@ func (t *Txn) SetPause(fp string, until time.Time) {
 // SetSites records the pages of the projects' last complete month walks.
 func (t *Txn) SetSites(sites map[string]int) { t.f.Sites = sites }
 
-// Commit writes the ledger whole, each writer's times pruned to the last
-// hour, and lets the lock go.
+// Commit writes the ledger whole, times pruned to the last hour, and lets the lock go.
 func (t *Txn) Commit() error {
 	if t.closed {
 		return fmt.Errorf("ledger %s: the update already ended", t.l.path)
@@ -243,8 +206,7 @@ func (t *Txn) Commit() error {
 	return t.l.write(t.now, t.f)
 }
 
-// Abort lets the lock go, writing nothing. It does nothing once the
-// update ended.
+// Abort lets the lock go, writing nothing.
 func (t *Txn) Abort() {
 	if !t.closed {
 		t.closed = true
@@ -291,11 +253,7 @@ func (l *Ledger) write(now time.Time, f *ledgerFile) error {
 	return safefile.Write(l.path, append(b, '\n'))
 }
 
-// Take is one request of another process (writer, e.g. "backfill")
-// spending key fp's budget through window w: under the ledger's lock it
-// counts the requests the ledger records for fp by anyone else as w's
-// foreign ones, takes one request from w if it has room, and records w's
-// own request times as writer's. Everything else in the ledger is kept.
+// Take spends one request of fp's budget through w for another process (writer), counting everyone else's as foreign.
 func (l *Ledger) Take(ctx context.Context, fp, writer string, w *budget.Window, now time.Time) (took bool, err error) {
 	if writer == Exporter {
 		return false, errors.New("the exporter does not take through Take")
@@ -310,10 +268,7 @@ func (l *Ledger) Take(ctx context.Context, fp, writer string, w *budget.Window, 
 	return took, t.Commit()
 }
 
-// Usage gives w what the ledger records of key fp in the last hour,
-// without changing it: writer's own request times (so that a process
-// started again, such as a resumed backfill, counts what it spent before)
-// and everyone else's as foreign. No ledger gives nothing.
+// Usage gives w fp's last hour from the ledger, writer's own too, so a resumed backfill counts what it spent.
 func (l *Ledger) Usage(fp, writer string, w *budget.Window, now time.Time) error {
 	keys, _, err := l.Read(now)
 	if err != nil {

@@ -13,28 +13,17 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
-// MaxLockWait bounds a wait for the ledger's lock. Its writers hold it for
-// the few milliseconds of a read and a write; a lock held longer is
-// another process stuck, or holding it on purpose (`flock STATE.lock
-// sleep`), and waiting for it would stop the exporter's refreshes and its
-// shutdown for as long.
+// MaxLockWait bounds a wait for the ledger's lock: held longer, it is stuck or held on purpose, and would stall refreshes and shutdown.
 const MaxLockWait = 10 * time.Second
 
-// LockHeldError is a ledger lock that another process held for longer
-// than the writer would wait: the write is skipped (a failed save).
+// LockHeldError is a ledger lock held longer than the writer would wait; the save is skipped.
 type LockHeldError struct{ *safefile.HeldError }
 
 func (e *LockHeldError) Error() string {
 	return fmt.Sprintf("%s; the ledger was not read nor written (the lock guards it against two writers at once)", e.HeldError.Error())
 }
 
-// lockFile takes the ledger's lock and returns the locked file, which
-// unlock releases. It waits until
-// ctx ends, and at most MaxLockWait; after a wait that ran out, the next
-// ones do not wait (the lock is taken only if it is free at once) until
-// one succeeds, so that a lock held for ever costs each save nothing. The
-// error of a wait that ended is a *LockHeldError naming the lock file and
-// its holder where the system tells it.
+// lockFile stops waiting after one wait ran out until a lock succeeds, so a lock held for ever costs each save nothing.
 func (l *Ledger) lockFile(ctx context.Context) (*os.File, error) {
 	if err := safefile.MkdirAll(filepath.Dir(l.lock), 0o750); err != nil {
 		return nil, err
@@ -70,19 +59,16 @@ func (l *Ledger) lockFile(ctx context.Context) (*os.File, error) {
 	return f, nil
 }
 
-// unlock releases the lock lockFile took.
 func unlock(f *os.File) {
 	_ = safefile.Unlock(f)
 	f.Close()
 }
 
-// Fingerprint names a key without revealing it: what the ledger and the
-// state file store. It survives a rename of the key in the configuration.
+// Fingerprint names a key without revealing it, and survives a rename of the key in the configuration.
 func Fingerprint(key string) string {
 	sum := sha256.Sum256([]byte("mintlify_exporter key fingerprint\x00" + key))
 	return hex.EncodeToString(sum[:8])
 }
 
-// SetMaxWait changes the bound of a wait for the lock (MaxLockWait when
-// 0 or less).
+// SetMaxWait changes the bound of a wait for the lock (MaxLockWait when 0 or less).
 func (l *Ledger) SetMaxWait(d time.Duration) { l.maxWait = max(d, 0) }

@@ -12,28 +12,16 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
-// A ledger that cannot be read (corrupt, larger than MaxLedgerBytes, or
-// refused by the system) would fail every save for ever, and the budget
-// with it. The first writer that finds one under the lock moves it aside
-// to STATE.ledger.corrupt-<time> (safefile.MoveAside, which keeps the
-// safefile.KeepAside newest), writes a fresh ledger, and records the
-// replacement: for the hour after it, every key's hour counts as spent
-// (Keys.Foreign), since what the lost ledger recorded is unknown. A
-// ledger of another program or version is not ours to move: it stays an
-// error.
-//
-// unknownKey holds the replacement time: an entry no fingerprint (16 hex
-// digits) can name, with one writer of the same name.
+// An unreadable ledger of ours would fail every save for ever: it is moved aside and replaced, and the
+// next hour counts as spent since what it held is unknown. unknownKey, which no fingerprint can be, holds that time.
 const unknownKey = "unknown"
 
-// badError is a ledger that is ours but cannot be read.
 type badError struct{ err error }
 
 func (e *badError) Error() string { return e.err.Error() }
 func (e *badError) Unwrap() error { return e.err }
 
-// TakeReplaced returns the bad ledgers moved aside and replaced since it
-// was last called (by Begin, Read, Sites or Take), for the caller to tell.
+// TakeReplaced returns the bad ledgers replaced since it was last called, for the caller to tell.
 func (l *Ledger) TakeReplaced() []Replaced {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -50,9 +38,7 @@ type Replaced struct {
 	Until time.Time // the budget counts as spent until then
 }
 
-// classify makes a read error that replacing the ledger cures a
-// *badError: a file too large, or one the system refuses to read.
-// Others (too many open files, a FIFO put there meanwhile) are kept.
+// classify: only a file too large or refused by the system is cured by a replacement; a FIFO put there is not.
 func classify(err error) error {
 	var large *safefile.TooLargeError
 	if errors.As(err, &large) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EIO) {
@@ -61,8 +47,6 @@ func classify(err error) error {
 	return err
 }
 
-// replace moves the bad ledger aside, writes a fresh one recording the
-// replacement and returns it. The caller holds the lock.
 func (l *Ledger) replace(now time.Time, bad *badError) (*ledgerFile, error) {
 	aside, err := safefile.MoveAside(l.path, now)
 	if err != nil {
@@ -79,9 +63,7 @@ func (l *Ledger) replace(now time.Time, bad *badError) (*ledgerFile, error) {
 	return f, nil
 }
 
-// load reads the ledger and, when it is bad, replaces it under the lock
-// (another process may have done so meanwhile: then its fresh ledger is
-// read).
+// load replaces a bad ledger under the lock, reading again first: another process may have replaced it.
 func (l *Ledger) load(now time.Time) (*ledgerFile, int, error) {
 	f, clamped, err := l.read(now)
 	if bad := (*badError)(nil); !errors.As(err, &bad) {

@@ -13,23 +13,8 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
-// claim makes this process the one exporter that uses the state
-// files of path, as Prometheus does with its data directory:
-//
-//   - each of the files (the state file, its ledger, lock and owner file)
-//     must be absent or a regular file: a link, a device, a FIFO, a socket
-//     or a directory there is an error naming it, and is never opened nor
-//     replaced;
-//   - STATE.owner is locked (flock) for as long as the exporter runs, and
-//     holds its process id: a second exporter on the same files is refused
-//     with a message naming the first (two would each spend the whole
-//     budget). The lock, not the file, is what owns: should STATE.owner be
-//     deleted while the first runs, the second finds the first's lock on
-//     the deleted file (safefile.DeletedHolders, Linux) and is refused all
-//     the same. The backfill does not take it: it shares the ledger;
-//   - the temporary files that writes killed mid-way left are removed.
-//
-// It returns the owner file, locked: unlock releases it.
+// claim makes this the one exporter on path's files (two would each spend the whole budget). The flock on
+// STATE.owner owns, not the file: a deleted owner file still refuses a second exporter (DeletedHolders).
 func claim(path string, l *Ledger, log *slog.Logger) (*os.File, error) {
 	owner := path + ".owner"
 	for _, p := range []string{path, l.Path(), l.LockPath(), owner} {
@@ -60,8 +45,6 @@ func claim(path string, l *Ledger, log *slog.Logger) (*os.File, error) {
 		return nil, fmt.Errorf("--storage.path %s is in use by another exporter (%s holds %s): give each exporter its own --storage.path; to split a key's budget between exporters, set each one's share of the key", path, holder, owner)
 	}
 	if pids := safefile.DeletedHolders(owner); len(pids) > 0 {
-		// The first exporter still holds its lock, on the owner file
-		// someone deleted: a new file at the same path does not meet it.
 		_ = safefile.Unlock(f)
 		f.Close()
 		return nil, fmt.Errorf("--storage.path %s is in use by another exporter (process %d holds the lock of %s, which was deleted while it ran): stop it first; give each exporter its own --storage.path", path, pids[0], owner)

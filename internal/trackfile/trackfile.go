@@ -1,19 +1,6 @@
-// Package trackfile reads and appends the tracked-jobs file: a plain text
-// file of agent job ids, one per line, that `mintlify_exporter jobs create
-// --track FILE` appends to and the exporter re-reads on every refresh.
-//
-// Format: one id per line; surrounding spaces and a CR before the LF are
-// dropped; blank lines and lines starting with "#" are skipped, as are
-// lines that are not a valid id (see ValidateID). A last line without a
-// terminating newline is ignored: it may be an append still in progress.
-// Editors normally end files with a newline; Append adds one before its own
-// line when a hand-edited file lacks it, so ids never run together.
-//
-// Appends take an exclusive flock(2) on the file, readers a shared one, so
-// a reader never sees half a line and two concurrent appends of the same
-// id write it once. On systems without flock the file is used unlocked:
-// appends are still single writes with O_APPEND, but two writers of the
-// same id may both add it (Read de-duplicates).
+// Package trackfile reads and appends the tracked-jobs file: one job id a line, "#" comments, appended by
+// `jobs create --track` and re-read by the exporter. A last line without newline may be an append in
+// progress and is ignored. Appends take an exclusive flock, reads a shared one, so no half line is seen.
 package trackfile
 
 import (
@@ -30,19 +17,12 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
-// MaxFileSize bounds what Read and Append will load: about 80 000 ids of
-// the maximum length. A larger file is refused rather than read into
-// memory on every refresh.
+// MaxFileSize (about 80 000 ids) keeps a huge file from being read into memory on every refresh.
 const MaxFileSize = 16 << 20
 
-// role names the file in the messages of safefile.
 const role = "tracked-jobs file"
 
-// ValidateID reports why id cannot be stored in the file, or nil. An id
-// (a line: "project_id/job_id" or a bare job id) must not start with "#"
-// (it would read as a comment), and each of its one or two parts must
-// pass ids.Check (bounded length, valid UTF-8, no whitespace, control
-// character, dot segment or further slash...).
+// ValidateID reports why id ("project/job" or a bare job id) cannot be a line; "#" would read as a comment.
 func ValidateID(id string) error {
 	if strings.HasPrefix(id, "#") {
 		return fmt.Errorf("job id %q starts with '#', which marks a comment", id)
@@ -60,11 +40,7 @@ func ValidateID(id string) error {
 	return nil
 }
 
-// Append adds id to the file at path, creating the file if needed but not
-// its directory (safefile.Create: mode 0600, root's for the directory's
-// owner; a symbolic link or a FIFO is refused). An id already in the file is not added
-// again. The line is written with a single append and synced to disk
-// before Append returns.
+// Append adds id once, synced, creating the file (safefile.Create: no link, no FIFO) but not its directory.
 func Append(path, id string) (err error) {
 	if err := ValidateID(id); err != nil {
 		return fmt.Errorf("tracked-jobs file %s: %w", path, err)
@@ -97,7 +73,7 @@ func Append(path, id string) (err error) {
 		err = io.ErrShortWrite
 	}
 	if err != nil {
-		// Take back a partial line: a fragment could read as another id.
+		// A fragment could read as another id.
 		_ = f.Truncate(int64(len(data)))
 		return fmt.Errorf("tracked-jobs file %s: writing: %w", path, err)
 	}
@@ -105,15 +81,12 @@ func Append(path, id string) (err error) {
 		return fmt.Errorf("tracked-jobs file %s: syncing: %w", path, err)
 	}
 	if len(data) == 0 {
-		// The file may be new: make its directory entry durable too.
 		syncDir(filepath.Dir(path))
 	}
 	return nil
 }
 
-// openLocked opens path for appending and reading and takes the exclusive
-// lock. If the file was replaced (an editor's save renames a new file over
-// the old one) between open and lock, the lock is on an orphan: reopen.
+// openLocked reopens when an editor's rename replaced the file between open and lock, leaving an orphan locked.
 func openLocked(path string) (*os.File, error) {
 	for attempt := 0; ; attempt++ {
 		f, err := safefile.Create(path, os.O_RDWR|os.O_APPEND|os.O_CREATE)
@@ -157,12 +130,7 @@ func syncDir(dir string) {
 	d.Close()
 }
 
-// Read returns the ids in the file at path, in file order, each once. A
-// missing file is an empty list, not an error: the exporter may start
-// before the first job is created. Anything but a regular file (a FIFO
-// would block the refresh until a writer came, a device would never end)
-// is refused before it is read or locked, and so is a file over
-// MaxFileSize.
+// Read returns the ids in path each once; a missing file is none, as the exporter may start before the first job.
 func Read(path string) ([]string, error) {
 	f, err := safefile.Open(path, role, MaxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -175,7 +143,6 @@ func Read(path string) ([]string, error) {
 		f.Close()
 		return nil, fmt.Errorf("tracked-jobs file %s: locking: %w", path, err)
 	}
-	// Under the lock, from the start, its size checked again.
 	data, rerr := f.ReadAll()
 	cerr := closeUnlock(f.OS())
 	if rerr != nil {
@@ -187,7 +154,6 @@ func Read(path string) ([]string, error) {
 	return parse(data), nil
 }
 
-// parse returns the valid ids of complete lines, de-duplicated, in order.
 func parse(data []byte) []string {
 	var ids []string
 	seen := map[string]bool{}

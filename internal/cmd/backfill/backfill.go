@@ -1,10 +1,6 @@
+// Package backfill is the backfill command: past days' month-to-date counters as timestamped OpenMetrics
+// text for `promtool tsdb create-blocks-from openmetrics`, resumable from a journal.
 package backfill
-
-// The `mintlify_exporter backfill` command: fetch the month-to-date page
-// view counters the live exporter exports, as they stood at the end of
-// each past UTC day, and write them as OpenMetrics text with timestamps
-// for `promtool tsdb create-blocks-from openmetrics`. The journal and the
-// output format live in backfill_output.go.
 
 import (
 	"context"
@@ -30,45 +26,34 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
-// defaultBackfillBudget is the exporter's default per key: the API's
-// analytics requests per organization and hour, less the exporter's
-// reserve.
+// defaultBackfillBudget: the API's hourly analytics requests per organization, less the exporter's reserve.
 func defaultBackfillBudget() int { return config.DefaultKey.BudgetPerHour - config.DefaultKey.Reserve }
 
 const (
 	backfillCmdName = cli.Name + " backfill"
-	// maxRateLimitWaits is how many 429 answers in a row the backfill
-	// sits out before it gives up (resumably).
-	maxRateLimitWaits = 5
-	// defaultRateLimitWait is the wait after a 429 without Retry-After.
+	// maxRateLimitWaits: the 429 answers in a row sat out before giving up (resumably).
+	maxRateLimitWaits    = 5
 	defaultRateLimitWait = time.Minute
 )
 
-// backfillEnv is everything the backfill touches outside itself. Tests
-// replace the clock and sleep, so pacing needs no real waiting.
+// backfillEnv lets tests replace the clock and sleep, so pacing needs no real waiting.
 type backfillEnv struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
 	now    func() time.Time
-	// sleep waits d or until ctx ends, whichever is first.
-	sleep func(ctx context.Context, d time.Duration) error
-	// afterPage, if set, runs after the n-th page of this run (from 1)
-	// is in the journal.
+	sleep  func(ctx context.Context, d time.Duration) error
+	// afterPage runs after the n-th page of this run (from 1) is in the journal.
 	afterPage func(n int)
-	// tty: stderr is a terminal, where progress is one line redrawn (a
-	// bar) rather than a line per day; barShown: that line is on screen.
+	// tty: progress is one bar redrawn in place rather than a line per day.
 	tty, barShown bool
 }
 
-// Run runs the backfill command with args (after "backfill") and returns
-// its exit status.
+// Run runs the backfill command with args (after "backfill") and returns its exit status.
 func Run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// The first signal ends the run at its next step (resumably); then
-	// the signals' default action is back, so a second one ends the
-	// process whatever it waits on.
+	// The first signal ends the run at its next step (resumably); a second, the default action back, ends the process.
 	context.AfterFunc(ctx, stop)
 	env := &backfillEnv{stdout: stdout, stderr: stderr, getenv: os.Getenv, now: time.Now, sleep: cli.SleepContext}
 	if f, ok := stderr.(*os.File); ok {
@@ -79,7 +64,6 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	return env.run(ctx, args)
 }
 
-// backfillOptions is the parsed command line.
 type backfillOptions struct {
 	cli.Flags
 	from, to     string
@@ -97,8 +81,6 @@ type backfillOptions struct {
 	budgetSet bool
 }
 
-// collectorFlags names the --collector.NAME flags of extraKinds: "--collector.a,
-// --collector.b and --collector.c".
 func collectorFlags() string {
 	flags := make([]string, len(extraKinds))
 	for i, name := range extraKinds {
@@ -157,7 +139,6 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	return app, helped
 }
 
-// parse runs kingpin (see cli.Parse).
 func (e *backfillEnv) parse(args []string, o *backfillOptions) (code int, done bool) {
 	app, _ := newBackfillApp(o)
 	_, code, done = cli.Parse(app, args, e.stdout, e.stderr, backfillCmdName, cli.ExitUsage)
@@ -195,9 +176,7 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 
 	progress := newBackfillProgress(plan, j.pages)
 	if o.StoragePath != "" {
-		// The exporter records each project's month walk in the ledger:
-		// the size of the site, what a day costs before the backfill's
-		// own walks tell.
+		// The exporter's recorded month-walk sizes tell what a day costs before the backfill's own walks do.
 		l := statefiles.LedgerFor(o.StoragePath)
 		sites, err := l.Sites()
 		e.sayReplaced(l)
@@ -225,7 +204,6 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 	return e.write(&o, plan, progress, j, partial, toStdout)
 }
 
-// plan reads --config.file, if given, and checks the command line.
 func (e *backfillEnv) plan(o *backfillOptions) (*backfillPlan, *config.Config, int) {
 	var cfg *config.Config
 	if o.ConfigFile != "" {
@@ -253,7 +231,6 @@ func (e *backfillEnv) plan(o *backfillOptions) (*backfillPlan, *config.Config, i
 	return plan, cfg, cli.ExitOK
 }
 
-// readKeys reads and checks the key of each of the plan's keys.
 func (e *backfillEnv) readKeys(o *backfillOptions, plan *backfillPlan, cfg *config.Config) ([]*backfillKey, int) {
 	keys := make([]*backfillKey, len(plan.keys))
 	for i, ref := range plan.keys {
@@ -280,9 +257,7 @@ func (e *backfillEnv) readKeys(o *backfillOptions, plan *backfillPlan, cfg *conf
 	return keys, cli.ExitOK
 }
 
-// openJournal opens the run's progress file: FILE.partial, or for
-// stdout one named after the arguments. One of a run with other arguments
-// is replaced only with --force.
+// openJournal replaces a journal of a run with other arguments only with --force.
 func (e *backfillEnv) openJournal(o *backfillOptions, plan *backfillPlan, toStdout bool) (*journal, string, int) {
 	args := plan.args()
 	partial := o.output + ".partial"
@@ -310,8 +285,7 @@ func (e *backfillEnv) openJournal(o *backfillOptions, plan *backfillPlan, toStdo
 	return j, partial, cli.ExitOK
 }
 
-// printCost says what the run costs, before anything is spent, and sets
-// each key's share of it (the requests expected).
+// printCost speaks before anything is spent.
 func (e *backfillEnv) printCost(plan *backfillPlan, keys []*backfillKey, progress *backfillProgress, partial string) {
 	all := progress.costs(nil)
 	hours := 0.0
@@ -337,9 +311,7 @@ func (e *backfillEnv) printCost(plan *backfillPlan, keys []*backfillKey, progres
 	fmt.Fprintf(e.stderr, ": %.1f hour(s) of the keys' budgets (%s)\n", hours, strings.Join(per, ", "))
 }
 
-// checkBudgets counts what the exporter and earlier runs spent with each
-// key in the last hour (through --storage.path) and refuses a run that
-// needs more than is left this hour, unless --yes.
+// checkBudgets refuses, unless --yes, a run that needs more than the exporter and earlier runs left this hour.
 func (e *backfillEnv) checkBudgets(o *backfillOptions, keys []*backfillKey, j *journal, partial string) int {
 	for _, k := range keys {
 		k.ledger = &backfillLedger{fp: statefiles.Fingerprint(k.secret.Reveal())}
@@ -367,8 +339,6 @@ func (e *backfillEnv) checkBudgets(o *backfillOptions, keys []*backfillKey, j *j
 	return cli.ExitOK
 }
 
-// writeOutput writes the OpenMetrics text of the run to path, whole or
-// not at all. Errors name path.
 func writeOutput(path string, plan *backfillPlan, progress *backfillProgress, now time.Time) error {
 	p, err := safefile.Begin(path)
 	if err != nil {
@@ -381,13 +351,9 @@ func writeOutput(path string, plan *backfillPlan, progress *backfillProgress, no
 	return p.Commit()
 }
 
-// write writes the complete run to --output (whole or not at all) or to
-// stdout, and removes the progress file.
 func (e *backfillEnv) write(o *backfillOptions, plan *backfillPlan, progress *backfillProgress, j *journal, partial string, toStdout bool) int {
 	if toStdout {
-		// Only now, with every page in the journal: an interrupted run
-		// writes nothing to stdout, and the run that completes it writes
-		// the whole text, as one uninterrupted run would.
+		// Only now, every page journaled: an interrupted run writes nothing to stdout, the one completing it the whole text.
 		if err := renderBackfill(e.stdout, plan, progress, e.now()); err != nil {
 			return e.failf(cli.ExitError, "writing to stdout: %v (the progress is kept in %s; run the same command again to write it)", err, partial)
 		}
@@ -401,8 +367,7 @@ func (e *backfillEnv) write(o *backfillOptions, plan *backfillPlan, progress *ba
 	if toStdout {
 		fmt.Fprintf(e.stderr, "%s: wrote the OpenMetrics text to stdout\n", backfillCmdName)
 	} else {
-		// The command is for pasting: the path quoted, or no command
-		// when it holds a character a terminal would act on.
+		// For pasting: no command when the path holds a character a terminal would act on.
 		next := "; next: run promtool tsdb create-blocks-from openmetrics on it"
 		if q, ok := cli.ShellCommand(o.output); ok {
 			next = "; next: promtool tsdb create-blocks-from openmetrics " + q + " DATA_DIR"

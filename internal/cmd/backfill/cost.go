@@ -1,8 +1,5 @@
 package backfill
 
-// The cost of a run: the requests its tasks still need, per collector,
-// as exactly as they can be known before the requests are made.
-
 import (
 	"fmt"
 	"slices"
@@ -13,11 +10,8 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
-// cost is what some of a run's requests are: least, those made whatever
-// the API answers (the first page of each walk, the one request of a
-// counter fetched whole); most, with every walk as long as its bound;
-// expected, with each walk of the views as long as the site's last
-// (journal, ledger). The three are equal when nothing is walked.
+// cost: least is spent whatever the API answers, most with every walk at its bound, expected with
+// each views walk as long as the site's last (journal, ledger).
 type cost struct {
 	least, most, expected int
 }
@@ -28,12 +22,8 @@ func (c *cost) add(o cost) {
 	c.expected += o.expected
 }
 
-// exact reports whether the cost is known before the requests are made.
 func (c cost) exact() bool { return c.least == c.most }
 
-// collectorCosts are the costs of the tasks left of the projects of
-// (nil: all), by collector, in the order of the output: the views, then
-// extraKinds.
 type collectorCosts struct {
 	names []string
 	by    map[string]cost
@@ -48,7 +38,6 @@ func (cc *collectorCosts) add(name string, c cost) {
 	cc.by[name] = sum
 }
 
-// total is the sum over the collectors.
 func (cc *collectorCosts) total() cost {
 	var t cost
 	for _, c := range cc.by {
@@ -57,7 +46,6 @@ func (cc *collectorCosts) total() cost {
 	return t
 }
 
-// costs is what the tasks of the projects of (nil: all) still need.
 func (p *backfillProgress) costs(of func(id string) bool) *collectorCosts {
 	cc := &collectorCosts{by: map[string]cost{}}
 	cc.add(source.Views, cost{})
@@ -83,10 +71,7 @@ func (p *backfillProgress) costs(of func(id string) bool) *collectorCosts {
 	return cc
 }
 
-// viewsCost is what the views of task t still need: nothing when done;
-// for the site totals one row; else the rest of the month walk, at least
-// one page, at most the walk's max_pages, expected as long as the
-// project's longest walk so far.
+// viewsCost expects the walk as long as the project's longest so far: at least one page, at most max_pages.
 func (p *backfillProgress) viewsCost(t backfillTask) cost {
 	if p.viewsDone(t) {
 		return cost{}
@@ -102,8 +87,6 @@ func (p *backfillProgress) viewsCost(t backfillTask) cost {
 	return cost{1, most, min(max(p.plan.pagesPerDay(t.project)-read, 1), most)}
 }
 
-// walkMaxPages bounds a walk of the views: the configuration's max_pages,
-// else the walk's default.
 func (p *backfillPlan) walkMaxPages() int {
 	if p.maxPages > 0 {
 		return p.maxPages
@@ -111,13 +94,8 @@ func (p *backfillPlan) walkMaxPages() int {
 	return mintlify.DefaultWalkMaxPages
 }
 
-// kindCost is what counter name of task t costs. A kind of one page is
-// one request. The conversations walk day by day, a cursor page of
-// mintlify.ConversationsPageSize rows after another: the task's day
-// alone when the day before is in the journal by then (a task after the
-// first of the range, or the 1st of a month), else every day of its month
-// to date; each walk one page and those beyond the first, which only the
-// walk tells.
+// kindCost: a conversations task walks its day alone when the day before is journaled by then, else every
+// day of its month to date; the pages beyond each walk's first are known only by walking.
 func (p *backfillPlan) kindCost(t backfillTask, name string) cost {
 	k, _ := kind.Lookup(name)
 	if k.Paging != kind.CursorPages {
@@ -130,17 +108,11 @@ func (p *backfillPlan) kindCost(t backfillTask, name string) cost {
 	return cost{walks, walks * source.ConversationsMaxDayPages, walks}
 }
 
-// requestsLeft is how many requests the tasks of the projects of (nil:
-// all) are expected still to need.
 func (p *backfillProgress) requestsLeft(of func(id string) bool) int {
 	return p.costs(of).total().expected
 }
 
-// costText says what cc costs, as the cost line prints it, done the
-// requests already in the journal: "16 requests (views 4, feedback 4,
-// searches 4, assistant 4)", or for walks whose pages are not known yet
-// "at least 38, at most 6638 requests (views 5, conversations 33, each
-// walk's pages beyond the first not counted: views, conversations)".
+// costText: "16 requests (views 4, feedback 4, ...)", or a range while walks' later pages are unknown.
 func costText(cc *collectorCosts, done int) string {
 	t := cc.total()
 	var per, walked []string
@@ -162,7 +134,6 @@ func costText(cc *collectorCosts, done int) string {
 	return text
 }
 
-// rangeText is c as a count: "16", or "at least 5, at most 205".
 func rangeText(c cost) string {
 	if c.exact() {
 		return fmt.Sprint(c.least)

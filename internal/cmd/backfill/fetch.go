@@ -1,8 +1,5 @@
 package backfill
 
-// Fetching: the requests a run makes, paced to each key's budget and
-// shared with the exporter through its state file.
-
 import (
 	"context"
 	"encoding/json"
@@ -18,8 +15,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
-// backfillKey is one API key of a run, with its budget and its share of
-// the state file.
 type backfillKey struct {
 	keyRef
 	secret secret.Secret
@@ -29,7 +24,6 @@ type backfillKey struct {
 	client *mintlify.Client
 }
 
-// of names the key in a message when it comes from the configuration.
 func (k *backfillKey) of() string {
 	if k.name == "" {
 		return ""
@@ -42,16 +36,12 @@ func (e *backfillEnv) client(plan *backfillPlan, key secret.Secret) (*mintlify.C
 	return cli.NewClient(plan.apiURL, key, plan.timeout, 1)
 }
 
-// clockFunc adapts a now function to budget.Clock.
 type clockFunc func() time.Time
 
 func (f clockFunc) Now() time.Time { return f() }
 
-// fetch makes the requests the journal does not hold yet, paced to each
-// key's budget in any sliding hour.
 func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*backfillKey, j *journal, progress *backfillProgress) int {
 	f := &fetcher{e: e, ctx: ctx, plan: plan, j: j, progress: progress}
-	// Each key's client, every request through the key's budget.
 	gated := make([]*mintlify.Client, len(keys))
 	for i, k := range keys {
 		gated[i] = k.client.Gated(f.gate(k))
@@ -86,7 +76,6 @@ func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*bac
 	return cli.ExitOK
 }
 
-// fetcher is one run's fetching: what a request needs besides its task.
 type fetcher struct {
 	e         *backfillEnv
 	ctx       context.Context // the run's
@@ -94,13 +83,11 @@ type fetcher struct {
 	j         *journal
 	progress  *backfillProgress
 	ledgerErr error // the state file could not be used
-	// requests counts the requests the gates let through: a step of a
-	// walk (the conversations) can be several.
+	// requests: a walk's step (the conversations) can be several.
 	requests int
 }
 
-// gate lets a request of key k through once the key's budget (with what
-// the exporter recorded in the state file) has room, waiting until then.
+// gate waits until the key's budget, with what the exporter recorded in the state file, has room.
 func (f *fetcher) gate(k *backfillKey) mintlify.Gate {
 	e := f.e
 	return func(ctx context.Context) error {
@@ -127,9 +114,7 @@ func (f *fetcher) gate(k *backfillKey) mintlify.Gate {
 	}
 }
 
-// request makes one step of task through c (k's client, gated by its
-// budget), sitting out up to maxRateLimitWaits 429 answers in a row; any
-// other failure ends the run (resumably).
+// request sits out up to maxRateLimitWaits 429s in a row; any other failure ends the run (resumably).
 func (f *fetcher) request(c *mintlify.Client, k *backfillKey, task backfillTask, step string, offset int) (journalPage, int) {
 	e := f.e
 	interrupted := func() int {
@@ -149,8 +134,7 @@ func (f *fetcher) request(c *mintlify.Client, k *backfillKey, task backfillTask,
 		if !isLimited || limited >= maxRateLimitWaits {
 			return jp, f.failed(task, err)
 		}
-		// Someone else (the exporter, another tool) spends the same
-		// organization's budget: sit it out.
+		// Someone else spends the same organization's budget: sit it out.
 		if !ok {
 			after = defaultRateLimitWait
 		}
@@ -162,8 +146,7 @@ func (f *fetcher) request(c *mintlify.Client, k *backfillKey, task backfillTask,
 	}
 }
 
-// failed ends the run on a request that failed, with the exit status
-// mintlify.Classify gives it: 2 for a range the API refuses, else 1.
+// failed exits 2 for a range the API refuses, else 1 (mintlify.Classify).
 func (f *fetcher) failed(task backfillTask, err error) int {
 	code := cli.ExitOfAPIError(err) // ExitUsage for a range the API refuses (400)
 	what := err.Error()
@@ -174,10 +157,7 @@ func (f *fetcher) failed(task backfillTask, err error) int {
 	return f.e.failf(code, "project %s, day %s: %s; what was fetched is kept in %s", task.project, task.day.Format(mintlify.DayLayout), what, f.j.f.Name())
 }
 
-// fetchStep makes the request of one step of a task: a page of views at
-// offset (kind ""), or the month-to-date answer of another counter.
-// old is the kind's answer of the day before in the same month, nil when
-// none: a kind that keeps its finished days asks only for the new day.
+// fetchStep: old, the kind's answer of the day before in the month, lets a kind that keeps finished days ask only for the new day.
 func fetchStep(ctx context.Context, c *mintlify.Client, plan *backfillPlan, task backfillTask, step string, offset int, old source.Payload, now time.Time) (journalPage, error) {
 	r := task.viewsRange()
 	jp := journalPage{Project: task.project, Day: task.day.Format(mintlify.DayLayout), Kind: step}
@@ -204,8 +184,6 @@ func fetchStep(ctx context.Context, c *mintlify.Client, plan *backfillPlan, task
 	return jp, nil
 }
 
-// showProgress tells that task is done and done of total requests are:
-// a line each time, or on a terminal a bar redrawn in place.
 func (e *backfillEnv) showProgress(task backfillTask, done, total int) {
 	day := task.day.Format(mintlify.DayLayout)
 	if !e.tty {
@@ -218,8 +196,6 @@ func (e *backfillEnv) showProgress(task backfillTask, done, total int) {
 	e.barShown = true
 }
 
-// endBar ends the progress bar's line, if one is shown, so that the next
-// message starts on a line of its own.
 func (e *backfillEnv) endBar() {
 	if e.barShown {
 		fmt.Fprintln(e.stderr)
@@ -227,20 +203,14 @@ func (e *backfillEnv) endBar() {
 	}
 }
 
-// backfillWriter is the backfill's name in the shared ledger.
 const backfillWriter = "backfill"
 
-// backfillLedger is the ledger of the exporter's state file (its
-// --storage.path) that the backfill shares key fp's budget through; l nil
-// shares nothing.
+// backfillLedger shares key fp's budget with the exporter through its --storage.path ledger; l nil shares nothing.
 type backfillLedger struct {
 	l  *statefiles.Ledger
 	fp string
 }
 
-// take makes one request from window if it has room, counting the
-// requests the ledger records for the key by others (the exporter) and
-// recording this one there, under the ledger's lock.
 func (e *backfillEnv) take(ctx context.Context, l *backfillLedger, window *budget.Window) (bool, error) {
 	if l.l == nil {
 		return window.TryTake(), nil
@@ -250,8 +220,7 @@ func (e *backfillEnv) take(ctx context.Context, l *backfillLedger, window *budge
 	return took, err
 }
 
-// sayReplaced says that the shared ledger could not be read and was
-// replaced (statefiles.Replaced): the key's hour counts as spent.
+// sayReplaced: a replaced ledger's hour counts as spent for the key.
 func (e *backfillEnv) sayReplaced(l *statefiles.Ledger) {
 	for _, r := range l.TakeReplaced() {
 		fmt.Fprintf(e.stderr, "%s: the ledger %s could not be read (%v); it was moved aside to %s and a fresh one written. What it recorded is unknown, so the key's budget counts as spent until %s\n",

@@ -1,22 +1,8 @@
 package backfill
 
-// The rules the backfill's files are opened under, checked before the
-// first request, so that a refusal never comes after requests were spent:
-//
-//   - --output is absent or a regular file; anything else (a symbolic
-//     link, a FIFO, a socket, a device, a directory) is refused, with
-//     --force too, naming it and its kind. It is replaced by rename at the
-//     end (internal/safefile), never written through.
-//   - The journal (FILE.partial) is absent or a regular file, as the
-//     state file is: anything else is refused, naming it and its kind,
-//     and is never opened. It is checked with lstat, then opened by
-//     safefile.Create (no link followed, no FIFO waited on), and the
-//     opened file must be the one lstat saw.
-//   - An existing journal is reused only when its first line is the
-//     header of this run's arguments. One of other arguments, or a file
-//     that is no journal, is overwritten only with --force; an empty file
-//     or a part of this run's own header (a run killed while creating it)
-//     is started again.
+// The backfill's files are checked before the first request, so a refusal never comes after requests were spent.
+// --output and the journal must be absent or regular files, --force or not; the journal, opened by
+// safefile.Create, must be the file lstat saw. A journal of other arguments, or no journal, goes only with --force.
 
 import (
 	"bufio"
@@ -31,32 +17,24 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
-// errNotJournal is an existing file at the journal path that is not a
-// backfill journal.
 var errNotJournal = errors.New("not the progress file of a backfill")
 
-// errPreReleaseJournal is a journal of version 1, which only development
-// builds before 0.1.0 wrote: refused, not migrated.
+// errPreReleaseJournal: version 1, written only by development builds before 0.1.0, is refused, not migrated.
 var errPreReleaseJournal = errors.New("the progress file of a development build before 0.1.0")
 
-// changedError is a journal path that changed between its check and its
-// open: another process is at work there.
+// changedError: the journal path changed between check and open, so another process is at work there.
 type changedError struct{ path string }
 
 func (e *changedError) Error() string {
 	return fmt.Sprintf("progress file %s changed while it was opened (another process is using the path); refusing to use it", e.path)
 }
 
-// journalOpenHook, if set, runs between the journal's lstat and its open:
-// tests swap the file there.
+// journalOpenHook lets tests swap the file between the lstat and the open.
 var journalOpenHook func()
 
-// maxHeaderLine bounds what is read of a file's first line to tell a
-// journal of other arguments from a file that is no journal.
+// maxHeaderLine bounds what is read to tell a journal of other arguments from a file that is no journal.
 const maxHeaderLine = 1 << 20
 
-// checkOutput refuses an --output that exists as something other than a
-// regular file (with --force too), and an existing one without --force.
 func checkOutput(path string, force bool) error {
 	if err := safefile.CheckTarget(path); err != nil {
 		var nr *safefile.NotRegularTargetError
@@ -71,9 +49,6 @@ func checkOutput(path string, force bool) error {
 	return nil
 }
 
-// openJournalFile opens the journal at path for a run of args (see the
-// rules above), positioned at its start: a journal of args as it is, or
-// an empty file to start again.
 func openJournalFile(path, args string, force bool) (*os.File, error) {
 	before, err := os.Lstat(path)
 	exists := err == nil
@@ -86,8 +61,7 @@ func openJournalFile(path, args string, force bool) (*os.File, error) {
 	if journalOpenHook != nil {
 		journalOpenHook()
 	}
-	// Mode 0600 as the output, root's for the directory's owner, never
-	// through a link nor blocking on a FIFO (safefile.Create).
+	// safefile.Create: 0600, no link followed, no FIFO waited on.
 	flags := os.O_RDWR | os.O_CREATE
 	if !exists {
 		flags |= os.O_EXCL
@@ -114,9 +88,6 @@ func openJournalFile(path, args string, force bool) (*os.File, error) {
 	return f, nil
 }
 
-// reuseOrRestart decides what becomes of the existing regular file f of
-// size bytes: kept as the journal of args, emptied to start again, or
-// refused (errJournalArgs, errNotJournal) without --force.
 func reuseOrRestart(f *os.File, size int64, args string, force bool) error {
 	want, err := json.Marshal(journalHeader{Version: journalVersion, Args: args})
 	if err != nil {
@@ -146,8 +117,6 @@ func reuseOrRestart(f *os.File, size int64, args string, force bool) error {
 	return f.Truncate(0)
 }
 
-// journalVersionOf is the version of the journal whose header is f's
-// first line: 0 when it is no journal header.
 func journalVersionOf(f *os.File) int {
 	line, err := bufio.NewReader(io.NewSectionReader(f, 0, maxHeaderLine)).ReadBytes('\n')
 	if err != nil {

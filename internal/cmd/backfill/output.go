@@ -1,9 +1,5 @@
 package backfill
 
-// The backfill's journal (FILE.partial: every page fetched so far, so an
-// interrupted run resumes where it stopped) and its output (OpenMetrics
-// text that promtool turns into TSDB blocks).
-
 import (
 	"bufio"
 	"bytes"
@@ -26,22 +22,17 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
-// journalVersion is the format of FILE.partial: 2 keeps the other
-// counters' answers as their kind's payload (internal/source), as 0.1.0
-// wrote it (testdata/v0.1.0). Version 1, which only development builds
-// before 0.1.0 wrote, is refused (errPreReleaseJournal); another version
-// is refused like one of other arguments.
+// journalVersion 2 is what 0.1.0 wrote (testdata/v0.1.0); version 1, from development builds before it, is
+// refused (errPreReleaseJournal), and any other like a journal of other arguments.
 const journalVersion = 2
 
-// journalHeader is the first line of a journal: the arguments that decide
-// what the output holds. A second run resumes only under the same ones.
+// journalHeader holds the arguments that decide the output: a run resumes only under the same ones.
 type journalHeader struct {
 	Version int    `json:"version"`
 	Args    string `json:"args"`
 }
 
-// journalPage is one page of the views endpoint, as fetched, or with
-// Kind set the answer of another counter's endpoint, as its payload.
+// journalPage is a views page as fetched or, with Kind set, another counter's answer as its payload.
 type journalPage struct {
 	Project string          `json:"project"`
 	Day     string          `json:"day"`
@@ -54,20 +45,16 @@ type journalPage struct {
 	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
-// journalRow is a path and its human, AI and total views.
 type journalRow struct {
 	Path string `json:"path"`
-	// Raw is the path as the API sent it when that differs from Path
-	// (mintlify.PageViewRow.Raw), so that a resumed walk tells the rows
-	// apart as the first read did; JSON strings cannot hold invalid UTF-8,
-	// so it is written as base64.
+	// Raw is the path as sent when it differs from Path, so a resumed walk tells rows apart as the first read
+	// did; base64, as JSON strings cannot hold invalid UTF-8.
 	Raw   []byte  `json:"raw,omitempty"`
 	Human float64 `json:"human"`
 	AI    float64 `json:"ai"`
 	Total float64 `json:"total"`
 }
 
-// page is jp as the API answered it, for the walk.
 func (jp journalPage) page() *mintlify.PageViewsPage {
 	p := &mintlify.PageViewsPage{Totals: jp.Totals, HasMore: jp.HasMore, Rows: make([]mintlify.PageViewRow, len(jp.Rows))}
 	for i, r := range jp.Rows {
@@ -76,12 +63,8 @@ func (jp journalPage) page() *mintlify.PageViewsPage {
 	return p
 }
 
-// stdoutJournalPath is where a run with --output - keeps its journal:
-// a name made from the run's arguments, so the same command finds it
-// again, in the directory of the exporter's state file, or with no state
-// file in the user's cache directory (os.UserCacheDir, e.g.
-// ~/.cache/mintlify_exporter). The directory is created if need be, as
-// the exporter creates the state directory (safefile.MkdirAll).
+// stdoutJournalPath names the journal of --output - after the arguments, so the same command finds it again,
+// beside the state file or else in the user's cache directory.
 func stdoutJournalPath(storagePath, args string) (string, error) {
 	dir, perm := filepath.Dir(storagePath), os.FileMode(0o750)
 	if storagePath == "" {
@@ -98,20 +81,15 @@ func stdoutJournalPath(storagePath, args string) (string, error) {
 	return filepath.Join(dir, "backfill-"+hex.EncodeToString(sum[:8])+".partial"), nil
 }
 
-// journal is the open FILE.partial and the pages it holds.
+// journal is FILE.partial: every page fetched, so an interrupted run resumes where it stopped.
 type journal struct {
 	f     *os.File
 	pages []journalPage
 }
 
-// errJournalArgs is a journal written under other arguments.
 var errJournalArgs = errors.New("journal of other arguments")
 
-// openJournal opens (or creates) the journal at path for args, under the
-// rules of openJournalFile: an existing journal of other arguments is
-// errJournalArgs, another file errNotJournal, unless force. A last line
-// cut short (the process died while writing it) is dropped; any other
-// unreadable line is an error.
+// openJournal drops a last line cut short (the process died writing it); any other bad line is an error.
 func openJournal(path, args string, force bool) (*journal, error) {
 	f, err := openJournalFile(path, args, force)
 	if err != nil {
@@ -172,8 +150,7 @@ func (j *journal) load(args string) error {
 	return nil
 }
 
-// write appends one JSON line and syncs it to disk: a page in the journal
-// is a request never made again.
+// write syncs: a page in the journal is a request never made again.
 func (j *journal) write(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -195,11 +172,8 @@ func (j *journal) add(p journalPage) error {
 
 func (j *journal) Close() error { return j.f.Close() }
 
-// labelPair is one label of an output series.
 type labelPair struct{ name, value string }
 
-// omSeries is one series of the output: its labels sorted by name and
-// one value per day.
 type omSeries struct {
 	labels []labelPair
 	values []omSample
@@ -220,8 +194,7 @@ func newFamily(name, help string) *omFamily {
 	return &omFamily{name: name, help: help, series: map[string]*omSeries{}}
 }
 
-// add appends the value at the end of day to the series with labels
-// (sorted here). Days must come in increasing order per series.
+// add: days must come in increasing order per series.
 func (f *omFamily) add(labels []labelPair, end time.Time, v float64) {
 	slices.SortFunc(labels, func(a, b labelPair) int { return strings.Compare(a.name, b.name) })
 	var key strings.Builder
@@ -236,8 +209,6 @@ func (f *omFamily) add(labels []labelPair, end time.Time, v float64) {
 	s.values = append(s.values, omSample{at: end, value: v})
 }
 
-// render writes the families as OpenMetrics text: each family's series
-// sorted by label values, each series' samples in time order, and # EOF.
 func renderOpenMetrics(w io.Writer, families ...*omFamily) error {
 	bw := bufio.NewWriter(w)
 	for _, f := range families {
@@ -274,7 +245,6 @@ func renderOpenMetrics(w io.Writer, families ...*omFamily) error {
 	return bw.Flush()
 }
 
-// escapeOM escapes a label value or HELP text for OpenMetrics.
 func escapeOM(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
 }

@@ -1,8 +1,5 @@
 package backfill
 
-// The plan of a run: the days, projects, keys, paths and labels the
-// command line (and --config.file) ask for, and what they cost.
-
 import (
 	"errors"
 	"fmt"
@@ -19,37 +16,25 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
-// backfillPlan is what a run fetches.
 type backfillPlan struct {
-	from, to time.Time         // first and last day, midnight UTC
-	projects []string          // sorted, without duplicates
-	names    map[string]string // project label by id, where it is not the id
-	paths    int               // 0: site totals only
-	labels   []labelPair
-	// keys the projects use, and the index in keys of each project's.
-	keys  []keyRef
-	keyOf map[string]int
-	// configured is each project's configuration (--config.file), for
-	// its path filters; absent without one.
+	from, to   time.Time         // first and last day, midnight UTC
+	projects   []string          // sorted, without duplicates
+	names      map[string]string // project label by id, where it is not the id
+	paths      int               // 0: site totals only
+	labels     []labelPair
+	keys       []keyRef
+	keyOf      map[string]int
 	configured map[string]config.Project
 	apiURL     string
 	timeout    time.Duration
-	// extra is the counters other than the views backfilled for each
-	// project, in the order of extraKinds.
-	extra map[string][]string
-	// global is the configuration's global section (--config.file), for
-	// the collectors' top lists; nil without one.
-	global *config.Global
-	// maxPages bounds each walk (the configuration's max_pages);
-	// walkPages is the pages of each project's longest walk in the
-	// journal, the best guess of what the next ones cost.
+	extra      map[string][]string
+	global     *config.Global
+	// walkPages: each project's longest journaled walk, the best guess of what the next ones cost.
 	maxPages  int
 	walkPages map[string]int
 }
 
-// extraKinds are the counters other than the page views the backfill can
-// write, by the name of the exporter's collector of each, in the order of
-// the output: every kind with month-to-date counters but the page views.
+// extraKinds: every kind with month-to-date counters but the page views, in output order.
 var extraKinds = func() []string {
 	var names []string
 	for _, k := range kind.All {
@@ -60,7 +45,6 @@ var extraKinds = func() []string {
 	return names
 }()
 
-// label is the project label of project id.
 func (p *backfillPlan) label(id string) string {
 	if name := p.names[id]; name != "" {
 		return name
@@ -68,17 +52,13 @@ func (p *backfillPlan) label(id string) string {
 	return id
 }
 
-// keyRef is one API key of a plan: the --mintlify.api-key-file or
-// MINTLIFY_API_KEY one (index -1), or keys[index] of the configuration.
+// keyRef: index -1 is the --mintlify.api-key-file or MINTLIFY_API_KEY key, else keys[index] of the configuration.
 type keyRef struct {
 	name   string // the configuration's name for it; "" for the flag's
 	index  int
 	budget int // requests per hour
 }
 
-// keep reports whether the page series of path is written for project
-// id: a path the exporter exports, and allowed by the project's
-// include_paths and exclude_paths.
 func (p *backfillPlan) keep(id, path string) bool {
 	if !mintlify.PathLabelOK(path) { // the exporter's rule
 		return false
@@ -87,8 +67,6 @@ func (p *backfillPlan) keep(id, path string) bool {
 	return !ok || pr.PathAllowed(path)
 }
 
-// maxPaths is how many paths of a project and day are written at most:
-// --paths, or the project's max_paths when lower.
 func (p *backfillPlan) maxPaths(id string) int {
 	if pr, ok := p.configured[id]; ok && pr.MaxPaths > 0 {
 		return min(p.paths, pr.MaxPaths)
@@ -96,14 +74,10 @@ func (p *backfillPlan) maxPaths(id string) int {
 	return p.paths
 }
 
-// days is the number of days in the plan.
 func (p *backfillPlan) days() int { return int(p.to.Sub(p.from)/(24*time.Hour)) + 1 }
 
-// pagesPerDay is what the views of one day of project id are expected
-// to cost: the whole walk of its month to date, one request per 250 paths,
-// so that the most viewed paths are kept whatever order the API serves
-// them in. A walk in the journal tells the site's size; before any, it
-// is taken to have --paths paths (the cost message says "at least").
+// pagesPerDay: a day costs its whole month-to-date walk, so the most viewed paths are kept whatever order
+// the API serves them in; before any journaled walk the site is taken to have --paths paths ("at least").
 func (p *backfillPlan) pagesPerDay(id string) int {
 	if p.paths == 0 {
 		return 1
@@ -114,9 +88,6 @@ func (p *backfillPlan) pagesPerDay(id string) int {
 	return max(1, (p.paths+mintlify.MaxPageSize-1)/mintlify.MaxPageSize)
 }
 
-// knownSites takes the pages of each project's month walk that the
-// exporter recorded, for the projects whose walks the journal does not
-// tell yet.
 func (p *backfillPlan) knownSites(sites map[string]int) {
 	for _, id := range p.projects {
 		if n := sites[id]; n > 0 && p.walkPages[id] == 0 {
@@ -128,8 +99,7 @@ func (p *backfillPlan) knownSites(sites map[string]int) {
 	}
 }
 
-// limit is the page size of the views requests: one row for the site
-// totals alone, else full pages (the walk pages by offset).
+// limit: one row for the site totals alone, else full pages, as the walk pages by offset.
 func (p *backfillPlan) limit() int {
 	if p.paths == 0 {
 		return 1
@@ -137,9 +107,6 @@ func (p *backfillPlan) limit() int {
 	return mintlify.MaxPageSize
 }
 
-// walkOptions are the exporter's rules for the walk of project id: its
-// path filters, and the --paths (or max_paths, if lower) most viewed
-// paths kept, out of the walk's max_pages pages at most.
 func (p *backfillPlan) walkOptions(id string) mintlify.WalkOptions {
 	return mintlify.WalkOptions{
 		Keep:     func(path string) bool { return p.keep(id, path) },
@@ -148,13 +115,10 @@ func (p *backfillPlan) walkOptions(id string) mintlify.WalkOptions {
 	}
 }
 
-// args is the canonical form of what decides the output's content: a
-// journal resumes only a run of the same.
+// args: a journal resumes only a run of the same.
 func (p *backfillPlan) args() string {
 	var b strings.Builder
-	// walk=full: the journal holds whole walks (each row with its
-	// total), not the first --paths rows of development builds before
-	// 0.1.0; part of the format since.
+	// walk=full: the journal holds whole walks, not the first --paths rows of development builds before 0.1.0.
 	fmt.Fprintf(&b, "walk=full from=%s to=%s paths=%d url=%s", p.from.Format(mintlify.DayLayout), p.to.Format(mintlify.DayLayout), p.paths, p.apiURL)
 	for _, id := range p.projects {
 		fmt.Fprintf(&b, " project=%q", id)
@@ -184,9 +148,6 @@ func (p *backfillPlan) args() string {
 
 var labelName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
 
-// checkBackfillArgs turns the command line into a plan, or says what is
-// wrong with it. now is the current time; cfg is the configuration of
-// --config.file, nil without one.
 func checkBackfillArgs(o *backfillOptions, now time.Time, cfg *config.Config) (*backfillPlan, error) {
 	p := &backfillPlan{names: map[string]string{}, keyOf: map[string]int{}, extra: map[string][]string{}}
 	steps := []func() error{
@@ -221,8 +182,6 @@ func checkBackfillArgs(o *backfillOptions, now time.Time, cfg *config.Config) (*
 	return p, nil
 }
 
-// setDays checks --from and --to: whole UTC days, at most yesterday, in
-// order.
 func (p *backfillPlan) setDays(o *backfillOptions, now time.Time) error {
 	yesterday := now.UTC().Truncate(24*time.Hour).AddDate(0, 0, -1)
 	day := func(flag, s string) (time.Time, error) {
@@ -251,8 +210,6 @@ func (p *backfillPlan) setDays(o *backfillOptions, now time.Time) error {
 	return nil
 }
 
-// fromFlags takes the projects, the key and the API from the flags
-// (without --config.file).
 func (p *backfillPlan) fromFlags(o *backfillOptions) error {
 	if len(o.ProjectIDs) == 0 {
 		return errors.New("no project: give --mintlify.project-id (or set MINTLIFY_PROJECT_ID), or --config.file")
@@ -277,7 +234,6 @@ func (p *backfillPlan) fromFlags(o *backfillOptions) error {
 	return nil
 }
 
-// setNames takes the project labels of --project-name.
 func (p *backfillPlan) setNames(o *backfillOptions) error {
 	slices.Sort(p.projects)
 	for _, pn := range o.projectNames {
@@ -295,7 +251,6 @@ func (p *backfillPlan) setNames(o *backfillOptions) error {
 	return nil
 }
 
-// setPaths checks --paths and --site-only.
 func (p *backfillPlan) setPaths(o *backfillOptions) error {
 	switch {
 	case o.siteOnly && o.pathsSet:
@@ -310,7 +265,6 @@ func (p *backfillPlan) setPaths(o *backfillOptions) error {
 	return nil
 }
 
-// setLabels checks the --label pairs and sorts them by name.
 func (p *backfillPlan) setLabels(o *backfillOptions) error {
 	seen := map[string]bool{}
 	for _, l := range o.labels {
@@ -336,13 +290,9 @@ func (p *backfillPlan) setLabels(o *backfillOptions) error {
 	return nil
 }
 
-// seriesLabels are the labels of the counters themselves, which --label
-// cannot add.
 var seriesLabels = []string{"project", "path", "traffic", "kind", "caller"}
 
-// extraKinds is the counters other than the views to write for a
-// project: those of its configured collectors when it lists some (as the
-// exporter does), else those of the --collector.NAME flags.
+// extraKinds: a project's configured collectors when it lists some, as the exporter does, else the --collector.NAME flags.
 func (o *backfillOptions) extraKinds(configured []string) []string {
 	var kinds []string
 	for _, k := range extraKinds {
@@ -353,9 +303,6 @@ func (o *backfillOptions) extraKinds(configured []string) []string {
 	return kinds
 }
 
-// fromConfig takes the projects, their labels and keys, the API URL and
-// the request timeout from the exporter's configuration: the projects
-// --mintlify.project-id names (by id or name), or all of them.
 func (p *backfillPlan) fromConfig(o *backfillOptions, cfg *config.Config) error {
 	switch {
 	case len(o.projectNames) > 0:
@@ -419,10 +366,7 @@ func (p *backfillPlan) fromConfig(o *backfillOptions, cfg *config.Config) error 
 	return nil
 }
 
-// settings are what kind name's fetch and samples are told: the path
-// filter keep, and its top lists' length as the exporter's (the
-// configuration's, else the table's default; 1 for a kind whose top
-// lists have no counter, such as the search terms).
+// settings: top lists as long as the exporter's; 1 for a kind whose top lists have no counter (search terms).
 func (p *backfillPlan) settings(name string, keep func(string) bool) source.Settings {
 	n := 1
 	if k, _ := kind.Lookup(name); k.TopN > 0 {

@@ -7,33 +7,25 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
-// backfillTask is one project and day.
 type backfillTask struct {
 	project string
 	day     time.Time
 }
 
-// viewsRange is the month to date at the end of the task's day, the
-// range the exporter's month walk covers then.
+// viewsRange is what the exporter's month walk covers at the end of the task's day.
 func (t backfillTask) viewsRange() mintlify.DateRange {
 	return mintlify.MonthToDate(t.day)
 }
 
-// backfillProgress is how far each task is, from the journal: the walk of
-// its views, rebuilt page by page with the walk code the exporter uses
-// (so the same rows end it, and the same paths are kept), and the answers
-// of the other counters.
+// backfillProgress rebuilds each views walk with the exporter's walk code, so the same rows end it and the same paths are kept.
 type backfillProgress struct {
-	plan  *backfillPlan
-	tasks []backfillTask
-	walks map[backfillTask]*mintlify.Walk
-	extra map[taskKind]journalPage
-	// done counts the answers in the journal and the requests this run
-	// made; total is done plus the requests expected still.
+	plan        *backfillPlan
+	tasks       []backfillTask
+	walks       map[backfillTask]*mintlify.Walk
+	extra       map[taskKind]journalPage
 	done, total int
 }
 
-// taskKind is one counter other than the views of a task.
 type taskKind struct {
 	backfillTask
 	kind string
@@ -54,7 +46,6 @@ func newBackfillProgress(plan *backfillPlan, journaled []journalPage) *backfillP
 	return p
 }
 
-// record adds a journaled answer to its task.
 func (p *backfillProgress) record(jp journalPage) {
 	day, err := time.Parse(mintlify.DayLayout, jp.Day)
 	if err != nil {
@@ -84,8 +75,6 @@ func (p *backfillProgress) record(jp journalPage) {
 	}
 }
 
-// viewsDone reports whether the task's views are complete: the walk is
-// done, or for the site totals alone one row was read.
 func (p *backfillProgress) viewsDone(t backfillTask) bool {
 	w := p.walks[t]
 	if w == nil {
@@ -94,8 +83,6 @@ func (p *backfillProgress) viewsDone(t backfillTask) bool {
 	return w.Done() || (p.plan.paths == 0 && w.Requests > 0)
 }
 
-// nextStep is the task's next request: a page of views at offset (kind
-// ""), or another counter; none when the task is done.
 func (p *backfillProgress) nextStep(t backfillTask) (kind string, offset int, ok bool) {
 	if !p.viewsDone(t) {
 		if w := p.walks[t]; w != nil {
@@ -111,9 +98,7 @@ func (p *backfillProgress) nextStep(t backfillTask) (kind string, offset int, ok
 	return "", 0, false
 }
 
-// previous is kind's journaled answer of the day before t in the same
-// month, decoded (checked against now, see source.Decode); nil when there
-// is none (the 1st, or not fetched) or it is refused.
+// previous is nil when the day before is not journaled, or refused (source.Decode).
 func (p *backfillProgress) previous(t backfillTask, kind string, now time.Time) source.Payload {
 	before := t.day.AddDate(0, 0, -1)
 	if before.Month() != t.day.Month() {

@@ -1,7 +1,5 @@
 package backfill
 
-// Writing the journal's answers as the counter series.
-
 import (
 	"fmt"
 	"io"
@@ -13,10 +11,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
-// renderBackfill writes what the journal holds, as progress has put it
-// together, as the counter series: the site totals and the paths each
-// day's walk kept, and the counters of the other kinds, from their
-// samples (internal/source) as the exporter's month counters are.
+// renderBackfill builds the other kinds' counters from their samples, as the exporter's month counters are.
 func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress, now time.Time) error {
 	pv, _ := kind.Lookup(source.Views)
 	views, _ := source.LookupWalked(source.Views)
@@ -66,7 +61,6 @@ func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress,
 	return renderOpenMetrics(w, families...)
 }
 
-// samplePairs are the labels of sample s of a project shown as label.
 func samplePairs(label string, s source.Sample) []labelPair {
 	pairs := []labelPair{{"project", label}}
 	for _, l := range s.Labels {
@@ -75,10 +69,7 @@ func samplePairs(label string, s source.Sample) []labelPair {
 	return pairs
 }
 
-// daySamples are the counter samples of kind name's journaled answer:
-// its samples that are month-to-date counters, named by their counter
-// family. now is when it is read: a payload this program could not have
-// written by then is refused (source.Decode).
+// daySamples refuses a payload this program could not have written by now (source.Decode).
 func daySamples(name string, jp journalPage, settings source.Settings, now time.Time) ([]source.Sample, error) {
 	if len(jp.Payload) == 0 {
 		return nil, nil
@@ -99,8 +90,6 @@ func daySamples(name string, jp journalPage, settings source.Settings, now time.
 	return out, nil
 }
 
-// counterFamily is the backfill's family of the exporter's counter f:
-// the same name and HELP, saying where the values come from.
 func counterFamily(f kind.Family) *omFamily {
 	return newFamily(strings.TrimSuffix(f.Name, "_total"), f.Help+" Written by mintlify_exporter backfill: the value at the end of each day.")
 }

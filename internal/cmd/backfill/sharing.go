@@ -1,8 +1,5 @@
 package backfill
 
-// What the run says about --storage.path before the first request:
-// whether an exporter shares the key's budget through it.
-
 import (
 	"fmt"
 	"os"
@@ -11,10 +8,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
-// exporterUses reports whether an exporter uses (or used) the state file
-// at path: the state file or the exporter's owner file is there, or the
-// ledger holds the exporter's requests or the sizes of its walks. The
-// backfill's own ledger entries, from an earlier run, do not count.
+// exporterUses: the backfill's own ledger entries from an earlier run do not count.
 func exporterUses(path string, now time.Time) bool {
 	for _, p := range []string{path, path + ".owner"} {
 		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
@@ -37,8 +31,6 @@ func exporterUses(path string, now time.Time) bool {
 	return false
 }
 
-// sayLedger tells how the run shares the budget through --storage.path
-// (path, "" for none).
 func (e *backfillEnv) sayLedger(path string) {
 	switch {
 	case path == "":

@@ -1,9 +1,5 @@
+// Package jobs is the jobs command: it creates, messages, reads and watches agent jobs, and records them in the tracked-jobs file.
 package jobs
-
-// The `mintlify_exporter jobs` command: create, message, read and watch
-// Mintlify agent jobs from the command line, and record created jobs in the
-// tracked-jobs file the exporter follows. Output formatting and the error
-// texts live in jobs_output.go.
 
 import (
 	"context"
@@ -24,25 +20,21 @@ import (
 
 const (
 	jobsCmdName = cli.Name + " jobs"
-	// maxPromptBytes bounds a prompt read from a file or stdin; the API
-	// takes a JSON body of at most about 1 MiB.
+	// maxPromptBytes: the API takes a JSON body of at most about 1 MiB.
 	maxPromptBytes = 512 << 10
 )
 
-// jobsEnv is everything the jobs command touches outside itself. Tests
-// replace stdin, the clock and sleep, so watching needs no real waiting.
+// jobsEnv lets tests replace stdin, the clock and sleep, so watching needs no real waiting.
 type jobsEnv struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
 	now    func() time.Time
-	// sleep waits d or until ctx ends, whichever is first.
-	sleep func(ctx context.Context, d time.Duration) error
+	sleep  func(ctx context.Context, d time.Duration) error
 }
 
-// Run runs the jobs command with args (after "jobs") and returns its exit
-// status.
+// Run runs the jobs command with args (after "jobs") and returns its exit status.
 func Run(args []string, stdout, stderr io.Writer) int {
 	env := &jobsEnv{
 		stdin: os.Stdin, stdout: stdout, stderr: stderr,
@@ -51,7 +43,6 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	return env.run(args)
 }
 
-// jobsOptions is the parsed command line.
 type jobsOptions struct {
 	cli.Flags
 	output string
@@ -100,7 +91,6 @@ func newJobsApp(o *jobsOptions) (*kingpin.Application, *bool) {
 	return app, helped
 }
 
-// parse runs kingpin (see parseKingpin).
 func (e *jobsEnv) parse(args []string, o *jobsOptions) (cmd string, code int, done bool) {
 	app, helped := newJobsApp(o)
 	cmd, code, done = cli.Parse(app, args, e.stdout, e.stderr, jobsCmdName, cli.ExitUsage)
@@ -109,7 +99,6 @@ func (e *jobsEnv) parse(args []string, o *jobsOptions) (cmd string, code int, do
 	}
 	// Kingpin's --help-long and --help-man end the parse before any action of ours runs.
 	if done && code == 0 && !*helped && !slices.ContainsFunc(args, isLongHelp) {
-		// Usage shown because no command was given: not a success.
 		fmt.Fprintf(e.stderr, "%s: a command is required: create, message, get or watch\n", jobsCmdName)
 		code = cli.ExitUsage
 	}
@@ -130,7 +119,6 @@ func (e *jobsEnv) run(args []string) int {
 		return code
 	}
 
-	// Everything that can be checked locally is, before any request.
 	prompt, code := e.checkLocally(cmd, &o)
 	if code != cli.ExitOK {
 		return code
@@ -141,8 +129,7 @@ func (e *jobsEnv) run(args []string) int {
 	}
 	client, release, err := cli.NewClient(o.APIURL, key, o.RequestTimeout, 0)
 	if err != nil {
-		// Only the key and the URL, both checked above, can be refused
-		// here; ValidateKey's messages describe the key without quoting it.
+		// ValidateKey's messages describe the key without quoting it.
 		return e.failf(cli.ExitUsage, "%v", err)
 	}
 	defer release()
@@ -169,8 +156,6 @@ func (e *jobsEnv) run(args []string) int {
 	return e.failf(cli.ExitUsage, "unknown command %q", cmd)
 }
 
-// checkLocally checks what needs no request, and reads the prompt of
-// create and message.
 func (e *jobsEnv) checkLocally(cmd string, o *jobsOptions) (prompt string, code int) {
 	if err := checkJobsArgs(cmd, o); err != nil {
 		return "", e.failf(cli.ExitUsage, "%v", err)
@@ -213,17 +198,14 @@ func (e *jobsEnv) create(ctx context.Context, client *mintlify.Client, o *jobsOp
 	return code
 }
 
-// track appends the new job to the --track file. When that fails, the
-// message says how to add it by hand: a command with every argument
-// quoted, and none at all when the API's id fails the id rules (it could
-// not be followed, and would be pasted into a shell).
+// track's manual fallback quotes every argument, and is left out when the API's id fails the id
+// rules: it could not be followed, and would be pasted into a shell.
 func (e *jobsEnv) track(o *jobsOptions, job *mintlify.Job, code int) int {
 	shown := mintlify.EscapeText(job.ID)
 	if err := mintlify.CheckID(job.ID); err != nil {
 		return e.failf(cli.ExitError, "job %s was created but is NOT tracked: the API returned an id that is not a valid job id (%v), so the exporter could not follow it", shown, err)
 	}
-	// project_id/job_id: the exporter may follow several projects, and
-	// job ids are only unique within one.
+	// Job ids are unique only within a project, and the exporter may follow several.
 	line := o.ProjectID + "/" + job.ID
 	if err := trackfile.Append(o.track, line); err != nil {
 		advice := "add the line " + mintlify.EscapeText(line) + " to it by hand"
@@ -237,7 +219,6 @@ func (e *jobsEnv) track(o *jobsOptions, job *mintlify.Job, code int) int {
 	return code
 }
 
-// watch polls the job until it finishes or --timeout passes.
 func (e *jobsEnv) watch(ctx context.Context, client *mintlify.Client, o *jobsOptions) int {
 	deadline := e.now().Add(o.watchTimeout)
 	var last *mintlify.Job
@@ -248,7 +229,7 @@ func (e *jobsEnv) watch(ctx context.Context, client *mintlify.Client, o *jobsOpt
 		case err != nil && !mintlify.Classify(err).Transient():
 			return e.apiFail(err, opGet, o.ProjectID, o.jobID)
 		case err != nil:
-			// The job is still there; a hiccup must not end a long watch.
+			// A hiccup must not end a long watch.
 			if limited, after, ok := mintlify.IsRateLimited(err); limited && ok {
 				wait = max(wait, after)
 			}
@@ -281,9 +262,7 @@ func (e *jobsEnv) watch(ctx context.Context, client *mintlify.Client, o *jobsOpt
 	}
 }
 
-// checkJobsArgs refuses ids that could not be one segment of an API path
-// (dot segments, slashes, control characters...) and an API URL the config
-// file would refuse (user info, query), naming the flag or argument.
+// checkJobsArgs refuses ids that could not be one API path segment, naming the flag or argument.
 func checkJobsArgs(cmd string, o *jobsOptions) error {
 	if err := mintlify.CheckID(o.ProjectID); err != nil {
 		return fmt.Errorf("--mintlify.project-id: %w", err)

@@ -1,8 +1,5 @@
 package jobs
 
-// Output of the jobs command: the job table, JSON lines, watch lines, and
-// the error texts for each class of API answer.
-
 import (
 	"encoding/json"
 	"fmt"
@@ -13,7 +10,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
-// jobsOp names the operation an error came from, to word its message.
 type jobsOp int
 
 const (
@@ -22,8 +18,7 @@ const (
 	opGet
 )
 
-// printJob writes job as a table with a header, or as one JSON line (the
-// API's text exactly, escaped as JSON).
+// printJob's JSON is the API's text exactly.
 func (e *jobsEnv) printJob(output string, job *mintlify.Job) int {
 	var err error
 	if output == "json" {
@@ -31,8 +26,7 @@ func (e *jobsEnv) printJob(output string, job *mintlify.Job) int {
 	} else {
 		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tSTATUS\tMODEL\tREPOSITORY\tREF\tCREATED\tPR\tARCHIVED")
-		// Every text field comes from the API: escaped (cell), so no
-		// control character reaches the terminal or breaks the columns.
+		// Escaped, so no control character from the API reaches the terminal or breaks the columns.
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			cell(job.ID), cell(string(job.Status)), cell(job.Model), cell(job.Repository),
 			cell(deref(job.Ref)), formatTime(&job.CreatedAt), cell(prLink(job)), formatTime(job.ArchivedAt))
@@ -44,8 +38,6 @@ func (e *jobsEnv) printJob(output string, job *mintlify.Job) int {
 	return cli.ExitOK
 }
 
-// printWatchLine writes one status change: "TIME  ID  STATUS[  PR]", or
-// the job as one JSON line.
 func (e *jobsEnv) printWatchLine(output string, job *mintlify.Job) int {
 	var err error
 	if output == "json" {
@@ -72,9 +64,7 @@ func deref(s *string) string {
 	return *s
 }
 
-// cell is a text field from the API as the table and watch lines show it:
-// "-" when empty, control and unprintable characters escaped
-// (mintlify.EscapeText). JSON output is written as the API sent it.
+// cell escapes control characters (mintlify.EscapeText); JSON output is written as the API sent it.
 func cell(s string) string {
 	if s == "" {
 		return "-"
@@ -89,14 +79,12 @@ func formatTime(t *time.Time) string {
 	return t.Format(time.RFC3339)
 }
 
-// apiFail prints what went wrong with an API call and returns exit status
-// 1, whatever the failure (mintlify.Classify): the request was sent.
+// apiFail exits 1 whatever the failure: the request was sent.
 func (e *jobsEnv) apiFail(err error, op jobsOp, project, id string) int {
 	return e.failf(cli.ExitError, "%s", describeAPIError(err, op, project, id))
 }
 
-// describeAPIError turns an API error into advice. The client's errors
-// never carry the key, and neither do these texts.
+// describeAPIError's texts, like the client's errors, never carry the key.
 func describeAPIError(err error, op jobsOp, project, id string) string {
 	if limited, after, ok := mintlify.IsRateLimited(err); limited {
 		when := "a few minutes"

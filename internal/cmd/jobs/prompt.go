@@ -1,8 +1,5 @@
 package jobs
 
-// Reading the prompt of create and message, and checking the --track
-// file before a job is created.
-
 import (
 	"errors"
 	"fmt"
@@ -18,7 +15,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
-// promptSource is where a create or message command takes its prompt.
 type promptSource struct {
 	text    string
 	textSet bool
@@ -30,8 +26,6 @@ func addPromptFlags(cmd *kingpin.CmdClause, p *promptSource) {
 	cmd.Flag("prompt-file", "Read the prompt from this file; '-' is standard input.").PlaceHolder("FILE").StringVar(&p.file)
 }
 
-// readPrompt takes the prompt from --prompt, --prompt-file or stdin and
-// refuses an empty one.
 func (e *jobsEnv) readPrompt(p promptSource) (string, error) {
 	if p.textSet && p.file != "" {
 		return "", errors.New("give either --prompt or --prompt-file, not both")
@@ -48,8 +42,7 @@ func (e *jobsEnv) readPrompt(p promptSource) (string, error) {
 			}
 			r = e.stdin
 		} else {
-			// A regular file of at most maxPromptBytes, opened without
-			// waiting on a FIFO (give a pipe's text on standard input).
+			// Opened without waiting on a FIFO: a pipe's text goes on standard input.
 			f, err := safefile.Open(p.file, "--prompt-file", maxPromptBytes)
 			var tooLarge *safefile.TooLargeError
 			var pathErr *fs.PathError
@@ -82,8 +75,7 @@ func (e *jobsEnv) readPrompt(p promptSource) (string, error) {
 	return text, nil
 }
 
-// checkTrackDir fails early, before a job is created, when --track names
-// a file whose directory does not exist.
+// checkTrackDir fails before a job is created, rather than after.
 func checkTrackDir(path string) error {
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)

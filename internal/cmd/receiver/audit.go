@@ -1,10 +1,7 @@
 package receiver
 
-// The audit log: one JSON line per decision, appended and synced, so
-// that what the receiver did (or would have done, in a dry run), and
-// why, can be read after the fact. Bounded: past maxBytes the file is
-// rotated (FILE.1 is the newest old one) and only keep old files are
-// kept.
+// The audit log, one JSON line per decision appended and synced, tells after the fact what the receiver did and
+// why; past maxBytes it rotates (FILE.1 the newest old one).
 
 import (
 	"encoding/json"
@@ -16,7 +13,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
-// auditRecord is one decision.
 type auditRecord struct {
 	Time         time.Time `json:"time"`
 	Route        string    `json:"route"`
@@ -35,7 +31,7 @@ type auditRecord struct {
 	DryRun       bool      `json:"dry_run,omitempty"`
 }
 
-// auditLog appends records to path. Callers hold the receiver's lock.
+// auditLog: callers hold the receiver's lock.
 type auditLog struct {
 	path     string
 	maxBytes int64
@@ -49,8 +45,7 @@ func openAudit(path string, maxBytes int64, keep int) (*auditLog, error) {
 	return a, a.open()
 }
 
-// open opens the log for appending with safefile.Create: never through a
-// symbolic link, never a FIFO, created for the directory's owner.
+// open uses safefile.Create: no symbolic link followed, no FIFO waited on, created for the directory's owner.
 func (a *auditLog) open() error {
 	f, err := safefile.Create(a.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND)
 	if err != nil {
@@ -65,8 +60,6 @@ func (a *auditLog) open() error {
 	return nil
 }
 
-// write appends rec as one line and syncs it, rotating first when the
-// line would take the file past its bound.
 func (a *auditLog) write(rec *auditRecord) error {
 	line, err := json.Marshal(rec)
 	if err != nil {
@@ -86,8 +79,6 @@ func (a *auditLog) write(rec *auditRecord) error {
 	return a.f.Sync()
 }
 
-// rotate renames FILE.i to FILE.i+1 (the oldest dropped), FILE to FILE.1,
-// and starts a new FILE.
 func (a *auditLog) rotate() error {
 	a.f.Close()
 	_ = os.Remove(a.path + "." + strconv.Itoa(a.keep))

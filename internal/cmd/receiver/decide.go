@@ -1,11 +1,7 @@
 package receiver
 
-// The decisions: for each route a notification matches, whether to act,
-// and the action. The order of the checks is the order of the outcomes:
-// duplicate (this route already acted on this group), refused (a label
-// fails its slot), cooldown, capped, then dry_run or the action itself.
-// The intent is written to the state file before the request and the
-// outcome after it.
+// Checks run in outcome order: duplicate, refused, cooldown, capped, then dry_run or the action. The intent
+// is written to the state file before the request and the outcome after, so nothing is sent twice.
 
 import (
 	"context"
@@ -20,7 +16,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
 )
 
-// receiver is the running webhook.
 type receiver struct {
 	cfg           *Config
 	act           bool
@@ -39,8 +34,7 @@ type receiver struct {
 	audit *auditLog
 }
 
-// process decides for every route; it reports whether Alertmanager
-// should retry (some action failed for now).
+// process reports whether Alertmanager should retry (some action failed for now).
 func (rc *receiver) process(ctx context.Context, msg *message) (retry bool) {
 	for _, r := range rc.cfg.Routes {
 		if msg.Status == "resolved" {
@@ -60,8 +54,7 @@ func (rc *receiver) process(ctx context.Context, msg *message) (retry bool) {
 	return retry
 }
 
-// resolved forgets the route's action on the group: the next time the
-// group fires is a new firing (the cooldown still holds).
+// resolved forgets the group's action: its next firing is new (the cooldown still holds).
 func (rc *receiver) resolved(r *Route, msg *message) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -88,7 +81,6 @@ func (rc *receiver) record(r *Route, msg *message, alerts []alert) *auditRecord 
 	return rec
 }
 
-// finish audits and counts one decision.
 func (rc *receiver) finish(rec *auditRecord) {
 	rc.m.actions.WithLabelValues(rec.Route, rec.Action, rec.Outcome).Inc()
 	rc.writeAudit(rec)
@@ -106,8 +98,7 @@ func (rc *receiver) writeAudit(rec *auditRecord) {
 	}
 }
 
-// reservation is what an intent changed, to undo it when Mintlify
-// certainly did not act.
+// reservation is what an intent changed, undone only when Mintlify certainly did not act.
 type reservation struct {
 	group       string
 	lastRoute   time.Time
@@ -117,8 +108,6 @@ type reservation struct {
 	daily       dayCount
 }
 
-// decide takes one route's decision on a firing group; it reports
-// whether Alertmanager should retry.
 func (rc *receiver) decide(ctx context.Context, r *Route, msg *message, alerts []alert) (retry bool) {
 	rc.mu.Lock()
 	rec := rc.record(r, msg, alerts)
@@ -141,8 +130,7 @@ func (rc *receiver) decide(ctx context.Context, r *Route, msg *message, alerts [
 	return rc.settle(r, rec, res, jobID, runID, err)
 }
 
-// check runs the checks up to the action, under the lock. ok means act
-// now: the intent has been written; otherwise rec holds the outcome.
+// check: ok means act now, the intent written; otherwise rec holds the outcome.
 func (rc *receiver) check(r *Route, rec *auditRecord, first alert) (res reservation, ok bool) {
 	now := rc.now()
 	group := groupHash(rec.GroupKey)
@@ -190,8 +178,6 @@ func (rc *receiver) check(r *Route, rec *auditRecord, first alert) (res reservat
 	return res, true
 }
 
-// reserve records the intent: the group's entry, the route's cooldown,
-// the project's count.
 func (rc *receiver) reserve(r *Route, group string, now time.Time) reservation {
 	d := &rc.st.d
 	p := r.Action.Project
@@ -205,7 +191,6 @@ func (rc *receiver) reserve(r *Route, group string, now time.Time) reservation {
 	return res
 }
 
-// undo takes an intent back: Mintlify certainly did not act.
 func (rc *receiver) undo(r *Route, res reservation) {
 	d := &rc.st.d
 	if i := rc.st.find(r.Name, res.group); i >= 0 {
@@ -222,7 +207,6 @@ func (rc *receiver) undo(r *Route, res reservation) {
 	d.Daily[r.Action.Project] = res.daily
 }
 
-// send makes the one request of an action.
 func (rc *receiver) send(ctx context.Context, r *Route, prompt string) (jobID, runID string, err error) {
 	if r.Action.Kind == KindJob {
 		job, err := rc.client.CreateJob(ctx, r.Action.Project, prompt)
@@ -238,11 +222,8 @@ func (rc *receiver) send(ctx context.Context, r *Route, prompt string) (jobID, r
 	return run.JobID, run.InstanceID, nil
 }
 
-// settle records the outcome of the request, under the lock. An answer
-// that says Mintlify did nothing (429, 4xx, its own 5xx) takes the intent back;
-// anything else that failed (no answer in time, a connection cut, an
-// answer that cannot be read, a gateway's 5xx) may have started a job, so the intent
-// stays, as unknown, and is never tried again.
+// settle takes the intent back only on an answer saying Mintlify did nothing (429, 4xx, its own 5xx); any other
+// failure (timeout, cut, unreadable answer, a gateway's 5xx) may have started a job: unknown, never retried.
 func (rc *receiver) settle(r *Route, rec *auditRecord, res reservation, jobID, runID string, err error) (retry bool) {
 	rec.JobID, rec.RunID = jobID, runID
 	i := rc.st.find(r.Name, res.group)
@@ -277,8 +258,7 @@ func (rc *receiver) settle(r *Route, rec *auditRecord, res reservation, jobID, r
 	return retry
 }
 
-// addJob keeps the job or run a route started, for the job series; an
-// id the state's check would refuse is left out (the audit log has it).
+// addJob leaves out an id the state's check would refuse (the audit log has it).
 func (s *store) addJob(r *Route, jobID, runID string, at time.Time) {
 	if mintlify.CheckID(jobID) != nil {
 		jobID = ""
@@ -292,8 +272,6 @@ func (s *store) addJob(r *Route, jobID, runID string, at time.Time) {
 	s.d.Jobs = append(s.d.Jobs, jobEntry{Route: r.Name, Project: r.Action.Project, JobID: jobID, RunID: runID, At: at})
 }
 
-// stateID is the id kept in the state: the job's, else the run's, if it
-// is one the state's check accepts.
 func stateID(jobID, runID string) string {
 	for _, id := range []string{jobID, runID} {
 		if id != "" && mintlify.CheckID(id) == nil {
@@ -303,13 +281,10 @@ func stateID(jobID, runID string) string {
 	return ""
 }
 
-// errNotSent: the notification's time ran out before the route's request
-// was started (an earlier route's took it), so nothing reached Mintlify.
+// errNotSent: an earlier route's request took the notification's time, so nothing reached Mintlify.
 var errNotSent = errors.New("not sent: the notification's answer time ran out before this route's turn; the retry decides again")
 
-// answeredNoAction: the API answered with an error status, so the job or
-// run was not started. A 5xx counts only in the API's own error body: a
-// gateway's 502, 503 or 504 may come after Mintlify acted.
+// answeredNoAction: a 5xx counts only in the API's own error body, as a gateway's may come after Mintlify acted.
 func answeredNoAction(err error) bool {
 	if dialFailed(err) || errors.Is(err, errNotSent) {
 		return true

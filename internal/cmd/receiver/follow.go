@@ -1,9 +1,7 @@
 package receiver
 
-// Following the jobs the receiver started, until each has a pull request
-// or ends: the pull request's link goes into the audit log (outcome
-// pr_opened) and the state. The exporter follows the same jobs through
-// the tracked-jobs file; this is only for the audit log.
+// Following the jobs the receiver started puts each pull request's link in the audit log and the state; the
+// exporter follows the same jobs through the tracked-jobs file.
 
 import (
 	"context"
@@ -13,19 +11,14 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
-// Following's bounds: jobs read per round, and how long a job is
-// followed at most.
 const (
 	followPerRound = 20
 	followFor      = 7 * 24 * time.Hour
 	maxPRLinkBytes = 2048
-	// outcomePROpened is audited only: the job of an earlier action
-	// opened its pull request.
+	// outcomePROpened is audited only: the job of an earlier action opened its pull request.
 	outcomePROpened = "pr_opened"
 )
 
-// follow reads the jobs still followed, up to followPerRound, and
-// records each pull request found.
 func (rc *receiver) follow(ctx context.Context) {
 	if rc.client == nil {
 		return
@@ -66,7 +59,6 @@ func (rc *receiver) follow(ctx context.Context) {
 	}
 }
 
-// followed records the end of following a job, and its pull request.
 func (rc *receiver) followed(project, jobID, link string, done bool) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -93,8 +85,7 @@ func (rc *receiver) followed(project, jobID, link string, done bool) {
 	}
 }
 
-// validPRLink: an https URL of bounded length, the only text of the
-// job's the receiver keeps.
+// validPRLink: an https URL of bounded length, the only text of the job's the receiver keeps.
 func validPRLink(s string) bool {
 	if len(s) > maxPRLinkBytes {
 		return false

@@ -16,14 +16,12 @@ const (
 	OutcomeRefused   = "refused"
 	OutcomeError     = "error"
 	OutcomeUnknown   = "unknown"
-	// outcomeResolved is audited only: a resolved notification is not an
-	// action of any kind.
+	// outcomeResolved is audited only: a resolved notification is no action.
 	outcomeResolved = "resolved"
 )
 
 var outcomes = []string{OutcomeActed, OutcomeDryRun, OutcomeCooldown, OutcomeCapped, OutcomeDuplicate, OutcomeRefused, OutcomeError, OutcomeUnknown}
 
-// metrics are the receiver's own series.
 type metrics struct {
 	notifications *prometheus.CounterVec
 	actions       *prometheus.CounterVec

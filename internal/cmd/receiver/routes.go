@@ -1,9 +1,6 @@
 package receiver
 
-// The routes file: which alert, with which labels, starts which action,
-// and the prompt templates of job actions. Strict YAML (unknown fields are
-// errors), every list and string bounded, everything checked at load so
-// that a notification can only be refused for what it carries.
+// The routes file is strict YAML, bounded and checked whole at load, so a notification can only be refused for what it carries.
 
 import (
 	"bytes"
@@ -45,22 +42,15 @@ const (
 const (
 	DefaultCooldown = 7 * 24 * time.Hour
 	DefaultDailyCap = 2
-	// DefaultLabelPattern is what a listed label's value must match when
-	// its slot gives no pattern or map of its own: letters, digits and
-	// _ . / -, 1 to 64 characters. No space: a path or a slug passes, a
-	// sentence does not. hiddenSegment is refused with it.
+	// DefaultLabelPattern admits a path or a slug, not a sentence (no space); hiddenSegment is refused with it.
 	DefaultLabelPattern = `^[A-Za-z0-9_./-]{1,64}$`
 )
 
-// hiddenSegment is a path segment starting with "." (.github, .git, ..):
-// no page path has one, and a prompt must not point an agent at CI files.
+// hiddenSegment (.github, .git, ..): no page path has one, and a prompt must not point an agent at CI files.
 var hiddenSegment = regexp.MustCompile(`(^|/)\.`)
 
-// visitorLabels are the exporter's labels whose values come from what
-// visitors typed: the search terms (query) and the category the API
-// gives a conversation from its question (category). A route passes
-// them into a prompt only through a map of values the operator wrote;
-// a pattern, however strict, would let a visitor's words through.
+// visitorLabels hold what visitors typed (query) or the API derived from it (category): only an operator-written
+// map lets them into a prompt, as any pattern would let a visitor's words through.
 var visitorLabels = []string{"category", "query"}
 
 // Action kinds.
@@ -69,28 +59,23 @@ const (
 	KindJob        = "job"
 )
 
-// nameRE is what route names must be: they become metric label values,
-// file keys and log fields.
+// nameRE: route names become metric label values, file keys and log fields.
 var nameRE = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_-]{0,63}$`)
 
-// labelNameRE is Prometheus' label name syntax.
 var labelNameRE = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]{0,63}$`)
 
 // Config is the routes file.
 type Config struct {
-	// Act switches acting on; --receiver.act does too. Without either,
-	// the receiver only logs and records what it would have done.
+	// Act switches acting on, as --receiver.act does; without either the receiver only records what it would do.
 	Act      bool           `yaml:"act"`
 	Cooldown model.Duration `yaml:"cooldown"`
 	DailyCap int            `yaml:"daily_cap"`
-	// Projects maps each project id an action names to its name, the
-	// only project text a template sees.
+	// Projects names each project id; the name is the only project text a template sees.
 	Projects map[string]string `yaml:"projects"`
 	Routes   []*Route          `yaml:"routes"`
 }
 
-// Route is one alert name and label matchers, and the one action it
-// starts.
+// Route is one alert name and label matchers, and the one action it starts.
 type Route struct {
 	Name     string            `yaml:"name"`
 	Alert    string            `yaml:"alert"`
@@ -103,9 +88,7 @@ type Route struct {
 	templateHash string
 }
 
-// Slot is a label a template may use, and how its value is checked: it
-// must be a key of Map (the template then sees the operator's text), or
-// else match Pattern.
+// Slot is a label a template may use: its value a key of Map (the template sees the operator's text), else matching Pattern.
 type Slot struct {
 	Name    string            `yaml:"name"`
 	Pattern string            `yaml:"pattern"`
@@ -123,8 +106,7 @@ type Action struct {
 	PromptTemplateFile string `yaml:"prompt_template_file"`
 }
 
-// LoadConfig reads, decodes and checks the routes file at path, and the
-// prompt templates it names (inside its directory).
+// LoadConfig reads and checks the routes file at path and the prompt templates it names.
 func LoadConfig(path string) (*Config, error) {
 	data, err := safefile.Read(path, "routes file", MaxConfigBytes)
 	if err != nil {
@@ -156,9 +138,7 @@ func LoadConfig(path string) (*Config, error) {
 	return c, nil
 }
 
-// readTemplate reads name, relative to dir (root), refusing all but a
-// regular file inside dir: os.Root refuses ".." and symbolic links that
-// lead out, so the routes file cannot turn another file into a prompt.
+// readTemplate uses os.Root, which refuses ".." and links leading out, so the routes file cannot make another file a prompt.
 func readTemplate(root *os.Root, dir, name string) ([]byte, error) {
 	rel := name
 	if filepath.IsAbs(name) {
@@ -181,8 +161,6 @@ func readTemplate(root *os.Root, dir, name string) ([]byte, error) {
 	return safefile.ReadAll(f, "prompt template", MaxTemplateBytes)
 }
 
-// parseConfig decodes the YAML strictly, fills defaults and checks every
-// value; templates are not read here.
 func parseConfig(data []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -324,7 +302,6 @@ func (s *Slot) compile() error {
 	return nil
 }
 
-// checkOperatorText bounds text the operator wrote for templates.
 func checkOperatorText(s string) error {
 	if s == "" || len(s) > 1024 || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return errors.New("must be 1 to 1024 bytes without control characters")
@@ -332,16 +309,13 @@ func checkOperatorText(s string) error {
 	return nil
 }
 
-// templateData is everything a prompt template can see.
 type templateData struct {
 	Alert   string
 	Project string
 	Labels  map[string]string
 }
 
-// setTemplate parses src, refuses what could make a render's work
-// unbounded, and renders it once with placeholder values, so that a
-// template using anything but the route's labels fails at load.
+// setTemplate renders once with placeholders, so a template using anything but the route's labels fails at load.
 func (r *Route) setTemplate(src, projectName string) error {
 	t, err := template.New(r.Name).Option("missingkey=error").Parse(src)
 	if err != nil {
@@ -364,14 +338,11 @@ func (r *Route) setTemplate(src, projectName string) error {
 	return err
 }
 
-// templateFuncs are the functions a template may call: they test and
-// compare, none builds text, so no value outgrows the template's inputs.
+// templateFuncs test and compare; none builds text, so no value outgrows the template's inputs.
 var templateFuncs = []string{"and", "or", "not", "eq", "ne", "lt", "le", "gt", "ge", "len", "index"}
 
-// checkWork bounds a render's work whatever the labels' values (its output
-// is bounded while it renders): a range only over .Labels (at most
-// MaxSlots entries) and not within another, no define, template or block
-// (recursion), and only templateFuncs.
+// checkWork bounds a render's work whatever the values: a range only over .Labels (at most MaxSlots entries) and
+// not nested; no define, template or block (recursion).
 func checkWork(n tparse.Node, inRange bool) error {
 	switch n := n.(type) {
 	case *tparse.ListNode:
@@ -436,7 +407,6 @@ func checkArg(a tparse.Node) error {
 	return nil
 }
 
-// overLabels reports whether p is .Labels or $.Labels and nothing else.
 func overLabels(p *tparse.PipeNode) bool {
 	if len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
 		return false
@@ -450,11 +420,9 @@ func overLabels(p *tparse.PipeNode) bool {
 	return false
 }
 
-// errPromptTooLong ends a render at MaxPromptBytes.
 var errPromptTooLong = fmt.Errorf("renders a prompt over %d bytes", MaxPromptBytes)
 
-// boundedBuffer fails a write that would take it past MaxPromptBytes, so a
-// prompt never grows past the bound in memory.
+// boundedBuffer fails a write past MaxPromptBytes, so a prompt never grows past it in memory.
 type boundedBuffer struct{ bytes.Buffer }
 
 func (b *boundedBuffer) Write(p []byte) (int, error) {
@@ -464,8 +432,6 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 	return b.Buffer.Write(p)
 }
 
-// render executes the template; the prompt must be non-empty and
-// at most MaxPromptBytes.
 func (r *Route) render(d templateData) (string, error) {
 	var b boundedBuffer
 	if err := r.tmpl.Execute(&b, d); err != nil {
@@ -477,8 +443,6 @@ func (r *Route) render(d templateData) (string, error) {
 	return b.String(), nil
 }
 
-// matches reports whether a (an alert's labels) is the route's alert with
-// every matcher's value.
 func (r *Route) matches(labels map[string]string) bool {
 	if labels[model.AlertNameLabel] != r.Alert {
 		return false
@@ -491,10 +455,7 @@ func (r *Route) matches(labels map[string]string) bool {
 	return true
 }
 
-// slotValues checks each listed label of an alert and returns what the
-// template sees: the map's text, or the value that matched the pattern.
-// A value that fails is named by its label only, never quoted: it may be
-// text a visitor wrote.
+// slotValues names a failing value by its label only, never quoted: it may be text a visitor wrote.
 func (r *Route) slotValues(labels map[string]string) (map[string]string, error) {
 	out := make(map[string]string, len(r.Labels))
 	for _, s := range r.Labels {
@@ -521,7 +482,6 @@ func (r *Route) slotValues(labels map[string]string) (map[string]string, error) 
 	return out, nil
 }
 
-// projectIDs are the projects the routes act on, sorted.
 func (c *Config) projectIDs() []string {
 	var ps []string
 	for _, r := range c.Routes {

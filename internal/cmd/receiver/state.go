@@ -1,12 +1,8 @@
 package receiver
 
-// The state file: what the receiver has done, kept across restarts so
-// that a retry, a duplicate from the other Alertmanager of an HA pair, or
-// a restart never starts an action twice, and the cooldown and the daily
-// cap hold. Written whole (safefile.Write, synced), owned by one process
-// (a lock on STATE.owner held for the process's life), read as untrusted
-// input: its checksum and every value are checked, and a file that fails
-// is moved aside.
+// The state file keeps a retry, the other Alertmanager of an HA pair or a restart from acting twice, and holds
+// cooldowns and caps. One process owns it (a flock on STATE.owner); read as untrusted input, its checksum
+// and values are checked, and a bad file is moved aside.
 
 import (
 	"bytes"
@@ -25,22 +21,16 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 )
 
-// Bounds of the state file.
 const (
 	maxStateBytes = 8 << 20
-	// maxGroups bounds the groups remembered; past it the oldest are
-	// dropped (each is older than any cooldown long before 10 000 alerts
-	// groups have fired).
+	// maxGroups: each group is older than any cooldown long before 10 000 have fired.
 	maxGroups    = 10_000
 	maxJobs      = 1000
 	stateVersion = 1
 	dayLayout    = time.DateOnly
 )
 
-// Group entry states. An intent is written before the request to
-// Mintlify and replaced by its outcome after; an intent found at start
-// (the receiver stopped in between) becomes unknown, and is never tried
-// again.
+// Group entry states: an intent found at start (stopped mid-request) becomes unknown, never tried again.
 const (
 	entryIntent  = "intent"
 	entryActed   = "acted"
@@ -48,11 +38,9 @@ const (
 	entryUnknown = "unknown"
 )
 
-// stateData is the file's content.
 type stateData struct {
 	Version int `json:"version"`
-	// Groups are the actions taken, per route and Alertmanager group key
-	// (its SHA-256: the key holds label values), while the group fires.
+	// Groups are keyed by the SHA-256 of Alertmanager's group key, which holds label values.
 	Groups []groupEntry `json:"groups"`
 	// LastAction is each route's last action, for its cooldown.
 	LastAction map[string]time.Time `json:"last_action"`
@@ -60,8 +48,7 @@ type stateData struct {
 	ProjectLast map[string]time.Time `json:"project_last"`
 	// Daily is each project's count of actions on one UTC day.
 	Daily map[string]dayCount `json:"daily"`
-	// Jobs are the jobs and runs the receiver started, the newest
-	// maxJobs, for the series that say which route started each.
+	// Jobs are the newest maxJobs jobs and runs started, for the series naming each one's route.
 	Jobs []jobEntry `json:"jobs,omitempty"`
 }
 
@@ -168,8 +155,6 @@ func (d *stateData) checkJobs(now time.Time) error {
 	return nil
 }
 
-// checkTime refuses a time this receiver could not have written: zero,
-// before 2000 or more than a day ahead of the clock.
 func checkTime(what string, t, now time.Time) error {
 	if t.IsZero() || t.After(now.Add(24*time.Hour)) || t.Year() < 2000 {
 		return fmt.Errorf("%s: time %s out of range", what, t.Format(time.RFC3339))
@@ -177,22 +162,17 @@ func checkTime(what string, t, now time.Time) error {
 	return nil
 }
 
-// store is the state in memory and its file. Callers hold the
-// receiver's lock.
+// store: callers hold the receiver's lock.
 type store struct {
 	path  string
 	owner *os.File
 	d     stateData
-	// lost says why the state found at start could not be used, and
-	// aside where a bad file went; "" for a state read or a first start.
+	// lost says why the state found at start was unusable, aside where it went.
 	lost, aside string
 }
 
-// openStore takes the state's owner lock and reads the file. A file that
-// cannot be used is moved aside, and a file missing after the receiver
-// ran (its owner file or audit log is there) is lost too; then every
-// route counts as having acted now: a lost state must not let the
-// receiver act again on what it may have acted on already.
+// openStore: a state unusable, or missing after the receiver ran, counts every route as having acted now,
+// so a lost state never lets the receiver act again on what it may have acted on.
 func openStore(path, auditPath string, now time.Time, routes []string) (*store, error) {
 	ranBefore := exists(path+".owner") || exists(auditPath) || exists(auditPath+".1")
 	owner, err := safefile.Create(path+".owner", os.O_CREATE|os.O_RDWR)
@@ -238,7 +218,6 @@ func exists(path string) bool {
 	return !errors.Is(err, fs.ErrNotExist)
 }
 
-// moveAside keeps a state file that cannot be used (why) aside.
 func (s *store) moveAside(why error, now time.Time, routes []string) error {
 	aside, err := safefile.MoveAside(s.path, now)
 	if err != nil {
@@ -256,8 +235,7 @@ func (s *store) startCooldowns(now time.Time, routes []string) error {
 	return s.save()
 }
 
-// stateFile is the file: the state and the SHA-256 of its bytes as
-// written, so that an edit that leaves valid values is found too.
+// stateFile's SHA-256 finds an edit that leaves valid values.
 type stateFile struct {
 	SHA256 string          `json:"sha256"`
 	State  json.RawMessage `json:"state"`
@@ -286,7 +264,6 @@ func decodeState(data []byte, d *stateData, now time.Time) error {
 	return d.check(now)
 }
 
-// decodeStrict decodes one JSON value with only known fields into v.
 func decodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -303,7 +280,6 @@ func (s *store) reset() {
 	s.d = stateData{Version: stateVersion, LastAction: map[string]time.Time{}, ProjectLast: map[string]time.Time{}, Daily: map[string]dayCount{}}
 }
 
-// save writes the state whole and synced.
 func (s *store) save() error {
 	if over := len(s.d.Groups) - maxGroups; over > 0 {
 		s.d.Groups = s.d.Groups[over:] // appended in time order: the oldest first
@@ -318,8 +294,6 @@ func (s *store) save() error {
 	return safefile.Write(s.path, sealState(b))
 }
 
-// sealState is the file of a state's bytes: they, as they are, and their
-// checksum.
 func sealState(state []byte) []byte {
 	sum := sha256.Sum256(state)
 	out := append([]byte(`{"sha256":"`), hex.EncodeToString(sum[:])...)
@@ -332,7 +306,6 @@ func (s *store) close() {
 	s.owner.Close()
 }
 
-// find returns the index of route's entry for group, or -1.
 func (s *store) find(route, group string) int {
 	for i, g := range s.d.Groups {
 		if g.Route == route && g.Group == group {
@@ -346,7 +319,6 @@ func (s *store) remove(i int) {
 	s.d.Groups = append(s.d.Groups[:i], s.d.Groups[i+1:]...)
 }
 
-// usedToday is project's count of actions on now's UTC day.
 func (s *store) usedToday(project string, now time.Time) int {
 	c := s.d.Daily[project]
 	if c.Day != now.UTC().Format(dayLayout) {
@@ -355,7 +327,6 @@ func (s *store) usedToday(project string, now time.Time) int {
 	return c.Count
 }
 
-// groupHash is the state's name of an Alertmanager group key.
 func groupHash(groupKey string) string {
 	sum := sha256.Sum256([]byte(groupKey))
 	return hex.EncodeToString(sum[:])

@@ -1,7 +1,6 @@
 package receiver
 
-// Alertmanager's side: the webhook request, authenticated before its body
-// is read, bounded, and its version 4 payload validated.
+// The webhook request is authenticated before its body is read, bounded, and its version 4 payload validated.
 
 import (
 	"bytes"
@@ -27,9 +26,7 @@ const (
 	maxLabelBytes       = 16 << 10 // per name or value; slots refuse far less
 )
 
-// message is the part of Alertmanager's version 4 webhook payload the
-// receiver reads; other fields (annotations among them) are never
-// decoded.
+// message decodes only what the receiver reads; annotations, among others, are never decoded.
 type message struct {
 	Version  string  `json:"version"`
 	GroupKey string  `json:"groupKey"`
@@ -45,7 +42,6 @@ type alert struct {
 
 var fingerprintRE = regexp.MustCompile(`^[0-9a-f]{1,16}$`)
 
-// parseMessage decodes and checks a payload.
 func parseMessage(body []byte) (*message, error) {
 	var m message
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -96,8 +92,7 @@ func (a *alert) check() error {
 	return nil
 }
 
-// The levels of a payload the receiver decodes into structs, whose field
-// names Go's decoder matches in any case.
+// level: Go's decoder matches these structs' field names in any case.
 type level int
 
 const (
@@ -112,9 +107,7 @@ var structFields = map[level][]string{
 	levelAlert:   {"status", "labels", "fingerprint"},
 }
 
-// uniqueKeys walks one JSON value and refuses a key twice in an object,
-// or a struct field's name in another case: Go's decoder would keep the
-// last, which is not what was checked.
+// uniqueKeys refuses a key twice or a field name in another case: Go's decoder would keep the last, not what was checked.
 func uniqueKeys(dec *json.Decoder, lv level) error {
 	tok, err := dec.Token()
 	if err != nil {
@@ -158,7 +151,6 @@ func uniqueKeys(dec *json.Decoder, lv level) error {
 	return err
 }
 
-// truncate cuts an untrusted value short for an error message.
 func truncate(s string) string {
 	if len(s) > 16 {
 		return s[:16] + "…"
@@ -166,7 +158,6 @@ func truncate(s string) string {
 	return s
 }
 
-// firing are the firing alerts of m that r matches, by fingerprint.
 func (m *message) firing(r *Route) []alert {
 	var out []alert
 	for _, a := range m.Alerts {
@@ -182,9 +173,7 @@ func (m *message) matching(r *Route) bool {
 	return slices.ContainsFunc(m.Alerts, func(a alert) bool { return r.matches(a.Labels) })
 }
 
-// ServeHTTP is the webhook: POST only; the bearer token checked before
-// anything is read; the body bounded; then the decisions, answered 200,
-// or 5xx when Mintlify could not be reached so that Alertmanager retries.
+// ServeHTTP checks the bearer token before reading anything; a 5xx when Mintlify was not reached makes Alertmanager retry.
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -219,9 +208,8 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rc.m.notifications.WithLabelValues(msg.Status).Inc()
-	// The decisions go on if Alertmanager hangs up: an outcome must be
-	// recorded whatever happens to the connection. They end by the answer
-	// timeout, under Alertmanager's own.
+	// Decisions go on if Alertmanager hangs up, as an outcome must be recorded whatever happens to the connection;
+	// the answer timeout, under Alertmanager's own, ends them.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), rc.answerTimeout)
 	defer cancel()
 	retry := rc.process(ctx, msg)
@@ -239,8 +227,7 @@ func (rc *receiver) tooLarge(w http.ResponseWriter) {
 	http.Error(w, fmt.Sprintf("body over %d bytes", rc.maxBody), http.StatusRequestEntityTooLarge)
 }
 
-// authorized checks the bearer token, when one is configured; basic auth
-// and TLS are exporter-toolkit's, before this handler.
+// authorized: basic auth and TLS are exporter-toolkit's, before this handler.
 func (rc *receiver) authorized(r *http.Request) bool {
 	if rc.token == nil {
 		return true
