@@ -262,6 +262,7 @@ func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiv
 	}
 	reg := prometheus.NewRegistry()
 	rc.m = newMetrics(reg, cfg, rc.act)
+	rc.m.reloadTime.Set(unix(rc.now()))
 	reg.MustRegister(newStateCollector(rc), versioncollector.NewCollector("mintlify_receiver"),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	rc.reportUnknown()
@@ -301,6 +302,36 @@ func (rc *receiver) reportUnknown() {
 	}
 }
 
+// reload reads the routes file whole, then swaps it in; on any error
+// the running routes stay. Acting cannot change: the key is read at
+// start only, and acting is refused without authentication there.
+func (rc *receiver) reload(path string, actFlag bool) error {
+	cfg, err := LoadConfig(path)
+	if err == nil && (actFlag || cfg.Act) != rc.act {
+		err = fmt.Errorf("act would change to %t: restart the receiver to change acting", !rc.act)
+	}
+	if err != nil {
+		rc.m.reloadOK.Set(0)
+		rc.log.Error("Reloading the routes file failed; keeping the running routes", "file", path, "err", err)
+		return err
+	}
+	rc.mu.Lock()
+	rc.cfg = cfg
+	rc.m.addRoutes(cfg)
+	rc.mu.Unlock()
+	rc.m.reloadOK.Set(1)
+	rc.m.reloadTime.Set(unix(rc.now()))
+	rc.log.Info("Routes file reloaded", "file", path, "routes", len(cfg.Routes))
+	return nil
+}
+
+// config is the running routes file.
+func (rc *receiver) config() *Config {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.cfg
+}
+
 func (rc *receiver) close() {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -330,6 +361,19 @@ func serve(ctx context.Context, rc *receiver, reg *prometheus.Registry, f *flags
 	defer wg.Wait()
 	fctx, stopFollowing := context.WithCancel(ctx)
 	defer stopFollowing()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	wg.Go(func() {
+		for {
+			select {
+			case <-hup:
+				_ = rc.reload(f.common.ConfigFile, f.act)
+			case <-fctx.Done():
+				return
+			}
+		}
+	})
 	if f.followEvery > 0 && rc.client != nil {
 		wg.Go(func() {
 			t := time.NewTicker(f.followEvery)
