@@ -34,6 +34,7 @@ import (
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
@@ -71,6 +72,7 @@ type flags struct {
 	auditKeep     int
 	trackFile     string
 	followEvery   time.Duration
+	trustNetwork  bool
 	logConfig     *promslog.Config
 }
 
@@ -98,6 +100,7 @@ func newApp(f *flags) *kingpin.Application {
 	app.Flag("receiver.audit-keep", "Rotated audit logs kept (FILE.1 … FILE.N).").Default("5").IntVar(&f.auditKeep)
 	app.Flag("receiver.tracked-jobs-file", "Append each job the receiver starts to this tracked-jobs file (the exporter's --mintlify.tracked-jobs-file), so that /metrics shows its status and pull request.").PlaceHolder("FILE").StringVar(&f.trackFile)
 	app.Flag("receiver.follow-interval", "How often to read the jobs the receiver started (at most 20 a round, each for up to 7 days) until each opens its pull request, whose link then goes into the audit log; 0 to never.").Default("5m").DurationVar(&f.followEvery)
+	app.Flag("receiver.trust-network", "Act without --receiver.bearer-token-file and without basic auth in --web.config.file: only for a port that nothing but Alertmanager can reach. Without it, acting without authentication is refused at start.").BoolVar(&f.trustNetwork)
 	f.common.AddKeyFile(app, "A write-scoped key; needed only with --receiver.act.")
 	f.common.AddAPIURL(app, "")
 	f.common.AddRequestTimeout(app, "Never longer than --receiver.answer-timeout less one second.")
@@ -225,8 +228,19 @@ func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiv
 		}
 		s := secret.New(tok)
 		rc.token = &s
-	} else if f.web.WebConfigFile == nil || *f.web.WebConfigFile == "" {
-		logger.Warn("No --receiver.bearer-token-file and no --web.config.file: anyone who can reach the port can send notifications")
+	}
+	if rc.token == nil {
+		basic, err := basicAuthConfigured(*f.web.WebConfigFile)
+		switch {
+		case err != nil:
+			return nil, nil, err
+		case basic:
+		case rc.act && !f.trustNetwork:
+			return nil, nil, errors.New("--receiver.act (or act: true in the routes file) needs authentication: --receiver.bearer-token-file, or a --web.config.file with basic_auth_users; " +
+				"give --receiver.trust-network if nothing but Alertmanager can reach the port")
+		default:
+			logger.Warn("No --receiver.bearer-token-file and no basic auth in --web.config.file: anyone who can reach the port can send notifications")
+		}
 	}
 	if rc.act {
 		key, err := cli.ReadKey(f.common.KeyFile, o.Getenv)
@@ -267,6 +281,25 @@ func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiv
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	rc.reportUnknown()
 	return rc, reg, nil
+}
+
+// basicAuthConfigured tells whether the web config file (exporter-toolkit's,
+// "" for none) asks for basic auth.
+func basicAuthConfigured(path string) (bool, error) {
+	if path == "" {
+		return false, nil
+	}
+	b, err := safefile.Read(path, "--web.config.file", 1<<20)
+	if err != nil {
+		return false, err
+	}
+	var c struct {
+		Users map[string]string `yaml:"basic_auth_users"`
+	}
+	if err := yaml.Unmarshal(b, &c); err != nil {
+		return false, fmt.Errorf("--web.config.file %s: %w", path, err)
+	}
+	return len(c.Users) > 0, nil
 }
 
 // reportUnknown turns the intents found at start into unknown outcomes:
@@ -411,6 +444,7 @@ func serve(ctx context.Context, rc *receiver, reg *prometheus.Registry, f *flags
 		if err := srv.Shutdown(sctx); err != nil {
 			logger.Error("HTTP server shutdown failed", "err", err)
 		}
+		<-errc // nothing of the server outlives run
 	}
 	return cli.ExitOK
 }

@@ -3,11 +3,13 @@ package receiver
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,5 +136,65 @@ func TestMetricsDocumented(t *testing.T) {
 		if !exposed[n] {
 			t.Errorf("docs/loop.md lists %s, which the receiver does not expose", n)
 		}
+	}
+}
+
+// TestActRefusedWithoutAuth: acting (--receiver.act or act: true) without
+// the bearer token and without basic auth in the web config is refused at
+// start, naming the flags, unless --receiver.trust-network says that only
+// Alertmanager can reach the port; a dry run still starts.
+func TestActRefusedWithoutAuth(t *testing.T) {
+	h := newHarness(t, false, testRoutes)
+	h.stop()
+	var noToken []string
+	for i := 0; i < len(h.args); i++ {
+		if h.args[i] == "--receiver.bearer-token-file" {
+			i++
+			continue
+		}
+		noToken = append(noToken, h.args[i])
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte("am-pass"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	basic := filepath.Join(h.dir, "web-basic.yml")
+	write(t, basic, "basic_auth_users:\n  alertmanager: "+string(hash)+"\n")
+	noUsers := filepath.Join(h.dir, "web-plain.yml")
+	write(t, noUsers, "http_server_config:\n  http2: false\n")
+	actRoutes := filepath.Join(h.dir, "act-routes.yml")
+	write(t, actRoutes, "act: true\n"+testRoutes)
+	actFile := slices.Clone(noToken)
+	actFile[slices.Index(actFile, "--config.file")+1] = actRoutes
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"act, no auth", slices.Concat(noToken, []string{"--receiver.act"}), 1},
+		{"act: true in the routes file, no auth", actFile, 1},
+		{"act, a web config without basic auth", slices.Concat(noToken, []string{"--receiver.act", "--web.config.file", noUsers}), 1},
+		{"act, basic auth", slices.Concat(noToken, []string{"--receiver.act", "--web.config.file", basic}), 0},
+		{"act, the bearer token", slices.Concat(h.args, []string{"--receiver.act"}), 0},
+		{"act, a trusted network", slices.Concat(noToken, []string{"--receiver.act", "--receiver.trust-network"}), 0},
+		{"dry run, no auth", noToken, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel() // started, then stopped at once
+			var stderr bytes.Buffer
+			getenv := func(string) string { return testKey }
+			code := run(ctx, tc.args, io.Discard, &stderr, l, Options{Now: h.clock.Now, Getenv: getenv})
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d:\n%s", code, tc.code, stderr.String())
+			}
+			if tc.code != 0 {
+				mustContain(t, stderr.String(), "--receiver.act", "--receiver.bearer-token-file", "--web.config.file", "--receiver.trust-network")
+			}
+		})
 	}
 }
