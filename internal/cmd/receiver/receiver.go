@@ -39,6 +39,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
 )
 
 const cmdName = cli.Name + " receiver"
@@ -149,6 +150,9 @@ func parse(args []string, stdout, stderr io.Writer) (*flags, int, bool) {
 	if err == nil {
 		err = cli.CheckAPIURL(f.common.APIURL)
 	}
+	if err == nil {
+		err = cli.CheckRequestTimeout(f.common.RequestTimeout)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", cmdName, err)
 		return nil, cli.ExitUsage, true
@@ -162,11 +166,8 @@ func parse(args []string, stdout, stderr io.Writer) (*flags, int, bool) {
 // checkWebFlags holds the --web.* flags to the exporter's bounds, in its
 // words.
 func checkWebFlags(f *flags) error {
-	switch {
-	case f.readTimeout <= 0 || f.readTimeout > 10*time.Minute:
-		return fmt.Errorf("--web.read-timeout must be more than 0s and at most 10m0s, got %s", f.readTimeout)
-	case f.idleTimeout <= 0 || f.idleTimeout > 24*time.Hour:
-		return fmt.Errorf("--web.idle-timeout must be more than 0s and at most 24h0m0s, got %s", f.idleTimeout)
+	if err := cli.CheckWebTimeouts(f.readTimeout, f.idleTimeout); err != nil {
+		return err
 	}
 	return cli.CheckMaxConnections(f.maxConns)
 }
@@ -214,6 +215,11 @@ func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiv
 	}
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
+	}
+	if f.trackFile != "" {
+		if err := trackfile.CheckPath(f.trackFile); err != nil {
+			return nil, nil, fmt.Errorf("--receiver.tracked-jobs-file %s: %w", f.trackFile, err)
+		}
 	}
 	rc := &receiver{cfg: cfg, act: f.act || cfg.Act, now: o.Now, log: logger, trackFile: f.trackFile,
 		answerTimeout: f.answerTimeout, maxBody: f.maxBody}

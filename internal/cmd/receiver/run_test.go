@@ -198,3 +198,46 @@ func TestActRefusedWithoutAuth(t *testing.T) {
 		})
 	}
 }
+
+// TestReceiverFlagsChecked: the receiver refuses the --mintlify.* values
+// the exporter refuses, in the same words, never showing a password in
+// the URL, and a tracked-jobs file it could not append to.
+func TestReceiverFlagsChecked(t *testing.T) {
+	h := newHarness(t, false, testRoutes)
+	h.stop()
+	missing := filepath.Join(h.dir, "missing", "jobs.txt")
+	for _, tc := range []struct {
+		arg  string
+		code int
+		want string
+	}{
+		{"--mintlify.request-timeout=0s", 2, "--mintlify.request-timeout must be at least 1s and at most 1h0m0s, got 0s"},
+		{"--mintlify.request-timeout=1ns", 2, "--mintlify.request-timeout must be at least 1s and at most 1h0m0s, got 1ns"},
+		{"--mintlify.api-url=http://127.0.0.1:99999", 2, `--mintlify.api-url must have a port from 1 to 65535, got "http://127.0.0.1:99999"`},
+		{"--mintlify.api-url=http://am:secretpw@127.0.0.1:1", 2, `--mintlify.api-url must not contain a query, fragment or user info, got "http://xxxxx@127.0.0.1:1"`},
+		{"--receiver.tracked-jobs-file=/dev/null", 1, "--receiver.tracked-jobs-file /dev/null: not a regular file"},
+		{"--receiver.tracked-jobs-file=" + missing, 1, "--receiver.tracked-jobs-file " + missing + ": its directory " + filepath.Dir(missing) + " does not exist"},
+	} {
+		var stderr bytes.Buffer
+		args := slices.Clone(h.args)
+		name, value, _ := strings.Cut(tc.arg, "=")
+		if i := slices.Index(args, name); i >= 0 {
+			args[i+1] = value
+		} else {
+			args = append(args, tc.arg)
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // a start that is not refused stops at once
+		code := run(ctx, args, io.Discard, &stderr, l, Options{Now: h.clock.Now})
+		if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%s: exit %d, %q; want %d and %q", tc.arg, code, stderr.String(), tc.code, tc.want)
+		}
+		if strings.Contains(stderr.String(), "secretpw") {
+			t.Errorf("%s: the password is shown: %s", tc.arg, stderr.String())
+		}
+	}
+}
