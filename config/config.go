@@ -118,6 +118,10 @@ const MinLookBack = Duration(24 * time.Hour)
 // not coming back, and a refresh or a backfill should not wait on it.
 const MaxRequestTimeout = time.Hour
 
+// MinRequestTimeout is the shortest request_timeout and
+// --mintlify.request-timeout: less cannot get an answer over the network.
+const MinRequestTimeout = time.Second
+
 // MaxTopN bounds every top list: each entry is a series a project.
 const MaxTopN = 100
 

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -296,12 +297,34 @@ func (p *Project) validateJobs(pl place) {
 func CheckAPIURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("must be an absolute http or https URL, got %q", raw)
+		return fmt.Errorf("must be an absolute http or https URL, got %q", redactURL(raw))
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("must have a port from 1 to 65535, got %q", redactURL(raw))
+		}
 	}
 	if u.RawQuery != "" || u.Fragment != "" || u.User != nil || u.ForceQuery {
-		return errors.New("must not contain a query, fragment or user info")
+		return fmt.Errorf("must not contain a query, fragment or user info, got %q", redactURL(raw))
 	}
 	return nil
+}
+
+// redactURL hides the user info of a URL, parsed or not: a token can be
+// a user name as well as a password.
+func redactURL(raw string) string {
+	scheme, rest := "", raw
+	if i := strings.Index(raw, "://"); i >= 0 {
+		scheme, rest = raw[:i+3], raw[i+3:]
+	}
+	authority := rest
+	if j := strings.IndexAny(rest, "/?#"); j >= 0 {
+		authority = rest[:j]
+	}
+	if k := strings.LastIndex(authority, "@"); k >= 0 {
+		return scheme + "xxxxx" + rest[k:]
+	}
+	return raw
 }
 
 func (c *Config) validateGlobal(v *validator) {
@@ -356,9 +379,9 @@ func (c *Config) validateGlobal(v *validator) {
 // validateRequestTimeout holds request_timeout within
 // (0, MaxRequestTimeout].
 func (g *Global) validateRequestTimeout(v *validator) {
-	if g.RequestTimeout <= 0 || time.Duration(g.RequestTimeout) > MaxRequestTimeout {
+	if time.Duration(g.RequestTimeout) < MinRequestTimeout || time.Duration(g.RequestTimeout) > MaxRequestTimeout {
 		subj, name := v.setting("global.request_timeout", "global", "request_timeout")
-		v.add("global.request_timeout", subj, "%s must be greater than 0 and at most %s, got %s", name, formatDuration(MaxRequestTimeout), g.RequestTimeout)
+		v.add("global.request_timeout", subj, "%s must be at least %s and at most %s, got %s", name, formatDuration(MinRequestTimeout), formatDuration(MaxRequestTimeout), g.RequestTimeout)
 	}
 }
 

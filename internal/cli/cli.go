@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
@@ -103,12 +102,8 @@ func CheckProjectID(projectID string) error {
 
 // CheckAPIURL checks --mintlify.api-url.
 func CheckAPIURL(apiURL string) error {
-	u, err := url.Parse(apiURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("--mintlify.api-url must be an absolute http or https URL, got %q", apiURL)
-	}
-	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return fmt.Errorf("--mintlify.api-url must not contain a query, fragment or user info, got %q", apiURL)
+	if err := config.CheckAPIURL(apiURL); err != nil {
+		return fmt.Errorf("--mintlify.api-url %w", err)
 	}
 	return nil
 }
@@ -116,8 +111,8 @@ func CheckAPIURL(apiURL string) error {
 // CheckRequestTimeout checks --mintlify.request-timeout against the
 // configuration's bounds, in the words of the flag.
 func CheckRequestTimeout(d time.Duration) error {
-	if d <= 0 || d > config.MaxRequestTimeout {
-		return fmt.Errorf("--mintlify.request-timeout must be more than 0s and at most %s, got %s", config.MaxRequestTimeout, d)
+	if d < config.MinRequestTimeout || d > config.MaxRequestTimeout {
+		return fmt.Errorf("--mintlify.request-timeout must be at least %s and at most %s, got %s", config.MinRequestTimeout, config.MaxRequestTimeout, d)
 	}
 	return nil
 }

@@ -75,7 +75,7 @@ func (f *Flags) AddAPIURL(app *kingpin.Application, note string) {
 
 // AddRequestTimeout adds --mintlify.request-timeout.
 func (f *Flags) AddRequestTimeout(app *kingpin.Application, note string) {
-	app.Flag("mintlify.request-timeout", help("Timeout of each API request, more than 0s and at most "+config.Duration(config.MaxRequestTimeout).String()+".", note)).
+	app.Flag("mintlify.request-timeout", help("Timeout of each API request, at least "+config.Duration(config.MinRequestTimeout).String()+" and at most "+config.Duration(config.MaxRequestTimeout).String()+".", note)).
 		Default(mintlify.DefaultRequestTimeout.String()).IsSetByUser(&f.TimeoutSet).DurationVar(&f.RequestTimeout)
 }
 

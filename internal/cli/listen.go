@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/coreos/go-systemd/v22/activation"
 	"github.com/mdlayher/vsock"
@@ -32,6 +33,25 @@ const MaxConnectionsHelp = "Maximum number of connections open at once, across e
 func CheckMaxConnections(n int) error {
 	if n < 1 {
 		return fmt.Errorf("--web.max-connections must be at least 1, got %d", n)
+	}
+	return nil
+}
+
+// The bounds of --web.read-timeout and --web.idle-timeout, the exporter's
+// and the receiver's.
+const (
+	MaxReadTimeout = 10 * time.Minute // a request is a few hundred bytes
+	MaxIdleTimeout = 24 * time.Hour
+)
+
+// CheckWebTimeouts refuses a --web.read-timeout or --web.idle-timeout out
+// of its bounds.
+func CheckWebTimeouts(read, idle time.Duration) error {
+	switch {
+	case read <= 0 || read > MaxReadTimeout:
+		return fmt.Errorf("--web.read-timeout must be more than 0s and at most %s, got %s", MaxReadTimeout, read)
+	case idle <= 0 || idle > MaxIdleTimeout:
+		return fmt.Errorf("--web.idle-timeout must be more than 0s and at most %s, got %s", MaxIdleTimeout, idle)
 	}
 	return nil
 }

@@ -328,7 +328,7 @@ func TestBackfillBadInput(t *testing.T) {
 		{[]string{"--from", "2026-09-01", "--site-only", "--paths", "250", "--output", out}, "either --paths or --site-only"},
 		{[]string{"--from", "2026-09-01", "--paths", "0", "--output", out}, "--paths must be at least 1"},
 		{[]string{"--from", "2026-09-01", "--budget", "0", "--output", out}, "--budget must be at least 1"},
-		{[]string{"--from", "2026-09-01", "--mintlify.request-timeout", "876000h", "--output", out}, "--mintlify.request-timeout must be more than 0s and at most 1h0m0s, got 876000h0m0s"},
+		{[]string{"--from", "2026-09-01", "--mintlify.request-timeout", "876000h", "--output", out}, "--mintlify.request-timeout must be at least 1s and at most 1h0m0s, got 876000h0m0s"},
 		{[]string{"--from", "2026-09-01", "--project-name", "other=docs", "--output", out}, "other is not one of the --mintlify.project-id ids"},
 		{[]string{"--from", "2026-09-01", "--project-name", "proj-history", "--output", out}, "want ID=NAME"},
 		{[]string{"--from", "2026-09-01"}, "required flag(s) '--output' not provided"},

@@ -29,9 +29,9 @@ func TestJobsRefusesHostileArgs(t *testing.T) {
 			t.Errorf("%q: exit %d, %s", args, code, stderr)
 		}
 	}
-	for _, timeout := range []string{"0s", "876000h"} {
+	for _, timeout := range []string{"0s", "1ns", "876000h"} {
 		code, _, stderr := h.run("--mintlify.request-timeout="+timeout, "get", "job_1")
-		if code != cli.ExitUsage || !strings.Contains(stderr, "--mintlify.request-timeout must be more than 0s and at most 1h0m0s, got ") {
+		if code != cli.ExitUsage || !strings.Contains(stderr, "--mintlify.request-timeout must be at least 1s and at most 1h0m0s, got ") {
 			t.Errorf("--mintlify.request-timeout=%s: exit %d, %s", timeout, code, stderr)
 		}
 	}

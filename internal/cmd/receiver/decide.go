@@ -28,7 +28,8 @@ type receiver struct {
 	maxBody       int64
 	m             *metrics
 
-	// mu serialises decisions and guards the state and the audit log.
+	// mu serialises decisions and guards cfg (swapped by a reload), the
+	// state and the audit log.
 	mu    sync.Mutex
 	st    *store
 	audit *auditLog
@@ -36,7 +37,7 @@ type receiver struct {
 
 // process reports whether Alertmanager should retry (some action failed for now).
 func (rc *receiver) process(ctx context.Context, msg *message) (retry bool) {
-	for _, r := range rc.cfg.Routes {
+	for _, r := range rc.config().Routes {
 		if msg.Status == "resolved" {
 			if msg.matching(r) {
 				rc.resolved(r, msg)

@@ -26,6 +26,8 @@ type metrics struct {
 	notifications *prometheus.CounterVec
 	actions       *prometheus.CounterVec
 	acting        prometheus.Gauge
+	reloadOK      prometheus.Gauge
+	reloadTime    prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer, cfg *Config, act bool) *metrics {
@@ -42,20 +44,35 @@ func newMetrics(reg prometheus.Registerer, cfg *Config, act bool) *metrics {
 			Name: "mintlify_receiver_acting",
 			Help: "1 when the receiver acts on Mintlify, 0 in a dry run.",
 		}),
+		reloadOK: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mintlify_receiver_config_last_reload_successful",
+			Help: "1 if the last load or reload (SIGHUP) of the routes file succeeded, else 0.",
+		}),
+		reloadTime: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mintlify_receiver_config_last_reload_success_timestamp_seconds",
+			Help: "Unix time of the last successful load or reload of the routes file.",
+		}),
 	}
 	for _, s := range []string{"firing", "resolved", "unauthorized", "too_large", "malformed"} {
 		m.notifications.WithLabelValues(s)
 	}
+	m.addRoutes(cfg)
+	if act {
+		m.acting.Set(1)
+	}
+	m.reloadOK.Set(1)
+	reg.MustRegister(m.notifications, m.actions, m.acting, m.reloadOK, m.reloadTime)
+	return m
+}
+
+// addRoutes shows every outcome of each route at 0 from its start; a
+// removed route's counts stay until the receiver restarts.
+func (m *metrics) addRoutes(cfg *Config) {
 	for _, r := range cfg.Routes {
 		for _, o := range outcomes {
 			m.actions.WithLabelValues(r.Name, r.Action.Kind, o)
 		}
 	}
-	if act {
-		m.acting.Set(1)
-	}
-	reg.MustRegister(m.notifications, m.actions, m.acting)
-	return m
 }
 
 // stateCollector exports what the state file holds: each route's and

@@ -34,10 +34,12 @@ import (
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
 )
 
 const cmdName = cli.Name + " receiver"
@@ -71,6 +73,7 @@ type flags struct {
 	auditKeep     int
 	trackFile     string
 	followEvery   time.Duration
+	trustNetwork  bool
 	logConfig     *promslog.Config
 }
 
@@ -98,6 +101,7 @@ func newApp(f *flags) *kingpin.Application {
 	app.Flag("receiver.audit-keep", "Rotated audit logs kept (FILE.1 … FILE.N).").Default("5").IntVar(&f.auditKeep)
 	app.Flag("receiver.tracked-jobs-file", "Append each job the receiver starts to this tracked-jobs file (the exporter's --mintlify.tracked-jobs-file), so that /metrics shows its status and pull request.").PlaceHolder("FILE").StringVar(&f.trackFile)
 	app.Flag("receiver.follow-interval", "How often to read the jobs the receiver started (at most 20 a round, each for up to 7 days) until each opens its pull request, whose link then goes into the audit log; 0 to never.").Default("5m").DurationVar(&f.followEvery)
+	app.Flag("receiver.trust-network", "Act without --receiver.bearer-token-file and without basic auth in --web.config.file: only for a port that nothing but Alertmanager can reach. Without it, acting without authentication is refused at start.").BoolVar(&f.trustNetwork)
 	f.common.AddKeyFile(app, "A write-scoped key; needed only with --receiver.act.")
 	f.common.AddAPIURL(app, "")
 	f.common.AddRequestTimeout(app, "Never longer than --receiver.answer-timeout less one second.")
@@ -146,6 +150,9 @@ func parse(args []string, stdout, stderr io.Writer) (*flags, int, bool) {
 	if err == nil {
 		err = cli.CheckAPIURL(f.common.APIURL)
 	}
+	if err == nil {
+		err = cli.CheckRequestTimeout(f.common.RequestTimeout)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", cmdName, err)
 		return nil, cli.ExitUsage, true
@@ -159,11 +166,8 @@ func parse(args []string, stdout, stderr io.Writer) (*flags, int, bool) {
 // checkWebFlags holds the --web.* flags to the exporter's bounds, in its
 // words.
 func checkWebFlags(f *flags) error {
-	switch {
-	case f.readTimeout <= 0 || f.readTimeout > 10*time.Minute:
-		return fmt.Errorf("--web.read-timeout must be more than 0s and at most 10m0s, got %s", f.readTimeout)
-	case f.idleTimeout <= 0 || f.idleTimeout > 24*time.Hour:
-		return fmt.Errorf("--web.idle-timeout must be more than 0s and at most 24h0m0s, got %s", f.idleTimeout)
+	if err := cli.CheckWebTimeouts(f.readTimeout, f.idleTimeout); err != nil {
+		return err
 	}
 	return cli.CheckMaxConnections(f.maxConns)
 }
@@ -212,6 +216,11 @@ func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiv
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
+	if f.trackFile != "" {
+		if err := trackfile.CheckPath(f.trackFile); err != nil {
+			return nil, nil, fmt.Errorf("--receiver.tracked-jobs-file %s: %w", f.trackFile, err)
+		}
+	}
 	rc := &receiver{cfg: cfg, act: f.act || cfg.Act, now: o.Now, log: logger, trackFile: f.trackFile,
 		answerTimeout: f.answerTimeout, maxBody: f.maxBody}
 	if f.tokenFile != "" {
@@ -225,8 +234,19 @@ func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiv
 		}
 		s := secret.New(tok)
 		rc.token = &s
-	} else if f.web.WebConfigFile == nil || *f.web.WebConfigFile == "" {
-		logger.Warn("No --receiver.bearer-token-file and no --web.config.file: anyone who can reach the port can send notifications")
+	}
+	if rc.token == nil {
+		basic, err := basicAuthConfigured(*f.web.WebConfigFile)
+		switch {
+		case err != nil:
+			return nil, nil, err
+		case basic:
+		case rc.act && !f.trustNetwork:
+			return nil, nil, errors.New("--receiver.act (or act: true in the routes file) needs authentication: --receiver.bearer-token-file, or a --web.config.file with basic_auth_users; " +
+				"give --receiver.trust-network if nothing but Alertmanager can reach the port")
+		default:
+			logger.Warn("No --receiver.bearer-token-file and no basic auth in --web.config.file: anyone who can reach the port can send notifications")
+		}
 	}
 	if rc.act {
 		key, err := cli.ReadKey(f.common.KeyFile, o.Getenv)
@@ -262,10 +282,30 @@ func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiv
 	}
 	reg := prometheus.NewRegistry()
 	rc.m = newMetrics(reg, cfg, rc.act)
+	rc.m.reloadTime.Set(unix(rc.now()))
 	reg.MustRegister(newStateCollector(rc), versioncollector.NewCollector("mintlify_receiver"),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	rc.reportUnknown()
 	return rc, reg, nil
+}
+
+// basicAuthConfigured tells whether the web config file (exporter-toolkit's,
+// "" for none) asks for basic auth.
+func basicAuthConfigured(path string) (bool, error) {
+	if path == "" {
+		return false, nil
+	}
+	b, err := safefile.Read(path, "--web.config.file", 1<<20)
+	if err != nil {
+		return false, err
+	}
+	var c struct {
+		Users map[string]string `yaml:"basic_auth_users"`
+	}
+	if err := yaml.Unmarshal(b, &c); err != nil {
+		return false, fmt.Errorf("--web.config.file %s: %w", path, err)
+	}
+	return len(c.Users) > 0, nil
 }
 
 // reportUnknown turns the intents found at start into unknown outcomes:
@@ -301,6 +341,36 @@ func (rc *receiver) reportUnknown() {
 	}
 }
 
+// reload reads the routes file whole, then swaps it in; on any error
+// the running routes stay. Acting cannot change: the key is read at
+// start only, and acting is refused without authentication there.
+func (rc *receiver) reload(path string, actFlag bool) error {
+	cfg, err := LoadConfig(path)
+	if err == nil && (actFlag || cfg.Act) != rc.act {
+		err = fmt.Errorf("act would change to %t: restart the receiver to change acting", !rc.act)
+	}
+	if err != nil {
+		rc.m.reloadOK.Set(0)
+		rc.log.Error("Reloading the routes file failed; keeping the running routes", "file", path, "err", err)
+		return err
+	}
+	rc.mu.Lock()
+	rc.cfg = cfg
+	rc.m.addRoutes(cfg)
+	rc.mu.Unlock()
+	rc.m.reloadOK.Set(1)
+	rc.m.reloadTime.Set(unix(rc.now()))
+	rc.log.Info("Routes file reloaded", "file", path, "routes", len(cfg.Routes))
+	return nil
+}
+
+// config is the running routes file.
+func (rc *receiver) config() *Config {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.cfg
+}
+
 func (rc *receiver) close() {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -330,6 +400,19 @@ func serve(ctx context.Context, rc *receiver, reg *prometheus.Registry, f *flags
 	defer wg.Wait()
 	fctx, stopFollowing := context.WithCancel(ctx)
 	defer stopFollowing()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	wg.Go(func() {
+		for {
+			select {
+			case <-hup:
+				_ = rc.reload(f.common.ConfigFile, f.act)
+			case <-fctx.Done():
+				return
+			}
+		}
+	})
 	if f.followEvery > 0 && rc.client != nil {
 		wg.Go(func() {
 			t := time.NewTicker(f.followEvery)
@@ -367,6 +450,7 @@ func serve(ctx context.Context, rc *receiver, reg *prometheus.Registry, f *flags
 		if err := srv.Shutdown(sctx); err != nil {
 			logger.Error("HTTP server shutdown failed", "err", err)
 		}
+		<-errc // nothing of the server outlives run
 	}
 	return cli.ExitOK
 }

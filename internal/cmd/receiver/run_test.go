@@ -3,11 +3,13 @@ package receiver
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -133,6 +135,109 @@ func TestMetricsDocumented(t *testing.T) {
 	for n := range documented {
 		if !exposed[n] {
 			t.Errorf("docs/loop.md lists %s, which the receiver does not expose", n)
+		}
+	}
+}
+
+// TestActRefusedWithoutAuth: acting (--receiver.act or act: true) without
+// the bearer token and without basic auth in the web config is refused at
+// start, naming the flags, unless --receiver.trust-network says that only
+// Alertmanager can reach the port; a dry run still starts.
+func TestActRefusedWithoutAuth(t *testing.T) {
+	h := newHarness(t, false, testRoutes)
+	h.stop()
+	var noToken []string
+	for i := 0; i < len(h.args); i++ {
+		if h.args[i] == "--receiver.bearer-token-file" {
+			i++
+			continue
+		}
+		noToken = append(noToken, h.args[i])
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte("am-pass"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	basic := filepath.Join(h.dir, "web-basic.yml")
+	write(t, basic, "basic_auth_users:\n  alertmanager: "+string(hash)+"\n")
+	noUsers := filepath.Join(h.dir, "web-plain.yml")
+	write(t, noUsers, "http_server_config:\n  http2: false\n")
+	actRoutes := filepath.Join(h.dir, "act-routes.yml")
+	write(t, actRoutes, "act: true\n"+testRoutes)
+	actFile := slices.Clone(noToken)
+	actFile[slices.Index(actFile, "--config.file")+1] = actRoutes
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"act, no auth", slices.Concat(noToken, []string{"--receiver.act"}), 1},
+		{"act: true in the routes file, no auth", actFile, 1},
+		{"act, a web config without basic auth", slices.Concat(noToken, []string{"--receiver.act", "--web.config.file", noUsers}), 1},
+		{"act, basic auth", slices.Concat(noToken, []string{"--receiver.act", "--web.config.file", basic}), 0},
+		{"act, the bearer token", slices.Concat(h.args, []string{"--receiver.act"}), 0},
+		{"act, a trusted network", slices.Concat(noToken, []string{"--receiver.act", "--receiver.trust-network"}), 0},
+		{"dry run, no auth", noToken, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel() // started, then stopped at once
+			var stderr bytes.Buffer
+			getenv := func(string) string { return testKey }
+			code := run(ctx, tc.args, io.Discard, &stderr, l, Options{Now: h.clock.Now, Getenv: getenv})
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d:\n%s", code, tc.code, stderr.String())
+			}
+			if tc.code != 0 {
+				mustContain(t, stderr.String(), "--receiver.act", "--receiver.bearer-token-file", "--web.config.file", "--receiver.trust-network")
+			}
+		})
+	}
+}
+
+// TestReceiverFlagsChecked: the receiver refuses the --mintlify.* values
+// the exporter refuses, in the same words, never showing a password in
+// the URL, and a tracked-jobs file it could not append to.
+func TestReceiverFlagsChecked(t *testing.T) {
+	h := newHarness(t, false, testRoutes)
+	h.stop()
+	missing := filepath.Join(h.dir, "missing", "jobs.txt")
+	for _, tc := range []struct {
+		arg  string
+		code int
+		want string
+	}{
+		{"--mintlify.request-timeout=0s", 2, "--mintlify.request-timeout must be at least 1s and at most 1h0m0s, got 0s"},
+		{"--mintlify.request-timeout=1ns", 2, "--mintlify.request-timeout must be at least 1s and at most 1h0m0s, got 1ns"},
+		{"--mintlify.api-url=http://127.0.0.1:99999", 2, `--mintlify.api-url must have a port from 1 to 65535, got "http://127.0.0.1:99999"`},
+		{"--mintlify.api-url=http://am:secretpw@127.0.0.1:1", 2, `--mintlify.api-url must not contain a query, fragment or user info, got "http://xxxxx@127.0.0.1:1"`},
+		{"--receiver.tracked-jobs-file=/dev/null", 1, "--receiver.tracked-jobs-file /dev/null: not a regular file"},
+		{"--receiver.tracked-jobs-file=" + missing, 1, "--receiver.tracked-jobs-file " + missing + ": its directory " + filepath.Dir(missing) + " does not exist"},
+	} {
+		var stderr bytes.Buffer
+		args := slices.Clone(h.args)
+		name, value, _ := strings.Cut(tc.arg, "=")
+		if i := slices.Index(args, name); i >= 0 {
+			args[i+1] = value
+		} else {
+			args = append(args, tc.arg)
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // a start that is not refused stops at once
+		code := run(ctx, args, io.Discard, &stderr, l, Options{Now: h.clock.Now})
+		if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%s: exit %d, %q; want %d and %q", tc.arg, code, stderr.String(), tc.code, tc.want)
+		}
+		if strings.Contains(stderr.String(), "secretpw") {
+			t.Errorf("%s: the password is shown: %s", tc.arg, stderr.String())
 		}
 	}
 }

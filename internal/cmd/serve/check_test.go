@@ -203,3 +203,33 @@ func TestConfigCheckOnline(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigCheckTrackedJobsFile: a tracked_jobs_file that is not a
+// regular file, or whose directory does not exist, is refused at load,
+// naming the key and the path; a file not created yet is fine.
+func TestConfigCheckTrackedJobsFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("MAIN_TEST_KEY", mainTestKey)
+	missing := filepath.Join(dir, "missing", "jobs.txt")
+	for _, tc := range []struct{ path, want string }{
+		{"/dev/null", "tracked_jobs_file /dev/null: not a regular file"},
+		{dir, "tracked_jobs_file " + dir + ": not a regular file"},
+		{missing, "tracked_jobs_file " + missing + ": its directory " + filepath.Dir(missing) + " does not exist"},
+		{filepath.Join(dir, "jobs.txt"), ""},
+	} {
+		cfg := filepath.Join(dir, "c.yml")
+		body := fmt.Sprintf(fileConfig, "https://api.mintlify.com")
+		body = strings.Replace(body, "global:\n", "global:\n  tracked_jobs_file: "+tc.path+"\n", 1)
+		if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		rc := run([]string{"--config.file", cfg, "--config.check"}, &out, &errb)
+		switch {
+		case tc.want == "" && rc != 0:
+			t.Errorf("%s: exit %d: %s", tc.path, rc, errb.String())
+		case tc.want != "" && (rc != 1 || !strings.Contains(errb.String(), cfg+": "+tc.want)):
+			t.Errorf("%s: exit %d, %q; want 1 and %q", tc.path, rc, errb.String(), cfg+": "+tc.want)
+		}
+	}
+}

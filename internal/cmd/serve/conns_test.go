@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
@@ -225,13 +226,15 @@ func TestWebLimitFlagsChecked(t *testing.T) {
 		{"--web.read-timeout=876000h", "--web.read-timeout must be more than 0s and at most 10m0s, got 876000h0m0s"},
 		{"--web.idle-timeout=-1s", "--web.idle-timeout must be more than 0s and at most 24h0m0s, got -1s"},
 		{"--web.idle-timeout=25h", "--web.idle-timeout must be more than 0s and at most 24h0m0s, got 25h0m0s"},
-		{"--web.default-scrape-timeout=-1s", "--web.default-scrape-timeout must be more than 0s and at most 1h0m0s, got -1s"},
-		{"--web.default-scrape-timeout=2h", "--web.default-scrape-timeout must be more than 0s and at most 1h0m0s, got 2h0m0s"},
+		{"--web.default-scrape-timeout=-1s", "--web.default-scrape-timeout must be at least 1s and at most 1h0m0s, got -1s"},
+		{"--web.default-scrape-timeout=1ns", "--web.default-scrape-timeout must be at least 1s and at most 1h0m0s, got 1ns"},
+		{"--web.default-scrape-timeout=2h", "--web.default-scrape-timeout must be at least 1s and at most 1h0m0s, got 2h0m0s"},
 		{"--web.scrape-timeout-offset=-10s", "--web.scrape-timeout-offset must be between 0s and 1h0m0s, got -10s"},
 		{"--web.scrape-timeout-offset=61m", "--web.scrape-timeout-offset must be between 0s and 1h0m0s, got 1h1m0s"},
 		{"--web.telemetry-path=metrics", `--web.telemetry-path must be an absolute URL path such as /metrics (no spaces, {}, ?, # or //), got "metrics"`},
 		{"--web.telemetry-path=GET /metrics", `--web.telemetry-path must be an absolute URL path such as /metrics (no spaces, {}, ?, # or //), got "GET /metrics"`},
 		{"--web.telemetry-path=/{name}", `--web.telemetry-path must be an absolute URL path such as /metrics (no spaces, {}, ?, # or //), got "/{name}"`},
+		{"--web.telemetry-path=/", `--web.telemetry-path must not be /, the landing page's, got "/"`},
 		{"--web.telemetry-path=/-/healthy", `--web.telemetry-path must not be under /-/, the exporter's own endpoints, got "/-/healthy"`},
 		{"--web.telemetry-path=/debug/pprof", `--web.telemetry-path must not be under /debug/pprof/, the exporter's own endpoints, got "/debug/pprof"`},
 	} {
@@ -250,12 +253,12 @@ func TestWebLimitFlagsChecked(t *testing.T) {
 // TestWebFlagsAtTheirBoundsAccepted: each bound of the --web.* flags is
 // itself a value the exporter starts with.
 func TestWebFlagsAtTheirBoundsAccepted(t *testing.T) {
-	f := flags{maxConns: 1, maxRequests: maxMaxRequests, readTimeout: maxReadTimeout, idleTimeout: maxIdleTimeout,
-		defaultTimeout: maxScrapeTimeout, timeoutOffset: maxScrapeTimeout, metricsPath: "/"}
+	f := flags{maxConns: 1, maxRequests: maxMaxRequests, readTimeout: cli.MaxReadTimeout, idleTimeout: cli.MaxIdleTimeout,
+		defaultTimeout: maxScrapeTimeout, timeoutOffset: maxScrapeTimeout, metricsPath: "/m"}
 	if err := checkWebFlags(&f); err != nil {
 		t.Errorf("the bounds themselves: %v", err)
 	}
-	f = flags{maxConns: 1, readTimeout: time.Nanosecond, idleTimeout: time.Nanosecond, defaultTimeout: time.Nanosecond, metricsPath: "/x/metrics.txt"}
+	f = flags{maxConns: 1, readTimeout: time.Nanosecond, idleTimeout: time.Nanosecond, defaultTimeout: minDefaultScrapeTimeout, metricsPath: "/x/metrics.txt"}
 	if err := checkWebFlags(&f); err != nil {
 		t.Errorf("the lower bounds: %v", err)
 	}

@@ -39,13 +39,21 @@ func TestFlagModeMessages(t *testing.T) {
 			"the key in the MINTLIFY_API_KEY environment variable: API key is an assistant key"},
 		{"malformed url", "mint_flagmode1", []string{"--mintlify.api-url=api.mintlify.com"},
 			`--mintlify.api-url must be an absolute http or https URL, got "api.mintlify.com"`},
-		{"url with user info", "mint_flagmode1", []string{"--mintlify.api-url=https://u:p@api.mintlify.com"},
-			"--mintlify.api-url must not contain a query, fragment or user info"},
+		{"url with user info", "mint_flagmode1", []string{"--mintlify.api-url=https://u:secretpw@api.mintlify.com"},
+			`--mintlify.api-url must not contain a query, fragment or user info, got "https://xxxxx@api.mintlify.com"`},
+		{"url port out of range", "mint_flagmode1", []string{"--mintlify.api-url=http://127.0.0.1:99999"},
+			`--mintlify.api-url must have a port from 1 to 65535, got "http://127.0.0.1:99999"`},
+		{"request timeout of 1ns", "mint_flagmode1", []string{"--mintlify.request-timeout=1ns"},
+			"--mintlify.request-timeout must be at least 1s and at most 1h0m0s, got 1ns"},
+		{"tracked-jobs file /dev/null", "mint_flagmode1", []string{"--mintlify.tracked-jobs-file=/dev/null"},
+			"--mintlify.tracked-jobs-file /dev/null: not a regular file"},
+		{"tracked-jobs file in a missing directory", "mint_flagmode1", []string{"--mintlify.tracked-jobs-file=" + filepath.Join(missing, "jobs.txt")},
+			"--mintlify.tracked-jobs-file " + filepath.Join(missing, "jobs.txt") + ": its directory " + missing + " does not exist"},
 		{"project id with a slash", "mint_flagmode1", []string{"--mintlify.project-id=a/b"},
 			`--mintlify.project-id (or MINTLIFY_PROJECT_ID): id "a/b" must not contain '/'`},
 		{"bad window", "mint_flagmode1", []string{"--mintlify.window=3x"}, `--mintlify.window "3x"`},
 		{"request timeout of a century", "mint_flagmode1", []string{"--mintlify.request-timeout=876000h"},
-			"--mintlify.request-timeout must be more than 0s and at most 1h0m0s, got 876000h0m0s"},
+			"--mintlify.request-timeout must be at least 1s and at most 1h0m0s, got 876000h0m0s"},
 		{"placeholder project id", "mint_flagmode1", []string{"--mintlify.project-id=YOUR_PROJECT_ID"},
 			`--mintlify.project-id (or MINTLIFY_PROJECT_ID): id "YOUR_PROJECT_ID" is the example's placeholder`},
 		{"two windows of one length", "mint_flagmode1", []string{"--mintlify.window=1d", "--mintlify.window=24h"},
@@ -63,7 +71,7 @@ func TestFlagModeMessages(t *testing.T) {
 			if !strings.Contains(msg, c.want) {
 				t.Errorf("log %q does not contain %q", msg, c.want)
 			}
-			for _, word := range []string{"keys[0]", "api_key_file", "api_key_env", "global", "projects[0]"} {
+			for _, word := range []string{"keys[0]", "api_key_file", "api_key_env", "global", "projects[0]", "secretpw"} {
 				if strings.Contains(msg, word) {
 					t.Errorf("flag mode speaks of the config file's %q: %s", word, msg)
 				}
@@ -93,6 +101,15 @@ func TestFlagModeKindSettings(t *testing.T) {
 			for _, v := range []config.Duration{0, config.MinLookBack / 2, config.MaxLookBack + config.MinLookBack} {
 				rows = append(rows, row{flag + "=" + v.String(), flag + "=" + v.String(),
 					fmt.Sprintf("%s must be between %s and %s, got %s", flag, config.MinLookBack, config.MaxLookBack, v)})
+			}
+		}
+	}
+	for _, k := range kind.All {
+		if k.TopN > 0 {
+			flag := "--" + k.Flag(kind.TopNSetting)
+			for _, v := range []string{"99999999999999999999", "-99999999999999999999", "1.5", "ten"} {
+				rows = append(rows, row{flag + "=" + v, flag + "=" + v,
+					fmt.Sprintf("%s must be between 1 and %d, got %s", flag, config.MaxTopN, v)})
 			}
 		}
 	}

@@ -46,6 +46,9 @@ func TestDemoPageStyledAsLanding(t *testing.T) {
 func TestPagesFitTheWindow(t *testing.T) {
 	// A tracked-jobs path as long as a checkout's in a home directory.
 	dir := filepath.Join(t.TempDir(), "home", "someone", "src", "github.com", "mintlify-exporter", "mintlify_exporter", ".demo")
+	if err := os.MkdirAll(dir, 0o755); err != nil { // a missing directory is refused at start
+		t.Fatal(err)
+	}
 	ts := demoServer(t, "--mintlify.tracked-jobs-file="+filepath.Join(dir, "jobs.txt"))
 	pages := map[string]string{}
 	for _, path := range []string{"/", demoPagePath} {

@@ -59,7 +59,7 @@ type flags struct {
 	logConfig       *promslog.Config
 	trackedJobsFile string
 	collectors      map[string]*bool   // --[no-]collector.NAME
-	topN            map[string]*int    // --collector.NAME.top-n
+	topN            map[string]*string // --collector.NAME.top-n, parsed with its range check
 	lookBack        map[string]*string // --collector.NAME.look-back
 }
 
@@ -77,7 +77,7 @@ func newApp(f *flags) *kingpin.Application {
 	app.Version(version.Print(exporterName))
 	app.HelpFlag.Short('h')
 	f.web = kingpinflag.AddFlags(app, DefaultListenAddress)
-	app.Flag("web.telemetry-path", "Path under which to expose metrics: an absolute URL path, not under /-/ or /debug/pprof/.").Default("/metrics").StringVar(&f.metricsPath)
+	app.Flag("web.telemetry-path", "Path under which to expose metrics: an absolute URL path, not / (the landing page) and not under /-/ or /debug/pprof/.").Default("/metrics").StringVar(&f.metricsPath)
 	app.Flag("web.disable-exporter-metrics", "Exclude the exporter's own Go, process and promhttp metrics from /metrics.").BoolVar(&f.disableSelf)
 	app.Flag("web.enable-pprof", "Serve Go runtime profiles under /debug/pprof/ (and link them from the landing page).").BoolVar(&f.enablePprof)
 	app.Flag("web.max-requests", "Maximum number of parallel scrapes, 0 to 10000; 0 means no limit.").Default("40").IntVar(&f.maxRequests)
@@ -85,7 +85,7 @@ func newApp(f *flags) *kingpin.Application {
 	app.Flag("web.read-timeout", "Maximum time to read a request, the TLS handshake included, at most 10m; a slower client is disconnected.").Default("30s").DurationVar(&f.readTimeout)
 	app.Flag("web.idle-timeout", "Maximum time a keep-alive connection stays open between requests, at most 24h.").Default("2m").DurationVar(&f.idleTimeout)
 	app.Flag("web.scrape-timeout-offset", "Subtracted from Prometheus' X-Prometheus-Scrape-Timeout-Seconds to get the time a scrape may wait for a refresh, 0s to 1h.").Default("500ms").DurationVar(&f.timeoutOffset)
-	app.Flag("web.default-scrape-timeout", "Scrape timeout assumed when the request does not carry X-Prometheus-Scrape-Timeout-Seconds, more than 0s and at most 1h.").Default("10s").DurationVar(&f.defaultTimeout)
+	app.Flag("web.default-scrape-timeout", "Scrape timeout assumed when the request does not carry X-Prometheus-Scrape-Timeout-Seconds, at least 1s and at most 1h.").Default("10s").DurationVar(&f.defaultTimeout)
 	f.common.AddConfigFile(app, "YAML configuration file (several projects, keys, budgets). Without it, the --mintlify.* flags describe one project.")
 	app.Flag("config.check", "Check the configuration (and that the API keys can be read and are admin keys), print the problems or that it is valid, and exit (status 0 if valid, 1 if not). The API is not contacted.").BoolVar(&f.configCheck)
 	app.Flag("config.check-online", "Like --config.check, and also ask the API whether each project's key is accepted: one agent-job read per project (a job id that does not exist), nothing from the hourly analytics budget.").BoolVar(&f.checkOnline)
@@ -104,10 +104,10 @@ func newApp(f *flags) *kingpin.Application {
 		}
 		f.collectors[k.Name] = app.Flag("collector."+k.Name, "Enable the "+k.Name+" collector (default: "+onOff+"): "+k.Summary+". Every analytics collector shares the hourly budget; a project's `collectors` list in the config file overrides these flags.").Default(def).Bool()
 	}
-	f.topN, f.lookBack = map[string]*int{}, map[string]*string{}
+	f.topN, f.lookBack = map[string]*string{}, map[string]*string{}
 	for _, k := range kind.All {
 		if k.TopN > 0 {
-			f.topN[k.Name] = app.Flag(k.Flag(kind.TopNSetting), fmt.Sprintf("Length of the %s collector's top lists, 1 to %d (without --config.file; the file's global %s otherwise).", k.Name, config.MaxTopN, k.Key(kind.TopNSetting))).Default(strconv.Itoa(k.TopN)).Int()
+			f.topN[k.Name] = app.Flag(k.Flag(kind.TopNSetting), fmt.Sprintf("Length of the %s collector's top lists, 1 to %d (without --config.file; the file's global %s otherwise).", k.Name, config.MaxTopN, k.Key(kind.TopNSetting))).Default(strconv.Itoa(k.TopN)).String()
 		}
 		if k.LookBack > 0 {
 			f.lookBack[k.Name] = app.Flag(k.Flag(kind.LookBackSetting), fmt.Sprintf("How far back the %s collector looks, %s to %s (without --config.file; the file's global %s otherwise).", k.Name, config.MinLookBack, config.MaxLookBack, k.Key(kind.LookBackSetting))).Default(config.Duration(k.LookBack).String()).String()
@@ -216,10 +216,11 @@ const readHeaderTimeout = 10 * time.Second
 // The bounds of the --web.* flags, stated in their help and in
 // docs/configuration.md.
 const (
-	maxMaxRequests   = 10_000           // --web.max-requests
-	maxReadTimeout   = 10 * time.Minute // --web.read-timeout: a request is a few hundred bytes
-	maxIdleTimeout   = 24 * time.Hour   // --web.idle-timeout
-	maxScrapeTimeout = time.Hour        // --web.default-scrape-timeout and --web.scrape-timeout-offset
+	maxMaxRequests   = 10_000    // --web.max-requests
+	maxScrapeTimeout = time.Hour // --web.default-scrape-timeout and --web.scrape-timeout-offset
+	// minDefaultScrapeTimeout: less leaves a scrape without the header
+	// no time for a refresh, whatever the offset.
+	minDefaultScrapeTimeout = time.Second
 )
 
 // checkWebFlags refuses --web.* values that would stop the server serving
@@ -231,12 +232,10 @@ func checkWebFlags(f *flags) error {
 		return cli.CheckMaxConnections(f.maxConns)
 	case f.maxRequests < 0 || f.maxRequests > maxMaxRequests:
 		return fmt.Errorf("--web.max-requests must be between 0 (no limit) and %d, got %d", maxMaxRequests, f.maxRequests)
-	case f.readTimeout <= 0 || f.readTimeout > maxReadTimeout:
-		return fmt.Errorf("--web.read-timeout must be more than 0s and at most %s, got %s", maxReadTimeout, f.readTimeout)
-	case f.idleTimeout <= 0 || f.idleTimeout > maxIdleTimeout:
-		return fmt.Errorf("--web.idle-timeout must be more than 0s and at most %s, got %s", maxIdleTimeout, f.idleTimeout)
-	case f.defaultTimeout <= 0 || f.defaultTimeout > maxScrapeTimeout:
-		return fmt.Errorf("--web.default-scrape-timeout must be more than 0s and at most %s, got %s", maxScrapeTimeout, f.defaultTimeout)
+	case cli.CheckWebTimeouts(f.readTimeout, f.idleTimeout) != nil:
+		return cli.CheckWebTimeouts(f.readTimeout, f.idleTimeout)
+	case f.defaultTimeout < minDefaultScrapeTimeout || f.defaultTimeout > maxScrapeTimeout:
+		return fmt.Errorf("--web.default-scrape-timeout must be at least %s and at most %s, got %s", minDefaultScrapeTimeout, maxScrapeTimeout, f.defaultTimeout)
 	case f.timeoutOffset < 0 || f.timeoutOffset > maxScrapeTimeout:
 		return fmt.Errorf("--web.scrape-timeout-offset must be between 0s and %s, got %s", maxScrapeTimeout, f.timeoutOffset)
 	}
@@ -249,6 +248,9 @@ func checkWebFlags(f *flags) error {
 func checkTelemetryPath(p string) error {
 	if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "{}?# \t\r\n") || strings.Contains(p, "//") {
 		return fmt.Errorf("--web.telemetry-path must be an absolute URL path such as /metrics (no spaces, {}, ?, # or //), got %q", p)
+	}
+	if p == "/" {
+		return fmt.Errorf("--web.telemetry-path must not be /, the landing page's, got %q", p)
 	}
 	for _, own := range []string{"/-/", "/debug/pprof/"} {
 		if strings.HasPrefix(p+"/", own) {

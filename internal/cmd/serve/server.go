@@ -65,6 +65,23 @@ func (s *configSource) close() {
 }
 
 func (s *configSource) load() (*config.Config, error) {
+	cfg, err := s.read()
+	if err != nil || s.loadHook != nil {
+		return cfg, err
+	}
+	if p := cfg.Global.TrackedJobsFile; p != "" {
+		if err := trackfile.CheckPath(p); err != nil {
+			if s.f.common.ConfigFile != "" {
+				return nil, fmt.Errorf("%s: tracked_jobs_file %s: %w", s.f.common.ConfigFile, p, err)
+			}
+			return nil, fmt.Errorf("--mintlify.tracked-jobs-file %s: %w", p, err)
+		}
+	}
+	return cfg, nil
+}
+
+// read is load before the checks of the files the configuration names.
+func (s *configSource) read() (*config.Config, error) {
 	switch {
 	case s.loadHook != nil:
 		return s.loadHook()
@@ -110,8 +127,13 @@ func (s *configSource) load() (*config.Config, error) {
 	cfg.Global.RequestTimeout = config.Duration(s.f.common.RequestTimeout)
 	cfg.Global.TrackedJobsFile = s.f.trackedJobsFile
 	for _, k := range kind.All {
-		if n, ok := s.f.topN[k.Name]; ok {
-			cfg.Global.SetTopN(k.Name, *n)
+		if text, ok := s.f.topN[k.Name]; ok {
+			// kingpin's Int goes through a float: 1e20 became MinInt64.
+			n, err := strconv.Atoi(*text)
+			if err != nil || n < 1 || n > config.MaxTopN {
+				return nil, fmt.Errorf("--%s must be between 1 and %d, got %s", k.Flag(kind.TopNSetting), config.MaxTopN, *text)
+			}
+			cfg.Global.SetTopN(k.Name, n)
 		}
 		if text, ok := s.f.lookBack[k.Name]; ok {
 			d, err := model.ParseDuration(*text)
@@ -323,9 +345,7 @@ func (s *server) handler() http.Handler {
 		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
-	if s.f.metricsPath != "/" {
-		mux.Handle("/", s.landing())
-	}
+	mux.Handle("/", s.landing())
 	return mux
 }
 
