@@ -25,7 +25,7 @@ func CheckPath(path string) error {
 	di, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("its directory %s does not exist", dir)
+		return fmt.Errorf("its directory %s does not exist: %w", dir, fs.ErrNotExist)
 	case err != nil:
 		return err
 	case !di.IsDir():

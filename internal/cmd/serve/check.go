@@ -43,13 +43,21 @@ func checkConfig(ctx context.Context, f *flags, stdout, stderr io.Writer) int {
 		return invalid(err)
 	}
 	defer src.close()
-	cfg, err := src.load()
+	cfg, err := src.read()
 	if err != nil {
+		return invalid(err)
+	}
+	absent := 0
+	// The packaged unit's state directory, like its key credential, exists
+	// only once the service has started, so an offline check warns of both.
+	if err := src.checkTrackedJobsFile(cfg); errors.Is(err, fs.ErrNotExist) && !f.checkOnline {
+		fmt.Fprintf(stderr, "%s: warning: %v (the exporter will not start without it)\n", exporterName, err)
+		absent++
+	} else if err != nil {
 		return invalid(err)
 	}
 	keys := make(map[string]secret.Secret, len(cfg.Keys))
 	var errs []error
-	absent := 0
 	for i, k := range cfg.Keys {
 		v, err := k.Read(src.getenv)
 		// A packaged unit's key file (a systemd credential) exists only
@@ -84,7 +92,7 @@ func checkConfig(ctx context.Context, f *flags, stdout, stderr io.Writer) int {
 		source = f.common.ConfigFile
 	}
 	if absent > 0 {
-		what += fmt.Sprintf("; %d key file%s not there yet", absent, plural(absent))
+		what += fmt.Sprintf("; %d file%s not there yet", absent, plural(absent))
 	}
 	fmt.Fprintf(stdout, "%s: the configuration %s is valid: %d project%s, %d key%s (%s)\n", exporterName, source,
 		len(cfg.Projects), plural(len(cfg.Projects)), len(cfg.Keys), plural(len(cfg.Keys)), what)

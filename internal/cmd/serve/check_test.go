@@ -136,7 +136,7 @@ func TestConfigCheckKeyFileNotThereYet(t *testing.T) {
 		t.Fatalf("exit %d, want 0: %s", rc, errb.String())
 	}
 	checkLines(t, errb.String(), []string{"mintlify_exporter: warning: " + cfg + `: line 3: keys[0] "later": reading api_key_file: open ` + missing})
-	if !strings.Contains(out.String(), "is valid: 1 project, 1 key (") || !strings.Contains(out.String(), "1 key file not there yet") {
+	if !strings.Contains(out.String(), "is valid: 1 project, 1 key (") || !strings.Contains(out.String(), "1 file not there yet") {
 		t.Errorf("stdout %q", out.String())
 	}
 	out.Reset()
@@ -211,11 +211,14 @@ func TestConfigCheckTrackedJobsFile(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("MAIN_TEST_KEY", mainTestKey)
 	missing := filepath.Join(dir, "missing", "jobs.txt")
-	for _, tc := range []struct{ path, want string }{
-		{"/dev/null", "tracked_jobs_file /dev/null: not a regular file"},
-		{dir, "tracked_jobs_file " + dir + ": not a regular file"},
-		{missing, "tracked_jobs_file " + missing + ": its directory " + filepath.Dir(missing) + " does not exist"},
-		{filepath.Join(dir, "jobs.txt"), ""},
+	for _, tc := range []struct {
+		path, want string
+		warn       bool // a warning of --config.check, refused by --config.check-online and the start
+	}{
+		{"/dev/null", "tracked_jobs_file /dev/null: not a regular file", false},
+		{dir, "tracked_jobs_file " + dir + ": not a regular file", false},
+		{missing, "tracked_jobs_file " + missing + ": its directory " + filepath.Dir(missing) + " does not exist", true},
+		{filepath.Join(dir, "jobs.txt"), "", false},
 	} {
 		cfg := filepath.Join(dir, "c.yml")
 		body := fmt.Sprintf(fileConfig, "https://api.mintlify.com")
@@ -228,8 +231,16 @@ func TestConfigCheckTrackedJobsFile(t *testing.T) {
 		switch {
 		case tc.want == "" && rc != 0:
 			t.Errorf("%s: exit %d: %s", tc.path, rc, errb.String())
-		case tc.want != "" && (rc != 1 || !strings.Contains(errb.String(), cfg+": "+tc.want)):
+		case tc.warn && (rc != 0 || !strings.Contains(errb.String(), "warning: "+cfg+": "+tc.want)):
+			t.Errorf("%s: exit %d, %q; want 0 and the warning %q", tc.path, rc, errb.String(), cfg+": "+tc.want)
+		case tc.want != "" && !tc.warn && (rc != 1 || !strings.Contains(errb.String(), cfg+": "+tc.want)):
 			t.Errorf("%s: exit %d, %q; want 1 and %q", tc.path, rc, errb.String(), cfg+": "+tc.want)
+		}
+		if tc.warn {
+			errb.Reset()
+			if rc := run([]string{"--config.file", cfg, "--config.check-online"}, &out, &errb); rc != 1 || !strings.Contains(errb.String(), cfg+": "+tc.want) {
+				t.Errorf("%s: --config.check-online: exit %d, %q; want 1 and %q", tc.path, rc, errb.String(), tc.want)
+			}
 		}
 	}
 }

@@ -69,15 +69,25 @@ func (s *configSource) load() (*config.Config, error) {
 	if err != nil || s.loadHook != nil {
 		return cfg, err
 	}
-	if p := cfg.Global.TrackedJobsFile; p != "" {
-		if err := trackfile.CheckPath(p); err != nil {
-			if s.f.common.ConfigFile != "" {
-				return nil, fmt.Errorf("%s: tracked_jobs_file %s: %w", s.f.common.ConfigFile, p, err)
-			}
-			return nil, fmt.Errorf("--mintlify.tracked-jobs-file %s: %w", p, err)
-		}
+	if err := s.checkTrackedJobsFile(cfg); err != nil {
+		return nil, err
 	}
 	return cfg, nil
+}
+
+// checkTrackedJobsFile refuses a tracked-jobs file that cannot be one, naming where it was set.
+func (s *configSource) checkTrackedJobsFile(cfg *config.Config) error {
+	p := cfg.Global.TrackedJobsFile
+	if p == "" {
+		return nil
+	}
+	if err := trackfile.CheckPath(p); err != nil {
+		if s.f.common.ConfigFile != "" {
+			return fmt.Errorf("%s: tracked_jobs_file %s: %w", s.f.common.ConfigFile, p, err)
+		}
+		return fmt.Errorf("--mintlify.tracked-jobs-file %s: %w", p, err)
+	}
+	return nil
 }
 
 // read is load before the checks of the files the configuration names.
