@@ -11,10 +11,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
-// perWindow is the unit's side of a kind fetched whole (source.Fetched,
-// every kind of internal/kind.All not walked page by page): one fetch a window, whose payload the
-// kind turns into samples, shown as the window's gauges and as the month's
-// counters.
+// perWindow is the unit's side of a kind fetched whole (source.Fetched): one fetch a window.
 type perWindow struct {
 	kind     kind.Kind
 	code     source.Fetched
@@ -41,14 +38,8 @@ func (p *perWindow) advance(ctx context.Context, c *mintlify.Client, ws *windowS
 	}
 	if err != nil {
 		if errors.Is(err, mintlify.ErrSweepStopped) && ctx.Err() == nil && pl != nil {
-			// The budget ran out mid-fetch and the kind returned what it
-			// finished (whole days, say): kept, and the next try goes on
-			// from it. Not a failure; the round resumes when budget frees.
-			// It is shown meanwhile; when it holds new data (days the walk
-			// finished, not only the last complete count and a cursor), or
-			// when no round has completed yet (a first walk, which may
-			// show nothing: the feedback backlog's), that data is as of
-			// now (shownAt): up, and partial.
+			// The budget ran out mid-fetch: keep what the kind finished and go on from it next time (no failure).
+			// New data, or a first round's that has none yet, is shown as of now: up, and partial.
 			if p.newData(ws.Payload, pl) || ws.DataTime.IsZero() {
 				ws.Progress = now
 			}
@@ -70,8 +61,6 @@ func (p *perWindow) shows(ws *windowState) bool {
 	return ws.Payload != nil && (!ws.DataTime.IsZero() || p.newData(nil, ws.Payload))
 }
 
-// newData reports whether payload pl shows other samples than old (an
-// empty payload when nil) does.
 func (p *perWindow) newData(old, pl source.Payload) bool {
 	if old == nil {
 		old = p.code.Empty()

@@ -1,13 +1,6 @@
-// Package engine is the exporter's refresh engine: the plan a
-// configuration makes (keys, projects, collectors), the scheduler that
-// spends each organization's analytics budget, the analytics units and
-// the agent-job pollers, and the state files that carry their data and
-// the budget across restarts. Refreshes are driven by scrapes (Refresh)
-// but paced by the budget.
-//
-// It knows nothing of Prometheus: package collector reads its state
-// through View and turns it into series; the API requests and the state
-// files' writes are told through the callbacks of Options.
+// Package engine is the exporter's refresh engine: the plan a config makes, the scheduler that spends each
+// organization's analytics budget, the units and job pollers, and the state files that carry them across
+// restarts. Scrapes drive refreshes; the budget paces them. It knows nothing of Prometheus (see View).
 package engine
 
 import (
@@ -33,8 +26,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
-// Clock tells the time; tests pass a fake one. It is the budget's, so one
-// fake clock drives both.
+// Clock tells the time; it is the budget's, so one fake clock drives both in tests.
 type Clock = budget.Clock
 
 type realClock struct{}
@@ -50,20 +42,15 @@ type Options struct {
 	HTTPClient *http.Client
 	// RetryBase is the client's first retry delay; tests shorten it.
 	RetryBase time.Duration
-	// OnRequest is told of every HTTP request to the API (the client's
-	// Observer); nil for none.
+	// OnRequest is the client's Observer; nil for none.
 	OnRequest mintlify.Observer
-	// OnSave is told of every write of a state file (file "state" or
-	// "ledger"), failed when err is not nil; nil for none.
+	// OnSave is told of every state-file write ("state" or "ledger"), failed when err is set.
 	OnSave func(file string, err error, at time.Time)
-	// LockWait bounds each wait for the ledger's lock; 0 for the ledger's
-	// own bound (statefiles.MaxLockWait).
+	// LockWait bounds each wait for the ledger's lock; 0 for statefiles.MaxLockWait.
 	LockWait time.Duration
-	// DefaultCollectors are the analytics collectors of projects whose
-	// config lists none (the --collector.* flags); nil means pageviews.
+	// DefaultCollectors apply to projects that list none (--collector.*); nil means pageviews.
 	DefaultCollectors []string
-	// ReadTrackedJobs reads the tracked-jobs file (global.tracked_jobs_file);
-	// main passes trackfile.Read. Required when that setting is used.
+	// ReadTrackedJobs reads the tracked-jobs file (main passes trackfile.Read); required when one is set.
 	ReadTrackedJobs func(path string) ([]string, error)
 	// StoragePath is the state file (--storage.path); "" keeps no state.
 	StoragePath string
@@ -84,17 +71,14 @@ type Engine struct {
 	limMu    sync.Mutex
 	limiters map[string]*rate.Limiter // per project id, for agent-job polls
 
-	// What outlives a config: organizations by key fingerprint and unit
-	// state by unit id. Apply adds to them only when it succeeds.
+	// What outlives a config, by key fingerprint and unit id; Apply adds to it only when it succeeds.
 	storeMu sync.Mutex
 	orgs    map[string]*org
 	states  map[unitID]*unitState
 	saved   *savedState // read from the state file at start, until the first config claims it
 	forgot  bool        // retired states were forgotten since the state file was last written (retire.go)
 
-	// The state files (internal/statefiles): the data cache, the budget ledger
-	// shared with the backfill, and the lock that makes this process their
-	// only exporter. All nil or zero without --storage.path.
+	// The state files (internal/statefiles); nil without --storage.path.
 	files       *statefiles.Files
 	ledgerKeys  map[string]statefiles.Key // read at start, for the organizations' restore
 	saveMu      sync.Mutex
@@ -105,8 +89,7 @@ type Engine struct {
 	plan *plan
 }
 
-// plan is what one config makes: keys, each with the units that spend its
-// organization's budget, and the agent-job pollers, which do not.
+// plan: keys with the units that spend their organization's budget, and the job pollers, which do not.
 type plan struct {
 	gen   uint64 // counts the configs applied: renders are tied to one
 	keys  []*keyState
@@ -123,8 +106,7 @@ func (p *plan) keyOf(o *org) *keyState {
 	return nil
 }
 
-// New builds an exporter for cfg. It fails if a key cannot be read or is
-// not an admin key. With a state file, what it holds is served at once.
+// New builds an exporter for cfg; with a state file, what it holds is served at once.
 func New(cfg *config.Config, o Options) (*Engine, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -138,8 +120,7 @@ func New(cfg *config.Config, o Options) (*Engine, error) {
 	}
 	e := &Engine{opts: o, log: o.Logger, clock: o.Clock,
 		orgs: map[string]*org{}, states: map[unitID]*unitState{}}
-	// The keys first, read once: a configuration that cannot start
-	// touches no state file.
+	// Keys first: a configuration that cannot start touches no state file.
 	secrets, err := cfg.ResolveKeys(e.getenv())
 	if err != nil {
 		return nil, err
@@ -156,13 +137,8 @@ func New(cfg *config.Config, o Options) (*Engine, error) {
 	return e, nil
 }
 
-// Apply switches to cfg. It builds the whole plan first, touching nothing
-// that runs; only when every part of it worked does it swap the plan in
-// and adopt its new organizations and unit states, in one step. A refused
-// reload changes nothing. Units find their state by unit id (project id
-// and collector), so data, schedule and a refresh in flight carry over;
-// an organization is found by the key's fingerprint, so a renamed key
-// keeps what it spent.
+// Apply switches to cfg in one step once its whole plan is built, so a refused reload changes nothing. Units
+// keep their state by project id and collector, organizations by key fingerprint (a renamed key keeps its spend).
 func (e *Engine) Apply(cfg *config.Config) error {
 	secrets, err := cfg.ResolveKeys(e.getenv())
 	if err != nil {
@@ -171,9 +147,7 @@ func (e *Engine) Apply(cfg *config.Config) error {
 	return e.ApplyKeys(cfg, secrets)
 }
 
-// ApplyKeys is Apply with cfg's keys already read (cfg.ResolveKeys), so
-// that a reload that read them under its own deadline reads no key file
-// twice.
+// ApplyKeys is Apply with cfg's keys already read, so a reload reads no key file twice.
 func (e *Engine) ApplyKeys(cfg *config.Config, secrets map[string]secret.Secret) error {
 	e.storeMu.Lock()
 	defer e.storeMu.Unlock()
@@ -196,8 +170,7 @@ func (e *Engine) ApplyKeys(cfg *config.Config, secrets map[string]secret.Secret)
 	return nil
 }
 
-// builder makes the plan of one config without touching what runs: new
-// organizations and unit states wait in it until adopt.
+// builder makes a config's plan without touching what runs; new state waits in it until adopt.
 type builder struct {
 	e       *Engine
 	cfg     *config.Config
@@ -208,8 +181,6 @@ type builder struct {
 	plan    *plan
 }
 
-// org is the organization of the key with fingerprint fp: the running
-// one, or a new one with what the state file remembers of it.
 func (b *builder) org(fp string, limit int) *org {
 	if o, ok := b.e.orgs[fp]; ok {
 		return o
@@ -223,8 +194,6 @@ func (b *builder) org(fp string, limit int) *org {
 	return o
 }
 
-// state is the unit state of id: the running one, or a new one with what
-// the state file remembers of it.
 func (b *builder) state(id unitID) *unitState {
 	if s, ok := b.e.states[id]; ok {
 		return s
@@ -237,8 +206,7 @@ func (b *builder) state(id unitID) *unitState {
 	return s
 }
 
-// key builds a key's clients and finds its organization. Its errors do
-// not name the key: Apply puts them in the form of a config error.
+// key's errors do not name the key: Apply puts them in the form of a config error.
 func (b *builder) key(k config.Key) error {
 	g := b.cfg.Global
 	co := mintlify.Options{
@@ -255,8 +223,7 @@ func (b *builder) key(k config.Key) error {
 	if err != nil {
 		return err
 	}
-	// Analytics calls retry once at most: every attempt is charged to the
-	// hourly budget.
+	// Retry once at most: every attempt is charged to the hourly budget.
 	co.MaxRetries = 1
 	client, err := mintlify.New(co)
 	if err != nil {
@@ -274,7 +241,6 @@ func (b *builder) key(k config.Key) error {
 	return nil
 }
 
-// project builds a project's analytics units and its agent-job poller.
 func (b *builder) project(pr config.Project) error {
 	g := b.cfg.Global
 	t := timing{
@@ -318,9 +284,6 @@ func (b *builder) project(pr config.Project) error {
 	return nil
 }
 
-// fetcher is the code that fetches kind k's data for project id (label
-// its label value): a walk for the walked kinds, the kind's Fetch for
-// the others (internal/source).
 func (b *builder) fetcher(k kind.Kind, id, label string, ks *keyState, settings source.Settings, filter PathFilter) (fetcher, error) {
 	if code, ok := source.Lookup(k.Name); ok {
 		return &perWindow{kind: k, code: code, project: label, id: id, settings: settings}, nil
@@ -333,12 +296,8 @@ func (b *builder) fetcher(k kind.Kind, id, label string, ks *keyState, settings 
 	return nil, fmt.Errorf("project %q: collector %q has no code in internal/source", label, k.Name)
 }
 
-// windowsOf are the windows of a unit of kind k in a project that lists
-// windows. A kind that adds up over days counts the month to date; the
-// rolling windows come on top, when the config lists them. One that does
-// not (unique visitors) has the windows only, 24h when the config lists
-// none. A month-only kind has the month alone, a snapshot one its one
-// window without a label.
+// windowsOf: an additive kind counts the month to date, plus the config's rolling windows; one that is not
+// (unique visitors) has the windows only, 24h by default; a month-only kind the month, a snapshot one window.
 func windowsOf(k kind.Kind, windows []windowSpec) []windowSpec {
 	switch k.Windows {
 	case kind.WindowsOnly:
@@ -354,9 +313,7 @@ func windowsOf(k kind.Kind, windows []windowSpec) []windowSpec {
 	return append([]windowSpec{monthWindow}, windows...)
 }
 
-// adopt swaps in a plan that was built whole: its new organizations and
-// unit states join the store, limits change, states no config uses any
-// more are retired (retire.go). The caller holds storeMu.
+// adopt swaps in a plan built whole and retires states no config uses (retire.go). The caller holds storeMu.
 func (e *Engine) adopt(b *builder) {
 	p := b.plan
 	for fp, o := range b.orgs {
@@ -374,8 +331,7 @@ func (e *Engine) adopt(b *builder) {
 		u.state.mu.Lock()
 		u.state.use()
 		if r := u.state.health.LastReason; r == mintlify.ReasonUnauthorized || r == mintlify.ReasonForbidden {
-			// The usual fix for a refused key is a new key and a reload:
-			// try at once rather than wait out the long auth back-off.
+			// A refused key's fix is a new key and a reload: try at once, not after the long auth back-off.
 			u.state.health.NextRefresh = time.Time{}
 		}
 		u.state.mu.Unlock()
@@ -396,17 +352,14 @@ func (e *Engine) current() *plan {
 	return e.plan
 }
 
-// jobPollRate bounds GetJob calls per project. The API documents no limit
-// for reading jobs (only 100 writes per project per hour), and job polls
-// do not count against the analytics budget; one call a second with bursts
-// of 5 keeps a long list of tracked jobs from hammering it all the same.
+// jobPollRate: the API documents no limit for reading jobs, and polls do not spend the analytics budget;
+// one call a second (bursts of 5) per project keeps a long job list from hammering it all the same.
 const (
 	jobPollRate  = rate.Limit(1)
 	jobPollBurst = 5
 )
 
-// jobLimiter returns the project's poll limiter, the same one across
-// reloads so a reload cannot reset it.
+// jobLimiter is the same across reloads, so a reload cannot reset it.
 func (e *Engine) jobLimiter(projectID string) *rate.Limiter {
 	e.limMu.Lock()
 	defer e.limMu.Unlock()
@@ -421,9 +374,7 @@ func (e *Engine) jobLimiter(projectID string) *rate.Limiter {
 	return l
 }
 
-// refreshTimeout bounds one refresh so a hung upstream cannot hold a
-// singleflight slot for ever; the sweep gives up and the next scrape
-// starts a new one.
+// refreshTimeout keeps a hung upstream from holding a singleflight slot for ever.
 func refreshTimeout(maxInterval time.Duration) time.Duration {
 	return min(max(maxInterval/2, time.Minute), 10*time.Minute)
 }
@@ -442,20 +393,16 @@ func (e *Engine) getenv() func(string) string {
 	return os.Getenv
 }
 
-// Refresh starts what is due: each key's scheduler, which runs its due
-// units one at a time, and each due agent-job poll. It waits for them until
-// ctx ends (the scrape's deadline); they go on after that in the
-// background, and concurrent callers share them.
+// Refresh starts each key's scheduler and each due job poll, and waits for them until ctx ends (the
+// scrape's deadline); they go on in the background, shared by concurrent callers.
 func (e *Engine) Refresh(ctx context.Context) {
 	p := e.current()
 	now := e.clock.Now()
 	if e.ctx.Err() != nil {
 		return
 	}
-	// A scrape waits for a refresh only when it has nothing to show
-	// without it, and the refresh may still end within the scrape: once
-	// a refresh has run longer than one scrape's time, the next scrapes
-	// answer at once (from the cache, or with up = 0).
+	// Wait only when there is nothing to show without it and the refresh may still end within the scrape: once
+	// a refresh has run longer than a scrape, the next scrapes answer at once (from the cache, or up = 0).
 	patience := time.Duration(math.MaxInt64)
 	if d, ok := ctx.Deadline(); ok {
 		patience = time.Until(d)
@@ -499,12 +446,10 @@ func (e *Engine) Refresh(ctx context.Context) {
 	}
 }
 
-// Wait blocks until no refresh is running. Tests use it to reach a known
-// state without sleeping.
+// Wait blocks until no refresh runs, so tests reach a known state without sleeping.
 func (e *Engine) Wait() { e.wg.Wait() }
 
-// Close stops running refreshes, waits for them, saves the state and
-// closes idle connections to the API.
+// Close stops running refreshes, waits for them, saves the state and closes idle connections.
 func (e *Engine) Close() {
 	e.closeOnce.Do(func() {
 		e.cancel()

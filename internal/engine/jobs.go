@@ -16,31 +16,21 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
-// MaxTrackedJobs caps the job ids followed per project. Polling runs at
-// one request a second per project, so 10 000 ids are already close to
-// three hours of first polls; a longer list is a mistake or an attack, and
-// would cost memory and CPU on every refresh. Ids from the config come
-// first, then the newest lines of the tracked-jobs file; the rest are
-// counted in mintlify_agent_jobs_ignored and logged once.
+// MaxTrackedJobs: at one poll a second, 10 000 ids are nearly three hours of first polls; more is a mistake
+// or an attack. Config ids come first, then the file's newest; the rest are counted and logged once.
 const MaxTrackedJobs = 10_000
 
-// jobIDSource lists the ids to follow, at most MaxTrackedJobs, and how
-// many more were listed; it is re-read on every refresh so a job created
-// with `jobs create --track` is picked up without a reload. When the
-// tracked-jobs file cannot be read, ids still holds the config's ids and
-// err says why.
+// jobIDSource is re-read every refresh, so `jobs create --track` needs no reload; on a file error ids
+// keeps the config's.
 type jobIDSource func() (ids []string, ignored int, err error)
 
-// trackedJob is what the exporter knows of one job id.
 type trackedJob struct {
 	job      *mintlify.Job // nil until first fetched
 	endedAt  time.Time     // when it was first seen in a terminal state
 	notFound time.Time     // last 404, zero if none
 }
 
-// agentJobs follows the agent jobs of one project. There is no list
-// endpoint, so it polls each id it was given; a job in a terminal state is
-// not polled again, and is exported until the retention has passed.
+// agentJobs polls each id (there is no list endpoint); a terminal job is not polled again.
 type agentJobs struct {
 	project     string
 	id          string
@@ -76,8 +66,7 @@ func (a *agentJobs) adopt(old *agentJobs) {
 	a.capped = old.capped
 }
 
-// due lists the ids to poll now. Its work under the lock is linear in
-// len(ids), which the cap bounds.
+// due's work under the lock is linear in len(ids), which the cap bounds.
 func (a *agentJobs) due(ids []string, now time.Time) []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -101,8 +90,6 @@ func (a *agentJobs) due(ids []string, now time.Time) []string {
 	return out
 }
 
-// noteIgnored records how many listed ids the cap left out, and logs the
-// first time it does.
 func (a *agentJobs) noteIgnored(n int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -120,8 +107,7 @@ func (a *agentJobs) noteIgnored(n int) {
 func (a *agentJobs) refresh(ctx context.Context, now time.Time) error {
 	ids, ignored, readErr := a.ids()
 	if readErr != nil {
-		// The config's ids are still polled; the file's jobs keep their
-		// state until it can be read again.
+		// The config's ids are still polled; the file's jobs keep their state until it reads again.
 		readErr = fmt.Errorf("reading tracked job ids: %w", readErr)
 	}
 	a.noteIgnored(ignored)
@@ -188,10 +174,7 @@ func (a *agentJobs) poll(ctx context.Context, id string, now time.Time) error {
 	return nil
 }
 
-// forget drops the ids that are no longer tracked. Terminal jobs past
-// their retention stay in the map, unexported, so that they are not
-// fetched again while their id is still listed. The set is built before
-// the lock is taken; under it the work is one lookup per known job.
+// forget keeps terminal jobs past retention, unexported, so a still-listed id is not fetched again.
 func (a *agentJobs) forget(ids []string) {
 	keep := make(map[string]struct{}, len(ids))
 	for _, id := range ids {
@@ -206,14 +189,8 @@ func (a *agentJobs) forget(ids []string) {
 	}
 }
 
-// jobIDs merges the ids from the config with those in the tracked-jobs
-// file. File lines are "project_id/job_id", or a bare job id, which is taken
-// to belong to the project only when there is just one. The result holds
-// each id once, config ids first, then file ids newest (last line) first,
-// at most MaxTrackedJobs; the work is linear in the number of lines and
-// what is kept is bounded by the cap. The file is parsed again only when
-// it changed (another file, size or modification time), so a long file
-// costs its parse once, not on every refresh.
+// jobIDs: file lines are "project/job", or a bare job id when there is one project; config ids first, then
+// the newest file ids, at most MaxTrackedJobs. The file is parsed again only when it changed.
 func jobIDs(projectID string, fromConfig []string, file string, only bool, read func(string) ([]string, error)) jobIDSource {
 	var (
 		lastFile    os.FileInfo
@@ -229,10 +206,7 @@ func jobIDs(projectID string, fromConfig []string, file string, only bool, read 
 				return
 			}
 			if len(ids) == MaxTrackedJobs {
-				// Past the cap nothing is kept, not even in seen, so
-				// memory stays bounded; the reader returns each line once,
-				// so the count is exact but for an id listed both bare and
-				// scoped past the cap.
+				// Past the cap nothing is kept, not even in seen, so memory stays bounded.
 				ignored++
 				return
 			}
@@ -275,7 +249,6 @@ func jobIDs(projectID string, fromConfig []string, file string, only bool, read 
 	}
 }
 
-// status is what the poller knows at now.
 func (a *agentJobs) status(now time.Time) JobsStatus {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -11,9 +11,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
-// jobsUnit polls the tracked agent jobs of one project. Job reads are not
-// analytics requests: they do not spend the budget, and run on their own
-// poll interval, bounded by a rate limiter per project.
+// jobsUnit polls one project's tracked jobs: no analytics requests, so no budget, only a rate limiter.
 type jobsUnit struct {
 	projectID string
 	project   string // label value
@@ -26,7 +24,6 @@ type jobsUnit struct {
 	started time.Time // when the poll running now began, by the real clock
 }
 
-// hasData reports whether a poll ever succeeded.
 func (j *jobsUnit) hasData() bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -50,8 +47,7 @@ func (e *Engine) newJobsUnit(cfg *config.Config, pr config.Project, label string
 	if p := e.current(); p != nil {
 		for _, old := range p.jobs {
 			if old.projectID == pr.ID {
-				// Copies only: the running unit is left as it is until the
-				// new plan is swapped in.
+				// Copies only: the running unit is untouched until the new plan is swapped in.
 				aj.adopt(old.src)
 				old.mu.Lock()
 				j.h = old.h
@@ -69,8 +65,6 @@ func (j *jobsUnit) due(now time.Time) bool {
 	return j.h.due(now)
 }
 
-// startJobs joins or begins j's poll and returns a channel closed when it
-// ends.
 func (e *Engine) startJobs(j *jobsUnit) <-chan struct{} {
 	e.wg.Add(1)
 	j.mu.Lock()

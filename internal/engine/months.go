@@ -8,41 +8,22 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
-// The month-to-date counters. Every additive analytics number (page views,
-// feedback entries, searches, assistant queries) is exported as a counter
-// of events since the start of the current UTC calendar month, fetched
-// with day dates only: dateFrom is the 1st, dateTo tomorrow (exclusive),
-// both YYYY-MM-DD. That range covers everything up to now whatever the
-// upstream's time resolution, and PromQL computes any window from it with
-// increase(). On the 1st the counters start again from zero, which
-// increase() and rate() take for the counter reset it is. The period start
-// is each series' created timestamp.
-//
-// The counters are one more window of each unit, the month window, so the
-// scheduler, the resumable walks and the state file treat them like any
-// other window.
+// Month-to-date counters count since the 1st of the UTC month, asked in day dates [1st, tomorrow), which
+// covers up to now whatever the upstream's time resolution; increase() does the rest and reads the 1st as
+// a reset. They are one more window of each unit, so scheduling, walks and the state file treat them alike.
 
-// monthWindow is the month-to-date window. Its label is what the walk's
-// bookkeeping series (mintlify_page_views_paths and friends) show as
-// window; the counters themselves have no window label.
+// monthWindow's label shows only on the walk's bookkeeping series; the counters have no window label.
 var monthWindow = windowSpec{label: "month", month: true}
 
-// snapshotWindow is the one window of a Snapshot kind: the state now,
-// over the range its fetch chooses; its series have no window label.
+// snapshotWindow is a Snapshot kind's one window, without a label.
 var snapshotWindow = windowSpec{label: "", duration: 0}
 
-// windowsOnlyDefault is the window of a kind without counters (visitors)
-// when the project lists none.
+// windowsOnlyDefault is the window of a kind without counters (visitors) when the project lists none.
 var windowsOnlyDefault = windowSpec{label: "24h", duration: 24 * time.Hour}
 
-// rangeFor is the date range a refresh of window w asks for at now. The
-// month window asks for [1st of the month, tomorrow) in day dates, unless
-// the upstream refused a future dateTo this month (ws.RefusedFuture): then
-// it asks for [1st of the month, now) in RFC 3339, as windows do.
+// rangeFor: the month window asks for [1st, now) in RFC 3339 once the upstream refused a future dateTo this month.
 func rangeFor(ws *windowState, w windowSpec, now time.Time) mintlify.DateRange {
-	// dateTo is exclusive; truncating to the minute keeps the ranges of
-	// refreshes close in time identical, and very recent data is
-	// incomplete upstream anyway.
+	// To the minute, so refreshes close in time ask for identical ranges; recent data is incomplete anyway.
 	to := now.UTC().Truncate(time.Minute)
 	if !w.month {
 		return mintlify.DateRange{From: to.Add(-w.duration), To: to}
@@ -61,11 +42,8 @@ func laterOf(a, b time.Time) time.Time {
 	return b
 }
 
-// refusedFuture tells whether err is the upstream refusing the day range
-// r of the month window with 400, which it may do because dateTo is in the
-// future; it then records the refusal in ws so that this month's later
-// refreshes ask for [1st, now) instead. The caller retries at once. A
-// cursor refused (mintlify.ErrCursorRefused) is no refused range.
+// refusedFuture tells a 400 to the month window's day range (dateTo in the future) and records it, so this
+// month asks for [1st, now); the caller retries at once. A refused cursor is no refused range.
 func refusedFuture(ws *windowState, r mintlify.DateRange, err error) bool {
 	if err == nil || !r.Days || !mintlify.IsBadRequest(err) || errors.Is(err, mintlify.ErrCursorRefused) {
 		return false
@@ -74,15 +52,10 @@ func refusedFuture(ws *windowState, r mintlify.DateRange, err error) bool {
 	return true
 }
 
-// A month-to-date counter never falls within its month: Prometheus would
-// read the fall as a reset. When a refresh brings a lower value than the
-// one served for the same month (an upstream whose clock stepped back),
-// the window keeps the served one as a floor (windowState.Floor) until
-// the upstream's count passes it; a new month starts from its own values.
+// A month-to-date counter never falls within its month (Prometheus would read a reset): a value below the
+// one served (an upstream clock stepped back) is held at the served one (windowState.Floor).
 
-// CounterKey names one month-to-date counter of a unit: the family of its
-// sample and the values of its labels besides project, in the sample's
-// order.
+// CounterKey names one month-to-date counter: its family and its label values besides project.
 type CounterKey struct{ Family, A, B string }
 
 // KeyOf is the CounterKey of s.
@@ -101,15 +74,11 @@ func KeyOf(s source.Sample) CounterKey {
 	return k
 }
 
-// counterFloor is the values the counters of the month starting at Month
-// are served at least.
 type counterFloor struct {
 	Month  time.Time
 	Values map[CounterKey]float64
 }
 
-// counters calls each with the month-to-date counters ws shows, and
-// returns the start of their month; ok is false when it shows none.
 func (u *unit) counters(ws *windowState, each func(CounterKey, float64)) (month time.Time, ok bool) {
 	if wk, walked := source.LookupWalked(u.kind.Name); walked {
 		walk := shown(ws)
@@ -136,9 +105,6 @@ func (u *unit) counters(ws *windowState, each func(CounterKey, float64)) (month 
 	return ws.Range.From, true
 }
 
-// holdCounters sets the floor of ws, the month window after a refresh,
-// from old, the same window before it: every counter of the same month
-// that ws shows lower than old served it is held at what was served.
 func (u *unit) holdCounters(old, ws *windowState) {
 	if old.Payload == ws.Payload && shown(old) == shown(ws) {
 		return // the data shown did not change

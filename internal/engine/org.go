@@ -11,28 +11,20 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
-// Back-off after a 429 without Retry-After: doubling from a minute, capped
-// at the budget period, since the upstream counts per hour.
+// A 429 without Retry-After backs off doubling from a minute, up to the budget period (counted per hour).
 const (
 	backoffStart = time.Minute
 	backoffMax   = budget.Period
 )
 
-// The circuit breaker: after a refresh fails because the upstream is
-// unwell (5xx, timeouts, broken connections), no analytics request is made
-// with the key for breakerStart, doubling with each failure in a row up to
-// breakerMax. One refresh then probes; a success closes the breaker. An
-// hour of outage costs at most five probes of at most two requests (one
-// try and one retry): 0, 2, 6, 14 and 30 minutes in.
+// Circuit breaker: after an upstream failure (5xx, timeout), no analytics request for breakerStart, doubling
+// up to breakerMax, then one probe; an hour of outage costs at most five probes of two requests.
 const (
 	breakerStart = 2 * time.Minute
 	breakerMax   = budget.Period
 )
 
-// org is one API key's organization as the upstream sees it: the sliding
-// hour of analytics requests and any back-off. It outlives configs: a
-// reload or a rename of the key keeps it, and the state file carries it
-// across restarts.
+// org is one key's organization: its sliding hour and back-off, kept across reloads, renames and restarts.
 type org struct {
 	fp     string
 	budget *budget.Window
@@ -44,9 +36,7 @@ type org struct {
 	outages   int       // consecutive upstream failures (the breaker)
 	run       chan struct{}
 	runStart  time.Time // when run began, by the real clock (scrape timeouts are real)
-	// spent is the request times of the last hour by collector kind, for
-	// the kinds' shares of the hour (share.go). It is not in the ledger:
-	// after a restart the kinds start afresh, within the key's hour.
+	// spent feeds the kinds' shares (share.go); not in the ledger, so after a restart the kinds start afresh.
 	spent map[string][]time.Time
 	picks uint64 // units picked to run, for unitState.turn
 }
@@ -64,8 +54,6 @@ func (o *org) pause(until time.Time) time.Time {
 	return o.until
 }
 
-// rateLimited records a 429 and returns when requests may resume: the
-// upstream's Retry-After when it sent one, else an exponential delay.
 func (o *org) rateLimited(now time.Time, retryAfter time.Duration, hasRetryAfter bool) time.Time {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -77,7 +65,6 @@ func (o *org) rateLimited(now time.Time, retryAfter time.Duration, hasRetryAfter
 	return o.pause(now.Add(min(max(d, time.Second), backoffMax)))
 }
 
-// outcome records a refresh's outcome for the breaker.
 func (o *org) outcome(now time.Time, c mintlify.Class) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -90,24 +77,18 @@ func (o *org) outcome(now time.Time, c mintlify.Class) {
 	}
 }
 
-// keyState is one configured key: its name (the label), its clients and
-// the units that spend its organization's budget.
 type keyState struct {
-	name    string
-	org     *org
-	client  *mintlify.Client // analytics: at most one retry, charged to the budget
-	jobs    *mintlify.Client // agent jobs: outside the budget
-	limit   int
-	weights config.CollectorWeights
-	units   []*unit
-	// cycleWarned: warnCycle has logged for this config.
+	name        string
+	org         *org
+	client      *mintlify.Client // analytics: at most one retry, charged to the budget
+	jobs        *mintlify.Client // agent jobs: outside the budget
+	limit       int
+	weights     config.CollectorWeights
+	units       []*unit
 	cycleWarned atomic.Bool
 }
 
-// cycle is the planned time of one full round of the key's analytics work
-// on its budget: the longest refresh interval of its units (see
-// unit.plannedInterval), and the kind of the unit that takes it. requests
-// is what that round costs; 0 and 0 for a key without units.
+// cycle is one full round of the key's analytics work at its budget: the longest unit interval and its kind.
 func (k *keyState) cycle(shares map[string]*kindShare) (d time.Duration, requests int, longest string) {
 	for _, u := range k.units {
 		requests += u.fullCost()
@@ -118,11 +99,8 @@ func (k *keyState) cycle(shares map[string]*kindShare) (d time.Duration, request
 	return d, requests, longest
 }
 
-// warnCycle logs, once for the config, when the key's budget cannot
-// refresh its work within max_age: the data of most of its projects will
-// be older than max_age (up 0, no series) between refreshes. It runs when
-// a config is applied, and after each run of the key's units, since a
-// walk's cost is learnt as it goes (a first walk of a big backlog, say).
+// warnCycle logs once per config when the budget cannot refresh the key's work within max_age; it runs
+// after each run too, since a walk's cost is learnt as it goes.
 func (k *keyState) warnCycle(log *slog.Logger) {
 	if len(k.units) == 0 || k.cycleWarned.Load() {
 		return
@@ -138,10 +116,8 @@ func (k *keyState) warnCycle(log *slog.Logger) {
 		"cycle", cycle.Round(time.Second).String(), "max_age", maxAge.String(), "longest", longest)
 }
 
-// schedule runs the key's due units one after another (keyState.next
-// picks them), until none can run; one run per organization at a time, so units
-// never race for the same slots and the breaker sees a failure before the
-// next unit spends anything. It returns a channel closed when the run ends.
+// schedule runs the key's due units one at a time, so units never race for the same slots and the breaker
+// sees a failure before the next unit spends anything.
 func (e *Engine) schedule(o *org) (run <-chan struct{}, started time.Time) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -178,9 +154,7 @@ func (e *Engine) drain(o *org) {
 		now := e.clock.Now()
 		var u *unit
 		var res *budget.Reservation
-		// Reserve after counting the requests the backfill made with the
-		// key, and save what is reserved as spent, should the process die
-		// now: both under the ledger's lock.
+		// Under the ledger's lock: count the backfill's requests, then save the reservation as spent, lest we die now.
 		tx := e.beginLedger()
 		u, res = k.next(now)
 		e.endLedger(tx, u != nil)

@@ -8,25 +8,11 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 )
 
-// How a key's hour is shared (docs/budget.md, "Collectors share the
-// budget"). Each collector kind enabled under the key gets a rate, in
-// requests an hour: its weight's share of the key's limit, but never more
-// than it can use (what its units cost a round, every
-// min_refresh_interval, or less often while they back off after a
-// failure); what a kind cannot use goes to the others by
-// weight, and what none can use is shared by weight all the same. The
-// rates add up to the limit.
-//
-// A kind may spend its rate, rounded up, in any sliding hour: the
-// scheduler grants a refresh at most what is left of it. A walk larger
-// than that (the first month of conversations, a big site's first page
-// walk) therefore spreads over hours at its kind's rate, while every
-// other kind gets its own share and its first refresh at once. Among the
-// due units whose kind has room, the kind that used the least of its rate
-// goes first, then the most overdue; a unit its grant stopped mid-round
-// is due again from that moment, behind the units that were due before.
+// How a key's hour is shared (docs/budget.md): each enabled kind gets a rate, its weight's share of the limit
+// but no more than it can use; the rest goes to the others by weight. A kind may spend its rate in any sliding
+// hour, so a large walk spreads over hours while every other kind still gets its share. The least served kind
+// goes first, then the most overdue unit; one stopped mid-round is due again behind those due before.
 
-// kindShare is one kind's part of a key's hour.
 type kindShare struct {
 	cost   int     // requests a full round of the kind's units costs
 	demand float64 // requests an hour it can use at most: a round every min_refresh_interval
@@ -34,10 +20,8 @@ type kindShare struct {
 	rate   float64 // requests an hour it gets
 }
 
-// allowance is what the kind may spend in any sliding hour.
 func (s *kindShare) allowance() int { return max(int(math.Ceil(s.rate-1e-9)), 1) }
 
-// interval is the time a full round of the kind takes at its rate.
 func (s *kindShare) interval() time.Duration {
 	if s.rate <= 0 {
 		return budget.Period
@@ -45,7 +29,6 @@ func (s *kindShare) interval() time.Duration {
 	return time.Duration(float64(budget.Period) * float64(max(s.cost, 1)) / s.rate)
 }
 
-// shares works out the rate of each kind enabled under the key.
 func (k *keyState) shares() map[string]*kindShare {
 	now := k.org.clock.Now()
 	out := map[string]*kindShare{}
@@ -67,10 +50,7 @@ func (k *keyState) shares() map[string]*kindShare {
 	return out
 }
 
-// demandPeriod is how often the unit can use a round at most: every
-// min_refresh_interval, or while it backs off after a failure (a refused
-// key, a broken answer), not before its retry; a share it cannot use goes
-// to the other kinds.
+// demandPeriod: a unit backing off uses a round only at its retry; its unused share goes to the other kinds.
 func (u *unit) demandPeriod(now time.Time) time.Duration {
 	u.state.mu.Lock()
 	h := u.state.health
@@ -81,9 +61,7 @@ func (u *unit) demandPeriod(now time.Time) time.Duration {
 	return u.timing.minInterval
 }
 
-// fill shares limit among the kinds by weight, none getting more than its
-// demand (water-filling); what is left when every kind has its demand is
-// shared by weight on top.
+// fill is water-filling: shares by weight capped at demand, what is left shared by weight on top.
 func fill(shares map[string]*kindShare, limit float64) {
 	names := make([]string, 0, len(shares))
 	for n, s := range shares {
@@ -130,8 +108,6 @@ func fill(shares map[string]*kindShare, limit float64) {
 	}
 }
 
-// spend records a request of a unit of kind at t against the kind's
-// allowance.
 func (o *org) spend(kind string, t time.Time) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -141,7 +117,6 @@ func (o *org) spend(kind string, t time.Time) {
 	o.spent[kind] = append(o.spent[kind], t)
 }
 
-// spentBy is how many requests units of kind made in the hour before now.
 func (o *org) spentBy(kind string, now time.Time) int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -157,11 +132,7 @@ func (o *org) spentBy(kind string, now time.Time) int {
 	return len(times)
 }
 
-// next picks the unit to run and reserves what its round still needs,
-// within what its kind may still spend this hour and what is left of the
-// key's hour: of the due units whose kind has room, the one whose kind
-// used the least of its rate, then the most overdue. It returns nil when
-// nothing can run now.
+// next picks the unit to run and reserves what its round needs, within its kind's and the key's hour.
 func (k *keyState) next(now time.Time) (*unit, *budget.Reservation) {
 	if k.org.pausedUntil().After(now) {
 		return nil, nil
@@ -212,9 +183,7 @@ func (k *keyState) next(now time.Time) (*unit, *budget.Reservation) {
 	return best, res
 }
 
-// before orders two due units of kinds equally served: the most overdue
-// first and, due at the same time (a grant paused both within one tick of
-// the clock), the one that ran longest ago.
+// before: most overdue first, then (a grant paused both within one clock tick) the one that ran longest ago.
 func before(a *unit, aDue time.Time, b *unit, bDue time.Time) bool {
 	if !aDue.Equal(bDue) {
 		return aDue.Before(bDue)

@@ -15,23 +15,14 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
-// The state kept across restarts, so that a restart serves data at once
-// and spends nothing again, lives in the state files beside
-// --storage.path (internal/statefiles): the data cache, whose schema is
-// here and in statefile.go, and the budget ledger. A data cache that
-// cannot be read (too large, corrupt, of another program or version) is
-// moved aside (STATE.corrupt-<time>) and the exporter starts afresh; a
-// record in it that fails its checks is dropped (statecheck.go).
+// The data cache (schema here and in statefile.go) and the ledger serve data at once after a restart and
+// spend nothing again. An unreadable cache is moved aside (STATE.corrupt-<time>); a bad record is dropped.
 const (
-	// stateVersion 3: the windows are the exporter's own types
-	// (statefile.go), as 0.1.0 wrote them (testdata/v0.1.0). Versions 1
-	// and 2 were written only by development builds before 0.1.0: they
-	// are refused (preReleaseVersionError), not migrated.
+	// stateVersion 3 is what 0.1.0 wrote (testdata/v0.1.0); 1 and 2 were development builds only: refused.
 	stateVersion = 3
 	stateKind    = "mintlify_exporter state"
 )
 
-// preReleaseVersionError is a state file of a format no release wrote.
 type preReleaseVersionError struct{ version int }
 
 func (e preReleaseVersionError) Error() string {
@@ -54,8 +45,6 @@ type unitSnapshot struct {
 	windows map[string]*windowState    // decoded Windows
 }
 
-// savedState is what the state file held at start, until the first config
-// claims it.
 type savedState = stateFile
 
 func parseUnitID(s string) (unitID, bool) {
@@ -66,10 +55,7 @@ func parseUnitID(s string) (unitID, bool) {
 	return unitID{project: s[:i], collector: s[i+1:]}, true
 }
 
-// openState claims the state files (internal/statefiles), then reads the
-// data cache and the ledger. Only a path that must not be touched, or
-// another exporter on the same files, is an error: a file that cannot be
-// used is logged and ignored.
+// openState: only a path that must not be touched, or another exporter on the files, is an error.
 func (e *Engine) openState(cfg *config.Config) error {
 	path := e.opts.StoragePath
 	if path == "" {
@@ -110,8 +96,7 @@ func (e *Engine) openState(cfg *config.Config) error {
 	return nil
 }
 
-// setAside moves a state file that cannot be read aside, so that the
-// next save does not replace what it held, and logs it.
+// setAside keeps the next save from replacing what an unreadable file held.
 func (e *Engine) setAside(files *statefiles.Files, now time.Time, err error) {
 	path := files.Path()
 	aside, aerr := files.MoveDataAside(now)
@@ -123,12 +108,9 @@ func (e *Engine) setAside(files *statefiles.Files, now time.Time, err error) {
 	e.log.Warn("ignoring the state file, which cannot be read: it was moved aside, and the exporter starts afresh", "path", path, "moved_to", aside, "err", err)
 }
 
-// maxDropWarnings bounds the warnings of one load: a file of thousands of
-// bad records logs the first ones and how many more there were.
+// maxDropWarnings: a file of thousands of bad records logs the first ones and a count.
 const maxDropWarnings = 10
 
-// warnDropped logs the records of the state file left out at load, one
-// warning each (at most maxDropWarnings).
 func (e *Engine) warnDropped(dropped []error) {
 	for i, err := range dropped {
 		if i == maxDropWarnings {
@@ -139,17 +121,14 @@ func (e *Engine) warnDropped(dropped []error) {
 	}
 }
 
-// closeState writes nothing: it lets the state files go for another
-// exporter (Close saves before).
+// closeState writes nothing (Close saved before); it lets the files go for another exporter.
 func (e *Engine) closeState() {
 	if e.files != nil {
 		e.files.Close()
 	}
 }
 
-// clamp brings the units' times back to now: no success, data or walk
-// progress after now, and no next refresh later than maxRefresh from
-// now. It returns how many times it changed.
+// clamp brings times after now back to now, and next refreshes to within maxRefresh.
 func (s *stateFile) clamp(now time.Time, maxRefresh time.Duration) int {
 	n := 0
 	notAfter := func(t *time.Time, limit time.Time) {
@@ -173,11 +152,7 @@ func (s *stateFile) clamp(now time.Time, maxRefresh time.Duration) int {
 	return n
 }
 
-// readState reads the data cache. An error is a file that cannot be
-// read at all (not JSON, a wrong type at the top level, another program's
-// or version's); a record within it that cannot be read or fails its
-// checks (a unit, or one window of a unit) is left out and named in
-// dropped, and the rest is served.
+// readState: an error is a file unreadable as a whole; a bad record is left out, named in dropped.
 func readState(files *statefiles.Files, now time.Time) (st *stateFile, dropped []error, err error) {
 	b, err := files.ReadData()
 	if err != nil {
@@ -213,8 +188,6 @@ func readState(files *statefiles.Files, now time.Time) (st *stateFile, dropped [
 	return st, dropped, nil
 }
 
-// readUnit decodes and checks the unit stored as k: an error drops the
-// unit; dropped are its windows left out (decodeWindows).
 func readUnit(k string, raw json.RawMessage, now time.Time) (u *unitSnapshot, dropped []error, err error) {
 	id, ok := parseUnitID(k)
 	if !ok {
@@ -238,7 +211,6 @@ func readUnit(k string, raw json.RawMessage, now time.Time) (u *unitSnapshot, dr
 	return u, dropped, nil
 }
 
-// restoreOrg gives o what the ledger remembered of its organization.
 func (e *Engine) restoreOrg(o *org, now time.Time) {
 	entry, ok := e.ledgerKeys[o.fp]
 	if !ok {
@@ -251,7 +223,6 @@ func (e *Engine) restoreOrg(o *org, now time.Time) {
 	}
 }
 
-// restoreUnit returns the state the file remembered for id, or a new one.
 func (s *savedState) restoreUnit(id unitID) *unitState {
 	st := &unitState{windows: map[string]*windowState{}}
 	if s == nil {
@@ -271,30 +242,18 @@ func (s *savedState) restoreUnit(id unitID) *unitState {
 	return st
 }
 
-// save writes what changed: the ledger, and the data cache if any unit's
-// state changed since it was last written. Failures are logged and
-// counted, never fatal: the exporter works without the files, and a
-// restart loads the last ones written.
+// save failures are logged and counted, never fatal: a restart loads the last files written.
 func (e *Engine) save() {
 	e.saveLedger()
 	e.saveData()
 	e.saveSites()
 }
 
-// walkSaveInterval bounds how often the data cache is rewritten while a
-// round runs on: a first walk of a large site spends its grant a few pages
-// at a time, and rewriting a state of megabytes after each few pages
-// would write it hundreds of times over (50 times, growing to 9 MiB, for
-// 100 000 paths).
+// walkSaveInterval: rewriting megabytes after every few pages of a first walk would write it hundreds of times.
 const walkSaveInterval = time.Minute
 
-// saveProgress writes what one run of the scheduler changed: the ledger
-// always (the requests are spent), the data cache and the sites when the
-// run ended a unit's round (settled) or walkSaveInterval has passed since
-// the data cache was last written. The scheduler writes the data cache
-// when it stops (drain) and Close does, so a walk's pages are on disk as
-// soon as the refresh pauses; a crash in between loses at most a minute of
-// them, never the record of the requests.
+// saveProgress always writes the ledger (the requests are spent), the data cache only when a round settled
+// or walkSaveInterval passed: a crash loses at most a minute of pages, never the record of requests.
 func (e *Engine) saveProgress(settled bool) {
 	e.saveLedger()
 	e.saveMu.Lock()
@@ -306,19 +265,12 @@ func (e *Engine) saveProgress(settled bool) {
 	}
 }
 
-// saveLedger records the organizations' requests and back-offs in the
-// ledger (an update with nothing reserved).
 func (e *Engine) saveLedger() {
 	e.endLedger(e.beginLedger(), true)
 }
 
-// beginLedger starts an update of the ledger: it takes the ledger's lock,
-// reads it, and counts the requests other processes recorded for each
-// key as the organization's foreign ones, so that a reservation made
-// before endLedger sees every request made with the key. The update (nil
-// without state files, or when the ledger cannot be used: a reservation
-// goes on without it, and the failure is reported) ends with endLedger,
-// which must follow.
+// beginLedger takes the ledger's lock and counts other processes' requests with each key, so a reservation
+// before endLedger sees them all; nil without usable state files (reservations go on). endLedger must follow.
 func (e *Engine) beginLedger() *statefiles.Txn {
 	if e.files == nil {
 		return nil
@@ -339,9 +291,7 @@ func (e *Engine) beginLedger() *statefiles.Txn {
 	return tx
 }
 
-// endLedger ends the update beginLedger started: with commit, it records
-// the organizations' own requests and back-offs and writes the ledger;
-// without, it writes nothing.
+// endLedger writes the organizations' requests and back-offs with commit, nothing without.
 func (e *Engine) endLedger(tx *statefiles.Txn, commit bool) {
 	if e.files == nil {
 		return
@@ -363,15 +313,12 @@ func (e *Engine) endLedger(tx *statefiles.Txn, commit bool) {
 	e.reportSave(statefiles.LedgerFile, e.files.CommitLedger(tx))
 }
 
-// reportSave tells Options.OnSave of a write of a state file.
 func (e *Engine) reportSave(file string, err error) {
 	if e.opts.OnSave != nil {
 		e.opts.OnSave(file, err, e.clock.Now())
 	}
 }
 
-// saveData writes the data cache if a unit's state changed since it was
-// last written.
 func (e *Engine) saveData() {
 	if e.files == nil {
 		return
@@ -409,9 +356,7 @@ func (e *Engine) saveData() {
 	}
 }
 
-// saveSites records in the ledger the pages of each project's last
-// complete month walk of page views, when they changed: what a day of the
-// project costs the backfill, which reads them for its estimate.
+// saveSites records each project's last month walk's pages: the backfill's estimate of a day's cost.
 func (e *Engine) saveSites() {
 	if e.files == nil {
 		return
@@ -436,8 +381,6 @@ func (e *Engine) saveSites() {
 	}
 }
 
-// encode returns the unit's state as JSON, re-encoding only when it
-// changed since the last save.
 func (s *unitState) encode() (json.RawMessage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -10,24 +10,15 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
-// The state file is read as untrusted input (#36): a file damaged on
-// disk, edited by hand or written by another program must not put into
-// /metrics what no API answer could. Every value the engine stores passes
-// the checks an API answer passes (mintlify.CheckCount, PathLabelOK, the
-// walk's own bounds), and the kinds' payloads theirs (internal/source's
-// Decode). A record that fails is dropped, logged once, and fetched
-// again; the rest of the file is served.
+// The state file is untrusted input (#36): every stored value passes an API answer's checks, so a damaged
+// or hand-edited file cannot put into /metrics what no API answer could. A failing record is dropped.
 
-// maxStoredPages bounds the page counts a state file may hold: the pages
-// of a walk, its requests and its hint. max_pages has no upper bound, but
-// no walk that fits the data cache (MaxDataBytes) reads a million pages.
+// maxStoredPages: no walk that fits the data cache (MaxDataBytes) reads a million pages.
 const maxStoredPages = 1 << 20
 
-// maxStoredFailures bounds a unit's consecutive failures (its back-off
-// shifts by at most ten of them).
+// maxStoredFailures: the back-off shifts by at most ten of them anyway.
 const maxStoredFailures = 1 << 20
 
-// check reports what in h no refresh could have written.
 func (h *health) check() error {
 	if h.Failures < 0 || h.Failures > maxStoredFailures {
 		return fmt.Errorf("failures %d out of range", h.Failures)
@@ -46,9 +37,7 @@ func (h *health) check() error {
 	return nil
 }
 
-// check reports what in rec, a window of a unit of collector, no refresh
-// could have written: a walked kind keeps walks of its endpoint and no
-// payload, the others a payload and no walk.
+// check: a walked kind keeps walks and no payload, the others a payload and no walk.
 func (rec *windowRecord) check(collector string) error {
 	if rec.Hint < 0 || rec.Hint > maxStoredPages {
 		return fmt.Errorf("hint %d out of range", rec.Hint)
@@ -74,12 +63,9 @@ func (rec *windowRecord) check(collector string) error {
 	return rec.Floor.check(collector)
 }
 
-// maxFloorSeries bounds the counters a floor holds: two a path of the
-// largest walk, and far more than any kind's.
+// maxFloorSeries: two a path of the largest walk, far more than any kind's.
 const maxFloorSeries = 1 << 21
 
-// check refuses a floor of another month than a 1st, too many series, a
-// family that is no counter of collector, or a count out of range.
 func (f *floorRecord) check(collector string) error {
 	if f == nil {
 		return nil
@@ -99,8 +85,7 @@ func (f *floorRecord) check(collector string) error {
 	return nil
 }
 
-// check refuses a range without a start or that ends before it starts
-// (a snapshot's range may be empty: it asks for the state now).
+// A snapshot's range may be empty: it asks for the state now.
 func (r rangeRecord) check() error {
 	if r.From.IsZero() || r.To.Before(r.From) {
 		return fmt.Errorf("range %s to %s is not a range", r.From, r.To)
@@ -108,10 +93,7 @@ func (r rangeRecord) check() error {
 	return nil
 }
 
-// check reports what in rec, a walk of the endpoint rows (complete when
-// data), no walk could have written. Rows whose path is no label value are not an
-// error: older versions kept them, and the export leaves them out
-// (PathFilter.Allowed).
+// Rows whose path is no label value are no error: older versions kept them, and the export drops them.
 func (rec *walkRecord) check(rows mintlify.RowsKind, data bool) error {
 	if rec == nil {
 		return nil
@@ -128,7 +110,6 @@ func (rec *walkRecord) check(rows mintlify.RowsKind, data bool) error {
 	return rec.checkRows(data)
 }
 
-// checkBounds checks the walk's endpoint (rows), page size and counts.
 func (rec *walkRecord) checkBounds(rows mintlify.RowsKind) error {
 	switch {
 	case rec.Kind != string(rows):
@@ -145,8 +126,6 @@ func (rec *walkRecord) checkBounds(rows mintlify.RowsKind) error {
 	return nil
 }
 
-// checkRows checks each row's counts and, in a complete walk (data),
-// that no path comes twice (Walk.merge).
 func (rec *walkRecord) checkRows(data bool) error {
 	var paths map[string]bool
 	if data {

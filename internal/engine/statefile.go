@@ -11,14 +11,9 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
-// The schema of a unit's windows in the state file: the exporter's own
-// types, every field with a json tag (TestStateSchemaIsTagged), so that a
-// change of the API client's types cannot change what is on disk. A
-// change here that older files cannot be read into bumps stateVersion,
-// with a migration below and a test reading the released fixture
-// (testdata/v0.1.0, never regenerated).
+// The stored schema is the exporter's own types, all json-tagged (TestStateSchemaIsTagged), so client changes
+// cannot change the disk format; an incompatible change bumps stateVersion, with a migration and a fixture test.
 
-// windowRecord is one window as stored.
 type windowRecord struct {
 	DataTime      time.Time       `json:"data_time"`
 	Hint          int             `json:"hint"`
@@ -31,13 +26,11 @@ type windowRecord struct {
 	Floor         *floorRecord    `json:"floor,omitempty"`
 }
 
-// floorRecord is a month window's counterFloor.
 type floorRecord struct {
 	Month  time.Time     `json:"month"`
 	Series []floorSeries `json:"series"`
 }
 
-// floorSeries is one counter held (CounterKey and value).
 type floorSeries struct {
 	Family string  `json:"family"`
 	A      string  `json:"a,omitempty"`
@@ -45,14 +38,12 @@ type floorSeries struct {
 	Value  float64 `json:"value"`
 }
 
-// rangeRecord is a date range.
 type rangeRecord struct {
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
 	Days bool      `json:"days,omitempty"`
 }
 
-// walkRecord is a page walk (mintlify.Walk), complete or in progress.
 type walkRecord struct {
 	Kind       string      `json:"kind"`
 	Range      rangeRecord `json:"range"`
@@ -75,7 +66,6 @@ type countRecord struct {
 	Total float64 `json:"total"`
 }
 
-// rowRecord is one path of a walk.
 type rowRecord struct {
 	Path  string  `json:"path"`
 	Human float64 `json:"human"`
@@ -119,7 +109,6 @@ func (rec *walkRecord) walk() *mintlify.Walk {
 	return w
 }
 
-// record is ws as stored.
 func (ws *windowState) record() (*windowRecord, error) {
 	rec := &windowRecord{DataTime: ws.DataTime, Hint: ws.Hint, RefusedFuture: ws.RefusedFuture,
 		Data: toWalk(ws.Data), Progress: ws.Progress, Walk: toWalk(ws.Walk)}
@@ -146,7 +135,6 @@ func (ws *windowState) record() (*windowRecord, error) {
 	return rec, nil
 }
 
-// window is the window rec stores, of a unit of collector.
 func (rec *windowRecord) window(collector string, now time.Time) (*windowState, error) {
 	ws := &windowState{DataTime: rec.DataTime, Hint: rec.Hint, RefusedFuture: rec.RefusedFuture,
 		Data: rec.Data.walk(), Progress: rec.Progress, Walk: rec.Walk.walk()}
@@ -170,7 +158,6 @@ func (rec *windowRecord) window(collector string, now time.Time) (*windowState, 
 	return ws, nil
 }
 
-// encodeWindows are a unit's windows as stored.
 func encodeWindows(windows map[string]*windowState) (map[string]json.RawMessage, error) {
 	raws := make(map[string]json.RawMessage, len(windows))
 	for k, ws := range windows {
@@ -185,10 +172,7 @@ func encodeWindows(windows map[string]*windowState) (map[string]json.RawMessage,
 	return raws, nil
 }
 
-// decodeWindows are the windows a unit of collector stored, each decoded
-// and checked on its own: one that cannot be read or fails its checks
-// (windowRecord.check, the kind's Decode) is left out, and named in
-// dropped, so that the rest of the unit's data is served.
+// decodeWindows checks each window on its own: a bad one is left out (dropped), the rest served.
 func decodeWindows(collector string, raws map[string]json.RawMessage, now time.Time) (windows map[string]*windowState, dropped []error) {
 	windows = make(map[string]*windowState, len(raws))
 	for k, raw := range raws {

@@ -13,14 +13,12 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
-// timing is what the config says about refresh timing.
 type timing struct {
 	minInterval, maxInterval, maxAge, refreshTimeout time.Duration
 	fixedInterval                                    time.Duration // agent_jobs: the poll interval
 }
 
-// health is a unit's schedule and the outcome of its refreshes. It is part
-// of the unit's state, so it survives reloads and restarts.
+// health is part of the unit's state, so it survives reloads and restarts.
 type health struct {
 	NextRefresh time.Time          `json:"next_refresh"`
 	LastSuccess time.Time          `json:"last_success"`
@@ -37,8 +35,7 @@ func (h *health) succeed(now time.Time, next time.Duration) {
 	h.NextRefresh = now.Add(next)
 }
 
-// fail records a failure; it reports whether the reason is new (worth a
-// log line at warning level rather than debug).
+// fail reports whether the reason is new: worth a warning rather than a debug line.
 func (h *health) fail(reason string) bool {
 	if h.FailCounts == nil {
 		h.FailCounts = map[string]float64{}
@@ -54,32 +51,23 @@ func (h *health) fresh(now time.Time, maxAge time.Duration) bool {
 	return !h.LastSuccess.IsZero() && now.Sub(h.LastSuccess) <= maxAge
 }
 
-// unitID is what a unit's data belongs to: the upstream project (by id,
-// not by the name it is exported under) and the collector. A reload that
-// keeps both keeps the data; one that changes the id starts afresh.
+// unitID is by project id (not label) and collector: a reload keeping both keeps the data.
 type unitID struct{ project, collector string }
 
 func (id unitID) String() string { return id.project + "/" + id.collector }
 
-// unitState is everything a unit learned that outlives the config that
-// made the unit: its health and, per window, its data. One exists per
-// unitID in the exporter's store; units of successive configs share it, so
-// a refresh that runs across a reload lands in the new config's unit.
+// unitState outlives configs: successive configs' units share it, so a refresh across a reload lands in the new one.
 type unitState struct {
 	mu      sync.Mutex
 	health  health
 	windows map[string]*windowState // by windowSpec.key()
 	version int                     // bumped whenever data changes
-	// Round is when the current refresh round began: a window whose data
-	// is at least as new is done for this round.
+	// round is when the current round began: a window whose data is as new is done for it.
 	round time.Time
-	// turn is when the scheduler last picked the unit, in picks of its
-	// organization: of two units due at the same time, the one picked
-	// longer ago goes first. Not saved.
+	// turn: of two units due together, the one picked longer ago goes first. Not saved.
 	turn uint64
 
-	// retired is when the last config that used the unit was replaced by
-	// one that does not; zero while a config uses it (retire.go).
+	// retired is zero while a config uses the unit (retire.go).
 	retired time.Time
 
 	// the last JSON encoding, for the state file
@@ -88,27 +76,18 @@ type unitState struct {
 	encodedAt int
 }
 
-// windowState is one window's data and the walk that renews it. It is
-// stored as a windowRecord (statefile.go).
 type windowState struct {
 	DataTime time.Time // when Data landed; zero if none
 	Hint     int       // pages the last walk had
-	// RefusedFuture is the start of the month in which the upstream
-	// answered the month window's day range (dateTo tomorrow) with 400;
-	// that month's refreshes ask for [1st, now) instead. Zero if never.
+	// RefusedFuture is the month whose day range the upstream refused (400); it asks for [1st, now) instead.
 	RefusedFuture time.Time
-	// Data is the last complete walk (pageviews, visitors); Walk the one in
-	// progress, whose pages are kept until it completes.
+	// Data is the last complete walk; Walk the one in progress, whose pages are kept until it completes.
 	Data     *mintlify.Walk
 	Progress time.Time // when Walk last read a page
 	Walk     *mintlify.Walk
-	// Range is what Payload covers: the kinds of internal/source keep
-	// their data of a window there.
-	Range   *mintlify.DateRange
-	Payload source.Payload
-	// Floor holds the month window's counters at what they served
-	// (holdCounters); nil when none fell.
-	Floor *counterFloor
+	Range    *mintlify.DateRange
+	Payload  source.Payload
+	Floor    *counterFloor
 }
 
 func (s *unitState) window(w windowSpec) *windowState {
@@ -123,30 +102,20 @@ func (s *unitState) window(w windowSpec) *windowState {
 	return ws
 }
 
-// fetcher is the endpoint side of an analytics collector: it advances one
-// window's data by the requests its gate lets through. The unit around it
-// owns scheduling, health and the budget; package collector turns the
-// data into series (View).
+// fetcher advances one window's data; the unit owns scheduling, health and the budget.
 type fetcher interface {
-	// cost is how many requests the window still needs this round.
 	cost(ws *windowState) int
-	// advance fetches for the window through c (the key's client, gated
-	// by the unit's grant); done reports that new data landed.
+	// advance fetches through c, gated by the unit's grant; done says new data landed.
 	advance(ctx context.Context, c *mintlify.Client, ws *windowState, w windowSpec, now time.Time) (done bool, err error)
-	// shows reports whether the window has data to show: a first walk
-	// the budget paused may have none yet (the feedback backlog's).
+	// shows: a first walk the budget paused may have nothing to show yet.
 	shows(ws *windowState) bool
 }
 
-// unit is one analytics collector of one project under the current
-// config: what to fetch and how to label it. Its state lives in the store.
 type unit struct {
-	id      unitID
-	kind    kind.Kind
-	project string // label value
-	src     fetcher
-	// What the project's configuration says of the data shown: the
-	// kinds' settings (internal/source) and the walks' path filter.
+	id       unitID
+	kind     kind.Kind
+	project  string // label value
+	src      fetcher
 	settings source.Settings
 	filter   PathFilter
 	windows  []windowSpec
@@ -160,23 +129,14 @@ type unit struct {
 	memoAt int
 }
 
-// interval is when the unit is due again after a refresh: the planned
-// interval within [min_refresh_interval, max_refresh_interval]. A unit
-// whose planned interval is longer is due sooner than the budget pays
-// for, and waits its turn (keyState.next): its refreshes come
-// plannedInterval apart.
+// interval: a unit whose planned interval is longer than max_refresh_interval is due sooner than the budget
+// pays for, and waits its turn (keyState.next).
 func (u *unit) interval() time.Duration {
 	return min(u.plannedInterval(u.key.shares()), u.timing.maxInterval)
 }
 
-// plannedInterval is the time a full round of the unit's kind under its
-// key takes at the kind's rate (shares, of u.key), at least
-// min_refresh_interval, also beyond max_refresh_interval:
-//
-//	interval(kind) = 1h × Σ cost(units of kind) / rate(kind)
-//
-// where the rates add up to the key's limit: turning on a collector
-// slows the others down instead of overspending.
+// plannedInterval is 1h × Σ cost(units of kind) / rate(kind), at least min_refresh_interval; the rates add
+// up to the key's limit, so turning on a collector slows the others instead of overspending.
 func (u *unit) plannedInterval(shares map[string]*kindShare) time.Duration {
 	iv := budget.Period
 	if s, ok := shares[u.kind.Name]; ok {
@@ -185,11 +145,7 @@ func (u *unit) plannedInterval(shares map[string]*kindShare) time.Duration {
 	return max(iv, u.timing.minInterval)
 }
 
-// expectedInterval is the time between the unit's refreshes as the
-// budget makes it now, what mintlify_refresh_interval_seconds reports:
-// the planned interval or, while a round the budget paused is under way
-// (not one that failed), at least the time it has run so far plus what
-// the rest of it costs at its kind's rate.
+// expectedInterval (mintlify_refresh_interval_seconds) also counts a paused round's run so far and its rest.
 func (u *unit) expectedInterval(now time.Time, shares map[string]*kindShare) time.Duration {
 	iv := u.plannedInterval(shares)
 	u.state.mu.Lock()
@@ -203,7 +159,6 @@ func (u *unit) expectedInterval(now time.Time, shares map[string]*kindShare) tim
 	return max(iv, now.Sub(start)+rest)
 }
 
-// cost is the requests the unit's current round still needs.
 func (u *unit) cost() int {
 	return max(u.sumWindows(func(s *unitState, ws *windowState) int {
 		if s.round.IsZero() || ws.DataTime.Before(s.round) {
@@ -213,12 +168,11 @@ func (u *unit) cost() int {
 	}), 1)
 }
 
-// fullCost is what a whole round costs: the budget planning figure.
+// fullCost is a whole round's cost: the budget planning figure.
 func (u *unit) fullCost() int {
 	return u.sumWindows(func(_ *unitState, ws *windowState) int { return max(ws.Hint, 1) })
 }
 
-// sumWindows adds up f over the unit's windows, under its state's lock.
 func (u *unit) sumWindows(f func(*unitState, *windowState) int) int {
 	s := u.state
 	s.mu.Lock()
@@ -236,13 +190,10 @@ func (u *unit) dueAt() time.Time {
 	return u.state.health.NextRefresh
 }
 
-// run advances the unit's round by what res lets through. settled
-// reports that the round ended, in success or failure, rather than
-// paused for the budget.
+// run: settled means the round ended, in success or failure, not paused for the budget.
 func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) (settled bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, u.timing.refreshTimeout)
 	defer cancel()
-	// Every request (retries included) takes one of the grant's.
 	client := u.key.client.Gated(func(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -271,8 +222,7 @@ func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) 
 		if skip {
 			continue
 		}
-		// The fetcher works on a copy, without the lock, so scrapes are
-		// never held up by requests; it clones what it changes.
+		// The fetcher works on a copy, without the lock, so scrapes never wait for requests.
 		var done bool
 		refused := work.RefusedFuture
 		done, err = u.src.advance(ctx, client, &work, w, now)
@@ -300,8 +250,6 @@ func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) 
 	return complete || err != nil, err
 }
 
-// hasData reports whether the unit ever refreshed: it has data to show
-// without waiting for a refresh.
 func (u *unit) hasData() bool {
 	u.state.mu.Lock()
 	defer u.state.mu.Unlock()
@@ -319,18 +267,14 @@ func (u *unit) finish(now time.Time, complete bool, err error) {
 	h := &s.health
 	if err == nil {
 		if !complete {
-			// The grant ran out mid-round: not a failure. The unit stays
-			// due, from now: it waits behind the units due before it, and
-			// resumes where it stopped when its kind has room again.
+			// The grant ran out: no failure; due from now, behind units due before, resuming where it stopped.
 			h.NextRefresh = now
 			return
 		}
 		if h.Failed {
 			u.log.Info("refresh succeeded again")
 		}
-		// A round the budget spread over hours counts from its start, so
-		// a walk that takes its whole interval starts again at once
-		// rather than wait as long again.
+		// A round spread over hours counts from its start, so a walk taking its whole interval restarts at once.
 		start := s.round
 		if start.IsZero() || start.After(now) {
 			start = now
@@ -356,8 +300,7 @@ func (u *unit) finish(now time.Time, complete bool, err error) {
 	}
 	switch {
 	case class.Kind == mintlify.KindRateLimited:
-		// The analytics budget is the organization's: the key backs off
-		// (see org.rateLimited) and every unit under it waits. Keep serving.
+		// The budget is the organization's: the key backs off and every unit under it waits. Keep serving.
 		h.Failed = false
 		logf("upstream rate limit hit (429); backing off, "+cached, "err", err)
 	case class.Auth():
@@ -367,8 +310,7 @@ func (u *unit) finish(now time.Time, complete bool, err error) {
 			u.log.Error(authHint(class), "err", err, "retry_at", h.NextRefresh)
 		}
 	default:
-		// Exponential back-off per unit; outages of the whole upstream
-		// are also spaced out per key by the circuit breaker.
+		// Per-unit back-off; whole-upstream outages are also spaced per key by the circuit breaker.
 		backoff := u.timing.minInterval << min(h.Failures-1, 10)
 		h.NextRefresh = now.Add(min(backoff, max(iv, u.timing.minInterval)))
 		logf("refresh failed; "+cached, "reason", reason, "err", err, "retry_at", h.NextRefresh)
@@ -382,8 +324,6 @@ func authHint(c mintlify.Class) string {
 	return "API key not allowed (403): the key may lack the needed scope, this host may be outside the key's IP allowlist, or the project may belong to another organization"
 }
 
-// showsData reports whether some window has data to show. The caller
-// holds the state lock.
 func (u *unit) showsData() bool {
 	for _, w := range u.windows {
 		if u.src.shows(u.state.window(w)) {
@@ -393,9 +333,7 @@ func (u *unit) showsData() bool {
 	return false
 }
 
-// forgetEmptyProgress ends, on a failure, the "under way" of a first walk
-// that shows nothing yet: not partial, no last success. The caller holds
-// the state lock.
+// forgetEmptyProgress: a failed first walk that shows nothing is not partial and has no last success.
 func (u *unit) forgetEmptyProgress() {
 	for _, w := range u.windows {
 		if ws := u.state.window(w); ws.DataTime.IsZero() && !ws.Progress.IsZero() && !u.src.shows(ws) {
@@ -405,12 +343,8 @@ func (u *unit) forgetEmptyProgress() {
 	}
 }
 
-// shownSince is the age that decides whether the data is fresh: the last
-// complete round, or when a round the budget paused has shown newer data
-// since (shownAt), the oldest of what the windows show. A first walk in
-// progress is thus shown as soon as its pages are paid for, and a month
-// of conversations as soon as its first days are walked. The caller holds
-// the state lock.
+// shownSince is the last complete round, or the oldest shown window when a paused round showed newer data:
+// a first walk shows as soon as its pages are paid for. The caller holds the state lock.
 func (u *unit) shownSince() time.Time {
 	s := u.state
 	var last time.Time
@@ -423,9 +357,7 @@ func (u *unit) shownSince() time.Time {
 	return laterOf(s.health.LastSuccess, last)
 }
 
-// shownAt is when the data a window shows landed, and whether it is what
-// a round still under way has read so far (partial): a first page walk's
-// pages, or the days of conversations a paused fetch finished.
+// shownAt: partial is what a round under way has read so far (a first walk's pages, finished days).
 func shownAt(ws *windowState) (t time.Time, partial bool) {
 	switch {
 	case ws.Payload != nil && ws.Progress.After(ws.DataTime):
@@ -436,9 +368,6 @@ func shownAt(ws *windowState) (t time.Time, partial bool) {
 	return ws.DataTime, false
 }
 
-// partial reports whether some window shows what a round under way has
-// read so far rather than a complete round. The caller holds the state
-// lock.
 func (u *unit) partial() bool {
 	for _, w := range u.windows {
 		if _, p := shownAt(u.state.window(w)); p {
@@ -448,7 +377,6 @@ func (u *unit) partial() bool {
 	return false
 }
 
-// fresh is what decides whether the data series are shown.
 func (u *unit) fresh(now time.Time) bool {
 	u.state.mu.Lock()
 	defer u.state.mu.Unlock()
@@ -456,8 +384,7 @@ func (u *unit) fresh(now time.Time) bool {
 	return !last.IsZero() && now.Sub(last) <= u.timing.maxAge
 }
 
-// dataVersion identifies the unit's data as shown at now: it changes when
-// data lands and when the data goes stale.
+// dataVersion changes when data lands and when the data goes stale.
 func (u *unit) dataVersion(now time.Time) (int, bool) {
 	fresh := u.fresh(now)
 	u.state.mu.Lock()

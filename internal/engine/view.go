@@ -10,9 +10,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
-// View is what package collector reads of the engine, at one moment: the
-// current plan's analytics units, agent-job pollers and keys. Reading it
-// changes nothing and makes no request.
+// View is what package collector reads of the engine at one moment; reading it makes no request.
 type View struct {
 	Gen   uint64 // counts the configurations applied: a reload changes labels and filters
 	Units []UnitView
@@ -22,8 +20,7 @@ type View struct {
 	memo  *sharesMemo
 }
 
-// sharesMemo works out each key's shares once for a View: a key's shares
-// weigh every unit under it, and every unit's health needs them.
+// sharesMemo works out each key's shares once per View: every unit's health needs them.
 type sharesMemo struct {
 	mu    sync.Mutex
 	byKey map[*keyState]map[string]*kindShare
@@ -54,9 +51,7 @@ func (e *Engine) View() View {
 	return v
 }
 
-// Keys are the configured keys' budgets. They are worked out when asked
-// for (a key's cycle weighs every unit under it), so a reader that wants
-// only the data (DataKey, the data collector) does not pay for them.
+// Keys are worked out when asked for, so a reader of the data only does not pay for the cycles.
 func (v View) Keys() []KeyView {
 	ks := make([]KeyView, 0, len(v.keys))
 	for _, k := range v.keys {
@@ -79,21 +74,15 @@ type KeyView struct {
 // Health is the outcome of the refreshes of a unit or agent-job poller.
 type Health struct {
 	Collector, Project string // label values
-	// Up: the last refresh succeeded (one the budget cut short is none
-	// failed) and the data is younger than max_age; data a round the
-	// budget paused has read so far (Partial) counts, as of when it
-	// landed.
+	// Up: the last refresh succeeded (a budget cut is no failure) and the data, partial included, is younger than max_age.
 	Up          bool
 	LastSuccess time.Time     // zero before the first
 	Interval    time.Duration // between refreshes, as the budget allows now
-	// Partial: what is shown is what a round still under way (a walk the
-	// budget spreads over hours) has read so far, not a complete round.
+	// Partial: what is shown is what a round still under way has read so far.
 	Partial    bool
 	FailCounts map[string]float64 // failed refreshes by reason (mintlify.Reasons)
 }
 
-// view is h as shown; h is a copy the caller made under its lock, with
-// its own FailCounts.
 func (h health) view(collector, project string, now time.Time, maxAge, interval time.Duration) Health {
 	return Health{Collector: collector, Project: project, Up: h.fresh(now, maxAge) && !h.Failed,
 		LastSuccess: h.LastSuccess, Interval: interval, FailCounts: h.FailCounts}
@@ -112,16 +101,13 @@ func (v UnitView) Kind() kind.Kind { return v.u.kind }
 // Project is the project's label value.
 func (v UnitView) Project() string { return v.u.project }
 
-// Settings are what the project's configuration says of the kind's
-// samples (internal/source).
+// Settings are the project's settings of the kind's samples.
 func (v UnitView) Settings() source.Settings { return v.u.settings }
 
 // Filter is the paths the project exports (page views, visitors).
 func (v UnitView) Filter() PathFilter { return v.u.filter }
 
-// Health is the unit's health now. Its age is the last complete round's
-// or, when a round the budget paused shows newer data, that data's
-// (unit.shownSince).
+// Health is the unit's health now; its age is unit.shownSince's.
 func (v UnitView) Health() Health {
 	u := v.u
 	iv := u.expectedInterval(v.now, v.memo.of(u.key)) // before the lock: the shares read every unit's cost
@@ -139,39 +125,28 @@ func (v UnitView) Health() Health {
 // Fresh reports whether the unit's data is shown: younger than max_age.
 func (v UnitView) Fresh() bool { return v.u.fresh(v.now) }
 
-// Version identifies the unit's data as shown now: it changes when data
-// lands and when the data goes stale (fresh).
+// Version identifies the unit's data as shown now; it changes when data lands or goes stale.
 func (v UnitView) Version() (version int, fresh bool) { return v.u.dataVersion(v.now) }
 
 // Window is one window of a unit's data, as it is when read.
 type Window struct {
 	Label string // the window label: "month" for the month window, "" for a snapshot
 	Month bool   // the month-to-date window, whose series are the counters
-	// The kinds of internal/source: their last payload, when it landed
-	// (zero if none) and the date range it covers.
+	// The source kinds' last payload, when it landed (zero if none) and its range.
 	DataTime time.Time
 	Payload  source.Payload
 	Range    *mintlify.DateRange
-	// The walks (page views, visitors): Shown is the walk whose rows are
-	// exported, the last complete one or, until one completes, the one in
-	// progress (nil when none read a page); Complete tells which.
-	// Remaining is what the walk in progress still expects to read.
+	// Shown is the walk exported (the last complete, else the one in progress); Remaining what is left to read.
 	Shown     *mintlify.Walk
 	Complete  bool
 	Remaining int
-	// Floor holds month counters at the higher values they served
-	// (CounterKey of their samples): a counter is shown at least at its
-	// floor. Nil when none fell; not to be changed.
+	// Floor holds month counters at the higher values they served; nil when none fell; not to be changed.
 	Floor map[CounterKey]float64
-	// Partial: DataTime is zero or older than what Payload holds, which a
-	// round the budget paused finished so far (the days of conversations
-	// walked); it is shown all the same.
+	// Partial: Payload holds more than DataTime says (what a paused round finished); shown all the same.
 	Partial bool
 }
 
-// Windows calls fn with each of the unit's windows, in the order of the
-// configuration, under the unit's lock: fn must not keep what it is
-// given, nor call the engine.
+// Windows calls fn with each window in config order under the unit's lock: fn must not keep it nor call the engine.
 func (v UnitView) Windows(fn func(Window)) {
 	s := v.u.state
 	s.mu.Lock()
@@ -190,10 +165,8 @@ func (v UnitView) Windows(fn func(Window)) {
 	}
 }
 
-// Memo returns what build made of the unit's data, calling build again
-// only when the data changed since: the collector keeps the unit's
-// bookkeeping series there. build runs under a lock of the memo's own,
-// one build at a time; it may read the unit's windows (Windows).
+// Memo returns build's result, calling build again only when the data changed: the collector keeps the
+// unit's bookkeeping series there. build runs under the memo's own lock and may call Windows.
 func (v UnitView) Memo(build func() any) any {
 	u := v.u
 	u.mu.Lock()
@@ -233,8 +206,7 @@ type JobsStatus struct {
 	NotFound float64 // 404 answers to polls, since start
 	Tracked  int     // ids followed
 	Ignored  int     // ids listed beyond the cap
-	// Jobs are those shown: found, and not ended longer than job_retention
-	// ago.
+	// Jobs are those found and not ended longer than job_retention ago.
 	Jobs []TrackedJob
 }
 

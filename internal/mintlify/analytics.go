@@ -13,8 +13,7 @@ import (
 // MaxPageSize is the largest "limit" the analytics API documents.
 const MaxPageSize = 250
 
-// Counts are view counts split by traffic. Total may exceed Human+AI on
-// site totals (traffic the API classes as neither).
+// Counts are view counts by traffic; a site total's Total may exceed Human+AI (traffic classed as neither).
 type Counts struct {
 	Human float64 `json:"human"`
 	AI    float64 `json:"ai"`
@@ -23,19 +22,12 @@ type Counts struct {
 
 // PageViewRow is the views of one path.
 type PageViewRow struct {
-	// Path is the label value of the path (see PathLabel): the path the
-	// API sent, escaped.
 	Path string
-	// Raw is the path as the API sent it when that differs from Path
-	// (invalid UTF-8 or control characters), else "". A walk tells rows
-	// apart by it: two paths that differ only in bytes the escaping writes
-	// alike are two rows, whose views it adds together. Never stored in
-	// the state file (a walk's rows are told apart before it is saved).
+	// Raw is the path as sent when it differs from Path, so paths escaped alike are told apart; never stored.
 	Raw string `json:"-"`
 	Counts
 }
 
-// newPageViewRow is the row of path raw, as the API sent it.
 func newPageViewRow(raw string, c Counts) PageViewRow {
 	r := PageViewRow{Path: EscapeText(raw), Counts: c}
 	if r.Path != raw {
@@ -44,7 +36,6 @@ func newPageViewRow(raw string, c Counts) PageViewRow {
 	return r
 }
 
-// key is what tells two rows of a walk apart: the path as the API sent it.
 func (r PageViewRow) key() string {
 	if r.Raw != "" {
 		return r.Raw
@@ -59,11 +50,8 @@ type PageViewsPage struct {
 	HasMore bool
 }
 
-// DateRange is a half-open interval [From, To): the API's dateTo is
-// exclusive. With Days set both bounds are whole UTC days, sent as
-// YYYY-MM-DD: the one form that means the same whatever time resolution
-// the upstream applies (its spec says of dateTo "Results include dates
-// before, but not on, the specified date").
+// DateRange is [From, To): the API's dateTo is exclusive. With Days set both are sent as YYYY-MM-DD, the one
+// form that means the same whatever time resolution the upstream applies.
 type DateRange struct {
 	From, To time.Time
 	Days     bool `json:"days,omitempty"`
@@ -72,11 +60,8 @@ type DateRange struct {
 // DayLayout is the API's date-only form.
 const DayLayout = "2006-01-02"
 
-// MonthToDate is the month-to-date range at the end of t's UTC day: from
-// the 1st of that month up to and including the day, [1st, day+1) in day
-// dates. The exporter's month-to-date counters ask for it at any time of
-// the day, and backfill asks for it for each past day, so the two count
-// the same days.
+// MonthToDate is [1st, day+1) of t's UTC day, so the exporter's month counters (at any hour) and the
+// backfill (for each past day) count the same days.
 func MonthToDate(t time.Time) DateRange {
 	y, m, d := t.UTC().Date()
 	return DateRange{
@@ -86,9 +71,7 @@ func MonthToDate(t time.Time) DateRange {
 	}
 }
 
-// query renders both bounds, always: the API's default range when they are
-// omitted is undocumented. RFC 3339 in UTC and YYYY-MM-DD are the
-// documented forms.
+// query always renders both bounds: the API's default range is undocumented.
 func (r DateRange) query() (url.Values, error) {
 	if r.From.IsZero() || r.To.IsZero() {
 		return nil, errors.New("date range needs both From and To")
@@ -111,8 +94,7 @@ func (r DateRange) query() (url.Values, error) {
 	return q, nil
 }
 
-// wire types: pointers tell "missing" from zero so a 200 without a required
-// field is an error, not a page of zeros.
+// wire types: pointers tell a missing field (an error) from zero.
 type wireCounts struct {
 	Human *float64 `json:"human"`
 	AI    *float64 `json:"ai"`
@@ -134,13 +116,10 @@ func (w *wireCounts) counts(where string) (Counts, error) {
 	return Counts{Human: *w.Human, AI: *w.AI, Total: *w.Total}, nil
 }
 
-// MaxCount is the largest count accepted from the API: 2^53, beyond which
-// a float64 no longer holds every integer. No real page gets near it, so a
-// larger (or non-finite) value is a broken answer, not data.
+// MaxCount is 2^53, past which a float64 loses integers: a larger or non-finite count is a broken answer.
 const MaxCount = 1 << 53
 
-// CheckCount refuses a negative, non-finite or absurd count: in an API
-// answer, and in the state file the exporter reads back (internal/engine).
+// CheckCount refuses a negative, non-finite or absurd count, from the API or the state file.
 func CheckCount(v float64, where string) error {
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
@@ -171,7 +150,6 @@ func (w *wireViewsPage) validate() (err error) {
 	return err
 }
 
-// wireVisitorsPage is the same shape under the key "visitors".
 type wireVisitorsPage struct {
 	Totals   *wireCounts            `json:"totals"`
 	Visitors *rowsUpTo[wireViewRow] `json:"visitors"`
@@ -211,8 +189,7 @@ func rowsPage(key string, totals *wireCounts, in *[]wireViewRow, hasMore *bool) 
 	return PageViewsPage{Totals: t, Rows: rows, HasMore: *hasMore}, nil
 }
 
-// RowsKind names the two analytics endpoints that answer per-path rows
-// with human/ai/total counts and offset paging.
+// RowsKind names a per-path endpoint with human/ai/total counts and offset paging.
 type RowsKind string
 
 // The per-path endpoints.
@@ -221,15 +198,11 @@ const (
 	Visitors RowsKind = "visitors"
 )
 
-// Rows fetches one page of the views or visitors endpoint for projectID
-// in r; limit must be 1..MaxPageSize and offset >= 0. For visitors,
-// Totals.Total is de-duplicated across traffic types, so it is not
-// Human + AI.
+// Rows fetches one page of views or visitors; a visitors Totals.Total is de-duplicated, not Human+AI.
 func (c *Client) Rows(ctx context.Context, kind RowsKind, projectID string, r DateRange, limit, offset int) (*PageViewsPage, error) {
 	return c.rows(ctx, kind, projectID, r, limit, offset, false)
 }
 
-// rows is Rows; prepaid says the first attempt already passed the gate.
 func (c *Client) rows(ctx context.Context, kind RowsKind, projectID string, r DateRange, limit, offset int, prepaid bool) (*PageViewsPage, error) {
 	if kind != Views && kind != Visitors {
 		return nil, fmt.Errorf("mintlify: unknown rows endpoint %q", kind)

@@ -8,17 +8,13 @@ import (
 	"unicode"
 )
 
-// AutomationRun is the answer of an automation trigger: the run started
-// (instanceId) of the automation (schemaId), and the agent job it runs as
-// (jobId), which the get-job call may or may not know (the vendor does
-// not say).
+// AutomationRun is a trigger's answer: the run, its automation, and its agent job (which get-job may not know).
 type AutomationRun struct {
 	SchemaID   string `json:"schemaId"`
 	InstanceID string `json:"instanceId"`
 	JobID      string `json:"jobId"`
 }
 
-// maxRunField bounds each field of an AutomationRun: ids, not text.
 const maxRunField = 256
 
 func (r *AutomationRun) validate() error {
@@ -38,10 +34,7 @@ func (r *AutomationRun) validate() error {
 	return nil
 }
 
-// TriggerAutomation starts a run of a custom-schedule automation now
-// (POST /v1/workflow/{projectId}/{workflowSchemaId}/trigger, no body). It
-// needs a write-scoped key; like CreateJob it is never retried once the
-// request may have reached the API.
+// TriggerAutomation starts a custom-schedule automation run now; like CreateJob, never retried once sent.
 func (c *Client) TriggerAutomation(ctx context.Context, projectID, automationID string) (*AutomationRun, error) {
 	if projectID == "" || automationID == "" {
 		return nil, errors.New("mintlify trigger_automation: project id and automation id are required")

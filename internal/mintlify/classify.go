@@ -7,8 +7,7 @@ import (
 	"net/http"
 )
 
-// Kind is what a failed call's error says happened, as far as what to do
-// next depends on it. Classify tells it.
+// Kind is what a failed call's error says happened, as far as what to do next depends on it.
 type Kind int
 
 // The kinds of failure, in the order Classify tries them.
@@ -25,8 +24,7 @@ const (
 	KindOther                    // any other answer (e.g. 409), a connection error, a call stopped by its gate or its context
 )
 
-// Failure reasons: the values of the reason label of
-// mintlify_refresh_failures_total (docs/metrics.md), from Class.Reason.
+// Failure reasons: the reason label of mintlify_refresh_failures_total (docs/metrics.md).
 const (
 	ReasonRateLimited  = "rate_limited"
 	ReasonUnauthorized = "unauthorized"
@@ -40,22 +38,14 @@ const (
 // Reasons lists every failure reason, in the order of docs/metrics.md.
 var Reasons = []string{ReasonRateLimited, ReasonUnauthorized, ReasonForbidden, ReasonServerError, ReasonBadResponse, ReasonTimeout, ReasonOther}
 
-// Class is the classification of an error returned by a Client: one
-// place that decides what a failure is, for the exporter's failure
-// metrics and circuit breaker and for the exit status and retries of the
-// jobs and backfill commands.
+// Class is the one classification of a Client's error, for failure metrics, the breaker, exit codes and retries.
 type Class struct {
 	Kind Kind
-	// Status is the HTTP status of the answer the error reports: the
-	// *APIError's if it holds one, else the *ResponseError's; 0 when no
-	// answer came (connection error, timeout, a stopped call).
+	// Status is the HTTP status the error reports; 0 when no answer came.
 	Status int
 }
 
-// Classify classifies err; nil is KindNone. The first of these that err
-// holds decides: a 429, a 401, a 403, a 5xx *APIError, a *ResponseError,
-// a timeout (context.DeadlineExceeded or a net.Error that timed out), a
-// 404, a 400; anything else is KindOther.
+// Classify classifies err (nil is KindNone); the first kind err holds decides, in Classify's order.
 func Classify(err error) Class {
 	if err == nil {
 		return Class{}
@@ -73,7 +63,6 @@ func Classify(err error) Class {
 	return c
 }
 
-// kindOf is Classify's decision; ae and re are what err holds, or nil.
 func kindOf(err error, ae *APIError, re *ResponseError) Kind {
 	status := 0
 	if ae != nil {
@@ -101,9 +90,7 @@ func kindOf(err error, ae *APIError, re *ResponseError) Kind {
 	return KindOther
 }
 
-// Reason is the failure's reason label (one of Reasons), or "" for no
-// failure. A 404 or a 400 is "other": for the exporter both mean a
-// project id the API does not know.
+// Reason is the reason label, "" for none; a 404 or 400 is "other": a project id the API does not know.
 func (c Class) Reason() string {
 	switch c.Kind {
 	case KindNone:
@@ -124,9 +111,7 @@ func (c Class) Reason() string {
 	return ReasonOther
 }
 
-// Outage tells a failure that says the upstream as a whole may be unwell
-// (reasons server_error, timeout and other): these open a key's circuit
-// breaker in the exporter.
+// Outage tells a failure that may mean the upstream as a whole is unwell; it opens a key's circuit breaker.
 func (c Class) Outage() bool {
 	switch c.Reason() {
 	case ReasonServerError, ReasonTimeout, ReasonOther:
@@ -135,13 +120,10 @@ func (c Class) Outage() bool {
 	return false
 }
 
-// Auth tells a refused key (401 or 403): retrying soon cannot help,
-// someone has to change the key or its rights.
+// Auth tells a refused key (401, 403): only changing the key or its rights helps.
 func (c Class) Auth() bool { return c.Kind == KindUnauthorized || c.Kind == KindForbidden }
 
-// Transient tells a failure worth trying again after a while, the request
-// unchanged: a 429, a 5xx answer (usable or not), or no answer at all. An
-// answer below 500 (4xx, an unusable 2xx or a redirect) would come again.
+// Transient tells a failure worth retrying unchanged later: a 429, a 5xx, or no answer.
 func (c Class) Transient() bool {
 	if c.Kind == KindNone {
 		return false

@@ -1,8 +1,5 @@
-// Package mintlify is a client for the parts of Mintlify's admin REST API
-// the exporter uses: page-view analytics and v2 agent jobs.
-//
-// It knows nothing of Prometheus. Callers count requests through an
-// Observer and own the analytics budget: a 429 is returned, never retried.
+// Package mintlify is a client for Mintlify's admin REST API. It knows nothing of Prometheus; callers count
+// requests through an Observer and own the analytics budget: a 429 is returned, never retried.
 package mintlify
 
 import (
@@ -34,13 +31,11 @@ const (
 	DefaultMaxRetries     = 3
 	DefaultRetryBase      = 250 * time.Millisecond
 	DefaultRetryMax       = 8 * time.Second
-	// DefaultMaxBodyBytes bounds what one response may make us buffer:
-	// a full 250-row page is about 30 kB, so 8 MiB is generous.
+	// DefaultMaxBodyBytes: a full 250-row page is about 30 kB, so 8 MiB is generous.
 	DefaultMaxBodyBytes = 8 << 20
 )
 
-// Observer is told of every HTTP attempt. code is the HTTP status, or 0
-// when no response arrived (connection error, timeout).
+// Observer is told of every HTTP attempt; code is 0 when no response arrived.
 type Observer func(endpoint string, code int, elapsed time.Duration)
 
 // Options configure a Client. Only Key is required.
@@ -105,9 +100,7 @@ func New(o Options) (*Client, error) {
 	if c.http == nil {
 		c.http = NewHTTPClient()
 	} else if c.http.CheckRedirect == nil {
-		// Never follow a redirect, whoever built the client (see
-		// refuseRedirect). A shallow copy keeps the caller's transport, and
-		// so its connection pool, shared.
+		// Never follow a redirect (see refuseRedirect); a shallow copy keeps the caller's connection pool.
 		hc := *c.http
 		hc.CheckRedirect = refuseRedirect
 		c.http = &hc
@@ -138,8 +131,7 @@ func New(o Options) (*Client, error) {
 	return c, nil
 }
 
-// String keeps the key out of %v and %+v of a Client (and of anything that
-// embeds one): only the base URL is shown.
+// String keeps the key out of %v and %+v of a Client and of anything embedding one.
 func (c *Client) String() string { return "mintlify.Client(" + c.base.String() + ")" }
 
 // GoString does the same for %#v.
@@ -148,69 +140,43 @@ func (c *Client) GoString() string { return c.String() }
 // Format covers every other verb.
 func (c *Client) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
 
-// NewHTTPClient returns the client New uses when Options.HTTPClient is
-// nil: TLS verification on, connection pools sized for page concurrency,
-// redirects refused. Callers that build many Clients (one per key, again
-// on every reload) should share one, so their keep-alive connections are
-// pooled together.
-//
-// The transport sets no ResponseHeaderTimeout: each attempt runs under a
-// context with the client's RequestTimeout, which bounds the wait for
-// headers and body alike, so a request_timeout above 30 s is honoured.
+// NewHTTPClient is New's default: TLS verified, redirects refused; share one across Clients to pool connections.
+// No ResponseHeaderTimeout: each attempt's context (RequestTimeout) bounds headers and body alike.
 func NewHTTPClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 16
-	// TLS verification stays on: TLSClientConfig is left nil.
 	return &http.Client{Transport: t, CheckRedirect: refuseRedirect}
 }
 
-// refuseRedirect makes the client return a 3xx answer as it is instead of
-// following it. Following would send the bearer key to wherever the
-// Location points: Go drops Authorization only when the host name changes,
-// so another port, or http:// on the same host, would still receive it;
-// and a hop would be a request outside the analytics budget. The API
-// documents no redirect, so a 3xx is an unusable response.
+// refuseRedirect: following would send the bearer key wherever Location points (Go keeps Authorization on
+// another port or http:// of the same host) and spend a request outside the budget; the API documents none.
 func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
-// Gate lets one HTTP attempt through, or refuses it with an error: the
-// exporter and the backfill take one request of the key's budget here.
+// Gate lets one HTTP attempt through or refuses it: where the exporter and the backfill charge the budget.
 type Gate func(ctx context.Context) error
 
-// Gated returns a client that makes the requests of c, each HTTP attempt
-// (retries included) first passing gate: an error from gate stops the call
-// with an error wrapping ErrSweepStopped. c itself is unchanged; a nil
-// gate lets every attempt through.
+// Gated returns a copy of c whose every HTTP attempt, retries included, first passes gate (ErrSweepStopped).
 func (c *Client) Gated(gate Gate) *Client {
 	g := *c
 	g.gate = gate
 	return &g
 }
 
-// request is one logical API call; do() turns it into attempts.
 type request struct {
 	endpoint string // stable name for metrics and errors
 	method   string
 	path     string
 	query    url.Values
 	body     any
-	// idempotent calls are retried on 5xx and transport errors; writes are
-	// retried only when nothing reached the server (dial errors), since a
-	// retried create could start a second agent job.
+	// idempotent: retried on 5xx and transport errors; writes only on dial errors, lest a second job start.
 	idempotent bool
-	// maxBody, when above 0, bounds this call's body below the client's
-	// MaxBodyBytes (endpoints whose rows carry visitor text); for a
-	// streamed answer it is the bound, whatever MaxBodyBytes says.
+	// maxBody lowers MaxBodyBytes for rows carrying visitor text; for a stream it is the bound.
 	maxBody int64
-	// stream, when set, decodes a 2xx answer as it is read (see
-	// readStream) instead of from the whole body in memory; out is then
-	// unused.
-	stream streamDecoder
-	// prepaid: the caller already passed the first attempt through the
-	// gate (a walk asks it in page order); retries still go through it.
+	stream  streamDecoder
+	// prepaid: the first attempt already passed the gate (a walk asks it in page order).
 	prepaid bool
 }
 
-// do performs r and decodes a 2xx JSON body into out.
 func (c *Client) do(ctx context.Context, r request, out any) error {
 	target, payload, err := c.prepare(r)
 	if err != nil {
@@ -225,8 +191,6 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 			}
 		}
 		if gate != nil && (attempt > 0 || !r.prepaid) {
-			// Every attempt, retries included, is a request the upstream
-			// counts against the caller's budget.
 			if err := gate(ctx); err != nil {
 				return gateRefused(lastErr, err)
 			}
@@ -245,15 +209,13 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 	}
 }
 
-// prepare returns r's URL and its encoded body (nil for none).
 func (c *Client) prepare(r request) (target string, payload []byte, err error) {
 	if r.body != nil {
 		if payload, err = json.Marshal(r.body); err != nil {
 			return "", nil, fmt.Errorf("mintlify %s: encoding request: %w", r.endpoint, err)
 		}
 	}
-	// r.path is already escaped (ids are path-escaped segments); keep both
-	// forms so a project id with "/" or a space stays one segment.
+	// r.path is already escaped; keep both forms so an id with "/" or a space stays one segment.
 	if err := checkSegments(r.path); err != nil {
 		return "", nil, fmt.Errorf("mintlify %s: %w", r.endpoint, err)
 	}
@@ -266,9 +228,6 @@ func (c *Client) prepare(r request) (target string, payload []byte, err error) {
 	return u.String(), payload, nil
 }
 
-// gateRefused is the error of a call whose gate refused an attempt: the
-// failure of the attempt before, if any, is what happened; else the
-// call was stopped before its first request.
 func gateRefused(lastErr, err error) error {
 	if lastErr != nil {
 		return lastErr
@@ -276,12 +235,9 @@ func gateRefused(lastErr, err error) error {
 	return fmt.Errorf("%w: %w", ErrSweepStopped, err)
 }
 
-// final is the outcome of a 2xx answer, its body decoded into out, or of
-// a 3xx one: neither is retried.
+// final: neither a 2xx nor a 3xx answer is retried; the next would be the same.
 func (c *Client) final(r request, status int, body []byte, hdr http.Header, out any) error {
 	if status >= 300 {
-		// Not followed (see refuseRedirect), and not retried: the next
-		// answer would be the same.
 		return c.redirectError(r.endpoint, status, hdr)
 	}
 	if r.stream != nil {
@@ -305,8 +261,6 @@ func (c *Client) retryable(r request, status int, err error) bool {
 	return status == 0 && errors.As(err, &op) && op.Op == "dial"
 }
 
-// backoff sleeps base*2^(attempt-1), capped, with full jitter, or returns
-// early when ctx ends.
 func (c *Client) backoff(ctx context.Context, attempt int) error {
 	d := c.retryBase << (attempt - 1)
 	if d > c.retryMax || d <= 0 {
@@ -315,8 +269,7 @@ func (c *Client) backoff(ctx context.Context, attempt int) error {
 	return Sleep(ctx, d/2+rand.N(d/2+1))
 }
 
-// Sleep waits d, or until ctx ends, whichever is first, and returns ctx's
-// error in the second case.
+// Sleep waits d, or until ctx ends and returns its error.
 func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -328,8 +281,6 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// attempt sends one HTTP request. It returns status 0 and an error when no
-// complete response was read.
 func (c *Client) attempt(ctx context.Context, r request, target string, payload []byte) (int, []byte, http.Header, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
@@ -371,9 +322,7 @@ func (c *Client) attempt(ctx context.Context, r request, target string, payload 
 		if ctx.Err() != nil || isTimeout(err) {
 			return 0, nil, nil, fmt.Errorf("mintlify %s: reading response (HTTP %d): %w", r.endpoint, resp.StatusCode, err)
 		}
-		// The body was cut short (the connection closed before the
-		// announced length): a bad response, retried like a transport
-		// error since the next answer may well be whole.
+		// Cut short: retried like a transport error, since the next answer may well be whole.
 		return 0, nil, nil, &ResponseError{Endpoint: r.endpoint, StatusCode: resp.StatusCode,
 			Reason: "reading body: " + ScrubText(err.Error(), c.key.Reveal())}
 	}
@@ -385,13 +334,8 @@ func (c *Client) attempt(ctx context.Context, r request, target string, payload 
 	return resp.StatusCode, body, resp.Header, nil
 }
 
-// readBody reads at most limit+1 bytes of resp's body; over says the body
-// is larger than limit. A body whose Content-Length is over the limit is
-// not read at all: it is refused whatever it holds, and reading its first
-// limit+1 bytes would only cost the memory and the time. With a
-// Content-Length within the limit the buffer is allocated once, at its
-// size: io.ReadAll would grow it by doubling, allocating about twice the
-// body and holding 1.5 times it at the last copy.
+// readBody refuses unread a body whose Content-Length is over limit, else allocates once: io.ReadAll would
+// grow by doubling, holding 1.5 times the body at the last copy.
 func readBody(resp *http.Response, limit int64) (body []byte, over bool, err error) {
 	n := resp.ContentLength
 	if n > limit {
@@ -405,8 +349,6 @@ func readBody(resp *http.Response, limit int64) (body []byte, over bool, err err
 	return buf.Bytes(), int64(buf.Len()) > limit, err
 }
 
-// scrubURLError drops the URL from a *url.Error: the URL carries no key,
-// but the error text is shorter and stable without it.
 func scrubURLError(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
@@ -415,9 +357,7 @@ func scrubURLError(err error) error {
 	return err
 }
 
-// decodeJSON decodes one JSON value from body into out and validates it.
-// It decodes from body in place (json.Unmarshal): a json.Decoder would
-// first copy the body, up to the 8 MiB cap, into buffers of its own.
+// decodeJSON uses json.Unmarshal in place: a json.Decoder would first copy up to 8 MiB into its own buffers.
 func decodeJSON(body []byte, out any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return errors.New("empty body")
@@ -431,7 +371,6 @@ func decodeJSON(body []byte, out any) error {
 		if errors.As(err, &se) {
 			switch {
 			case se.Offset > 0 && json.Valid(body[:se.Offset-1]):
-				// The bytes before the bad one are a whole value.
 				return errors.New("trailing data after JSON body")
 			case se.Offset >= int64(len(body)):
 				return errors.New("truncated JSON body")
@@ -445,8 +384,7 @@ func decodeJSON(body []byte, out any) error {
 	return nil
 }
 
-// errorBody covers both documented shapes: admin {"error"} and analytics
-// {"error", "details":[{"message"}]}.
+// errorBody covers admin {"error"} and analytics {"error", "details":[{"message"}]}.
 type errorBody struct {
 	Error   string `json:"error"`
 	Details []struct {
@@ -454,9 +392,7 @@ type errorBody struct {
 	} `json:"details"`
 }
 
-// apiError builds the error of a non-2xx answer. What the upstream wrote
-// is scrubbed of the key and of anything that looks like a credential,
-// and cut to MaxUpstreamText, before it can reach an error or a log line.
+// apiError scrubs the upstream's text of keys and credentials, cut to MaxUpstreamText, before any log.
 func (c *Client) apiError(endpoint string, status int, body []byte, hdr http.Header) error {
 	e := &APIError{Endpoint: endpoint, StatusCode: status}
 	key := c.key.Reveal()
@@ -475,8 +411,6 @@ func (c *Client) apiError(endpoint string, status int, body []byte, hdr http.Hea
 			e.Details = append(e.Details, ScrubText(d.Message, key))
 		}
 	} else {
-		// An HTML error page from a proxy or a malformed body: say so, but
-		// keep the message short and printable.
 		e.Message = http.StatusText(status)
 		if len(body) > 0 {
 			e.Message += " (non-JSON body)"
@@ -492,8 +426,6 @@ func (c *Client) apiError(endpoint string, status int, body []byte, hdr http.Hea
 	return e
 }
 
-// documentedError tells the API's own error body: JSON by its
-// Content-Type, one object of only the documented fields, nothing after.
 func documentedError(body []byte, hdr http.Header) bool {
 	if mt, _, err := mime.ParseMediaType(hdr.Get("Content-Type")); err != nil || mt != "application/json" {
 		return false
@@ -508,9 +440,7 @@ func documentedError(body []byte, hdr http.Header) bool {
 	return err == io.EOF
 }
 
-// redirectError is the error of a 3xx answer: only the origin of the
-// Location is told, scrubbed, so the operator can see where the API URL
-// points to without the rest of the upstream's text.
+// redirectError tells only Location's scrubbed origin, so the operator sees where the API URL points.
 func (c *Client) redirectError(endpoint string, status int, hdr http.Header) error {
 	reason := "redirect not followed (the exporter never follows redirects: set api_url to the address that answers)"
 	if loc, err := url.Parse(hdr.Get("Location")); err == nil && loc.Host != "" {
@@ -519,10 +449,8 @@ func (c *Client) redirectError(endpoint string, status int, hdr http.Header) err
 	return &ResponseError{Endpoint: endpoint, StatusCode: status, Reason: reason}
 }
 
-// checkSegments refuses a path with an empty, "." or ".." segment.
-// Callers validate ids where they enter; this is the last line, since
-// url.PathEscape leaves dots alone and a normalising proxy would move the
-// request to another endpoint.
+// checkSegments is the last line after the callers' id checks: url.PathEscape leaves dots alone, and a
+// normalising proxy would move a "." or ".." request to another endpoint.
 func checkSegments(p string) error {
 	for _, seg := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
 		if seg == "" || seg == "." || seg == ".." {

@@ -9,28 +9,15 @@ import (
 	"time"
 )
 
-// Assistant conversations: GET /v1/analytics/{projectId}/assistant, one
-// row per conversation turn, cursor paging (walked with Follow).
-//
-// Memory: every row carries the visitor's query, the full answer and its
-// sources. The page is decoded as a stream (decodeCursorPage): each row
-// is read into a wire row that has no field for the text, so the text is
-// skipped, never decoded, and the body is never held whole. A page of
-// ConversationsPageSize rows keeps about 1 000 rows of some 150 bytes,
-// whatever its body's size: BenchmarkConversationsFullPage decodes a page
-// of 1 000 rows with long answers (39 MiB) allocating about 1 % of it.
-// The body is still bounded, ConversationsMaxBodyBytes (64 KiB a row at
-// the page size): a page larger than that is no answer of the API, and
-// reading one costs time and bandwidth of the budget's request. The
-// decoder's buffer holds one row at a time, so it grows to the longest
-// row, not to the page.
+// Assistant conversations: GET .../assistant, cursor paging (Follow). Rows carry the visitor's query, answer
+// and sources, so a page is decoded as a stream into wire rows with no field for the text: memory follows
+// the longest row, not the page (BenchmarkConversationsFullPage).
 const (
-	// MaxConversationsLimit is the largest limit the endpoint documents,
-	// and the page size the exporter asks for.
+	// MaxConversationsLimit is the largest limit the endpoint documents.
 	MaxConversationsLimit = 1000
 	// ConversationsPageSize is the limit the exporter asks for.
 	ConversationsPageSize = MaxConversationsLimit
-	// ConversationsMaxBodyBytes bounds one page's body.
+	// ConversationsMaxBodyBytes bounds a page's body: 64 KiB a row; larger is no API answer.
 	ConversationsMaxBodyBytes = 64 << 20
 )
 
@@ -42,40 +29,29 @@ const (
 	ResponseClarifying = "clarifying_question"
 )
 
-// MaxRowIDBytes bounds a row's id (a conversation's, a feedback entry's):
-// the API's are ULIDs of 26 characters; an empty or longer one makes the
-// page unusable.
+// MaxRowIDBytes bounds a row's id (the API's are 26-character ULIDs); empty or longer spoils the page.
 const MaxRowIDBytes = 256
 
-// Conversation is what the exporter counts of one conversation turn. The
-// visitor's query, the response and its sources are not read.
+// Conversation is what the exporter counts of one turn; the query, response and sources are not read.
 type Conversation struct {
 	ID           string // the conversation's id, which the walk de-duplicates by
 	Resolution   string // Answered or Unanswered
 	ResponseType string // ResponseAnswer (also when the API omits it) or ResponseClarifying
-	// Category is the sanitised queryCategory (see Category), Uncategorized
-	// when null.
-	Category string
-	// Path is where the conversation started (see PagePath); "" when the
-	// pageUrl is null or gives no usable path.
-	Path string
-	Time time.Time
+	Category     string
+	Path         string
+	Time         time.Time
 }
 
 // ConversationsPage is one answer of the endpoint.
 type ConversationsPage struct {
 	CursorPage[Conversation]
-	// CutCategories counts rows whose category was cut to
-	// MaxCategoryRunes; DroppedPaths rows whose pageUrl was set but gave
-	// no usable path.
+	// CutCategories counts categories cut to MaxCategoryRunes; DroppedPaths pageUrls that gave no usable path.
 	CutCategories int
 	DroppedPaths  int
 }
 
 func (c Conversation) walkKey() (string, time.Time) { return c.ID, c.Time }
 
-// wireConversation lists the fields counted; query, response and sources
-// have no field here, so they are never decoded.
 type wireConversation struct {
 	ID               *string          `json:"id"`
 	Timestamp        *string          `json:"timestamp"`
@@ -85,7 +61,6 @@ type wireConversation struct {
 	PageURL          nullable[string] `json:"pageUrl"`
 }
 
-// conversationsAnswer decodes a page of at most limit rows.
 type conversationsAnswer struct {
 	limit int
 	page  ConversationsPage
@@ -107,7 +82,6 @@ func (a *conversationsAnswer) decodeStream(dec *json.Decoder) error {
 	return err
 }
 
-// rowID checks the id of row i of field.
 func rowID(field string, i int, id *string) (string, error) {
 	switch {
 	case id == nil:
@@ -118,7 +92,6 @@ func rowID(field string, i int, id *string) (string, error) {
 	return *id, nil
 }
 
-// row is row i of p, from r.
 func (p *ConversationsPage) row(i int, r *wireConversation) (Conversation, error) {
 	at := func(field string) string { return fmt.Sprintf("conversations[%d].%s", i, field) }
 	id, err := rowID("conversations", i, r.ID)
@@ -165,10 +138,7 @@ func (p *ConversationsPage) row(i int, r *wireConversation) (Conversation, error
 	return c, nil
 }
 
-// Conversations fetches one page of assistant conversations in r, limit
-// rows (1..MaxConversationsLimit; the exporter uses
-// ConversationsPageSize); cursor is "" for the first page, else the
-// previous page's NextCursor.
+// Conversations fetches one page of conversations in r; cursor is "" first, else the previous NextCursor.
 func (c *Client) Conversations(ctx context.Context, projectID string, r DateRange, limit int, cursor string) (*ConversationsPage, error) {
 	const endpoint = "conversations"
 	if projectID == "" {

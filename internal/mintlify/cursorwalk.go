@@ -7,48 +7,23 @@ import (
 	"time"
 )
 
-// The one walk of every cursor-paged endpoint (conversations, feedback
-// entries): a kind asks for a page from the walk's cursor and hands the
-// answer to Follow, which keeps every protection in one place, so a
-// kind that walks a cursor gets them by walking, not by writing them
-// again:
-//
-//   - rows are de-duplicated by their id across the whole walk (a page
-//     served twice is counted once), through a 64-bit hash of each id;
-//   - a row whose time lies outside the range asked for is not returned,
-//     and counted in OutOfRange (an upstream that widens the range);
-//   - a walk that loops ends at once with a *ResponseError (reason
-//     bad_response, the unit goes up 0): a page that brings no new id and
-//     points at a cursor the walk has followed already (a cursor that
-//     repeats, or cycles A→B→A), or two pages in a row that bring no new
-//     id. One page that brings no new id but leads on to a new cursor is
-//     a page served twice, not a loop: it is skipped. So a looping
-//     upstream costs three or four requests, not the page cap;
-//   - the ids a walk holds are bounded (MaxCursorWalkRows), and the
-//     caller's page cap is the last bound;
-//   - a cursor the upstream refuses (400, a cursor it no longer knows)
-//     starts the walk again from its first page, once (FollowPages).
-//
-// The walk's progress (cursor, the hashes of the ids read and of the
-// cursors followed, its counts) is JSON-tagged: a kind keeps it in its
-// payload, so a walk the budget stopped resumes where it was.
+// Follow is the one walk of every cursor-paged endpoint, so each kind gets its protections by walking: ids
+// de-duplicated by a 64-bit hash; rows outside the range counted, not returned; a loop (no new id and a
+// followed cursor, or no new id twice in a row) ends the walk within four requests, not the page cap; the ids
+// held are bounded; a refused cursor restarts the walk once. Progress is JSON-tagged, so it resumes.
 
-// MaxCursorWalkRows bounds the ids one walk reads: past it the walk
-// fails. 200 000 hashes are 1.6 MB while the walk goes on.
+// MaxCursorWalkRows bounds the ids one walk reads: 200 000 hashes are 1.6 MB.
 const MaxCursorWalkRows = 200_000
 
 // CursorRow is a row of a cursor-paged endpoint as its walk sees it.
 type CursorRow interface {
-	// walkKey is the row's id and the time its range is checked on; zero
-	// when the API gave none (a feedback entry's createdAt may be null),
-	// which is counted as in range.
+	// walkKey: a zero time (a null createdAt) counts as in range.
 	walkKey() (id string, at time.Time)
 }
 
 // CursorPage is one answer of a cursor-paged endpoint.
 type CursorPage[R CursorRow] struct {
-	Rows []R
-	// NextCursor is the cursor of the next page; "" when HasMore is false.
+	Rows       []R
 	NextCursor string
 	HasMore    bool
 
@@ -57,41 +32,26 @@ type CursorPage[R CursorRow] struct {
 
 // CursorWalk is the progress of one walk of a cursor-paged endpoint.
 type CursorWalk struct {
-	// Cursor is the cursor of the next page, "" for the first.
 	Cursor string `json:"cursor"`
-	// Pages counts the pages read.
-	Pages int `json:"pages,omitempty"`
-	// Seen holds a 64-bit hash of every id read, Followed of every cursor
-	// followed, in the order read; both are emptied when the walk is done.
-	Seen     []uint64 `json:"seen,omitempty"`
-	Followed []uint64 `json:"followed,omitempty"`
-	// Duplicates counts rows whose id came earlier in the walk;
-	// OutOfRange rows whose time lies outside the range asked for. Neither
-	// is counted as a row.
-	Duplicates int `json:"duplicates,omitempty"`
-	OutOfRange int `json:"out_of_range,omitempty"`
-	// Stale says the last page brought no new id.
-	Stale bool `json:"stale,omitempty"`
+	Pages  int    `json:"pages,omitempty"`
+	// Seen and Followed hash the ids read and cursors followed; emptied when the walk is done.
+	Seen       []uint64 `json:"seen,omitempty"`
+	Followed   []uint64 `json:"followed,omitempty"`
+	Duplicates int      `json:"duplicates,omitempty"`
+	OutOfRange int      `json:"out_of_range,omitempty"`
+	Stale      bool     `json:"stale,omitempty"`
 
-	// Restarted says the walk started again after a refused cursor.
+	// Restarted is kept so a walk paused after each page cannot restart for ever.
 	Restarted bool `json:"restarted,omitempty"`
 
 	seen, followed map[uint64]struct{}
 }
 
-// ErrCursorRefused marks the upstream refusing (400) a cursor of a walk
-// that restarted once already: it says nothing of the range asked for.
-// The caller drops the walk, so its next round starts afresh.
+// ErrCursorRefused: a cursor refused (400) again after one restart; the caller drops the walk.
 var ErrCursorRefused = errors.New("the upstream refused the walk's cursor")
 
-// FollowPages walks w over r to its end: read asks for the page of a
-// cursor, count takes each row to count (see Follow). A 400 to a page
-// asked for with a cursor calls restart (the caller drops what it
-// counted) and starts the walk again from its first page, once in the
-// walk's life (Restarted is kept with it, so a budget that pauses the
-// walk after each page cannot restart it for ever); a second refusal
-// ends it with an error wrapping ErrCursorRefused. A 400 to a first page
-// is returned as it is.
+// FollowPages walks w over r to its end; a 400 to a cursor's page calls restart and starts again from the
+// first page, once in the walk's life, then wraps ErrCursorRefused. A 400 to a first page is returned as is.
 func FollowPages[R CursorRow](w *CursorWalk, r DateRange, maxPages int, read func(cursor string) (*CursorPage[R], error), restart func(), count func(R)) error {
 	for {
 		p, err := read(w.Cursor)
@@ -119,11 +79,7 @@ func FollowPages[R CursorRow](w *CursorWalk, r DateRange, maxPages int, read fun
 	}
 }
 
-// Follow applies p, the page read from w.Cursor over r, to w: it returns
-// the rows to count (those whose id the walk had not read, in r), and
-// moves w on to the page's next cursor. done says the walk has read its
-// last page. A page that shows the upstream looping, a walk past
-// maxPages pages or MaxCursorWalkRows ids end the walk with an error.
+// Follow applies p, read from w.Cursor, to w and returns its new rows in r; done after the last page.
 func Follow[R CursorRow](w *CursorWalk, r DateRange, maxPages int, p *CursorPage[R]) (rows []R, done bool, err error) {
 	w.index()
 	if h := cursorHash(w.Cursor); w.Cursor != "" {
@@ -173,7 +129,6 @@ func Follow[R CursorRow](w *CursorWalk, r DateRange, maxPages int, p *CursorPage
 	return rows, false, nil
 }
 
-// index builds the walk's sets from their saved form.
 func (w *CursorWalk) index() {
 	if w.seen == nil {
 		w.seen = make(map[uint64]struct{}, len(w.Seen))
@@ -189,11 +144,9 @@ func (w *CursorWalk) index() {
 	}
 }
 
-// cursorHash is the 64-bit hash a walk keeps of an id or a cursor.
 func cursorHash(s string) uint64 { return pathHash(s) }
 
-// Clone returns a copy of w that shares nothing with it, so a walk
-// resumed from a stored payload leaves that payload as it was.
+// Clone shares nothing with w, so a resumed walk leaves the stored payload as it was.
 func (w *CursorWalk) Clone() CursorWalk {
 	c := *w
 	c.Seen, c.Followed = slices.Clone(w.Seen), slices.Clone(w.Followed)
@@ -201,9 +154,7 @@ func (w *CursorWalk) Clone() CursorWalk {
 	return c
 }
 
-// Check tells a stored walk this program could not have saved: more ids
-// or cursors than a walk holds, negative counts, a cursor it could not
-// send.
+// Check refuses a stored walk this program could not have saved.
 func (w *CursorWalk) Check() error {
 	switch {
 	case len(w.Seen) > MaxCursorWalkRows || len(w.Followed) > MaxCursorWalkRows:

@@ -8,19 +8,16 @@ import (
 	"time"
 )
 
-// APIError is an answer from the API with a non-2xx status. It carries what
-// the upstream said, never the request's credentials.
+// APIError is a non-2xx answer: what the upstream said, never the request's credentials.
 type APIError struct {
 	Endpoint   string        // stable operation name, e.g. "views"
 	StatusCode int           // HTTP status
 	Message    string        // the body's "error" field, or the status text
 	Details    []string      // analytics "details[].message", if any
 	RetryAfter time.Duration // from the Retry-After header; valid if HasRetryAfter
-	// HasRetryAfter tells a Retry-After of zero from an absent header; the
-	// upstream documents neither, so callers must cope with both.
+	// HasRetryAfter tells a zero Retry-After from none; the upstream documents neither.
 	HasRetryAfter bool
-	// Documented: the body is exactly one of the API's documented JSON
-	// error shapes, so the API itself answered, not a gateway in front.
+	// Documented: the body is one of the API's error shapes, so the API answered, not a gateway.
 	Documented bool
 }
 
@@ -42,8 +39,7 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// ResponseError is a response that could not be used as data: a body that
-// is not JSON, is cut short, is too large, or lacks a required field.
+// ResponseError is an answer unusable as data: not JSON, cut short, too large, or lacking a required field.
 type ResponseError struct {
 	Endpoint   string
 	StatusCode int
@@ -68,15 +64,13 @@ func IsNotFound(err error) bool { return statusOf(err) == http.StatusNotFound }
 // IsUnauthorized reports a 401: missing, unknown or expired key.
 func IsUnauthorized(err error) bool { return statusOf(err) == http.StatusUnauthorized }
 
-// IsForbidden reports a 403: a read-only key on a write, a request from
-// outside the key's IP allowlist, or a project of another organization.
+// IsForbidden reports a 403: a read-only key on a write, an IP outside the allowlist, another org's project.
 func IsForbidden(err error) bool { return statusOf(err) == http.StatusForbidden }
 
 // IsBadRequest reports a 400: the request was invalid.
 func IsBadRequest(err error) bool { return statusOf(err) == http.StatusBadRequest }
 
-// IsRateLimited reports a 429. retryAfter is the Retry-After duration and ok
-// says whether the header was present.
+// IsRateLimited reports a 429 and its Retry-After; ok says the header was present.
 func IsRateLimited(err error) (limited bool, retryAfter time.Duration, ok bool) {
 	var ae *APIError
 	if errors.As(err, &ae) && ae.StatusCode == http.StatusTooManyRequests {

@@ -7,16 +7,8 @@ import (
 	"unicode/utf8"
 )
 
-// EscapeText is the one escaping of text from the API (ids, models,
-// repositories, links, error messages) before it reaches a terminal, a
-// table or a line of an error or log: control characters (C0, DEL, C1) and
-// other unprintable runes are written as escapes, so none is ever sent to
-// the terminal. A tab, a newline and a carriage return become \t, \n and
-// \r; other bytes below 0x80 and invalid UTF-8 bytes become \xNN; other
-// unprintable runes (C1 controls, bidirectional overrides, separators)
-// become \uNNNN. Printable text, the ASCII space included, is unchanged;
-// a backslash is not doubled, so ordinary text reads as it was sent.
-// JSON output does not use it: it stays exact.
+// EscapeText escapes API text (ids, messages, links) for a terminal or log: controls, invalid bytes and
+// unprintable runes become \t, \xNN or \uNNNN; printable text and backslashes are unchanged. JSON stays exact.
 func EscapeText(s string) string {
 	i := strings.IndexFunc(s, needsEscape)
 	if i < 0 && utf8.ValidString(s) {
@@ -49,8 +41,7 @@ func EscapeText(s string) string {
 	return b.String()
 }
 
-// needsEscape reports a rune EscapeText writes as an escape. U+FFFD itself
-// is printable; invalid bytes are told apart by their size.
+// needsEscape: U+FFFD itself is printable; invalid bytes are told apart by their size.
 func needsEscape(r rune) bool {
 	return r != ' ' && (unicode.IsControl(r) || !unicode.IsPrint(r))
 }

@@ -7,15 +7,13 @@ import (
 	"strconv"
 )
 
-// MaxFeedbackLimit and MaxSearchesLimit are the documented page sizes of
-// feedback/by-page and searches.
+// MaxFeedbackLimit and MaxSearchesLimit are the documented page sizes.
 const (
 	MaxFeedbackLimit = 100
 	MaxSearchesLimit = 100
 )
 
-// FeedbackRow is the feedback of one page. Code counts code-snippet
-// feedback entries.
+// FeedbackRow is the feedback of one page; Code counts code-snippet entries.
 type FeedbackRow struct {
 	Path       string // escaped, as PageViewRow.Path
 	ThumbsUp   float64
@@ -69,9 +67,7 @@ func (w *wireFeedbackPage) validate() error {
 	return nil
 }
 
-// FeedbackByPage fetches the first page of per-page feedback, limit rows
-// (1..MaxFeedbackLimit). The endpoint documents no offset, so only one page
-// can be read; HasMore says whether rows were left out.
+// FeedbackByPage fetches the one page the endpoint has (no offset documented); HasMore says rows were left out.
 func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRange, limit int) (*FeedbackPage, error) {
 	if projectID == "" {
 		return nil, errors.New("mintlify feedback_by_page: empty project id")

@@ -11,22 +11,12 @@ import (
 	"time"
 )
 
-// Feedback entries: GET /v1/analytics/{projectId}/feedback, one row per
-// entry a reader left, cursor paging, filtered by status and source.
-//
-// Memory: a row carries the reader's comment and contact, and a
-// code-snippet entry the snippet itself. As conversations, the page is
-// decoded as a stream (decodeCursorPage) and none of that text is decoded
-// (the wire row has no field for it): a decoded page keeps
-// MaxFeedbackEntriesLimit (100) rows of about 100 bytes beside their
-// path, and the decoder holds one row at a time. The body is bounded,
-// FeedbackEntriesMaxBodyBytes (2 MiB, some 20 KiB a row), and a walk
-// (Follow) reads one page at a time.
+// Feedback entries: GET .../feedback, cursor paging. As for conversations, a page is decoded as a stream and
+// the reader's comment, contact and code are never decoded; the body is bounded, and a walk reads a page at a time.
 const (
-	// MaxFeedbackEntriesLimit is the largest limit the endpoint
-	// documents, and the page size the exporter asks for.
+	// MaxFeedbackEntriesLimit is the largest limit documented, and the page size asked for.
 	MaxFeedbackEntriesLimit = 100
-	// FeedbackEntriesMaxBodyBytes bounds one page's body.
+	// FeedbackEntriesMaxBodyBytes bounds one page's body (some 20 KiB a row).
 	FeedbackEntriesMaxBodyBytes = 2 << 20
 )
 
@@ -44,15 +34,12 @@ var (
 	FeedbackSources  = []string{"code_snippet", "contextual", "agent", "thumbs_only"}
 )
 
-// FeedbackEntry is what the exporter counts of one entry. The reader's
-// comment and contact (and a snippet's code) are not read.
+// FeedbackEntry is what the exporter counts of one entry; its text is not read.
 type FeedbackEntry struct {
 	ID     string // the entry's id, which the walk de-duplicates by
 	Status string // one of FeedbackStatuses
 	Source string // one of FeedbackSources
-	// Path is the page (see PagePath); "" when the entry's path gives no
-	// usable one.
-	Path string
+	Path   string
 	// Created is when the entry was left; zero when the API sends null.
 	Created time.Time
 }
@@ -60,23 +47,18 @@ type FeedbackEntry struct {
 // FeedbackEntriesPage is one answer of the endpoint.
 type FeedbackEntriesPage struct {
 	CursorPage[FeedbackEntry]
-	// DroppedPaths counts rows whose path gave no usable one.
 	DroppedPaths int
 }
 
 func (e FeedbackEntry) walkKey() (string, time.Time) { return e.ID, e.Created }
 
-// FeedbackFilter is which entries to ask for: those created in Range,
-// with one of Statuses (all when empty) and from Source (all when "").
+// FeedbackFilter: entries created in Range, with one of Statuses (all when empty), from Source (all when "").
 type FeedbackFilter struct {
 	Range    DateRange
 	Statuses []string
 	Source   string
 }
 
-// wireFeedbackEntry covers the fields every shape shares and the exporter
-// counts; comment, contact, helpful, code, filename and lang have no field
-// here, so they are never decoded.
 type wireFeedbackEntry struct {
 	ID        *string          `json:"id"`
 	Path      *string          `json:"path"`
@@ -85,7 +67,6 @@ type wireFeedbackEntry struct {
 	Status    *string          `json:"status"`
 }
 
-// feedbackEntriesAnswer decodes a page of at most limit rows.
 type feedbackEntriesAnswer struct {
 	limit int
 	page  FeedbackEntriesPage
@@ -107,7 +88,6 @@ func (a *feedbackEntriesAnswer) decodeStream(dec *json.Decoder) error {
 	return err
 }
 
-// row is row i of p, from r.
 func (p *FeedbackEntriesPage) row(i int, r *wireFeedbackEntry) (FeedbackEntry, error) {
 	at := func(field string) string { return fmt.Sprintf("feedback[%d].%s", i, field) }
 	id, err := rowID("feedback", i, r.ID)
@@ -143,9 +123,7 @@ func (p *FeedbackEntriesPage) row(i int, r *wireFeedbackEntry) (FeedbackEntry, e
 	return e, nil
 }
 
-// FeedbackEntries fetches one page of feedback entries matching f, limit
-// rows (1..MaxFeedbackEntriesLimit); cursor is "" for the first page, else
-// the previous page's NextCursor.
+// FeedbackEntries fetches one page of entries matching f; cursor is "" first, else the previous NextCursor.
 func (c *Client) FeedbackEntries(ctx context.Context, projectID string, f FeedbackFilter, limit int, cursor string) (*FeedbackEntriesPage, error) {
 	const endpoint = "feedback_entries"
 	if projectID == "" {

@@ -1,11 +1,7 @@
 package mintlify
 
-// Project and agent-job ids are checked where they enter the exporter:
-// the config file, the tracked-jobs file, the jobs command's arguments and
-// the receiver's routes. An id becomes one segment of an API URL path, so
-// anything that could change the path (a slash, a dot segment, a query or
-// fragment marker) or the log line it is printed in (control characters)
-// is refused before any request is built.
+// Ids are checked where they enter (config, tracked-jobs file, jobs arguments, receiver routes): an id is one
+// URL path segment, so what could change the path or the log line it is printed in is refused.
 
 import (
 	"errors"
@@ -15,14 +11,10 @@ import (
 	"unicode/utf8"
 )
 
-// MaxIDLen is the longest id accepted, in bytes. Mintlify's ids are a few
-// dozen characters; 200 leaves room without letting a pasted document
-// through as an id.
+// MaxIDLen: Mintlify's ids are a few dozen bytes; 200 leaves room without letting a pasted document through.
 const MaxIDLen = 200
 
-// CheckID reports why id is not a plausible project or job id, or nil. The
-// message quotes the id (with %q, so control characters show escaped) but
-// does not say where it came from: callers add that.
+// CheckID reports why id is no plausible project or job id; callers add where it came from.
 func CheckID(id string) error {
 	switch {
 	case id == "":
@@ -43,9 +35,7 @@ func CheckID(id string) error {
 	return nil
 }
 
-// IsPlaceholder reports whether id is a shipped example's stand-in
-// (YOUR_PROJECT_ID, YOUR_AUTOMATION_ID: any case, - or _), which every
-// configuration check refuses so that an unedited example never acts.
+// IsPlaceholder reports a shipped example's stand-in id, refused so that an unedited example never acts.
 func IsPlaceholder(id string) bool {
 	return strings.HasPrefix(strings.ToUpper(strings.ReplaceAll(id, "-", "_")), "YOUR_")
 }

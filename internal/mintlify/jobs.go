@@ -12,8 +12,7 @@ import (
 // JobStatus is an agent job's state.
 type JobStatus string
 
-// The statuses the API documents. A job moves active → completed or failed,
-// and later to archived.
+// The documented statuses: active → completed or failed, later archived.
 const (
 	JobActive    JobStatus = "active"
 	JobCompleted JobStatus = "completed"
@@ -24,9 +23,7 @@ const (
 // JobStatuses lists every status, in a fixed order for state-set metrics.
 var JobStatuses = []JobStatus{JobActive, JobCompleted, JobArchived, JobFailed}
 
-// Terminal reports whether a job in this status will not change again on
-// its own. Archived is where every job ends; completed and failed jobs are
-// still archived later, but the exporter does not need to see that happen.
+// Terminal reports whether the job will not change on its own (its later archiving does not matter).
 func (s JobStatus) Terminal() bool { return s != JobActive }
 
 func (s JobStatus) valid() bool {
@@ -135,8 +132,7 @@ func (c *Client) CreateJob(ctx context.Context, projectID, prompt string) (*Job,
 	return &w.job, nil
 }
 
-// SendMessage sends a follow-up prompt to job id. The API requires at
-// least one character; an empty prompt is refused before any request.
+// SendMessage sends a follow-up prompt; an empty one, which the API refuses, is refused before any request.
 func (c *Client) SendMessage(ctx context.Context, projectID, id, prompt string) (*Job, error) {
 	if projectID == "" || id == "" {
 		return nil, errors.New("mintlify send_message: project id and job id are required")

@@ -6,17 +6,14 @@ import (
 	"unicode"
 )
 
-// Admin keys start with "mint_". Two other Mintlify key types share that
-// prefix but are refused by the admin API, so they are caught here rather
-// than as a confusing 401 on the first scrape.
+// Two other Mintlify key types share the "mint_" prefix but the admin API refuses them: caught here, not as a 401.
 const (
 	adminKeyPrefix     = "mint_"
 	assistantKeyPrefix = "mint_dsc_"
 	indexKeyPrefix     = "mint_us_"
 )
 
-// ValidateKey checks that key looks like an admin API key. Its errors
-// describe the problem without ever quoting the key.
+// ValidateKey checks that key looks like an admin API key; its errors never quote it.
 func ValidateKey(key string) error {
 	switch {
 	case key == "":

@@ -8,46 +8,23 @@ import (
 	"unicode/utf8"
 )
 
-// The rule for a page path as a label value, the same in the exporter and
-// the backfill, for every kind with a path label:
-//
-//   - the path is read from the API's JSON as the bytes it holds (see
-//     rawText): invalid UTF-8 is not replaced by U+FFFD, so two paths that
-//     differ only there stay two;
-//   - it is escaped with EscapeText: control characters (NUL, ESC, ...)
-//     and invalid bytes become \x1b-style escapes, so none reaches a label
-//     value, a terminal or a dashboard raw;
-//   - PathLabelOK then refuses what cannot be a label: an empty path
-//     (Prometheus reads path="" as no label at all) and one longer than
-//     1,024 bytes once escaped. A refused path is counted as dropped.
-//
-// Two upstream paths whose escaped forms are equal (a path holding the
-// text `\xff` and one holding the byte 0xff) are one series: a walk adds
-// their views together and counts the merge (Walk.Merged), so no count is
-// lost.
+// One rule for a path label, in the exporter and the backfill: read as raw bytes (rawText, so paths differing
+// only in invalid UTF-8 stay two), escaped (EscapeText), refused when empty or too long (PathLabelOK). Paths
+// whose escaped forms are equal are one series: a walk adds their views and counts Walk.Merged.
 
-// PathLabel is raw, a path as the API sent it, as the exporter writes it
-// in a label: EscapeText(raw). ok is false when that is no usable label
-// value (see PathLabelOK).
+// PathLabel is EscapeText(raw); ok is false when that is no usable label value (PathLabelOK).
 func PathLabel(raw string) (label string, ok bool) {
 	label = EscapeText(raw)
 	return label, PathLabelOK(label)
 }
 
-// PathLabelOK reports whether p, an escaped path, may be a label value:
-// not empty, at most 1,024 bytes, and escaped (valid UTF-8 without
-// control characters). Paths from an older state file or journal, read
-// before paths were escaped, fail it when they hold what the escaping now
-// changes, and are dropped.
+// PathLabelOK reports a usable escaped path: not empty ("" is no label to Prometheus), at most 1,024 bytes,
+// escaped; paths stored before escaping fail it when the escaping changes them, and are dropped.
 func PathLabelOK(p string) bool {
 	return p != "" && len(p) <= MaxPathBytes && EscapeText(p) == p
 }
 
-// rawText is a JSON string decoded to the bytes it holds: unlike
-// encoding/json, which replaces each invalid UTF-8 byte with U+FFFD, it
-// keeps them, and a \u escape of a lone surrogate is kept as its three
-// bytes (themselves invalid UTF-8). EscapeText then writes each as \xNN,
-// so distinct upstream strings stay distinct.
+// rawText keeps a JSON string's invalid UTF-8 bytes and lone surrogates, which encoding/json makes U+FFFD.
 type rawText string
 
 func (t *rawText) UnmarshalJSON(b []byte) error {
@@ -61,16 +38,13 @@ func (t *rawText) UnmarshalJSON(b []byte) error {
 
 var errNotString = errors.New("not a JSON string")
 
-// unquoteRaw decodes a JSON string token (encoding/json has checked its
-// syntax) keeping invalid UTF-8 bytes as they are.
 func unquoteRaw(b []byte) (string, error) {
 	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
 		return "", errNotString
 	}
 	b = b[1 : len(b)-1]
 	if bytes.IndexByte(b, '\\') < 0 {
-		// No escape (nearly every path): the bytes are the string. This
-		// runs for each row of a walk, up to 100 000 a site.
+		// No escape, nearly every path: this runs for each row of a walk.
 		return string(b), nil
 	}
 	out := make([]byte, 0, len(b))
@@ -111,9 +85,6 @@ func unquoteRaw(b []byte) (string, error) {
 	return string(out), nil
 }
 
-// unicodeEscape reads the four hex digits after \u in b, and a second
-// \uXXXX when they are a high surrogate that one completes; n is the
-// bytes read.
 func unicodeEscape(b []byte) (r rune, n int, err error) {
 	hex := func(b []byte) (rune, bool) {
 		if len(b) < 4 {
@@ -136,8 +107,7 @@ func unicodeEscape(b []byte) (r rune, n int, err error) {
 	return r, 4, nil
 }
 
-// appendRune appends r as UTF-8, or a lone surrogate as the three bytes
-// UTF-8 would give it (invalid UTF-8, escaped later like any other).
+// appendRune writes a lone surrogate as the three bytes UTF-8 would give it, escaped later.
 func appendRune(out []byte, r rune) []byte {
 	if utf16.IsSurrogate(r) {
 		return append(out, byte(0xe0|r>>12), byte(0x80|(r>>6)&0x3f), byte(0x80|r&0x3f))

@@ -6,15 +6,8 @@ import (
 	"fmt"
 )
 
-// rowsUpTo is a JSON array of rows that is refused as soon as it holds one
-// row more than the page limit asked for, before the rest is decoded. The
-// API never sends more than the limit, so such a page is broken whatever
-// else it holds; a hostile one at the body cap (8 MiB, about 180 000
-// short rows) would otherwise be built in full, some 80 MiB of rows, only
-// to be thrown away. With limit 0 the array is not bounded.
-//
-// The field holding it is set before decoding (the limit must be known);
-// seen tells an array that was there from a missing key.
+// rowsUpTo refuses a rows array once it exceeds the limit: a hostile page at the 8 MiB cap would otherwise
+// build some 80 MiB of rows to throw away. limit 0 is unbounded; seen tells a present array from a missing key.
 type rowsUpTo[T any] struct {
 	key   string
 	limit int
@@ -26,7 +19,6 @@ func newRows[T any](key string, limit int) *rowsUpTo[T] {
 	return &rowsUpTo[T]{key: key, limit: limit}
 }
 
-// tooManyRows refuses a page with more rows than its limit.
 type tooManyRows struct {
 	key   string
 	limit int
@@ -36,8 +28,7 @@ func (e *tooManyRows) Error() string {
 	return fmt.Sprintf("more %s rows than the page limit of %d", e.key, e.limit)
 }
 
-// UnmarshalJSON decodes the array row by row. (A JSON null never reaches
-// it: encoding/json sets the field's pointer to nil instead.)
+// UnmarshalJSON: a JSON null never reaches it (encoding/json sets the pointer to nil).
 func (r *rowsUpTo[T]) UnmarshalJSON(b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
@@ -58,7 +49,6 @@ func (r *rowsUpTo[T]) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// present returns the rows, or nil when the array was missing or null.
 func (r *rowsUpTo[T]) present() *[]T {
 	if r == nil || !r.seen {
 		return nil

@@ -71,8 +71,7 @@ func (w *wireSearchesPage) validate() error {
 	return nil
 }
 
-// Searches fetches one page of search terms (limit 1..MaxSearchesLimit);
-// cursor is "" for the first page, else the previous NextCursor.
+// Searches fetches one page of search terms; cursor is "" first, else the previous NextCursor.
 func (c *Client) Searches(ctx context.Context, projectID string, r DateRange, limit int, cursor string) (*SearchesPage, error) {
 	if projectID == "" {
 		return nil, errors.New("mintlify searches: empty project id")

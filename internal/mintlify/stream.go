@@ -9,28 +9,17 @@ import (
 	"time"
 )
 
-// Answers whose rows carry visitor text (conversations, feedback entries)
-// are decoded as a stream: the body is read through a json.Decoder, one
-// row at a time, and each row keeps only the fields the exporter counts,
-// so neither the body nor the text is ever held whole. What a page costs
-// in memory is its kept rows (about 100 bytes each) and the decoder's
-// buffer, which holds the row being read: it follows the longest row, not
-// the page (BenchmarkConversationsFullPage).
+// Rows carrying visitor text are decoded as a stream, a row at a time, keeping only the counted fields.
 
-// streamDecoder is an answer decoded from its body as the body is read.
 type streamDecoder interface {
 	decodeStream(dec *json.Decoder) error
 }
 
-// decodeStreamFrom decodes one answer from rd.
 func decodeStreamFrom(rd io.Reader, s streamDecoder) error {
 	return s.decodeStream(json.NewDecoder(rd))
 }
 
-// readStream decodes the 2xx answer of r from resp's body, which it
-// reads up to limit bytes. Like readBody's caller, it returns status 0 for
-// a body that could not be read whole (retried), and resp's status with a
-// *ResponseError for one that cannot be used (not retried).
+// readStream returns status 0 for a body not read whole (retried), and a *ResponseError for an unusable one.
 func (c *Client) readStream(r request, req *http.Request, resp *http.Response, limit int64, start time.Time) (int, []byte, http.Header, error) {
 	status := resp.StatusCode
 	rd := &countingReader{r: io.LimitReader(resp.Body, limit+1)}
@@ -61,8 +50,7 @@ func (c *Client) readStream(r request, req *http.Request, resp *http.Response, l
 	return status, nil, resp.Header, nil
 }
 
-// countingReader counts the bytes read and keeps the first error other
-// than io.EOF: a body cut short, not a JSON one.
+// countingReader keeps the first error other than io.EOF: a body cut short, not bad JSON.
 type countingReader struct {
 	r   io.Reader
 	n   int64
@@ -78,8 +66,6 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// streamError says what a decoding error means, in the words decodeJSON
-// uses for a whole body.
 func streamError(err error) error {
 	var se *json.SyntaxError
 	switch {
@@ -91,17 +77,11 @@ func streamError(err error) error {
 	return err
 }
 
-// skipValue reads a JSON value and keeps nothing of it.
 type skipValue struct{}
 
 func (*skipValue) UnmarshalJSON([]byte) error { return nil }
 
-// decodeCursorPage reads the answer of a cursor-paged endpoint from dec:
-// one object whose key field holds the rows, at most limit of them, each
-// decoded into a W (whose fields are the ones counted: every other key of
-// the row is skipped unread) and handed to row; nextCursor and hasMore,
-// checked against each other (see cursorFields); any other key skipped.
-// It returns the cursor ("" when nothing follows) and hasMore.
+// decodeCursorPage decodes at most limit rows under field into W (other keys skipped unread) and the paging fields.
 func decodeCursorPage[W any](dec *json.Decoder, field string, limit int, row func(i int, w *W) error) (string, bool, error) {
 	started := false
 	token := func() (json.Token, error) {
@@ -148,7 +128,6 @@ func decodeCursorPage[W any](dec *json.Decoder, field string, limit int, row fun
 	return f.check(field)
 }
 
-// decodeRows reads the array of rows under field.
 func decodeRows[W any](dec *json.Decoder, token func() (json.Token, error), field string, limit int, row func(int, *W) error) error {
 	t, err := token()
 	switch {
@@ -178,7 +157,6 @@ func decodeRows[W any](dec *json.Decoder, token func() (json.Token, error), fiel
 	return err
 }
 
-// cursorFields are the paging fields of a cursor-paged answer.
 type cursorFields struct {
 	rows    bool // the rows' array was there
 	next    nullable[string]
@@ -196,11 +174,7 @@ func (f *cursorFields) decode(dec *json.Decoder, key string) error {
 	return dec.Decode(&skipValue{})
 }
 
-// check says what every cursor-paged answer must hold: its rows, hasMore,
-// and a nextCursor checked against hasMore: a page with more must say
-// where they start, and the cursor must be one the client can send back
-// (and a caller can save). It returns the cursor ("" when nothing
-// follows, whatever the answer says) and hasMore.
+// check: a page with more must say where they start, in a cursor the client can send back and a caller save.
 func (f *cursorFields) check(field string) (string, bool, error) {
 	switch {
 	case !f.rows:

@@ -9,23 +9,16 @@ import (
 	"unicode/utf8"
 )
 
-// MaxPathBytes bounds every path label, once escaped (PathLabel): the
-// paths of views, visitors and feedback rows and a conversation's page. A
-// longer one is no page anyone reads on a dashboard, and a 10 kB label
-// value is a cost to every scrape and to Prometheus' index: it is dropped
-// and counted instead.
+// MaxPathBytes bounds an escaped path label: a 10 kB label costs every scrape and Prometheus' index.
 const MaxPathBytes = 1024
 
-// MaxCategoryRunes bounds a conversation's category: longer ones are cut
-// to this many runes and counted.
+// MaxCategoryRunes bounds a conversation's category: longer ones are cut and counted.
 const MaxCategoryRunes = 64
 
-// Uncategorized is the category of a conversation the upstream gave none
-// (a null queryCategory, or one that is empty once sanitised).
+// Uncategorized is the category of a null or (once sanitised) empty queryCategory.
 const Uncategorized = "uncategorized"
 
-// nullable is a field the API always sends but may send as null: set
-// tells a missing key (an error) from a null (a value).
+// nullable tells a missing key (an error) from a null (a value).
 type nullable[T any] struct {
 	set   bool
 	null  bool
@@ -41,12 +34,8 @@ func (n *nullable[T]) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &n.value)
 }
 
-// PagePath is the path of a page the API names by a path or a full URL
-// (a conversation's pageUrl, a feedback entry's path): the URL's path
-// alone, without scheme, host, query or fragment (which may carry a
-// visitor's data), starting with "/", made a label value as every path
-// label is (PathLabel). ok is false when no usable path remains: not a
-// URL, not valid UTF-8, or longer than MaxPathBytes once escaped.
+// PagePath is the path of a page named by a path or URL, without scheme, host, query or fragment (which may
+// carry a visitor's data), made a label by PathLabel; ok is false when no usable path remains.
 func PagePath(raw string) (path string, ok bool) {
 	if raw == "" || !utf8.ValidString(raw) || len(raw) > 8*MaxPathBytes {
 		return "", false
@@ -65,18 +54,13 @@ func PagePath(raw string) (path string, ok bool) {
 	if !strings.HasPrefix(path, "/") {
 		path = "/" + path
 	}
-	// The rule of every path label (PathLabel): control characters
-	// escaped, empty or over MaxPathBytes once escaped refused.
 	if path, ok = PathLabel(path); !ok {
 		return "", false
 	}
 	return path, true
 }
 
-// Category makes an upstream category a tidy label value: valid UTF-8,
-// control characters dropped, runs of white space folded to one space,
-// trimmed, at most MaxCategoryRunes runes (cut says it was longer).
-// An empty result is Uncategorized.
+// Category makes an upstream category a tidy label value (cut says it was longer); empty becomes Uncategorized.
 func Category(raw string) (category string, cut bool) {
 	var b strings.Builder
 	n, space := 0, false
@@ -110,8 +94,7 @@ func Category(raw string) (category string, cut bool) {
 	return b.String(), cut
 }
 
-// validCursor bounds a cursor the API hands back before it is sent again
-// or saved: printable ASCII, at most maxCursorBytes.
+// maxCursorBytes bounds a cursor the API hands back before it is sent again or saved.
 const maxCursorBytes = 256
 
 func validCursor(c string) bool {

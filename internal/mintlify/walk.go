@@ -18,22 +18,16 @@ const (
 	DefaultWalkMaxPages    = 400 // 100 000 paths at 250 a page
 )
 
-// ErrSweepStopped wraps an error returned by a client's Gate: the caller
-// refused a request (its budget for now is spent, or it is shutting down).
+// ErrSweepStopped wraps a Gate's refusal: the budget for now is spent, or the caller is shutting down.
 var ErrSweepStopped = errors.New("walk stopped before a request")
 
-// Walk is one read of every page of a per-path endpoint (views or
-// visitors) over one date range. It can be read in several goes: each call
-// of Client.Continue reads as many pages as its gate lets through and the
-// walk remembers where it stopped, keeping every row it paid for. Its
-// fields are exported so that a walk in progress can be saved and resumed
-// after a restart.
+// Walk reads every page of a per-path endpoint over one range, in as many Continue calls as the gate allows,
+// keeping every row it paid for; its exported fields let a walk in progress survive a restart.
 type Walk struct {
 	Kind     RowsKind  `json:"kind"`
 	Range    DateRange `json:"range"`
 	PageSize int       `json:"page_size"`
-	// Next is the first page not read yet; Last the index of the final
-	// page, -1 until known.
+	// Next is the first page not read; Last the final page's index, -1 until known.
 	Next int `json:"next"`
 	Last int `json:"last"`
 
@@ -42,25 +36,19 @@ type Walk struct {
 	Requests   int           `json:"requests"`
 	Duplicates int           `json:"duplicates"` // rows whose path came on an earlier page
 	Dropped    int           `json:"dropped"`    // rows not kept (Keep said no, or beyond MaxRows)
-	// Merged counts rows added to another row of the same label value: two
-	// paths the API tells apart whose escaped forms are equal (see
-	// PathLabel). Their views are summed, not lost.
+	// Merged counts rows summed into another of the same label value (see PathLabel), so no views are lost.
 	Merged int `json:"merged,omitempty"`
-	// Repeated is set when a page brought no path the walk had not
-	// already seen: the upstream is looping, and the walk ended there.
+	// Repeated: a page brought no new path, so the upstream loops and the walk ended.
 	Repeated bool `json:"repeated"`
-	// Truncated is set when MaxPages ended the walk while the upstream
-	// still reported more rows.
+	// Truncated: MaxPages ended the walk while the upstream reported more.
 	Truncated bool `json:"truncated"`
-	// Seen holds a 64-bit hash of every path read, kept or not, so a
-	// looping upstream is noticed whatever the filters keep.
+	// Seen hashes every path read, kept or not, so a loop is noticed whatever the filters keep.
 	Seen []uint64 `json:"seen"`
 
 	seen map[uint64]struct{}
 }
 
-// NewWalk starts a walk of kind over r, pageSize rows a page (default
-// MaxPageSize).
+// NewWalk starts a walk of kind over r, pageSize rows a page (default MaxPageSize).
 func NewWalk(kind RowsKind, r DateRange, pageSize int) *Walk {
 	if pageSize <= 0 || pageSize > MaxPageSize {
 		pageSize = MaxPageSize
@@ -68,8 +56,7 @@ func NewWalk(kind RowsKind, r DateRange, pageSize int) *Walk {
 	return &Walk{Kind: kind, Range: r, PageSize: pageSize, Last: -1}
 }
 
-// Clone returns a copy that shares nothing with w, so one goroutine can
-// continue it while another reads w.
+// Clone shares nothing with w, so one goroutine can continue it while another reads w.
 func (w *Walk) Clone() *Walk {
 	c := *w
 	c.Rows = slices.Clone(w.Rows)
@@ -84,8 +71,7 @@ func (w *Walk) Clone() *Walk {
 // Done reports whether the walk has read its last page (or hit its cap).
 func (w *Walk) Done() bool { return w.Truncated || (w.Last >= 0 && w.Next > w.Last) }
 
-// Pages is how many pages the walk has found so far: the hint for the
-// next walk of the same range kind.
+// Pages is the pages found so far: the hint for the next walk of the same range kind.
 func (w *Walk) Pages() int {
 	if w.Last >= 0 {
 		return w.Last + 1
@@ -93,8 +79,7 @@ func (w *Walk) Pages() int {
 	return w.Next
 }
 
-// Remaining is how many more requests the walk expects, given hint pages
-// in all (the last walk's count); at least 1 until it is done.
+// Remaining is the requests the walk still expects given hint pages in all; at least 1 until done.
 func (w *Walk) Remaining(hint int) int {
 	if w.Done() {
 		return 0
@@ -106,24 +91,16 @@ func (w *Walk) Remaining(hint int) int {
 type WalkOptions struct {
 	Concurrency int // pages in flight at once; default DefaultWalkConcurrency
 	MaxPages    int // pages in the whole walk; default DefaultWalkMaxPages
-	// ExpectedPages is how many pages the walk is expected to have (the
-	// last walk's count). Pages up to it are read concurrently; past it
-	// one at a time, so no request is spent beyond the end.
+	// ExpectedPages (the last walk's) are read concurrently; past it one at a time, so none is spent past the end.
 	ExpectedPages int
-	// Keep decides which rows are kept (the exporter's path filters); nil
-	// keeps every row. Rows not kept are counted in Dropped.
+	// Keep selects rows (nil keeps all); the rest count in Dropped.
 	Keep func(path string) bool
-	// MaxRows bounds the rows kept: past it only the MaxRows most viewed
-	// stay. 0 means no bound beyond MaxPages × PageSize.
+	// MaxRows keeps only the most viewed rows; 0 is no bound beyond MaxPages × PageSize.
 	MaxRows int
 }
 
-// Continue reads pages of w from w.Next on, until the walk is done, the
-// client's gate (see Gated) refuses a request, or a request fails. A
-// refused request is no error: Continue returns nil with the walk not done,
-// and a later call resumes it. Pages are applied to the walk in order; a
-// page read after one that failed is not kept, the walk resumes at the
-// failed one.
+// Continue reads pages until done, refused by the gate (nil error, resumed later) or failed; pages apply in
+// order, so one read after a failure is dropped and the walk resumes at the failed one.
 func (c *Client) Continue(ctx context.Context, projectID string, w *Walk, o WalkOptions) error {
 	if o.Concurrency <= 0 {
 		o.Concurrency = DefaultWalkConcurrency
@@ -156,8 +133,7 @@ func (c *Client) Continue(ctx context.Context, projectID string, w *Walk, o Walk
 	}
 	w.trim(o.MaxRows)
 	if w.Done() {
-		// The hashes only serve a walk that goes on: a done walk is data,
-		// kept for minutes, so it holds no spare capacity either.
+		// A done walk is kept for minutes as data: no spare hash capacity.
 		w.Seen, w.seen = nil, nil
 		if cap(w.Rows) > len(w.Rows)+len(w.Rows)/8 {
 			w.Rows = slices.Clone(w.Rows)
@@ -178,7 +154,6 @@ func (c *Client) Continue(ctx context.Context, projectID string, w *Walk, o Walk
 	return nil
 }
 
-// stoppedByGate tells a request the caller's gate refused from a failed one.
 func stoppedByGate(err error) bool {
 	var ae *APIError
 	var re *ResponseError
@@ -201,7 +176,6 @@ func pathHash(p string) uint64 {
 	return h.Sum64()
 }
 
-// apply adds page idx (the next one in order) to the walk.
 func (w *Walk) apply(idx int, p *PageViewsPage, keep func(string) bool) {
 	w.Requests++
 	w.Next = idx + 1
@@ -225,18 +199,14 @@ func (w *Walk) apply(idx int, p *PageViewsPage, keep func(string) bool) {
 	}
 	switch {
 	case !p.HasMore || len(p.Rows) == 0:
-		// An empty page that claims more rows cannot be followed by
-		// anything: taking its word would spend the budget on nothing.
+		// An empty page claiming more rows: following it would spend the budget on nothing.
 		w.Last = idx
 	case fresh == 0:
-		// Nothing new: the upstream repeats itself. Following it would
-		// spend the hour on rows already read.
+		// Nothing new: the upstream repeats itself.
 		w.Last, w.Repeated = idx, true
 	}
 }
 
-// trim merges the rows of one label value and keeps the maxRows most
-// viewed (see MostViewed).
 func (w *Walk) trim(maxRows int) {
 	w.merge()
 	n := len(w.Rows)
@@ -244,9 +214,6 @@ func (w *Walk) trim(maxRows int) {
 	w.Dropped += n - len(w.Rows)
 }
 
-// merge adds each row whose Path equals an earlier row's to that row (the
-// views of two paths the escaping writes alike), counting it in Merged.
-// It sorts the rows by path.
 func (w *Walk) merge() {
 	slices.SortFunc(w.Rows, func(a, b PageViewRow) int { return strings.Compare(a.Path, b.Path) })
 	out := w.Rows[:0]
@@ -264,10 +231,7 @@ func (w *Walk) merge() {
 	w.Rows = out
 }
 
-// MostViewed is the selection of the paths a walk exports, wherever it
-// is made: the max most viewed of rows by total (ties by path, so the
-// choice is stable; max 0 keeps all), sorted by path. It reorders rows
-// and returns a prefix of it.
+// MostViewed reorders rows and returns the max most viewed by total (ties by path; 0 keeps all), sorted by path.
 func MostViewed(rows []PageViewRow, max int) []PageViewRow {
 	if max > 0 && len(rows) > max {
 		slices.SortFunc(rows, func(a, b PageViewRow) int {
@@ -282,11 +246,7 @@ func MostViewed(rows []PageViewRow, max int) []PageViewRow {
 	return rows
 }
 
-// Add applies p, the walk's next page (index w.Next), as Continue does
-// with the pages it reads, for a caller that makes the requests itself
-// (the backfill, one page at a time under its own pacing). o.Keep,
-// o.MaxPages and o.MaxRows mean what they mean to Continue; once the walk
-// is done its rows are the o.MaxRows most viewed.
+// Add applies the walk's next page as Continue would, for a caller that makes its own requests (the backfill).
 func (w *Walk) Add(p *PageViewsPage, o WalkOptions) {
 	if w.Done() {
 		return
@@ -322,7 +282,6 @@ type walkRun struct {
 	pending   map[int]*PageViewsPage // read but not yet applied (out of order)
 }
 
-// take hands out the next page index, or -1 when the run is over.
 func (r *walkRun) take(ctx context.Context) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -332,9 +291,7 @@ func (r *walkRun) take(ctx context.Context) int {
 			return -1
 		}
 		if r.next < r.scheduled {
-			// The gate is asked here, in page order, so the pages that
-			// get a request are always the first ones: none read past a
-			// refused page would have to be thrown away.
+			// Asked in page order, so refused pages are always the last and nothing read is thrown away.
 			if gate := r.c.gate; gate != nil {
 				if err := gate(ctx); err != nil {
 					// Pages in flight were paid for: let them land.
@@ -360,16 +317,13 @@ func (r *walkRun) done(idx int, p *PageViewsPage, err error) {
 	r.inFlight--
 	if err != nil {
 		if stoppedByGate(err) {
-			// A gate refusal inside the client (on the first attempt of a
-			// call the walk did not pre-pay): a pause, not a failure.
+			// A refusal inside the client (a call the walk did not pre-pay): a pause, not a failure.
 			if r.refused == nil {
 				r.refused = err
 			}
 			return
 		}
 		if r.err == nil || idx < r.errAt {
-			// Pages in flight before this one still land; the walk
-			// resumes at the first that failed.
 			r.err, r.errAt = err, idx
 		}
 		return

@@ -29,7 +29,6 @@ func (assistant) Fetch(ctx context.Context, q Query) (Payload, error) {
 	return &AssistantPayload{Web: s.Web, API: s.API, Other: s.Other}, nil
 }
 
-// Samples: the queries by caller.
 func (assistant) Samples(pl Payload, _ Settings) []Sample {
 	p := pl.(*AssistantPayload)
 	return []Sample{

@@ -9,15 +9,9 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
-// The checks of a stored payload (Fetched.Check): a state file or a journal
-// is read as untrusted input, with the bounds of an API answer.
-
-// MaxStoredCount bounds every count a stored payload holds: far above
-// any site's month, far below where a float64 stops counting by ones.
+// MaxStoredCount is far above any site's month and far below where a float64 stops counting by ones.
 const MaxStoredCount = 1e12
 
-// checkCount refuses a count that is negative, above MaxStoredCount or
-// not a number.
 func checkCount(what string, v float64) error {
 	if !(v >= 0 && v <= MaxStoredCount) {
 		return fmt.Errorf("%s: count %g out of range 0..%g", what, v, float64(MaxStoredCount))
@@ -25,7 +19,6 @@ func checkCount(what string, v float64) error {
 	return nil
 }
 
-// checkCounts checks the counts named in pairs (name, value).
 func checkCounts(where string, counts map[string]float64) error {
 	for name, v := range counts {
 		if err := checkCount(where+name, v); err != nil {
@@ -35,8 +28,6 @@ func checkCounts(where string, counts map[string]float64) error {
 	return nil
 }
 
-// checkNames checks a list of named counts: at most max, each name once,
-// each passing ok, each count in range.
 func checkNames(what string, l []NamedCount, max int, ok func(string) bool) error {
 	if len(l) > max {
 		return fmt.Errorf("%s: %d names, at most %d", what, len(l), max)
@@ -54,13 +45,11 @@ func checkNames(what string, l []NamedCount, max int, ok func(string) bool) erro
 	return nil
 }
 
-// sanitisedCategory: c is what Category makes of an API category.
 func sanitisedCategory(c string) bool {
 	s, _ := mintlify.Category(c)
 	return s == c
 }
 
-// checkInts refuses a negative or too large row count.
 func checkInts(what string, vs ...int) error {
 	for _, v := range vs {
 		if v < 0 || float64(v) > MaxStoredCount {
@@ -70,7 +59,6 @@ func checkInts(what string, vs ...int) error {
 	return nil
 }
 
-// checkWalk checks a cursor walk in progress.
 func checkWalk(w *mintlify.CursorWalk) error {
 	if err := w.Check(); err != nil {
 		return fmt.Errorf("walk: %w", err)
@@ -78,9 +66,7 @@ func checkWalk(w *mintlify.CursorWalk) error {
 	return nil
 }
 
-// Check: the days are valid dates, each once, none after now's day; a day
-// is final only if it is sealed at now (Sealed); counts and names as an
-// API answer's.
+// Check: a day is final only if it is sealed at now (Sealed).
 func (conversations) Check(pl Payload, now time.Time) error {
 	p := pl.(*ConversationsPayload)
 	if len(p.Days) > 31 {
@@ -115,8 +101,6 @@ func (conversations) Check(pl Payload, now time.Time) error {
 	return nil
 }
 
-// sameMonth refuses a day (a valid date) of another month than *month,
-// the first day's.
 func sameMonth(month *string, date string) error {
 	if *month == "" {
 		*month = date[:7]
@@ -127,7 +111,6 @@ func sameMonth(month *string, date string) error {
 	return nil
 }
 
-// checkDay checks one day's counts, at most keep names in each list.
 func checkDay(d *ConversationsDay, now time.Time, keep int) error {
 	t, err := time.Parse(mintlify.DayLayout, d.Date)
 	switch {
@@ -154,8 +137,6 @@ func checkDay(d *ConversationsDay, now time.Time, keep int) error {
 	if err := checkNames(where+"pages", d.Pages, keep, mintlify.PathLabelOK); err != nil {
 		return err
 	}
-	// Each row is counted once, as answered or unanswered, and each
-	// unanswered one in at most one category and one page.
 	unanswered := d.Unanswered.Answer + d.Unanswered.Clarifying
 	switch {
 	case d.Answered.Answer+d.Answered.Clarifying+unanswered > float64(d.Rows):
@@ -174,9 +155,6 @@ func sum(l []NamedCount) float64 {
 	return n
 }
 
-// Check: the open entries by a documented open status and source, each
-// pair once, counts in range, the oldest not after now; a walk in
-// progress likewise, over a range that ends by now.
 func (feedbackBacklog) Check(pl Payload, now time.Time) error {
 	p := pl.(*FeedbackBacklogPayload)
 	if err := checkBacklog(&p.Backlog, now); err != nil {
@@ -223,7 +201,6 @@ func checkBacklog(b *FeedbackBacklog, now time.Time) error {
 	return nil
 }
 
-// Check: counts in range, paths as the client escapes them.
 func (feedback) Check(pl Payload, _ time.Time) error {
 	p := pl.(*FeedbackPayload)
 	if len(p.Pages) > mintlify.MaxFeedbackLimit {
@@ -240,8 +217,7 @@ func (feedback) Check(pl Payload, _ time.Time) error {
 	return nil
 }
 
-// Check: counts in range; the terms are sanitised when they become
-// samples (SanitizeQuery), as the API's are.
+// Check: terms are sanitised when they become samples (SanitizeQuery), as the API's are.
 func (searches) Check(pl Payload, _ time.Time) error {
 	p := pl.(*SearchesPayload)
 	if len(p.Terms) > mintlify.MaxSearchesLimit {
@@ -258,7 +234,6 @@ func (searches) Check(pl Payload, _ time.Time) error {
 	return nil
 }
 
-// Check: counts in range.
 func (assistant) Check(pl Payload, _ time.Time) error {
 	p := pl.(*AssistantPayload)
 	return checkCounts("", map[string]float64{"web": p.Web, "api": p.API, "other": p.Other})

@@ -13,38 +13,23 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
-// Conversations: GET assistant, one row a conversation, cursor paging.
-// A month can hold tens of thousands of rows, each with the whole answer,
-// and past days do not change, so the month is kept day by day: each
-// finished day is walked once and its counts kept (numbers, never the
-// text); a refresh walks only today, and yesterday until ConversationsGrace
-// after midnight UTC for conversations recorded late. The month to date
-// is the sum of its days.
+// Conversations: GET assistant, cursor paging, one row a conversation with its whole answer. Past days do not
+// change, so each is walked until ConversationsGrace after its midnight UTC (late rows), then its counts are kept.
 var _ = register(kind.Conversations, conversations{})
 
 const (
-	// ConversationsGrace is how long after its end (midnight UTC) a day
-	// is still walked again on each refresh; its first walk after that
-	// is its last.
+	// ConversationsGrace is how long after midnight UTC a day is still walked again on each refresh.
 	ConversationsGrace = 2 * time.Hour
-	// ConversationsDayKeep bounds the categories and the pages a day
-	// keeps (those with the most unanswered conversations): a month's
-	// payload is at most 31 days × 2 × 100 names. It is at least the
-	// largest top list (config.MaxTopN), so a month's top list is the
-	// sum of the days' tops.
+	// ConversationsDayKeep bounds a day's categories and pages (a month: 31×2×100 names); at least
+	// config.MaxTopN, so a month's top list is the sum of the days' tops.
 	ConversationsDayKeep = 100
-	// ConversationsMaxDayPages bounds one day's walk: 200 pages of
-	// mintlify.ConversationsPageSize rows, 200 000 conversations a day
-	// (mintlify.MaxCursorWalkRows).
+	// ConversationsMaxDayPages bounds one day's walk to mintlify.MaxCursorWalkRows rows.
 	ConversationsMaxDayPages = mintlify.MaxCursorWalkRows / mintlify.ConversationsPageSize
 )
 
-// ConversationsPayload is the month's days walked, by date, and the
-// walk of a day that the budget stopped.
+// ConversationsPayload is the month's days walked, by date, and a day's walk the budget stopped.
 type ConversationsPayload struct {
 	Days []ConversationsDay `json:"days"`
-	// Walk is a day's walk the budget stopped, which the next fetch
-	// resumes from its cursor; its counts are not in the samples yet.
 	Walk *ConversationsWalk `json:"walk,omitempty"`
 }
 
@@ -53,30 +38,20 @@ type ConversationsDay struct {
 	Date string `json:"date"` // YYYY-MM-DD
 	// Final: walked after the day's grace; never walked again.
 	Final bool `json:"final"`
-	// Rows is the conversations the walk read, which its next walk costs
-	// (in pages) at least.
-	Rows       int                 `json:"rows"`
-	Answered   ConversationsByType `json:"answered"`
-	Unanswered ConversationsByType `json:"unanswered"`
-	// Categories and Pages are the day's unanswered conversations by
-	// category and by the page they started on, most first, at most
-	// ConversationsDayKeep each; the Cut flags say some were left out.
-	Categories    []NamedCount `json:"categories"`
-	Pages         []NamedCount `json:"pages"`
-	CategoriesCut bool         `json:"categories_cut"`
-	PagesCut      bool         `json:"pages_cut"`
-	// Duplicates and OutOfRange are the rows the day's walk did not count
-	// (see mintlify.Follow): rows read before in the walk (a page served
-	// twice), and rows outside the day (an upstream that widened the
-	// range). They are kept with the day for the operator
-	// (docs/troubleshooting.md), never added to the counts.
+	// Rows is what the day's next walk costs, in pages, at least.
+	Rows          int                 `json:"rows"`
+	Answered      ConversationsByType `json:"answered"`
+	Unanswered    ConversationsByType `json:"unanswered"`
+	Categories    []NamedCount        `json:"categories"`
+	Pages         []NamedCount        `json:"pages"`
+	CategoriesCut bool                `json:"categories_cut"`
+	PagesCut      bool                `json:"pages_cut"`
+	// Duplicates and OutOfRange (see mintlify.Follow) are kept for the operator, never added to the counts.
 	Duplicates int `json:"duplicates,omitempty"`
 	OutOfRange int `json:"out_of_range,omitempty"`
 }
 
-// ConversationsWalk is a day's walk in progress: what it counted so far,
-// the range it walks, and the cursor walk (the cursor of its next page,
-// the ids read), whose keys are the walk's own ("cursor" as before).
+// ConversationsWalk is a day's walk in progress; its cursor walk's keys are its own ("cursor" as before).
 type ConversationsWalk struct {
 	Day ConversationsDay `json:"day"`
 	To  time.Time        `json:"to"` // the end of the range walked
@@ -99,11 +74,8 @@ type conversations struct{}
 
 func (conversations) Empty() Payload { return &ConversationsPayload{} }
 
-// Cost is what the next refresh is expected to ask for: each day not
-// final walked again, as many pages as its last walk and one more for the
-// rows since, and one page for a new day. A first walk of the month
-// reserves firstConversationsReserve; a walk that needs more than it got
-// stops and goes on from the days it finished (see Fetch).
+// Cost: each day not final walked again, its last walk's pages plus one; a month's first walk reserves
+// firstConversationsReserve and, when it needs more, goes on next time from the days it finished.
 func (conversations) Cost(pl Payload) int {
 	p, _ := pl.(*ConversationsPayload)
 	if p == nil || len(p.Days) == 0 {
@@ -121,14 +93,10 @@ func (conversations) Cost(pl Payload) int {
 	return n
 }
 
-// firstConversationsReserve is what a month not walked yet reserves.
 const firstConversationsReserve = 8
 
-// Fetch walks the days of q.Range that are not final in q.Old, keeps the
-// others, and drops days outside the range (those of an earlier month).
-// Stopped by the budget, it returns with the error the days it finished
-// and the walk it was in, which the next fetch resumes; failed on a
-// refused cursor (mintlify.ErrCursorRefused), q.Old's days without a walk.
+// Fetch keeps q.Old's final days and walks the rest; stopped by the budget it returns the finished days
+// and the walk in progress; on mintlify.ErrCursorRefused, q.Old's days without a walk.
 func (conversations) Fetch(ctx context.Context, q Query) (Payload, error) {
 	old := map[string]ConversationsDay{}
 	var resume *ConversationsWalk
@@ -177,20 +145,14 @@ func (conversations) Fetch(ctx context.Context, q Query) (Payload, error) {
 	return out, nil
 }
 
-// Sealed reports whether the UTC day starting at day is over for good at
-// now: its end plus ConversationsGrace is past. Only then is a day's walk
-// final; a stored day marked final that is not sealed at now (a clock
-// that ran ahead and was set back) is walked again.
+// Sealed reports whether day's end plus ConversationsGrace is past at now; a stored final day not sealed
+// (a clock that ran ahead and was set back) is walked again.
 func Sealed(day, now time.Time) bool {
 	return !now.Before(day.AddDate(0, 0, 1).Add(ConversationsGrace))
 }
 
-// walkKeep bounds the categories and pages a walk in progress keeps.
 const walkKeep = 10 * ConversationsDayKeep
 
-// walkDay reads the pages of conversations in r one after the other, from
-// w's cursor, counting into w. Done, w.Day holds the day's counts; stopped,
-// w is where to resume.
 func walkDay(ctx context.Context, q Query, r mintlify.DateRange, w *ConversationsWalk) error {
 	d := &w.Day
 	categories, pages := counts(d.Categories), counts(d.Pages)
@@ -246,8 +208,6 @@ func counts(l []NamedCount) map[string]float64 {
 	return m
 }
 
-// top is the n names of m with the largest counts (ties by name), and
-// whether m had more.
 func top(m map[string]float64, n int) ([]NamedCount, bool) {
 	out := make([]NamedCount, 0, len(m))
 	for _, name := range slices.Sorted(maps.Keys(m)) {
@@ -265,9 +225,6 @@ func day(t time.Time) time.Time {
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
-// Samples: the month's conversations by resolution and response type,
-// and its top categories and pages of the unanswered (those the path
-// filter keeps), with the flags that say the lists are cut.
 func (conversations) Samples(pl Payload, s Settings) []Sample {
 	p := pl.(*ConversationsPayload)
 	var answered, unanswered ConversationsByType

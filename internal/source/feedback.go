@@ -7,15 +7,13 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
-// Feedback: GET feedback/by-page, one request a window, which answers the
-// 100 pages with the most feedback (the endpoint documents no paging).
+// Feedback: GET feedback/by-page, one request a window; it answers the top 100 pages (no paging documented).
 var _ = register(kind.Feedback, feedback{})
 
 // FeedbackPayload is the feedback of a window's pages, as stored.
 type FeedbackPayload struct {
-	Pages []FeedbackPage `json:"pages"`
-	// Truncated: the API had feedback on more pages than it answered.
-	Truncated bool `json:"truncated"`
+	Pages     []FeedbackPage `json:"pages"`
+	Truncated bool           `json:"truncated"`
 }
 
 // FeedbackPage is the feedback entries of one page, by kind.
@@ -43,8 +41,7 @@ func (feedback) Fetch(ctx context.Context, q Query) (Payload, error) {
 	return p, nil
 }
 
-// Samples: the truncation flag, and each kept page's entries by kind (a
-// path that comes twice keeps its first row).
+// Samples: a path that comes twice keeps its first row.
 func (feedback) Samples(pl Payload, s Settings) []Sample {
 	p := pl.(*FeedbackPayload)
 	out := []Sample{{Family: "mintlify_page_feedback_truncated", Value: boolFloat(p.Truncated)}}

@@ -10,21 +10,16 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
-// Feedback backlog: GET feedback with status=pending,in_progress, every
-// page of the entries created in the look-back, on each refresh. Only
-// open entries are asked for, so the cost follows the backlog, not the
-// amount of feedback. The readers' comments and contacts are not read.
+// Feedback backlog: GET feedback?status=pending,in_progress over the look-back on each refresh; only open
+// entries are asked for, so the cost follows the backlog. Comments and contacts are not read.
 var _ = register(kind.FeedbackBacklog, feedbackBacklog{})
 
-// maxBacklogPages bounds one walk: 1 000 pages of 100, MaxBacklogEntries
-// open entries.
 const maxBacklogPages = 1000
 
 // MaxBacklogEntries is the most open entries one walk counts.
 const MaxBacklogEntries = maxBacklogPages * mintlify.MaxFeedbackEntriesLimit
 
-// FeedbackBacklogPayload is the last complete count of the open entries,
-// and the walk the budget stopped, which the next fetch resumes.
+// FeedbackBacklogPayload is the last complete count and the walk the budget stopped.
 type FeedbackBacklogPayload struct {
 	Backlog FeedbackBacklog      `json:"backlog"`
 	Walk    *FeedbackBacklogWalk `json:"walk,omitempty"`
@@ -32,17 +27,12 @@ type FeedbackBacklogPayload struct {
 
 // FeedbackBacklog is the open entries of a look-back, counted.
 type FeedbackBacklog struct {
-	// Open counts them by status and source.
 	Open []FeedbackOpen `json:"open"`
-	// Oldest is when the oldest of them was created; zero when none is
-	// open (or none has a createdAt).
+	// Oldest is zero when none is open (or none has a createdAt).
 	Oldest time.Time `json:"oldest"`
-	// Entries is how many were read: what the next walk costs, in pages.
+	// Entries is what the next walk costs, in pages.
 	Entries int `json:"entries"`
-	// Duplicates and OutOfRange are the rows the walk did not count (see
-	// mintlify.Follow): entries read before in the walk, and entries
-	// created outside the look-back asked for; kept for the operator
-	// (docs/troubleshooting.md), never counted as open.
+	// Duplicates and OutOfRange (see mintlify.Follow) are kept for the operator, never counted as open.
 	Duplicates int `json:"duplicates,omitempty"`
 	OutOfRange int `json:"out_of_range,omitempty"`
 }
@@ -54,9 +44,7 @@ type FeedbackOpen struct {
 	Count  float64 `json:"count"`
 }
 
-// FeedbackBacklogWalk is a walk in progress: its range, the cursor walk
-// (the cursor of its next page, the ids read; its keys are the walk's
-// own, "cursor" as before), and what it counted so far.
+// FeedbackBacklogWalk is a walk in progress; its cursor walk's keys are its own ("cursor" as before).
 type FeedbackBacklogWalk struct {
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
@@ -70,7 +58,6 @@ type feedbackBacklog struct{}
 
 func (feedbackBacklog) Empty() Payload { return &FeedbackBacklogPayload{} }
 
-// Cost is the pages of the last walk, and one more for entries since.
 func (feedbackBacklog) Cost(pl Payload) int {
 	p, _ := pl.(*FeedbackBacklogPayload)
 	if p == nil {
@@ -79,9 +66,7 @@ func (feedbackBacklog) Cost(pl Payload) int {
 	return p.Backlog.Entries/mintlify.MaxFeedbackEntriesLimit + 1
 }
 
-// Fetch walks the open entries created in the look-back before q.Now, or
-// resumes the walk q.Old was in. Stopped by the budget, it returns the
-// last complete count with the walk so far, beside the error.
+// Fetch, stopped by the budget, returns the last complete count with the walk so far, beside the error.
 func (feedbackBacklog) Fetch(ctx context.Context, q Query) (Payload, error) {
 	out := &FeedbackBacklogPayload{}
 	var w *FeedbackBacklogWalk
@@ -137,7 +122,6 @@ func (feedbackBacklog) Fetch(ctx context.Context, q Query) (Payload, error) {
 	return &FeedbackBacklogPayload{Backlog: w.Counted}, nil
 }
 
-// openList is the counts of every open status and source, in order.
 func openList(m map[[2]string]float64) []FeedbackOpen {
 	var out []FeedbackOpen
 	for _, status := range openStatuses {
@@ -148,8 +132,6 @@ func openList(m map[[2]string]float64) []FeedbackOpen {
 	return out
 }
 
-// Samples: the open entries by status and source, and when the oldest
-// was created (none when no entry is open).
 func (feedbackBacklog) Samples(pl Payload, _ Settings) []Sample {
 	p := pl.(*FeedbackBacklogPayload)
 	var out []Sample
@@ -163,8 +145,6 @@ func (feedbackBacklog) Samples(pl Payload, _ Settings) []Sample {
 	return out
 }
 
-// droppedRows are the samples of a cursor walk's rows not counted (see
-// mintlify.Follow), in family, by reason.
 func droppedRows(family string, duplicates, outOfRange float64) []Sample {
 	return []Sample{
 		{Family: family, Labels: []Label{{"reason", "duplicate"}}, Value: duplicates},

@@ -5,16 +5,10 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
-// Page views and unique visitors are walked page by page (mintlify.Walk:
-// the engine resumes a walk across grants of the budget, the backfill
-// rebuilds each day's walk from its journal), not fetched whole as the
-// Fetched kinds are. This file says, for both, which endpoint is walked and
-// what a walk's rows and totals become: the one mapping from a walk to
-// samples that the exporter's window gauges and month counters and the
-// backfill's lines all come from.
+// Page views and visitors are walked page by page (mintlify.Walk), resumed across budget grants; this file
+// is the one mapping from a walk to samples, for the exporter's gauges and counters and the backfill's lines.
 
-// The traffic label values. There is deliberately no "total": sum()
-// does that.
+// Traffic label values; deliberately no "total": sum() does that.
 const (
 	TrafficHuman = "human"
 	TrafficAI    = "ai"
@@ -24,23 +18,14 @@ const (
 
 // Walked is a kind walked page by page.
 type Walked struct {
-	Rows mintlify.RowsKind // the endpoint walked
-	// The gauge families of one path and of the whole site.
+	Rows       mintlify.RowsKind // the endpoint walked
 	Page, Site string
-	// Unique is the family of the site's visitors de-duplicated across
-	// traffic types: they do not add up, so the total is no sum and gets
-	// a name of its own. "" when the traffic types add up (page views).
+	// Unique is the family of de-duplicated site visitors, which do not add up; "" for page views.
 	Unique string
-	// Walk: the walk's own figures (mintlify_page_views_paths, _sweep_*,
-	// _walk_*: paths exported and dropped, requests, pages left) are shown
-	// for this kind's walks.
-	Walk bool
+	Walk   bool
 }
 
-// Views names the walked kind of every page's views, month to date: the
-// one the backfill walks day by day beside the other kinds' counters, and
-// whose month walk's pages the exporter records in the ledger for the
-// backfill's estimate.
+// Views is the walked kind the backfill walks day by day and whose month walk the ledger records.
 const Views = kind.PageViews
 
 var walked = map[string]Walked{
@@ -49,18 +34,14 @@ var walked = map[string]Walked{
 		Unique: "mintlify_site_unique_visitors"},
 }
 
-// LookupWalked is the walked kind named name; ok is false for the
-// others.
+// LookupWalked is the walked kind named name.
 func LookupWalked(name string) (w Walked, ok bool) {
 	w, ok = walked[name]
 	return w, ok
 }
 
-// PathSamples calls emit with the two samples of each row of rows, of the
-// family Page: the ai one first, then the human one (the registry sorts
-// each family by label values, and input already in that order sorts
-// fastest). rows are those exported: the walk's, after the project's
-// path filter and max_paths.
+// PathSamples emits each row's ai then human sample of family Page: the registry sorts by label values,
+// and sorted input sorts fastest.
 func (w Walked) PathSamples(rows []mintlify.PageViewRow, emit func(path, traffic string, value float64)) {
 	for _, r := range rows {
 		emit(r.Path, TrafficAI, r.AI)
@@ -68,9 +49,7 @@ func (w Walked) PathSamples(rows []mintlify.PageViewRow, emit func(path, traffic
 	}
 }
 
-// SiteSamples are the samples of a walk's site totals: human and ai of
-// the family Site, then what the total holds beyond them as other (page
-// views) or the de-duplicated total of the family Unique (visitors).
+// SiteSamples: human and ai of Site, then other (page views) or the de-duplicated total of Unique (visitors).
 func (w Walked) SiteSamples(t mintlify.Counts) []Sample {
 	out := []Sample{
 		{Family: w.Site, Labels: []Label{{"traffic", TrafficHuman}}, Value: t.Human},

@@ -9,8 +9,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 )
 
-// Searches: GET searches, one request a window. Terms come by hits,
-// descending, so the first page of search_top_n terms is the top.
+// Searches: GET searches, one request a window; terms come by hits, descending, so page one is the top.
 var _ = register(kind.Searches, searches{})
 
 // SearchesPayload is a window's search events and its top terms, as stored.
@@ -43,9 +42,7 @@ func (searches) Fetch(ctx context.Context, q Query) (Payload, error) {
 	return p, nil
 }
 
-// Samples: the search events, and the top terms' hits and click-through
-// ratio. Only the total adds up over time: the top terms of a month are
-// no sum of the top terms of its days, so only it has a counter.
+// Samples: only the total gets a counter; a month's top terms are no sum of its days'.
 func (searches) Samples(pl Payload, s Settings) []Sample {
 	p := pl.(*SearchesPayload)
 	out := []Sample{{Family: "mintlify_searches", Value: p.Total}}
@@ -64,14 +61,11 @@ func (searches) Samples(pl Payload, s Settings) []Sample {
 	return out
 }
 
-// maxQueryRunes caps a search term used as a label value. Search terms are
-// typed by readers: they may hold personal data, and every distinct one is
-// a new series, so only the top few are exported, and only their start.
+// maxQueryRunes: search terms are typed by readers and may hold personal data, and each is a new series,
+// so only the top few are exported, and only their start.
 const maxQueryRunes = 64
 
-// SanitizeQuery makes a search term a tidy label value: valid UTF-8,
-// lower case, control characters dropped, runs of white space folded to
-// one space, trimmed, at most maxQueryRunes runes.
+// SanitizeQuery makes a search term a tidy label value: valid UTF-8, lower case, spaces folded, short.
 func SanitizeQuery(q string) string {
 	q = strings.ToValidUTF8(q, "")
 	var b strings.Builder
