@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,7 +48,8 @@ func TestFlagModeMessages(t *testing.T) {
 			"--mintlify.request-timeout must be at least 1s and at most 1h0m0s, got 1ns"},
 		{"tracked-jobs file /dev/null", "mint_flagmode1", []string{"--mintlify.tracked-jobs-file=/dev/null"},
 			"--mintlify.tracked-jobs-file /dev/null: not a regular file"},
-		{"tracked-jobs file in a missing directory", "mint_flagmode1", []string{"--mintlify.tracked-jobs-file=" + filepath.Join(missing, "jobs.txt")},
+		// --config.check only warns of it (TestConfigCheckTrackedJobsFile); the online check refuses it, as the start does.
+		{"tracked-jobs file in a missing directory", "mint_flagmode1", []string{"--config.check-online", "--mintlify.tracked-jobs-file=" + filepath.Join(missing, "jobs.txt")},
 			"--mintlify.tracked-jobs-file " + filepath.Join(missing, "jobs.txt") + ": its directory " + missing + " does not exist"},
 		{"project id with a slash", "mint_flagmode1", []string{"--mintlify.project-id=a/b"},
 			`--mintlify.project-id (or MINTLIFY_PROJECT_ID): id "a/b" must not contain '/'`},
@@ -63,7 +65,11 @@ func TestFlagModeMessages(t *testing.T) {
 			t.Setenv("MINTLIFY_API_KEY", c.key)
 			t.Setenv("MINTLIFY_PROJECT_ID", "proj-flags")
 			var out, errb bytes.Buffer
-			rc := run(append([]string{"--config.check"}, c.args...), &out, &errb)
+			check := []string{"--config.check"}
+			if slices.Contains(c.args, "--config.check-online") {
+				check = nil
+			}
+			rc := run(append(check, c.args...), &out, &errb)
 			if rc != 1 {
 				t.Errorf("exit %d, want 1", rc)
 			}
