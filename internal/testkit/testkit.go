@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -88,7 +89,7 @@ func RepoRoot(tb testing.TB) string {
 // CheckFlagsDocumented checks that docs/doc has a table row for every
 // visible flag of app (a cell "`--name`" or "`--[no-]name`" opening the
 // row) and none for a flag app does not have.
-func CheckFlagsDocumented(t *testing.T, doc string, app *kingpin.Application, what string) {
+func CheckFlagsDocumented(t *testing.T, doc string, app *kingpin.Application, what string, elsewhere ...string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(RepoRoot(t), "docs", doc))
 	if err != nil {
@@ -101,7 +102,8 @@ func CheckFlagsDocumented(t *testing.T, doc string, app *kingpin.Application, wh
 	}
 	defined := map[string]bool{}
 	for _, f := range app.Model().Flags {
-		if f.Hidden || f.Name == "help" || f.Name == "version" || strings.HasPrefix(f.Name, "help-") || strings.HasPrefix(f.Name, "completion-") {
+		if f.Hidden || f.Name == "help" || f.Name == "version" || strings.HasPrefix(f.Name, "help-") || strings.HasPrefix(f.Name, "completion-") ||
+			slices.ContainsFunc(elsewhere, func(prefix string) bool { return strings.HasPrefix(f.Name, prefix) }) {
 			continue
 		}
 		defined[f.Name] = true

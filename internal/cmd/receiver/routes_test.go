@@ -2,6 +2,7 @@ package receiver
 
 import (
 	"encoding/json"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -112,4 +113,10 @@ func TestAuditRotation(t *testing.T) {
 	if _, err := os.Stat(path + ".3"); !os.IsNotExist(err) {
 		t.Errorf("%s.3 kept: %v", path, err)
 	}
+}
+
+// TestFlagsDocumented: docs/loop.md has a row for every flag of the
+// receiver but the shared ones (configuration.md's), and none for a flag it does not have.
+func TestFlagsDocumented(t *testing.T) {
+	testkit.CheckFlagsDocumented(t, "loop.md", newApp(&flags{}), "the receiver", "web.", "mintlify.", "log.")
 }
