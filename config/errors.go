@@ -12,18 +12,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Errors of this package start with the line of the file they are about,
-// when they come from one. A decoding error is yaml's own message
-// ("line 3: field pagesize not found in type config.global"), followed by
-// the file's line it names (" (at `pagesize: 10`)"), so the setting is in
-// sight; an unknown field also gets the field it is probably a
-// misspelling of.
-// Validation names the setting as a user finds it ("projects[1] \"blog\"")
-// and gets its line from the file's tree.
+// Errors start with the file's line, and yaml's messages get the line's text and a "did you mean", so the setting is in sight.
 
-// fieldError is a problem found by validation. at is the path used to find
-// the line ("projects[1].key"); subject is how the message names the
-// setting.
 type fieldError struct {
 	line    int
 	at      string
@@ -45,16 +35,11 @@ func (e *fieldError) Error() string {
 	return s
 }
 
-// nodeErrorf reports a bad value from an UnmarshalYAML in yaml's own form.
-// It is a *yaml.TypeError, the one kind of error after which yaml goes on
-// decoding, so that a file's every bad value is reported at once.
+// nodeErrorf returns a *yaml.TypeError, after which yaml goes on decoding, so every bad value is reported at once.
 func nodeErrorf(n *yaml.Node, format string, args ...any) error {
 	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %s", n.Line, fmt.Sprintf(format, args...))}}
 }
 
-// located gives each of err's problems its line, in the file's order:
-// yaml's messages with the file's line they name (src), validation's
-// with the line of their setting in the tree top.
 func located(err error, src []byte, top *yaml.Node) error {
 	var out []error
 	var te *yaml.TypeError
@@ -78,8 +63,6 @@ func located(err error, src []byte, top *yaml.Node) error {
 	return errors.Join(out...)
 }
 
-// lineOf is the line a message starts with ("line 3: ", or yaml's
-// "yaml: line 3: "), 0 when none.
 func lineOf(msg string) int {
 	var n int
 	if _, err := fmt.Sscanf(strings.TrimPrefix(msg, "yaml: "), "line %d:", &n); err != nil {
@@ -88,8 +71,6 @@ func lineOf(msg string) int {
 	return n
 }
 
-// withContext is a message of yaml's with the line of src it names, and
-// for an unknown field the closest known one, scrubbed.
 func withContext(msg string, src []byte) string {
 	n := lineOf(msg)
 	if n == 0 {
@@ -105,12 +86,10 @@ func withContext(msg string, src []byte) string {
 	if lines := strings.Split(string(src), "\n"); n <= len(lines) {
 		msg += " (at `" + strings.TrimSpace(lines[n-1]) + "`)"
 	}
-	// An API key pasted into the wrong field, or any control character,
-	// must not reach a log line.
+	// An API key pasted into the wrong field, or any control character, must not reach a log line.
 	return mintlify.ScrubText(msg, "")
 }
 
-// settingPaths maps each setting's path ("projects[1].key") to its line.
 type settingPaths map[string]int
 
 func settingLines(top *yaml.Node) settingPaths {
@@ -137,8 +116,6 @@ func settingLines(top *yaml.Node) settingPaths {
 	return paths
 }
 
-// of is the line of path, or of its closest ancestor in the file (a
-// defaulted field has no line; its section does), 0 for none.
 func (p settingPaths) of(path string) int {
 	for ; path != ""; path = path[:max(strings.LastIndexAny(path, ".["), 0)] {
 		if l, ok := p[path]; ok {
@@ -148,8 +125,6 @@ func (p settingPaths) of(path string) int {
 	return 0
 }
 
-// fieldsOf lists the field names of each decoded struct type, keyed the way
-// yaml names the type in its messages, for the "did you mean" hint.
 var fieldsOf = func() map[string][]string {
 	m := map[string][]string{}
 	for _, v := range []any{topLevel{}, global{}, key{}, project{}} {
@@ -161,7 +136,6 @@ var fieldsOf = func() map[string][]string {
 	return m
 }()
 
-// suggest returns the field closest to a misspelt name, or "".
 func suggest(name string, fields []string) string {
 	norm := strings.NewReplacer("_", "", "-", "")
 	best, bestDist := "", 3

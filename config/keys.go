@@ -11,18 +11,10 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 )
 
-// MaxKeyFileSize guards against api_key_file pointing at the wrong file:
-// an API key is a few dozen bytes. No more than this (plus one byte, to
-// tell) is ever read.
+// MaxKeyFileSize guards against api_key_file naming the wrong file: a key is a few dozen bytes.
 const MaxKeyFileSize = 4096
 
-// ResolveKeys reads every key from its environment variable or file. It is
-// separate from Parse so the file can be checked (and printed) without the
-// secrets, and so tests can pass their own getenv; nil means os.Getenv.
-//
-// Surrounding whitespace is dropped, since secret files and `echo` usually
-// end in a newline. Errors name the key and where it was read from, never
-// the value.
+// ResolveKeys reads every key, apart from Parse so a file is checked without its secrets; errors never hold a value.
 func (c *Config) ResolveKeys(getenv func(string) string) (map[string]secret.Secret, error) {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -43,11 +35,7 @@ func (c *Config) ResolveKeys(getenv func(string) string) (map[string]secret.Secr
 	return out, nil
 }
 
-// KeyError names Keys[i] in err the way the errors of Parse and LoadFile
-// name a setting: "file: line N: keys[i] "name": ...", with the file and
-// the line of the key's api_key_file or api_key_env when the configuration
-// came from one, so that a key that cannot be read, or is of the wrong
-// type, is found like any other mistake of the file.
+// KeyError names Keys[i] in err with the file and line of its source, like any other mistake of the file.
 func (c *Config) KeyError(i int, err error) error {
 	e := &fieldError{subject: subject("keys", i, c.Keys[i].Name), msg: err.Error(), cause: err}
 	if i < len(c.keyLines) {
@@ -59,9 +47,7 @@ func (c *Config) KeyError(i int, err error) error {
 	return e
 }
 
-// Read reads the key from its file or environment variable (getenv), with
-// surrounding white space trimmed. Errors name the source, never the value.
-// The jobs command uses it too, so both read keys the same way.
+// Read reads the key from its file or environment variable, trimmed; errors name the source, never the value.
 func (k Key) Read(getenv func(string) string) (secret.Secret, error) {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -69,8 +55,6 @@ func (k Key) Read(getenv func(string) string) (secret.Secret, error) {
 	var raw, from string
 	if k.APIKeyFile != "" {
 		from = "file " + k.APIKeyFile
-		// At most MaxKeyFileSize+1 bytes, regular files only, within
-		// FileReadTimeout. Errors name the file, never its content.
 		b, err := readBounded(k.APIKeyFile, "api_key_file", MaxKeyFileSize)
 		if tl := (*safefile.TooLargeError)(nil); errors.As(err, &tl) {
 			return secret.Secret{}, fmt.Errorf("%w, too large to be an API key", err)
@@ -88,16 +72,13 @@ func (k Key) Read(getenv func(string) string) (secret.Secret, error) {
 	case v == "":
 		return secret.Secret{}, fmt.Errorf("%s is empty", from)
 	case hasSpace(v):
-		// A multi-line file or a pasted value with a space would fail
-		// as an HTTP header far from here, with a less helpful error.
+		// A pasted value with a space would fail later as an HTTP header, with a less helpful error.
 		return secret.Secret{}, fmt.Errorf("%s contains whitespace or control characters inside the key", from)
 	}
 	return secret.New(v), nil
 }
 
-// EffectiveBudget is how many analytics requests per hour this replica may
-// make with the key: floor((budget_per_hour - reserve) * share), and at
-// least 1 so a tiny share still makes progress.
+// EffectiveBudget is floor((budget_per_hour - reserve) * share), at least 1 so a tiny share still progresses.
 func (k Key) EffectiveBudget() int {
 	// The epsilon absorbs float error: (100-10)*0.7 is 62.99999999999999.
 	n := int(math.Floor(float64(k.BudgetPerHour-k.Reserve)*k.Share + 1e-9))

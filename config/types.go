@@ -10,11 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Duration is a time.Duration written in Prometheus syntax ("30s", "1h30m",
-// "7d", "1w"). It wraps model.ParseDuration in its own type, rather than
-// using model.Duration, so that a bad value is reported with its line: yaml
-// only hands the node (and so the position) to Unmarshaler implementations,
-// and model.Duration uses the older interface without it.
+// Duration is a Prometheus-syntax duration; its own type, unlike model.Duration, gets the yaml node and so the line.
 type Duration time.Duration
 
 // String prints the duration back in the syntax it was read in.
@@ -36,19 +32,15 @@ func (d *Duration) UnmarshalYAML(node *yaml.Node) error {
 // MarshalYAML implements yaml.Marshaler.
 func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
 
-// maxWindow is how far back Mintlify's analytics go.
 const maxWindow = 90 * 24 * time.Hour
 
-// Window is one look-back period for the analytics queries. The text is kept
-// as written because it becomes the `window` label: a user who writes "7d"
-// should find window="7d" in Prometheus, not "1w" or "168h".
+// Window is one look-back period; its text is kept as written, for the `window` label ("7d", not "168h").
 type Window struct {
 	Label    string
 	Duration time.Duration
 }
 
-// ParseWindow checks s the same way the config file does. The flag-only mode
-// and tests use it to build windows without YAML.
+// ParseWindow checks s the same way the config file does.
 func ParseWindow(s string) (Window, error) {
 	d, err := parseDuration(s)
 	switch {
@@ -59,8 +51,7 @@ func ParseWindow(s string) (Window, error) {
 	case d > maxWindow:
 		return Window{}, fmt.Errorf("window must be at most 90d, the history Mintlify keeps")
 	case d%time.Hour != 0:
-		// The API takes dates at hour resolution; a 90m window would be
-		// silently rounded and then labelled wrongly.
+		// The API takes hours; a 90m window would be silently rounded and labelled wrongly.
 		return Window{}, fmt.Errorf("window must be a whole number of hours")
 	}
 	return Window{Label: s, Duration: d}, nil
@@ -79,12 +70,10 @@ func (w *Window) UnmarshalYAML(node *yaml.Node) error {
 	return nil
 }
 
-// MarshalYAML implements yaml.Marshaler; it prints the label as written.
+// MarshalYAML implements yaml.Marshaler.
 func (w Window) MarshalYAML() (any, error) { return w.Label, nil }
 
-// Regexp is a path filter compiled when the file is loaded, so a typo fails
-// the load (or the reload) instead of every scrape. Matching is unanchored,
-// as in Go's regexp package: write '^/docs/' to match a prefix.
+// Regexp is an unanchored path filter compiled at load, so a typo fails the load, not every scrape.
 type Regexp struct {
 	*regexp.Regexp
 	original string
@@ -112,17 +101,12 @@ func (r *Regexp) UnmarshalYAML(node *yaml.Node) error {
 	return nil
 }
 
-// MarshalYAML implements yaml.Marshaler; it prints the source text.
+// MarshalYAML implements yaml.Marshaler.
 func (r Regexp) MarshalYAML() (any, error) { return r.original, nil }
 
-// parseDuration reads Prometheus duration syntax ("1h30m", "7d", "1w"),
-// with the same rules as Prometheus' own configuration: units largest
-// first, each at most once, whole numbers only.
 func parseDuration(s string) (time.Duration, error) {
 	d, err := model.ParseDuration(s)
 	return time.Duration(d), err
 }
 
-// formatDuration is the inverse of parseDuration, largest units first, so a
-// marshalled config reads like a hand-written one ("1d", not "24h0m0s").
 func formatDuration(d time.Duration) string { return model.Duration(d).String() }

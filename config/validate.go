@@ -18,18 +18,12 @@ import (
 )
 
 var (
-	// Key names are label values, and also appear in log lines and flag
-	// help, so they are kept identifier-like.
-	keyNameRE = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_-]*$`)
-	// Project names are label values that people type into PromQL.
+	// Key names appear in labels, log lines and flag help, so they are kept identifier-like.
+	keyNameRE     = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_-]*$`)
 	projectNameRE = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
 )
 
-// PlaceholderProjectID stands for the project's id in the shipped example
-// configurations (the packages' mintlify.yml, the Kubernetes ConfigMap,
-// the Helm chart's values). It is refused, in any case and with - or _,
-// so that an example left unedited fails --config.check and the start
-// instead of polling a project that does not exist.
+// PlaceholderProjectID is the examples' project id, refused so an unedited example fails instead of polling nothing.
 const PlaceholderProjectID = "YOUR_PROJECT_ID"
 
 const (
@@ -37,15 +31,12 @@ const (
 	minJobPoll     = 5 * time.Second
 )
 
-// validator collects every problem rather than stopping at the first, so
-// one edit-and-retry round fixes the whole file.
+// validator collects every problem, so one edit-and-retry round fixes the whole file.
 type validator struct {
 	errs  []error
 	flags FlagNames // of a configuration without a file (Single)
 }
 
-// add reports a problem of the setting at path at. A message about a
-// setting a flag set is about that flag (the subject it names).
 func (v *validator) add(at, subject, format string, args ...any) {
 	if flag := v.flags.flag(at); flag != "" && subject != "" {
 		subject = flag
@@ -53,9 +44,6 @@ func (v *validator) add(at, subject, format string, args ...any) {
 	v.errs = append(v.errs, &fieldError{at: at, subject: subject, msg: fmt.Sprintf(format, args...)})
 }
 
-// setting is how a message that names the setting at path at calls it
-// (field, the file's name for it, under subject): by its flag alone, when
-// a flag set it.
 func (v *validator) setting(at, subject, field string) (subj, name string) {
 	if flag := v.flags.flag(at); flag != "" {
 		return "", flag
@@ -63,8 +51,6 @@ func (v *validator) setting(at, subject, field string) (subj, name string) {
 	return subject, field
 }
 
-// subject names a list element the way users find it: by index, and by
-// name when it has one.
 func subject(list string, i int, name string) string {
 	if name == "" {
 		return fmt.Sprintf("%s[%d]", list, i)
@@ -72,21 +58,13 @@ func subject(list string, i int, name string) string {
 	return fmt.Sprintf("%s[%d] %q", list, i, name)
 }
 
-// hasSpace reports whitespace or control characters, which would break an
-// id used in a URL path or a job id copied from a terminal.
 func hasSpace(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
 }
 
-// Validate runs the checks Parse runs, for a Config changed in Go after
-// Single or Parse (for example windows set from command-line flags), so
-// such a config cannot skip what a file could not.
+// Validate runs Parse's checks on a Config changed in Go, so it cannot skip what a file could not.
 func (c *Config) Validate() error { return c.validate() }
 
-// validate checks the values and fills in the defaults that depend on
-// other fields (a project's name). It also trims a trailing slash from
-// api_url so clients can append paths. The errors come in the file's
-// order: global, then each key, then each project.
 func (c *Config) validate() error {
 	v := &validator{flags: c.flags}
 	c.validateGlobal(v)
@@ -95,15 +73,11 @@ func (c *Config) validate() error {
 	return errors.Join(v.errs...)
 }
 
-// place is where the checks of one list element report: at is its path
-// ("keys[0]"), subj how messages name it (subject).
 type place struct {
 	v        *validator
 	at, subj string
 }
 
-// add reports a problem of the element itself (field "") or of one of
-// its fields.
 func (pl place) add(field, format string, args ...any) {
 	at := pl.at
 	if field != "" {
@@ -112,8 +86,6 @@ func (pl place) add(field, format string, args ...any) {
 	pl.v.add(at, pl.subj, format, args...)
 }
 
-// validateKeys checks every key and returns the index of each valid,
-// distinct key name.
 func (c *Config) validateKeys(v *validator) map[string]int {
 	if len(c.Keys) == 0 {
 		v.add("keys", "", "at least one entry in keys is required")
@@ -165,8 +137,6 @@ func (k *Key) validateBudget(pl place) {
 	}
 }
 
-// validateProjects checks every project; keyIndex holds the valid key
-// names. A project without a name takes its id as name.
 func (c *Config) validateProjects(v *validator, keyIndex map[string]int) {
 	if len(c.Projects) == 0 {
 		v.add("projects", "", "at least one entry in projects is required")
@@ -196,9 +166,6 @@ func (c *Config) validateProjects(v *validator, keyIndex map[string]int) {
 	}
 }
 
-// validateID checks the project's id, unique among ids. An invalid id
-// that stood in for the name also clears the name: one error about the
-// id is enough.
 func (p *Project) validateID(pl place, i int, ids map[string]int, defaulted bool) {
 	switch {
 	case p.ID == "":
@@ -209,8 +176,7 @@ func (p *Project) validateID(pl place, i int, ids map[string]int, defaulted bool
 			p.Name = ""
 		}
 	case mintlify.CheckID(p.ID) != nil:
-		// The id is one segment of every API path: no dot segment,
-		// slash, query or fragment marker, control character.
+		// The id is one segment of every API path.
 		pl.add("id", "%v", mintlify.CheckID(p.ID))
 		if defaulted {
 			p.Name = ""
@@ -224,7 +190,6 @@ func (p *Project) validateID(pl place, i int, ids map[string]int, defaulted bool
 	}
 }
 
-// validateName checks the project's name (its label), unique among names.
 func (p *Project) validateName(pl place, i int, names map[string]int, defaulted bool) {
 	switch j, dup := names[p.Name]; {
 	case p.Name == "":
@@ -239,8 +204,6 @@ func (p *Project) validateName(pl place, i int, names map[string]int, defaulted 
 	}
 }
 
-// validatePaths checks the path filters (compiled: one built in Go may
-// not be) and max_paths.
 func (p *Project) validatePaths(pl place) {
 	for j, re := range p.IncludePaths {
 		if re.Regexp == nil {
@@ -257,7 +220,6 @@ func (p *Project) validatePaths(pl place) {
 	}
 }
 
-// validateCollectors checks that each collector is known and listed once.
 func (p *Project) validateCollectors(pl place) {
 	seen := map[string]bool{}
 	for j, name := range p.Collectors {
@@ -272,7 +234,6 @@ func (p *Project) validateCollectors(pl place) {
 	}
 }
 
-// validateJobs checks the project's job ids: each a valid id, listed once.
 func (p *Project) validateJobs(pl place) {
 	seen := map[string]int{}
 	for j, id := range p.Jobs {
@@ -290,10 +251,7 @@ func (p *Project) validateJobs(pl place) {
 	}
 }
 
-// CheckAPIURL reports why raw cannot be the API's base URL: it must be an
-// absolute http or https URL without query, fragment or user info (a
-// password there would be sent along with the key). The config file and
-// the jobs command both use it, so they accept the same URLs.
+// CheckAPIURL refuses all but absolute http(s) URLs without query, fragment or user info (a password would go with the key).
 func CheckAPIURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -310,8 +268,7 @@ func CheckAPIURL(raw string) error {
 	return nil
 }
 
-// redactURL hides the user info of a URL, parsed or not: a token can be
-// a user name as well as a password.
+// redactURL hides user info, parsed or not: a token can be a user name as well as a password.
 func redactURL(raw string) string {
 	scheme, rest := "", raw
 	if i := strings.Index(raw, "://"); i >= 0 {
@@ -330,8 +287,6 @@ func redactURL(raw string) string {
 func (c *Config) validateGlobal(v *validator) {
 	g := &c.Global
 	if reflect.ValueOf(*g).IsZero() {
-		// "global:" with nothing under it decodes to a zero value, not to
-		// the defaults; it plainly means "all defaults".
 		*g = DefaultGlobal
 		g.CollectorWeights = maps.Clone(DefaultGlobal.CollectorWeights)
 	}
@@ -376,8 +331,6 @@ func (c *Config) validateGlobal(v *validator) {
 	g.validateCollectorSettings(v)
 }
 
-// validateRequestTimeout holds request_timeout within
-// (0, MaxRequestTimeout].
 func (g *Global) validateRequestTimeout(v *validator) {
 	if time.Duration(g.RequestTimeout) < MinRequestTimeout || time.Duration(g.RequestTimeout) > MaxRequestTimeout {
 		subj, name := v.setting("global.request_timeout", "global", "request_timeout")
@@ -385,10 +338,7 @@ func (g *Global) validateRequestTimeout(v *validator) {
 	}
 }
 
-// validateWindows re-checks windows built in Go (a file's were checked
-// while decoding) and rejects two windows of the same length, which would
-// spend the budget twice on the same numbers under two labels. No windows
-// at all is the default: the month-to-date counters only.
+// Two windows of the same length would spend the budget twice on the same numbers under two labels.
 func (c *Config) validateWindows(v *validator, i int) {
 	p := &c.Projects[i]
 	at, subj := fmt.Sprintf("projects[%d]", i), subject("projects", i, p.Name)
@@ -415,9 +365,6 @@ func (c *Config) validateWindows(v *validator, i int) {
 	}
 }
 
-// validateCollectorSettings checks the collectors' own settings (the
-// rows' TopN and LookBack): in range, and set only for a collector that
-// has them, under its key.
 func (g *Global) validateCollectorSettings(v *validator) {
 	const s = "global"
 	for _, k := range kind.All {
@@ -446,11 +393,9 @@ func (g *Global) validateCollectorSettings(v *validator) {
 	}
 }
 
-// SettingPath is the path of kind k's setting (kind.TopNSetting,
-// kind.LookBackSetting) in the configuration: "global." and its key.
+// SettingPath is the configuration path of kind k's setting: "global." and its key.
 func SettingPath(k kind.Kind, setting string) string { return "global." + k.Key(setting) }
 
-// settingOf says where the collectors that have a setting set it.
 func settingOf(setting string, has func(kind.Kind) bool) string {
 	var keys []string
 	for _, k := range kind.All {

@@ -1,9 +1,5 @@
-// Package cli is the command-line layer the exporter's commands (serve,
-// jobs, backfill, receiver) share: the flags that mean the same thing in
-// each (--mintlify.*, --config.file, --storage.path), reading the API key
-// the way those flags name it, building the API client, exit codes and
-// kingpin parsing that never exits the process, and the listeners behind
-// one connection limit (listen.go).
+// Package cli is what the commands share: common flags, reading the key, the API client, exit codes,
+// kingpin parsing that never exits, and listeners behind one connection limit.
 package cli
 
 import (
@@ -22,8 +18,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 )
 
-// Name is the program's name: the binary, the User-Agent, log and error
-// prefixes.
+// Name is the program's name: the binary, the User-Agent, log and error prefixes.
 const Name = "mintlify_exporter"
 
 // The commands' exit codes, defined here only.
@@ -34,9 +29,7 @@ const (
 	ExitTimeout = 3 // jobs watch: --timeout passed before the job finished
 )
 
-// ExitOfAPIError is the exit status of a command that stops on the API
-// call that failed with err: ExitOK for none, ExitUsage for a 400 (the
-// arguments must change), else ExitError.
+// ExitOfAPIError is the exit status for an API error: ExitUsage for a 400 (the arguments must change), else ExitError.
 func ExitOfAPIError(err error) int {
 	switch mintlify.Classify(err).Kind {
 	case mintlify.KindNone:
@@ -47,13 +40,10 @@ func ExitOfAPIError(err error) int {
 	return ExitError
 }
 
-// KeyEnv is the environment variable that holds the key when no key file
-// is given.
+// KeyEnv is the environment variable that holds the key when no key file is given.
 const KeyEnv = "MINTLIFY_API_KEY"
 
-// DefaultStoragePath is where the state file goes unless --storage.path
-// says otherwise: under systemd's StateDirectory= when the unit sets one,
-// else in data/ below the working directory.
+// DefaultStoragePath is under systemd's StateDirectory= when the unit sets one, else data/.
 func DefaultStoragePath(getenv func(string) string) string {
 	if dirs := getenv("STATE_DIRECTORY"); dirs != "" {
 		dir, _, _ := strings.Cut(dirs, ":")
@@ -62,8 +52,7 @@ func DefaultStoragePath(getenv func(string) string) string {
 	return filepath.Join("data", "state.json")
 }
 
-// UserAgent is what every command sends upstream:
-// mintlify_exporter/<version>, "dev" for a build without a stamped version.
+// UserAgent is mintlify_exporter/<version>, "dev" for an unstamped build.
 func UserAgent() string {
 	v := version.Version
 	if v == "" {
@@ -72,17 +61,12 @@ func UserAgent() string {
 	return Name + "/" + v
 }
 
-// SleepContext waits d or until ctx ends, whichever is first: the
-// commands' production sleep (tests replace it with a fake clock's).
+// SleepContext waits d or until ctx ends; tests replace it with a fake clock's.
 var SleepContext = mintlify.Sleep
 
-// projectIDFlag names --mintlify.project-id and the environment variable
-// it defaults to, in messages about the id.
 const projectIDFlag = "--mintlify.project-id (or MINTLIFY_PROJECT_ID)"
 
-// FlagNames are the settings of a configuration without a file
-// (config.Single) that the flags of Flags set, by their path, for its
-// errors to name the flags.
+// FlagNames maps the settings the flags set to the flags, so config.Single's errors name the flags.
 func FlagNames() config.FlagNames {
 	return config.FlagNames{
 		"projects[0].id":         projectIDFlag,
@@ -91,8 +75,7 @@ func FlagNames() config.FlagNames {
 	}
 }
 
-// CheckProjectID checks --mintlify.project-id with the configuration's
-// check (ids.Check), in the words of the flag.
+// CheckProjectID checks --mintlify.project-id, in the words of the flag.
 func CheckProjectID(projectID string) error {
 	if err := mintlify.CheckID(projectID); err != nil {
 		return fmt.Errorf("%s: %w", projectIDFlag, err)
@@ -108,8 +91,7 @@ func CheckAPIURL(apiURL string) error {
 	return nil
 }
 
-// CheckRequestTimeout checks --mintlify.request-timeout against the
-// configuration's bounds, in the words of the flag.
+// CheckRequestTimeout checks --mintlify.request-timeout, in the words of the flag.
 func CheckRequestTimeout(d time.Duration) error {
 	if d < config.MinRequestTimeout || d > config.MaxRequestTimeout {
 		return fmt.Errorf("--mintlify.request-timeout must be at least %s and at most %s, got %s", config.MinRequestTimeout, config.MaxRequestTimeout, d)
@@ -117,17 +99,13 @@ func CheckRequestTimeout(d time.Duration) error {
 	return nil
 }
 
-// KeyFileError is a key file that could not be read: an I/O error, where
-// every other key problem is one of the command line or environment.
+// KeyFileError is a key file that could not be read: an I/O error, not a usage error.
 type KeyFileError struct{ err error }
 
 func (e *KeyFileError) Error() string { return e.err.Error() }
 func (e *KeyFileError) Unwrap() error { return e.err }
 
-// ReadKey reads and checks the admin key the way the flags name it: from
-// the file of --mintlify.api-key-file if given, else from
-// MINTLIFY_API_KEY. Errors name the source, never the value; a file that
-// cannot be read is a *KeyFileError.
+// ReadKey reads the key from --mintlify.api-key-file, else MINTLIFY_API_KEY; errors never hold the value.
 func ReadKey(file string, getenv func(string) string) (secret.Secret, error) {
 	k := config.Key{APIKeyEnv: KeyEnv, APIKeyFile: file}
 	source := "the " + KeyEnv + " environment variable"
@@ -151,9 +129,7 @@ func ReadKey(file string, getenv func(string) string) (secret.Secret, error) {
 	return v, nil
 }
 
-// NewClient is the API client a command uses for one key, on a transport
-// of its own; release closes its idle connections. maxRetries is the
-// client's MaxRetries (0: its default).
+// NewClient is a command's API client on its own transport; release closes its idle connections.
 func NewClient(apiURL string, key secret.Secret, timeout time.Duration, maxRetries int) (c *mintlify.Client, release func(), err error) {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	c, err = mintlify.New(mintlify.Options{
@@ -171,17 +147,13 @@ func NewClient(apiURL string, key secret.Secret, timeout time.Duration, maxRetri
 	return c, transport.CloseIdleConnections, nil
 }
 
-// IOError is a file that could not be read or written: exit status 1,
-// where every other problem found before a request is one of the command
-// line (2).
+// IOError is a file that could not be read or written: exit status 1, not 2.
 type IOError struct{ Err error }
 
 func (e *IOError) Error() string { return e.Err.Error() }
 func (e *IOError) Unwrap() error { return e.Err }
 
-// ExitCodeOf is the exit status for an error found before any request:
-// ExitError for a file that cannot be read or written (an *IOError or a
-// *KeyFileError), else ExitUsage.
+// ExitCodeOf is ExitError for an *IOError or *KeyFileError, else ExitUsage.
 func ExitCodeOf(err error) int {
 	var ie *IOError
 	var ke *KeyFileError

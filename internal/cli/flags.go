@@ -12,11 +12,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
-// Flags holds the flags that mean the same thing in every command that
-// has them. A command registers the ones it needs with the Add methods;
-// the name, environment variable, default and the first sentence of the
-// help are the same everywhere, and a command may add a sentence of its
-// own (note).
+// Flags holds the flags common to the commands: same name, environment variable, default and help everywhere.
 type Flags struct {
 	ProjectID      string   // --mintlify.project-id, where a command takes one project
 	ProjectIDs     []string // --mintlify.project-id, where a command takes several
@@ -26,8 +22,7 @@ type Flags struct {
 	ConfigFile     string // --config.file
 	StoragePath    string // --storage.path
 
-	// Set on the command line (or its environment variable), not
-	// defaulted.
+	// Set on the command line or environment, not defaulted.
 	APIURLSet, TimeoutSet bool
 
 	deprecated []*deprecatedFlag
@@ -52,9 +47,7 @@ func (f *Flags) AddProjectID(app *kingpin.Application, note string) *kingpin.Fla
 	return c
 }
 
-// AddProjectIDs adds --mintlify.project-id, repeatable. The environment
-// variable MINTLIFY_PROJECT_ID is the default the command applies itself
-// when no flag is given (kingpin would split it at newlines).
+// AddProjectIDs adds a repeatable --mintlify.project-id; the command applies MINTLIFY_PROJECT_ID itself, as kingpin would split it at newlines.
 func (f *Flags) AddProjectIDs(app *kingpin.Application, note string) *kingpin.FlagClause {
 	c := app.Flag("mintlify.project-id", help("Project id; repeat for several.", note)).PlaceHolder("ID")
 	c.StringsVar(&f.ProjectIDs)
@@ -84,15 +77,12 @@ func (f *Flags) AddConfigFile(app *kingpin.Application, helpText string) {
 	app.Flag("config.file", helpText).PlaceHolder("FILE").StringVar(&f.ConfigFile)
 }
 
-// AddStoragePath adds --storage.path, whose default follows systemd's
-// STATE_DIRECTORY.
+// AddStoragePath adds --storage.path.
 func (f *Flags) AddStoragePath(app *kingpin.Application, helpText string) {
 	app.Flag("storage.path", helpText).Default(DefaultStoragePath(os.Getenv)).StringVar(&f.StoragePath)
 }
 
-// Deprecated adds a hidden flag old that still works as the flag
-// replacement does: register wires the hidden clause to the
-// replacement's variable. Warn prints a warning for each one used.
+// Deprecated adds a hidden flag old that sets replacement's variable.
 func (f *Flags) Deprecated(app *kingpin.Application, old, replacement string, register func(*kingpin.FlagClause)) {
 	d := &deprecatedFlag{old: old, replacement: replacement}
 	c := app.Flag(old, "Deprecated: use --"+replacement+".").Hidden()
@@ -101,8 +91,7 @@ func (f *Flags) Deprecated(app *kingpin.Application, old, replacement string, re
 	f.deprecated = append(f.deprecated, d)
 }
 
-// Warn prints, for each deprecated flag on the command line, which flag
-// replaces it.
+// Warn prints, for each deprecated flag used, which flag replaces it.
 func (f *Flags) Warn(w io.Writer, name string) {
 	for _, d := range f.deprecated {
 		if d.used {

@@ -1,11 +1,5 @@
 package cli
 
-// Listening, shared by the exporter and the receiver: the sockets
-// --web.listen-address and --web.systemd-socket name, as exporter-toolkit
-// opens them, behind one limit on the connections open at once
-// (--web.max-connections), so that a flood of idle connections cannot
-// take every file descriptor or grow memory without bound.
-
 import (
 	"errors"
 	"fmt"
@@ -24,12 +18,10 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 )
 
-// MaxConnectionsHelp is --web.max-connections' help, the same in every
-// command that serves.
+// MaxConnectionsHelp is --web.max-connections' help, the same in every command that serves.
 const MaxConnectionsHelp = "Maximum number of connections open at once, across every listen address, capped to the open-file limit less 64. At the limit, the connection idle longest is closed to admit a new one; while every one serves a request, new ones wait in the kernel's backlog."
 
-// CheckMaxConnections refuses a --web.max-connections below 1; one above
-// the descriptor limit is not refused but capped (ServeLimited).
+// CheckMaxConnections refuses a --web.max-connections below 1; one above the descriptor limit is capped instead.
 func CheckMaxConnections(n int) error {
 	if n < 1 {
 		return fmt.Errorf("--web.max-connections must be at least 1, got %d", n)
@@ -37,15 +29,13 @@ func CheckMaxConnections(n int) error {
 	return nil
 }
 
-// The bounds of --web.read-timeout and --web.idle-timeout, the exporter's
-// and the receiver's.
+// Bounds of --web.read-timeout and --web.idle-timeout.
 const (
 	MaxReadTimeout = 10 * time.Minute // a request is a few hundred bytes
 	MaxIdleTimeout = 24 * time.Hour
 )
 
-// CheckWebTimeouts refuses a --web.read-timeout or --web.idle-timeout out
-// of its bounds.
+// CheckWebTimeouts refuses a --web.read-timeout or --web.idle-timeout out of its bounds.
 func CheckWebTimeouts(read, idle time.Duration) error {
 	switch {
 	case read <= 0 || read > MaxReadTimeout:
@@ -56,11 +46,7 @@ func CheckWebTimeouts(read, idle time.Duration) error {
 	return nil
 }
 
-// ServeLimited serves srv on ls, or where --web.listen-address or
-// --web.systemd-socket say when ls is empty, every listener behind one
-// limit of maxConns connections (capped to the descriptor limit); TLS
-// and basic auth come from --web.config.file as exporter-toolkit sets
-// them up. It sets srv.ConnState.
+// ServeLimited serves srv on ls (or the --web.* addresses) behind one limit of maxConns connections; it sets srv.ConnState.
 func ServeLimited(srv *http.Server, ls []net.Listener, fc *web.FlagConfig, maxConns int, logger *slog.Logger) error {
 	if len(ls) == 0 {
 		var err error
@@ -77,9 +63,6 @@ func ServeLimited(srv *http.Server, ls []net.Listener, fc *web.FlagConfig, maxCo
 	return web.ServeMultiple(ls, srv, fc, logger)
 }
 
-// listenAll opens the listeners exporter-toolkit's web.ListenAndServe
-// would: systemd's activated sockets with --web.systemd-socket, else one
-// per --web.listen-address (TCP, or vsock://:PORT).
 func listenAll(fc *web.FlagConfig, logger *slog.Logger) ([]net.Listener, error) {
 	if fc.WebSystemdSocket != nil && *fc.WebSystemdSocket {
 		logger.Info("Listening on systemd activated listeners instead of port listeners.")
@@ -128,16 +111,8 @@ func listenOne(addr string) (net.Listener, error) {
 	return vsock.Listen(uint32(port), nil)
 }
 
-// connLimit is one bound on the connections open at once across every
-// listener. When all max are open, a new connection is admitted by
-// closing one that serves no request: first the one idle longest between
-// keep-alive requests, else the oldest that has not sent its request yet.
-// Only when every open connection is busy with a request does Accept wait,
-// new connections waiting in the kernel's backlog (taking no descriptor
-// of the process's) until one ends its request or closes. So a flood of
-// idle connections neither takes every file descriptor nor keeps
-// Prometheus's scrape out. The limit being reached is logged once per
-// flood.
+// connLimit bounds connections across listeners: at the limit it closes a spare (idle or requestless) one, else
+// Accept waits, so a flood of idle connections neither takes every descriptor nor keeps scrapes out.
 type connLimit struct {
 	slots  chan struct{}
 	max    int
@@ -147,8 +122,6 @@ type connLimit struct {
 	mu    sync.Mutex
 	spare map[*limitConn]struct{} // open connections serving no request: idle, or new without a request yet
 	seq   uint64                  // orders the state changes, so the oldest spare connection is found
-	// freed is signalled when a connection becomes spare, so that an
-	// Accept waiting at the limit tries again.
 	freed chan struct{}
 }
 
@@ -159,14 +132,10 @@ func newConnLimit(maxConns int, logger *slog.Logger) *connLimit {
 	}
 }
 
-// wrap returns l behind the limit.
 func (c *connLimit) wrap(l net.Listener) net.Listener {
 	return &limitListener{Listener: l, lim: c, done: make(chan struct{})}
 }
 
-// acquire takes a slot, closing a spare connection to free one when all
-// are taken, or waiting while every open connection serves a request; it
-// fails once done is closed.
 func (c *connLimit) acquire(done <-chan struct{}) bool {
 	for {
 		select {
@@ -191,9 +160,6 @@ func (c *connLimit) acquire(done <-chan struct{}) bool {
 	}
 }
 
-// closeSpare closes the spare connection to give up first: the one idle
-// longest, else the oldest still waiting for its first request. It
-// reports whether there was one; closing it gives its slot back.
 func (c *connLimit) closeSpare() bool {
 	c.mu.Lock()
 	var victim *limitConn
@@ -214,8 +180,6 @@ func (c *connLimit) closeSpare() bool {
 	return true
 }
 
-// track is the http.Server's ConnState hook: it keeps the set of spare
-// connections that closeSpare chooses from.
 func (c *connLimit) track(nc net.Conn, state http.ConnState) {
 	lc := asLimitConn(nc)
 	if lc == nil {
@@ -239,8 +203,6 @@ func (c *connLimit) track(nc net.Conn, state http.ConnState) {
 	}
 }
 
-// asLimitConn finds the limitConn under the server's view of a
-// connection (a *tls.Conn over it with TLS).
 func asLimitConn(nc net.Conn) *limitConn {
 	for range 4 { // tls.Conn over limitConn is the deepest the server goes
 		switch v := nc.(type) {
@@ -255,7 +217,6 @@ func asLimitConn(nc net.Conn) *limitConn {
 	return nil
 }
 
-// forget drops a closed connection from the spare set.
 func (c *connLimit) forget(lc *limitConn) {
 	c.mu.Lock()
 	lc.closed = true
@@ -263,9 +224,7 @@ func (c *connLimit) forget(lc *limitConn) {
 	c.mu.Unlock()
 }
 
-// release gives a slot back. Once half the slots are free again, the
-// next time the limit is reached is logged: one line per flood, not one
-// per connection of it.
+// release logs the next flood once half the slots are free again: one line per flood, not per connection.
 func (c *connLimit) release() {
 	<-c.slots
 	if len(c.slots) <= c.max/2 {
@@ -297,20 +256,16 @@ func (l *limitListener) Close() error {
 	return l.Listener.Close()
 }
 
-// limitConn gives its slot back on its first Close.
 type limitConn struct {
 	net.Conn
 	lim  *connLimit
 	once sync.Once
 
-	// Under lim.mu: what track last saw.
 	idle   bool   // idle between requests (else new, with no request yet)
 	since  uint64 // lim.seq when it became spare
 	closed bool
 }
 
-// before tells whether c should be closed before o: idle connections
-// before new ones, each the longest spare first.
 func (c *limitConn) before(o *limitConn) bool {
 	if c.idle != o.idle {
 		return c.idle
@@ -327,18 +282,12 @@ func (c *limitConn) Close() error {
 	return err
 }
 
-// The cap on --web.max-connections: the open-file limit less
-// reservedDescriptors, which the process keeps for its own files and
-// connections (listeners, state files, the API client, its logs), and
-// never more than maxConnsBound (where the limit is unknown or
-// unlimited, too).
+// reservedDescriptors are kept for the process's own files (listeners, state files, the API client, logs).
 const (
 	reservedDescriptors = 64
 	maxConnsBound       = 1 << 20
 )
 
-// connsWithin is --web.max-connections held to what the open-file limit
-// allows; a value above it is capped with one WARN.
 func connsWithin(requested int, logger *slog.Logger) int {
 	nofile, known := descriptorLimit()
 	limit := connCap(nofile, known)
@@ -353,8 +302,6 @@ func connsWithin(requested int, logger *slog.Logger) int {
 	return limit
 }
 
-// connCap is the most connections a process with an open-file limit of
-// nofile (known or not) may hold open.
 func connCap(nofile uint64, known bool) int {
 	if !known || nofile >= maxConnsBound+reservedDescriptors {
 		return maxConnsBound

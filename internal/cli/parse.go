@@ -8,15 +8,9 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 )
 
-// terminated carries kingpin's exit status out of Parse (see Parse).
 type terminated struct{ code int }
 
-// Parse parses args with app, the command line of a subcommand
-// named name. Kingpin's help and usage paths call Terminate, which would
-// exit the process; here they unwind back to the caller instead, with
-// done set and kingpin's status in code. A parse error is printed to
-// stderr and returned as usageCode, done. Help and usage go to stdout,
-// errors to stderr.
+// Parse parses args; kingpin's help and usage would exit the process, so they unwind here with done set.
 func Parse(app *kingpin.Application, args []string, stdout, stderr io.Writer, name string, usageCode int) (cmd string, code int, done bool) {
 	app.UsageWriter(stdout)
 	app.ErrorWriter(stderr)
@@ -40,11 +34,7 @@ func Parse(app *kingpin.Application, args []string, stdout, stderr io.Writer, na
 	return cmd, 0, false
 }
 
-// joinDashValues joins a lone "-" (standard input or output) to the flag
-// before it when that flag takes a value: "--output -" becomes
-// "--output=-" and "-o -" "-o-". Kingpin's lexer takes a lone "-" for a
-// short flag without a name and hands the flag an empty value instead.
-// Nothing after "--" is touched.
+// joinDashValues turns "--output -" into "--output=-": kingpin's lexer takes a lone "-" for a nameless short flag.
 func joinDashValues(app *kingpin.Application, args []string) []string {
 	long, short := map[string]bool{}, map[string]bool{}
 	var add func(flags []*kingpin.FlagModel, cmds []*kingpin.CmdModel)

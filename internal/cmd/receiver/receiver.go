@@ -1,11 +1,5 @@
-// Package receiver is `mintlify_exporter receiver`: an Alertmanager
-// webhook receiver that turns a documentation-gap alert into one
-// Mintlify action (an automation run or an agent job), safely and at most
-// once. See docs/loop.md.
-//
-// routes.go is the routes file and the prompt templates, webhook.go the
-// HTTP side, decide.go the decisions, state.go the state file, audit.go
-// the audit log, metrics.go the receiver's own series.
+// Package receiver is `mintlify_exporter receiver`: an Alertmanager webhook that turns a documentation-gap
+// alert into one Mintlify action (an automation run or an agent job), safely and at most once. See docs/loop.md.
 package receiver
 
 import (
@@ -47,16 +41,12 @@ const cmdName = cli.Name + " receiver"
 // DefaultListenAddress is the receiver's port, next to the exporter's.
 const DefaultListenAddress = ":10492"
 
-// DefaultAnswerTimeout bounds a notification's handling, Mintlify's
-// answer included: below the 10 s Alertmanager gives a webhook by default
-// (its notification timeout), so that Alertmanager reads our answer
-// rather than giving up on its own.
+// DefaultAnswerTimeout stays below Alertmanager's default 10 s webhook timeout, so it reads our answer.
 const DefaultAnswerTimeout = 8 * time.Second
 
 // WebhookPath is where Alertmanager posts.
 const WebhookPath = "/webhook"
 
-// flags is the command line.
 type flags struct {
 	common        cli.Flags
 	web           *web.FlagConfig
@@ -116,8 +106,7 @@ type Options struct {
 	Getenv func(string) string
 }
 
-// Run runs the receiver until SIGINT or SIGTERM and returns its exit
-// status.
+// Run runs the receiver until SIGINT or SIGTERM and returns its exit status.
 func Run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -163,8 +152,6 @@ func parse(args []string, stdout, stderr io.Writer) (*flags, int, bool) {
 	return f, 0, false
 }
 
-// checkWebFlags holds the --web.* flags to the exporter's bounds, in its
-// words.
 func checkWebFlags(f *flags) error {
 	if err := cli.CheckWebTimeouts(f.readTimeout, f.idleTimeout); err != nil {
 		return err
@@ -172,8 +159,6 @@ func checkWebFlags(f *flags) error {
 	return cli.CheckMaxConnections(f.maxConns)
 }
 
-// run is Run with its context, and a listener tests open (nil: listen
-// where the flags say).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, l net.Listener, o Options) int {
 	if l != nil {
 		defer l.Close()
@@ -207,8 +192,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, l net.Lis
 	return serve(ctx, rc, reg, f, logger, l)
 }
 
-// newReceiver reads the key and the token, opens the state and the audit
-// log, and reports intents a stop left without an outcome.
 func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiver, *prometheus.Registry, error) {
 	if o.Now == nil {
 		o.Now = time.Now
@@ -254,8 +237,7 @@ func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiv
 			return nil, nil, err
 		}
 		timeout := min(f.common.RequestTimeout, f.answerTimeout-time.Second)
-		// No retries: a create that may have reached Mintlify is never
-		// sent twice (the client retries writes only on dial errors).
+		// No retries: a create that may have reached Mintlify is never sent twice.
 		c, _, err := cli.NewClient(f.common.APIURL, key, timeout, -1)
 		if err != nil {
 			return nil, nil, err
@@ -289,8 +271,6 @@ func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiv
 	return rc, reg, nil
 }
 
-// basicAuthConfigured tells whether the web config file (exporter-toolkit's,
-// "" for none) asks for basic auth.
 func basicAuthConfigured(path string) (bool, error) {
 	if path == "" {
 		return false, nil
@@ -308,9 +288,7 @@ func basicAuthConfigured(path string) (bool, error) {
 	return len(c.Users) > 0, nil
 }
 
-// reportUnknown turns the intents found at start into unknown outcomes:
-// the receiver stopped between the request and its answer, so Mintlify
-// may have acted. They are reported once and never tried again.
+// reportUnknown reports once, never retries, the intents a stop left unanswered: Mintlify may have acted.
 func (rc *receiver) reportUnknown() {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -341,9 +319,7 @@ func (rc *receiver) reportUnknown() {
 	}
 }
 
-// reload reads the routes file whole, then swaps it in; on any error
-// the running routes stay. Acting cannot change: the key is read at
-// start only, and acting is refused without authentication there.
+// reload keeps the running routes on any error; acting cannot change, as the key is read at start only.
 func (rc *receiver) reload(path string, actFlag bool) error {
 	cfg, err := LoadConfig(path)
 	if err == nil && (actFlag || cfg.Act) != rc.act {
@@ -364,7 +340,6 @@ func (rc *receiver) reload(path string, actFlag bool) error {
 	return nil
 }
 
-// config is the running routes file.
 func (rc *receiver) config() *Config {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -386,8 +361,7 @@ func handler(rc *receiver, reg *prometheus.Registry) http.Handler {
 	return mux
 }
 
-// serve serves until ctx ends, then shuts the server down: a decision in
-// progress finishes (each is bounded by the answer timeout).
+// serve lets a decision in progress finish on shutdown; each is bounded by the answer timeout.
 func serve(ctx context.Context, rc *receiver, reg *prometheus.Registry, f *flags, logger *slog.Logger, l net.Listener) int {
 	srv := &http.Server{
 		Handler:           handler(rc, reg),
@@ -433,8 +407,7 @@ func serve(ctx context.Context, rc *receiver, reg *prometheus.Registry, f *flags
 		if l != nil {
 			ls = []net.Listener{l}
 		}
-		// The exporter's limit: idle keep-alive connections are closed
-		// to admit new ones, so a flood cannot keep Alertmanager out.
+		// Idle keep-alive connections are closed to admit new ones, so a flood cannot keep Alertmanager out.
 		errc <- cli.ServeLimited(srv, ls, f.web, f.maxConns, logger)
 	}()
 	select {

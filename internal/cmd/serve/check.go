@@ -16,16 +16,10 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 )
 
-// checkJobID is the job id the online check asks for. No job has it, so
-// a good key and project answer 404 "Job not found"; the call is not an
-// analytics call, so it costs nothing of the hourly analytics budget.
+// checkJobID belongs to no job: a good key answers 404, and the call costs no analytics budget.
 const checkJobID = "job_mintlify_exporter_config_check"
 
-// checkConfig is --config.check: load the configuration as the exporter
-// would, read every key and check its type, and ask the API whether each project's key is
-// accepted. It prints each
-// problem on a line of its own on stderr and the verdict last (stdout when
-// valid); exit status 0 when valid, 1 when not.
+// checkConfig is --config.check: one problem a line on stderr, the verdict last; exit 1 when invalid.
 func checkConfig(ctx context.Context, f *flags, stdout, stderr io.Writer) int {
 	invalid := func(err error) int {
 		n := 0
@@ -48,8 +42,7 @@ func checkConfig(ctx context.Context, f *flags, stdout, stderr io.Writer) int {
 		return invalid(err)
 	}
 	absent := 0
-	// The packaged unit's state directory, like its key credential, exists
-	// only once the service has started, so an offline check warns of both.
+	// The packaged unit's state directory and key credential exist only once the service runs, so an offline check warns.
 	if err := src.checkTrackedJobsFile(cfg); errors.Is(err, fs.ErrNotExist) && !f.checkOnline {
 		fmt.Fprintf(stderr, "%s: warning: %v (the exporter will not start without it)\n", exporterName, err)
 		absent++
@@ -60,8 +53,6 @@ func checkConfig(ctx context.Context, f *flags, stdout, stderr io.Writer) int {
 	var errs []error
 	for i, k := range cfg.Keys {
 		v, err := k.Read(src.getenv)
-		// A packaged unit's key file (a systemd credential) exists only
-		// while the service runs, so an offline check must not need it.
 		if k.APIKeyFile != "" && errors.Is(err, fs.ErrNotExist) && !f.checkOnline {
 			fmt.Fprintf(stderr, "%s: warning: %v (the exporter will not start without it)\n", exporterName, cfg.KeyError(i, err))
 			absent++
@@ -106,12 +97,8 @@ func plural(n int) string {
 	return "s"
 }
 
-// checkOnline reads a job that does not exist in every project, with the
-// project's key: 404 means the key is good and may read the project's
-// jobs; 401 a key the API does not know (or expired); 403 a key without
-// read scope, from another organization, or used outside its IP
-// allowlist. It makes one agent-API call per project and none of the
-// analytics calls the hourly budget counts.
+// checkOnline reads a missing job per project: 404 is a good key, 401 unknown or expired, 403 no read scope,
+// another organization or outside its IP allowlist. Agent-API calls cost no analytics budget.
 func checkOnline(ctx context.Context, cfg *config.Config, keys map[string]secret.Secret) error {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	defer transport.CloseIdleConnections()
@@ -137,7 +124,6 @@ func checkOnline(ctx context.Context, cfg *config.Config, keys map[string]secret
 		_, err = client.GetJob(ctx, p.ID, checkJobID)
 		switch {
 		case err == nil, mintlify.IsNotFound(err):
-			// 404 Job not found: the key may read this project's jobs.
 		case mintlify.IsUnauthorized(err):
 			errs = append(errs, fmt.Errorf("project %q: the API refused key %q (401): unknown, revoked or expired", p.Name, keyName))
 		case mintlify.IsForbidden(err):

@@ -19,31 +19,22 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
-// Demo projects: a docs site with a few hundred pages and a small blog,
-// under one organization key, so the shared budget is visible.
+// One organization key for both demo projects, so the shared budget is visible.
 const (
 	demoDocsID = "demo-docs"
 	demoBlogID = "demo-blog"
 	demoKeyEnv = "MINTLIFY_DEMO_API_KEY"
 
-	// demoAPIPath is where the exporter's own port serves the simulated
-	// API, so that `mintlify_exporter jobs` can be tried against the demo:
-	// --mintlify.api-url=http://localhost:10491/-/demo/api
+	// demoAPIPath serves the simulated API on the exporter's port, so `jobs` can be tried against the demo.
 	demoAPIPath = "/-/demo/api"
-	// demoAPIKey is the simulated API's only key, fixed and public so the
-	// documented commands (docs/jobs.md) work as written. It is worth nothing anywhere else.
-	demoAPIKey = "mint_demo_public_key"
-	// demoPagePath explains the demo: the simulated API and fail-job.
+	// demoAPIKey is fixed and public so docs/jobs.md's commands work as written; it is worth nothing anywhere else.
+	demoAPIKey   = "mint_demo_public_key"
 	demoPagePath = "/-/demo/"
 )
 
-// demoProjectNames maps the demo's project ids to the names its metrics
-// use (the project label); fail-job takes either.
 var demoProjectNames = map[string]string{demoDocsID: "docs", demoBlogID: "blog"}
 
-// demoJobs are seeded so that every status shows up within minutes:
-// ages are relative to the start, with jobs active for two minutes and
-// archived an hour after they end.
+// demoJobs' ages make every status show up within minutes.
 var demoJobs = []struct {
 	id      string
 	age     time.Duration
@@ -59,13 +50,7 @@ var demoJobs = []struct {
 	{"job_demo_late_failure", 0, "Restructure the navigation", true, demoBlogID},
 }
 
-// The demo's budget. The simulated organization allows demoOrgPerHour
-// analytics requests an hour, not the 100 of a real one, and the demo's
-// key may spend demoBudgetPerHour of them: enough for the refreshes to
-// come every minute or two, so that the simulated site's growth shows in
-// increase() and rate() within minutes, and leaving room for the
-// backfill of docs/backfill.md (its own default budget of 90) beside it.
-// The budget logic is the product's, only its numbers are the demo's.
+// The demo's budget lets refreshes come every minute or two, leaving room for docs/backfill.md's backfill (90).
 const (
 	demoOrgPerHour    = 1000
 	demoBudgetPerHour = 600
@@ -91,32 +76,19 @@ projects:
     jobs: [job_demo_new, job_demo_late_failure]
 `
 
-// demoAPI is the simulated Mintlify API that --demo runs in-process. The
-// exporter reaches it on a loopback port of its own; users reach the same
-// server under demoAPIPath on the exporter's port.
+// demoAPI is the simulated API --demo runs in-process, also served under demoAPIPath on the exporter's port.
 type demoAPI struct {
-	running *mockapi.Running
-	key     string
-	// trackedJobsFile is --mintlify.tracked-jobs-file, honoured in demo
-	// mode so that `jobs create --track` can be tried.
+	running         *mockapi.Running
+	key             string
 	trackedJobsFile string
 }
 
-// The demo's loop (docs/loop.md, "Try it in the demo"): from the start,
-// the docs' assistant gets demoGap.PerHour conversations an hour, 30% of
-// them unanswered, so that the demo alert MintlifyDemoUnansweredShareHigh
-// (dashboards/demo/alerts.yml) fires within minutes; a job created through
-// the simulated API (the receiver's, in `make demo`) gets its pull request
-// when it completes (2 minutes) and that pull request is merged
-// demoMergeAfter later, after which 3% go unanswered: the share falls.
-// The rate applies from the start's hour only, so the month's first walk
-// costs no more requests than before.
+// demoGap makes MintlifyDemoUnansweredShareHigh fire within minutes, and fall once a job's pull request merges
+// (docs/loop.md); the rate applies from the start's hour only, so the first walk costs no more.
 var demoGap = mockapi.Gap{PerHour: 600, UnansweredPercent: 30, FixedPercent: 3}
 
 const demoMergeAfter = time.Minute
 
-// startDemo starts the simulated API on clock (the real one when nil).
-// Its sites are Live: they keep being read as the clock moves.
 func startDemo(_ context.Context, logger *slog.Logger, trackedJobsFile string, clock mockapi.Clock) (*demoAPI, error) {
 	if clock == nil {
 		clock = mockapi.RealClock{}
@@ -147,7 +119,6 @@ func startDemo(_ context.Context, logger *slog.Logger, trackedJobsFile string, c
 	return &demoAPI{running: running, key: demoAPIKey, trackedJobsFile: trackedJobsFile}, nil
 }
 
-// apiHandler serves the simulated API under demoAPIPath.
 func (d *demoAPI) apiHandler() http.Handler {
 	return http.StripPrefix(demoAPIPath, d.running.Server)
 }
@@ -164,16 +135,12 @@ func (d *demoAPI) config() (*config.Config, error) {
 	if d.trackedJobsFile != "" {
 		tracked = fmt.Sprintf("\n  tracked_jobs_file: %q", d.trackedJobsFile)
 	}
-	// Every collector kind, so the demo shows every family.
 	return config.Parse([]byte(fmt.Sprintf(demoConfig, d.running.URL(), tracked, demoBudgetPerHour, strings.Join(kind.Names(), ", "))))
 }
 
 func (d *demoAPI) close() { _ = d.running.Close() }
 
-// failJob makes an active demo job fail now, so the alerting path can be
-// shown (and tested end to end) without waiting:
-// POST /-/demo/fail-job?project=blog&job=job_demo_new
-// project is the metrics' project label (docs, blog) or the project id.
+// failJob fails an active demo job now, so the alerting path can be shown without waiting.
 func (d *demoAPI) failJob(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -198,8 +165,6 @@ func (d *demoAPI) failJob(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "job %s of %s (%s) failed\n", job, demoProjectNames[id], id)
 }
 
-// demoPage explains how to use the demo's simulated API and fail-job:
-// the body of a page framed and styled as the landing page (page).
 var demoPage = template.Must(template.New("demo").Parse(`<p><a href="/">Landing page</a> · <a href="{{.Metrics}}">Metrics</a></p>
 <p>Every number on <a href="{{.Metrics}}">{{.Metrics}}</a> comes from a simulated Mintlify API
 built into the exporter. Its agent jobs stay active for 2 minutes, then complete (or fail).</p>
@@ -227,8 +192,6 @@ and add <code>--track FILE</code> to the create command.</p>
 <pre>curl -X POST '{{.FailJob}}?project=blog&amp;job=job_demo_new'</pre>
 `))
 
-// page serves demoPage in the landing page's frame and style (header,
-// fonts, pageCSS); base is the exporter's URL as the browser sees it.
 func (d *demoAPI) page(metricsPath string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != demoPagePath {
@@ -264,10 +227,7 @@ func (d *demoAPI) page(metricsPath string) http.HandlerFunc {
 	}
 }
 
-// trackArg is the tracked-jobs file the demo follows as the page's create
-// command gives it to --track: absolute, so the command works from any
-// directory, and shell-quoted; "" when the demo follows none (or the path
-// could not be shown in a command).
+// trackArg is absolute, so the page's command works from any directory, and shell-quoted.
 func (d *demoAPI) trackArg() string {
 	if d.trackedJobsFile == "" {
 		return ""
@@ -280,9 +240,6 @@ func (d *demoAPI) trackArg() string {
 	return q
 }
 
-// demoAPIURL is the simulated API's URL on the exporter's port, for the
-// start-up log: the first listen address, with localhost for an empty or
-// wildcard host.
 func demoAPIURL(listen string) string {
 	i := strings.LastIndex(listen, ":")
 	if i < 0 {

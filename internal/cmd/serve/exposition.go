@@ -11,13 +11,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 )
 
-// metricsHandler serves /metrics. The text format, what Prometheus asks
-// for, is written from the data families the exporter rendered when its
-// data last changed (plain or as gzip members), merged by name with the
-// live families gathered now from the one registry. Other formats
-// (protobuf, OpenMetrics when asked for) go through promhttp, gathering
-// the live and the data series alike; the bytes are the same either way
-// (TestRenderedExpositionIsByteIdentical).
+// metricsHandler writes the text format from the data families rendered at the last change merged with the live ones;
+// other formats go through promhttp, with the same bytes (TestRenderedExpositionIsByteIdentical).
 func (s *server) metricsHandler() http.Handler {
 	fallback := promhttp.HandlerFor(prometheus.Gatherers{s.registry, s.data}, promhttp.HandlerOpts{
 		ErrorLog:      slog.NewLogLogger(s.log.Handler(), slog.LevelError),
@@ -71,7 +66,6 @@ func (s *server) writeText(w http.ResponseWriter, r *http.Request, format expfmt
 		h.Set("Content-Encoding", "gzip")
 	}
 	out := exposition.NewWriter(w, gz, format)
-	// Both lists are sorted by name and share no name: merge them.
 	i, j := 0, 0
 	for (i < len(live) || j < len(data)) && out.Err() == nil {
 		if j >= len(data) || (i < len(live) && live[i].GetName() < data[j].Name) {
@@ -91,8 +85,7 @@ func (s *server) writeText(w http.ResponseWriter, r *http.Request, format expfmt
 	}
 }
 
-// limitInFlight answers 503 beyond n concurrent scrapes, as promhttp's
-// MaxRequestsInFlight does.
+// limitInFlight answers 503 beyond n concurrent scrapes, as promhttp's MaxRequestsInFlight does.
 func limitInFlight(next http.Handler, n int) http.Handler {
 	sem := make(chan struct{}, n)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -11,29 +11,22 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 )
 
-// Options change what an exporter built by New uses: the command's
-// logger, and the tests' hooks. The zero value is a quiet exporter on the
-// real clock.
+// Options are the command's logger and the tests' hooks; the zero value is quiet, on the real clock.
 type Options struct {
 	Clock     collector.Clock // nil: the real clock
 	RetryBase time.Duration   // the client's first retry delay; 0: its default
 	Logger    *slog.Logger    // nil: discard
-	// Wait, when not nil, is set to a function that returns once no
-	// refresh is running, so that a test reaches a known state without
-	// sleeping.
+	// Wait, when not nil, is set to a function that returns once no refresh runs, so tests need no sleep.
 	Wait *func()
 }
 
-// Instance is an exporter built from a command line, with its refreshes
-// and state file but no listener: Handler serves it. The command runs one
-// behind its HTTP server; other commands' tests run one beside themselves.
+// Instance is an exporter with its refreshes and state file but no listener: Handler serves it.
 type Instance struct {
 	s   *server
 	src *configSource
 }
 
-// New builds the exporter that the command line args describe, as the
-// command would before it listens.
+// New builds the exporter that the command line args describe.
 func New(ctx context.Context, args []string, o Options) (*Instance, error) {
 	var f flags
 	app := newApp(&f)
@@ -69,8 +62,7 @@ func New(ctx context.Context, args []string, o Options) (*Instance, error) {
 	return &Instance{s: s, src: src}, nil
 }
 
-// Handler serves /metrics, the health and reload endpoints and the
-// landing page.
+// Handler serves /metrics, the health and reload endpoints and the landing page.
 func (i *Instance) Handler() http.Handler { return i.s.handler() }
 
 // Close stops the refreshes and the demo API, if any.

@@ -1,7 +1,4 @@
-// Package serve is the exporter itself, the command that runs when no
-// other is named: its flags, the configuration source (file, flags or the
-// demo), the HTTP server (/metrics, reload, health, landing page) and
-// --config.check.
+// Package serve is the exporter command: its flags, the configuration source, the HTTP server and --config.check.
 package serve
 
 import (
@@ -34,12 +31,9 @@ import (
 
 const exporterName = cli.Name
 
-// DefaultListenAddress is where the exporter listens by default. The
-// exporter port range 9100-9999 of the Prometheus default port allocations
-// is used up, so this port sits just past it.
+// DefaultListenAddress sits just past the used-up exporter range 9100-9999 of Prometheus' port allocations.
 const DefaultListenAddress = ":10491"
 
-// flags is everything the command line sets for the exporter.
 type flags struct {
 	web             *web.FlagConfig
 	metricsPath     string
@@ -63,7 +57,6 @@ type flags struct {
 	lookBack        map[string]*string // --collector.NAME.look-back
 }
 
-// appHelp names every command, so that --help and the man page lead to each.
 const appHelp = `Prometheus exporter for Mintlify documentation analytics (page views, human vs AI, the assistant's unanswered questions) and agent jobs.
 
 Commands (each has its own --help):
@@ -95,7 +88,6 @@ func newApp(f *flags) *kingpin.Application {
 	f.common.AddRequestTimeout(app, "Without --config.file; the file's global request_timeout otherwise.")
 	app.Flag("mintlify.window", "Rolling window exported as gauges on top of the month-to-date counters, e.g. 24h or 7d; repeat for several (without --config.file). None by default.").PlaceHolder("WINDOW").StringsVar(&f.windows)
 	app.Flag("mintlify.tracked-jobs-file", "File of agent job ids to follow, one per line, as 'mintlify_exporter jobs create --track' writes it (without --config.file).").PlaceHolder("FILE").StringVar(&f.trackedJobsFile)
-	// node_exporter style: --collector.NAME / --no-collector.NAME.
 	f.collectors = map[string]*bool{}
 	for _, k := range kind.All {
 		def, onOff := "false", "off"
@@ -120,20 +112,14 @@ func newApp(f *flags) *kingpin.Application {
 	return app
 }
 
-// Run runs the exporter until SIGINT or SIGTERM and returns its exit
-// status.
+// Run runs the exporter until SIGINT or SIGTERM and returns its exit status.
 func Run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return serve(ctx, args, stdout, stderr, nil)
 }
 
-// serve runs the exporter until ctx ends (SIGINT or SIGTERM in
-// production), then shuts the HTTP server down and stops the refreshes.
-// With l nil it listens where --web.listen-address (or systemd socket
-// activation) says; otherwise it serves on l, which tests open on
-// 127.0.0.1:0 so that no other process can take the port in between. serve
-// closes l.
+// serve listens on l when not nil, which tests open on 127.0.0.1:0 so no other process can take the port.
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.Listener) int {
 	if l != nil {
 		defer l.Close()
@@ -162,8 +148,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 	}
 	defer inst.Close()
 	srv := inst.s
-	// On every return, the error paths included, the goroutines below end
-	// (cancel) and serve waits for them (wg) before the exporter closes.
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
@@ -210,22 +194,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 	return cli.ExitOK
 }
 
-// readHeaderTimeout bounds the time to read a request's headers.
 const readHeaderTimeout = 10 * time.Second
 
-// The bounds of the --web.* flags, stated in their help and in
-// docs/configuration.md.
 const (
 	maxMaxRequests   = 10_000    // --web.max-requests
 	maxScrapeTimeout = time.Hour // --web.default-scrape-timeout and --web.scrape-timeout-offset
-	// minDefaultScrapeTimeout: less leaves a scrape without the header
-	// no time for a refresh, whatever the offset.
+	// minDefaultScrapeTimeout: less leaves a scrape without the header no time for a refresh.
 	minDefaultScrapeTimeout = time.Second
 )
 
-// checkWebFlags refuses --web.* values that would stop the server serving
-// or that make no sense, naming the flag. --web.max-connections above the
-// descriptor limit is not refused but capped (cli.ServeLimited).
+// checkWebFlags names the flag; --web.max-connections above the descriptor limit is capped, not refused.
 func checkWebFlags(f *flags) error {
 	switch {
 	case cli.CheckMaxConnections(f.maxConns) != nil:
@@ -242,9 +220,7 @@ func checkWebFlags(f *flags) error {
 	return checkTelemetryPath(f.metricsPath)
 }
 
-// checkTelemetryPath refuses a --web.telemetry-path that is not a plain
-// absolute URL path, or that takes a path of the exporter's own (its
-// health, reload, demo and profiling endpoints).
+// checkTelemetryPath refuses a path that is not plain, or one of the exporter's own endpoints.
 func checkTelemetryPath(p string) error {
 	if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "{}?# \t\r\n") || strings.Contains(p, "//") {
 		return fmt.Errorf("--web.telemetry-path must be an absolute URL path such as /metrics (no spaces, {}, ?, # or //), got %q", p)
@@ -260,9 +236,6 @@ func checkTelemetryPath(p string) error {
 	return nil
 }
 
-// listenAndServe serves httpSrv on l, or where --web.listen-address or
-// --web.systemd-socket say when l is nil, behind the --web.max-connections
-// limit the receiver shares (cli.ServeLimited).
 func listenAndServe(httpSrv *http.Server, f *flags, logger *slog.Logger, l net.Listener) error {
 	var ls []net.Listener
 	if l != nil {
@@ -271,5 +244,4 @@ func listenAndServe(httpSrv *http.Server, f *flags, logger *slog.Logger, l net.L
 	return cli.ServeLimited(httpSrv, ls, f.web, f.maxConns, logger)
 }
 
-// quiet is a logger for code paths that must not log.
 var quiet = slog.New(slog.DiscardHandler)

@@ -30,8 +30,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
 )
 
-// configSource knows where the configuration comes from: a file, the
-// --mintlify.* flags, or the demo. load is called at start and on reload.
+// configSource is where the configuration comes from (a file, the flags or the demo), at start and on reload.
 type configSource struct {
 	f      *flags
 	getenv func(string) string
@@ -40,8 +39,6 @@ type configSource struct {
 	loadHook func() (*config.Config, error)
 }
 
-// newConfigSource reads the configuration from where f says; the demo's
-// simulated API runs on clock (nil: the real one).
 func newConfigSource(ctx context.Context, f *flags, logger *slog.Logger, clock collector.Clock) (*configSource, error) {
 	s := &configSource{f: f, getenv: os.Getenv}
 	if f.demo {
@@ -75,7 +72,6 @@ func (s *configSource) load() (*config.Config, error) {
 	return cfg, nil
 }
 
-// checkTrackedJobsFile refuses a tracked-jobs file that cannot be one, naming where it was set.
 func (s *configSource) checkTrackedJobsFile(cfg *config.Config) error {
 	p := cfg.Global.TrackedJobsFile
 	if p == "" {
@@ -90,7 +86,6 @@ func (s *configSource) checkTrackedJobsFile(cfg *config.Config) error {
 	return nil
 }
 
-// read is load before the checks of the files the configuration names.
 func (s *configSource) read() (*config.Config, error) {
 	switch {
 	case s.loadHook != nil:
@@ -103,8 +98,7 @@ func (s *configSource) read() (*config.Config, error) {
 	if s.f.common.ProjectID == "" {
 		return nil, errors.New("no project: set --mintlify.project-id (or MINTLIFY_PROJECT_ID), or use --config.file, or try --demo")
 	}
-	// The flags are checked here, so that their errors name the flags and
-	// environment variables the user set, not the config file's settings.
+	// Flags are checked here, so errors name the flags and variables the user set, not the file's settings.
 	if err := cli.CheckProjectID(s.f.common.ProjectID); err != nil {
 		return nil, err
 	}
@@ -159,9 +153,6 @@ func (s *configSource) read() (*config.Config, error) {
 	return cfg, nil
 }
 
-// flagNames are the flags that set each setting of the configuration
-// without a file, for its errors: those of every command (cli.FlagNames),
-// the windows, the tracked jobs file and each kind's settings.
 func flagNames() config.FlagNames {
 	names := cli.FlagNames()
 	names["projects[0].windows"] = "--mintlify.window"
@@ -193,8 +184,6 @@ type server struct {
 	reloadSuccess prometheus.Gauge
 }
 
-// newServer wires the exporter; o.Clock and o.RetryBase are its tests'
-// hooks (the zero Options are what production uses).
 func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Logger, o Options) (*server, error) {
 	s := &server{
 		f: f, src: src, log: logger,
@@ -220,8 +209,7 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 	}
 	statePath := f.common.StoragePath
 	if src.demo != nil {
-		// The simulated API starts empty each time: a ledger or data kept
-		// from an earlier demo would describe nothing it knows.
+		// A ledger or data kept from an earlier demo would describe nothing the fresh simulated API knows.
 		statePath = ""
 	}
 	exp, err := collector.New(cfg, collector.Options{Registerer: s.registry, Options: engine.Options{
@@ -262,15 +250,10 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 
 func (s *server) close() { s.exporter.Close() }
 
-// defaultReloadTimeout bounds the reading part of a reload (the config
-// file and every key file). Each file read is bounded already (regular
-// files only, config.FileReadTimeout); this bounds the whole, so that
-// neither SIGHUP nor /-/reload can hang, however many keys there are.
+// defaultReloadTimeout bounds a whole reload's reading, so neither SIGHUP nor /-/reload hangs however many keys.
 const defaultReloadTimeout = 15 * time.Second
 
-// loadWithin loads the configuration and reads its keys, giving up after
-// d. A load that is given up on is left to end on its own (every read in
-// it is bounded) and its result is dropped, so it can never be applied.
+// loadWithin drops a load given up on, so it is never applied; every read in it is bounded, so it ends.
 func (s *server) loadWithin(d time.Duration) (*config.Config, map[string]secret.Secret, error) {
 	type result struct {
 		cfg  *config.Config
@@ -282,9 +265,7 @@ func (s *server) loadWithin(d time.Duration) (*config.Config, map[string]secret.
 		cfg, err := s.src.load()
 		var keys map[string]secret.Secret
 		if err == nil {
-			// Read the keys now, under the deadline, so a key file that
-			// cannot be read refuses the reload here; they are applied as
-			// read.
+			// Keys are read under the deadline, so an unreadable key file refuses the reload.
 			keys, err = cfg.ResolveKeys(s.src.getenv)
 		}
 		ch <- result{cfg, keys, err}
@@ -299,8 +280,7 @@ func (s *server) loadWithin(d time.Duration) (*config.Config, map[string]secret.
 	}
 }
 
-// reload re-reads the configuration and applies it; on any error, a
-// deadline passed among them, the running configuration stays.
+// reload keeps the running configuration on any error, a passed deadline included.
 func (s *server) reload() error {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
@@ -359,8 +339,7 @@ func (s *server) handler() http.Handler {
 	return mux
 }
 
-// scrape waits for due refreshes as long as the scrape's own deadline
-// allows, then serves whatever the cache holds.
+// scrape waits for due refreshes as long as the scrape's own deadline allows, then serves the cache.
 func (s *server) scrape(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		timeout := s.f.defaultTimeout
@@ -376,14 +355,11 @@ func (s *server) scrape(next http.Handler) http.Handler {
 	})
 }
 
-// pageCSS is added to the toolkit's landing page style, on the landing
-// page and the demo's: long commands wrap inside the window instead of
-// widening the page, and labels take their text's width.
+// pageCSS wraps long commands inside the window instead of widening the page.
 const pageCSS = `pre, code { white-space: pre-wrap; overflow-wrap: anywhere; }
 pre { background: #f4f4f4; padding: 0.5rem; }
 main label { width: auto; margin-right: 1em; }`
 
-// gapsHTML says what the documentation gaps measure, on the landing page.
 const gapsHTML = `<h3>Documentation gaps</h3>
 <p>With <code>--collector.conversations</code>, the assistant conversations left unanswered (not covered by the
 documentation), by category and by the page they started on; with <code>--collector.feedback-backlog</code>, the
@@ -406,7 +382,7 @@ func (s *server) landing() http.Handler {
 			Description: "the simulated API (URL, key, jobs commands) and a form to make a job fail"})
 	}
 	if s.f.enablePprof {
-		// Our own links: the toolkit's profile link takes 60 seconds.
+		// The toolkit's profile link takes 60 seconds.
 		links = append(links,
 			web.LandingLinks{Address: "/debug/pprof/", Text: "Profiling", Description: "Go runtime profiles (pprof)"},
 			web.LandingLinks{Address: "/debug/pprof/heap", Text: "Heap profile"})
@@ -421,7 +397,6 @@ func (s *server) landing() http.Handler {
 		Profiling:   "false",
 	})
 	if err != nil {
-		// Only a broken template can get here; serve a plain page instead.
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(w, "%s: %s\n", exporterName, desc)
 		})
