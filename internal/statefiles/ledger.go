@@ -66,11 +66,11 @@ func (k Keys) Set(fp, writer string, times []time.Time) {
 }
 
 type ledgerFile struct {
-	Kind    string    `json:"kind"`
-	Version int       `json:"version"`
-	Saved   time.Time `json:"saved"`
-	Keys    Keys      `json:"keys"`
-	Sites map[string]int `json:"sites,omitempty"`
+	Kind    string         `json:"kind"`
+	Version int            `json:"version"`
+	Saved   time.Time      `json:"saved"`
+	Keys    Keys           `json:"keys"`
+	Sites   map[string]int `json:"sites,omitempty"`
 }
 
 // Ledger is the ledger of one state file.

@@ -206,30 +206,8 @@ func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiv
 	}
 	rc := &receiver{cfg: cfg, act: f.act || cfg.Act, now: o.Now, log: logger, trackFile: f.trackFile,
 		answerTimeout: f.answerTimeout, maxBody: f.maxBody}
-	if f.tokenFile != "" {
-		b, err := safefile.Read(f.tokenFile, "bearer token file", 4096)
-		if err != nil {
-			return nil, nil, err
-		}
-		tok := strings.TrimSpace(string(b))
-		if tok == "" {
-			return nil, nil, fmt.Errorf("--receiver.bearer-token-file %s is empty", f.tokenFile)
-		}
-		s := secret.New(tok)
-		rc.token = &s
-	}
-	if rc.token == nil {
-		basic, err := basicAuthConfigured(*f.web.WebConfigFile)
-		switch {
-		case err != nil:
-			return nil, nil, err
-		case basic:
-		case rc.act && !f.trustNetwork:
-			return nil, nil, errors.New("--receiver.act (or act: true in the routes file) needs authentication: --receiver.bearer-token-file, or a --web.config.file with basic_auth_users; " +
-				"give --receiver.trust-network if nothing but Alertmanager can reach the port")
-		default:
-			logger.Warn("No --receiver.bearer-token-file and no basic auth in --web.config.file: anyone who can reach the port can send notifications")
-		}
+	if err := rc.authenticate(f); err != nil {
+		return nil, nil, err
 	}
 	if rc.act {
 		key, err := cli.ReadKey(f.common.KeyFile, o.Getenv)
@@ -269,6 +247,36 @@ func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiv
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	rc.reportUnknown()
 	return rc, reg, nil
+}
+
+// authenticate reads the bearer token, and refuses to act with no way to tell Alertmanager from anyone else.
+func (rc *receiver) authenticate(f *flags) error {
+	if f.tokenFile != "" {
+		b, err := safefile.Read(f.tokenFile, "bearer token file", 4096)
+		if err != nil {
+			return err
+		}
+		tok := strings.TrimSpace(string(b))
+		if tok == "" {
+			return fmt.Errorf("--receiver.bearer-token-file %s is empty", f.tokenFile)
+		}
+		s := secret.New(tok)
+		rc.token = &s
+	}
+	if rc.token == nil {
+		basic, err := basicAuthConfigured(*f.web.WebConfigFile)
+		switch {
+		case err != nil:
+			return err
+		case basic:
+		case rc.act && !f.trustNetwork:
+			return errors.New("--receiver.act (or act: true in the routes file) needs authentication: --receiver.bearer-token-file, or a --web.config.file with basic_auth_users; " +
+				"give --receiver.trust-network if nothing but Alertmanager can reach the port")
+		default:
+			rc.log.Warn("No --receiver.bearer-token-file and no basic auth in --web.config.file: anyone who can reach the port can send notifications")
+		}
+	}
+	return nil
 }
 
 func basicAuthConfigured(path string) (bool, error) {

@@ -130,27 +130,35 @@ func (s *configSource) read() (*config.Config, error) {
 	cfg.Projects[0].Windows = windows
 	cfg.Global.RequestTimeout = config.Duration(s.f.common.RequestTimeout)
 	cfg.Global.TrackedJobsFile = s.f.trackedJobsFile
-	for _, k := range kind.All {
-		if text, ok := s.f.topN[k.Name]; ok {
-			// kingpin's Int goes through a float: 1e20 became MinInt64.
-			n, err := strconv.Atoi(*text)
-			if err != nil || n < 1 || n > config.MaxTopN {
-				return nil, fmt.Errorf("--%s must be between 1 and %d, got %s", k.Flag(kind.TopNSetting), config.MaxTopN, *text)
-			}
-			cfg.Global.SetTopN(k.Name, n)
-		}
-		if text, ok := s.f.lookBack[k.Name]; ok {
-			d, err := model.ParseDuration(*text)
-			if err != nil {
-				return nil, fmt.Errorf("--%s %q: %w", k.Flag(kind.LookBackSetting), *text, err)
-			}
-			cfg.Global.SetLookBack(k.Name, time.Duration(d))
-		}
+	if err := s.f.applyCollectorSettings(cfg); err != nil {
+		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// applyCollectorSettings sets the collectors' --collector.NAME.* flags given.
+func (f *flags) applyCollectorSettings(cfg *config.Config) error {
+	for _, k := range kind.All {
+		if text, ok := f.topN[k.Name]; ok {
+			// kingpin's Int goes through a float: 1e20 became MinInt64.
+			n, err := strconv.Atoi(*text)
+			if err != nil || n < 1 || n > config.MaxTopN {
+				return fmt.Errorf("--%s must be between 1 and %d, got %s", k.Flag(kind.TopNSetting), config.MaxTopN, *text)
+			}
+			cfg.Global.SetTopN(k.Name, n)
+		}
+		if text, ok := f.lookBack[k.Name]; ok {
+			d, err := model.ParseDuration(*text)
+			if err != nil {
+				return fmt.Errorf("--%s %q: %w", k.Flag(kind.LookBackSetting), *text, err)
+			}
+			cfg.Global.SetLookBack(k.Name, time.Duration(d))
+		}
+	}
+	return nil
 }
 
 func flagNames() config.FlagNames {
