@@ -306,6 +306,10 @@ func TestAutomationRefusedByAPI(t *testing.T) {
 		t.Errorf("error = %v", got)
 	}
 	mustContain(t, h.scrape(), `mintlify_receiver_daily_cap_remaining{project="proj-docs"} 2`)
+	h.restart() // the intent taken back leaves a state that loads
+	if aside, _ := filepath.Glob(filepath.Join(h.dir, "state.json.corrupt-*")); len(aside) != 0 || strings.Contains(h.logs.String(), "could not be used") {
+		t.Errorf("the state after a refused action was moved aside: %v", aside)
+	}
 }
 
 // TestStateMovedAside: a state file that fails its checks is moved aside,
@@ -440,7 +444,7 @@ func TestRouteNeverSentIsReleased(t *testing.T) {
 		t.Errorf("audit = %q", got)
 	}
 	for _, r := range []string{"r2", "r3"} {
-		if i := h.rc.st.find(r, groupHash(n.groupKey)); i >= 0 {
+		if i := h.rc.st.d.find(r, groupHash(n.groupKey)); i >= 0 {
 			t.Errorf("%s never sent, yet recorded %s", r, h.rc.st.d.Groups[i].State)
 		}
 		if _, ok := h.rc.st.d.LastAction[r]; ok {
