@@ -851,3 +851,22 @@ func TestReserveUndo(t *testing.T) {
 		t.Errorf("a dry run's entry came back: %s", stateJSON(t, s.d))
 	}
 }
+
+// TestUndoKeepsOtherReservations: two notifications on one project, sent at once; undoing the first keeps the
+// second's count against the daily cap and its project time.
+func TestUndoKeepsOtherReservations(t *testing.T) {
+	s := newStore(func([]byte) error { return nil })
+	first := s.d.reserve("gaps", testProject, groupHash("g1"), testStart)
+	later := testStart.Add(time.Second)
+	s.d.reserve("feedback", testProject, groupHash("g2"), later)
+	s.d.undo(first)
+	if got := s.d.usedToday(testProject, later); got != 1 {
+		t.Errorf("used today = %d, want 1 (the second action)", got)
+	}
+	if !s.d.ProjectLast[testProject].Equal(later) || !s.d.LastAction["feedback"].Equal(later) {
+		t.Errorf("the second action's times are gone: %s", stateJSON(t, s.d))
+	}
+	if _, ok := s.d.LastAction["gaps"]; ok || s.d.find("gaps", groupHash("g1")) >= 0 {
+		t.Errorf("the first action is still there: %s", stateJSON(t, s.d))
+	}
+}

@@ -80,31 +80,41 @@ type dayCount struct {
 // changed: settled as acted or unknown, or undone when Mintlify certainly did not act.
 type reservation struct {
 	route, project, group          string
-	lastRoute, lastProject         time.Time
-	daily                          dayCount
+	at, lastRoute, lastProject     time.Time
+	daily, counted                 dayCount
 	hadRoute, hadProject, hadDaily bool
 }
 
 func (d *stateData) reserve(route, project, group string, now time.Time) reservation {
-	res := reservation{route: route, project: project, group: group}
+	res := reservation{route: route, project: project, group: group, at: now}
 	res.lastRoute, res.hadRoute = d.LastAction[route]
 	res.lastProject, res.hadProject = d.ProjectLast[project]
 	res.daily, res.hadDaily = d.Daily[project]
+	res.counted = dayCount{Day: now.UTC().Format(dayLayout), Count: d.usedToday(project, now) + 1}
 	d.put(groupEntry{Route: route, Group: group, State: entryIntent, At: now})
 	d.LastAction[route] = now
 	d.ProjectLast[project] = now
-	d.Daily[project] = dayCount{Day: now.UTC().Format(dayLayout), Count: d.usedToday(project, now) + 1}
+	d.Daily[project] = res.counted
 	return res
 }
 
-// undo puts back what res changed (a dry run's entry it replaced stays gone).
+// undo takes back what res changed and only that: an action reserved since keeps its count and times
+// (a dry run's entry res replaced stays gone).
 func (d *stateData) undo(res reservation) {
 	if i := d.find(res.route, res.group); i >= 0 {
 		d.remove(i)
 	}
-	restore(d.LastAction, res.route, res.lastRoute, res.hadRoute)
-	restore(d.ProjectLast, res.project, res.lastProject, res.hadProject)
-	restore(d.Daily, res.project, res.daily, res.hadDaily)
+	if d.LastAction[res.route].Equal(res.at) {
+		restore(d.LastAction, res.route, res.lastRoute, res.hadRoute)
+	}
+	switch c := d.Daily[res.project]; {
+	case c == res.counted:
+		restore(d.ProjectLast, res.project, res.lastProject, res.hadProject)
+		restore(d.Daily, res.project, res.daily, res.hadDaily)
+	case c.Day == res.counted.Day && c.Count > 0:
+		c.Count--
+		d.Daily[res.project] = c
+	}
 }
 
 func restore[V any](m map[string]V, key string, v V, had bool) {
