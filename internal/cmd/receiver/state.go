@@ -6,6 +6,7 @@ package receiver
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -127,28 +128,18 @@ func restore[V any](m map[string]V, key string, v V, had bool) {
 
 // acted keeps only ids the state's check admits (the audit log has them all).
 func (d *stateData) acted(res reservation, jobID, runID string, at time.Time) {
-	if i := d.find(res.route, res.group); i >= 0 {
-		d.Groups[i].State = entryActed
-		d.Groups[i].ID = stateID(jobID, runID)
-	}
 	if mintlify.CheckID(jobID) != nil {
 		jobID = ""
 	}
 	if mintlify.CheckID(runID) != nil {
 		runID = ""
 	}
+	if i := d.find(res.route, res.group); i >= 0 {
+		d.Groups[i].State, d.Groups[i].ID = entryActed, cmp.Or(jobID, runID)
+	}
 	if jobID != "" || runID != "" {
 		d.Jobs = append(d.Jobs, jobEntry{Route: res.route, Project: res.project, JobID: jobID, RunID: runID, At: at})
 	}
-}
-
-func stateID(jobID, runID string) string {
-	for _, id := range []string{jobID, runID} {
-		if id != "" && mintlify.CheckID(id) == nil {
-			return id
-		}
-	}
-	return ""
 }
 
 func (d *stateData) unknown(res reservation) {
