@@ -19,7 +19,7 @@ import (
 type receiver struct {
 	cfg           *Config
 	act           bool
-	client        *mintlify.Client
+	client        api // nil in a dry run
 	now           func() time.Time
 	log           *slog.Logger
 	trackFile     string // tracked-jobs file, "" for none
@@ -32,7 +32,20 @@ type receiver struct {
 	// state and the audit log.
 	mu    sync.Mutex
 	st    *store
-	audit *auditLog
+	audit auditWriter
+}
+
+// api is what the receiver asks of *mintlify.Client; the tests of decisions put a fake behind it.
+type api interface {
+	CreateJob(ctx context.Context, projectID, prompt string) (*mintlify.Job, error)
+	TriggerAutomation(ctx context.Context, projectID, automationID string) (*mintlify.AutomationRun, error)
+	GetJob(ctx context.Context, projectID, id string) (*mintlify.Job, error)
+}
+
+// auditWriter is *auditLog; the tests of decisions keep the records in memory.
+type auditWriter interface {
+	write(rec *auditRecord) error
+	close() error
 }
 
 // process reports whether Alertmanager should retry (some action failed for now).
@@ -48,7 +61,7 @@ func (rc *receiver) process(ctx context.Context, msg *message) (retry bool) {
 		if len(alerts) == 0 {
 			continue
 		}
-		if rc.decide(ctx, r, msg, alerts) {
+		if rc.fire(ctx, r, msg, alerts) {
 			retry = true
 		}
 	}
@@ -61,11 +74,8 @@ func (rc *receiver) resolved(r *Route, msg *message) {
 	defer rc.mu.Unlock()
 	rec := rc.record(r, msg, nil)
 	rec.Outcome = outcomeResolved
-	if i := rc.st.find(r.Name, groupHash(msg.GroupKey)); i >= 0 && rc.st.d.Groups[i].State != entryIntent {
-		rc.st.remove(i)
-		if err := rc.st.save(); err != nil {
-			rc.log.Error("Saving the state failed", "err", err)
-		}
+	if rc.st.d.resolve(r.Name, groupHash(msg.GroupKey)) {
+		rc.save()
 	}
 	rc.writeAudit(rec)
 }
@@ -99,21 +109,60 @@ func (rc *receiver) writeAudit(rec *auditRecord) {
 	}
 }
 
-// reservation is what an intent changed, undone only when Mintlify certainly did not act.
-type reservation struct {
-	group       string
-	lastRoute   time.Time
-	hadRoute    bool
-	lastProject time.Time
-	hadProject  bool
-	daily       dayCount
+func (rc *receiver) save() {
+	if err := rc.st.save(); err != nil {
+		rc.log.Error("Saving the state failed", "err", err)
+	}
 }
 
-func (rc *receiver) decide(ctx context.Context, r *Route, msg *message, alerts []alert) (retry bool) {
+// decision is a firing group's outcome on one route; OutcomeActed means: send now.
+type decision struct{ outcome, reason, prompt string }
+
+// decide runs the checks in outcome order on the state, the routes file and the clock alone; it changes nothing.
+func decide(d *stateData, cfg *Config, act bool, r *Route, group string, first alert, now time.Time) decision {
+	if i := d.find(r.Name, group); i >= 0 && (d.Groups[i].State != entryDryRun || !act) {
+		return decision{outcome: OutcomeDuplicate, reason: "this route already decided on this group (" + d.Groups[i].State + ") while it fires"}
+	}
+	var dc decision
+	values, err := r.slotValues(first.Labels)
+	if err == nil && r.Action.Kind == KindJob {
+		dc.prompt, err = r.render(templateData{Alert: r.Alert, Project: cfg.Projects[r.Action.Project], Labels: values})
+	}
+	switch last, ok := d.LastAction[r.Name]; {
+	case err != nil:
+		dc.outcome, dc.reason = OutcomeRefused, err.Error()
+	case ok && now.Before(last.Add(time.Duration(cfg.Cooldown))):
+		dc.outcome, dc.reason = OutcomeCooldown, "the route acted at "+last.UTC().Format(time.RFC3339)
+	case d.usedToday(r.Action.Project, now) >= cfg.DailyCap:
+		dc.outcome, dc.reason = OutcomeCapped, "the project's daily cap is used up"
+	case !act:
+		dc.outcome = OutcomeDryRun
+	default:
+		dc.outcome = OutcomeActed
+	}
+	return dc
+}
+
+// fire decides, writes the intent before the request and settles the outcome after it.
+func (rc *receiver) fire(ctx context.Context, r *Route, msg *message, alerts []alert) (retry bool) {
 	rc.mu.Lock()
 	rec := rc.record(r, msg, alerts)
-	res, ok := rc.check(r, rec, alerts[0])
-	if !ok {
+	now, group := rc.now(), groupHash(msg.GroupKey)
+	dc := decide(&rc.st.d, rc.cfg, rc.act, r, group, alerts[0], now)
+	rec.Outcome, rec.Reason, rec.Prompt = dc.outcome, dc.reason, dc.prompt
+	var res reservation
+	switch dc.outcome {
+	case OutcomeDryRun:
+		rc.st.d.dryRun(r.Name, group, now)
+		rc.save()
+	case OutcomeActed:
+		res = rc.st.d.reserve(r.Name, r.Action.Project, group, now)
+		if err := rc.st.save(); err != nil {
+			rc.st.d.undo(res)
+			rec.Outcome, rec.Reason = OutcomeError, "the intent could not be saved, nothing sent: "+err.Error()
+		}
+	}
+	if rec.Outcome != OutcomeActed {
 		defer rc.mu.Unlock()
 		rc.finish(rec)
 		return rec.Outcome == OutcomeError
@@ -129,83 +178,6 @@ func (rc *receiver) decide(ctx context.Context, r *Route, msg *message, alerts [
 	defer rc.mu.Unlock()
 	rec.Time = rc.now().UTC()
 	return rc.settle(r, rec, res, jobID, runID, err)
-}
-
-// check: ok means act now, the intent written; otherwise rec holds the outcome.
-func (rc *receiver) check(r *Route, rec *auditRecord, first alert) (res reservation, ok bool) {
-	now := rc.now()
-	group := groupHash(rec.GroupKey)
-	i := rc.st.find(r.Name, group)
-	if i >= 0 && (rc.st.d.Groups[i].State != entryDryRun || !rc.act) {
-		rec.Outcome, rec.Reason = OutcomeDuplicate, "this route already decided on this group ("+rc.st.d.Groups[i].State+") while it fires"
-		return res, false
-	}
-	values, err := r.slotValues(first.Labels)
-	if err == nil && r.Action.Kind == KindJob {
-		rec.Prompt, err = r.render(templateData{Alert: r.Alert, Project: rc.cfg.Projects[r.Action.Project], Labels: values})
-	}
-	if err != nil {
-		rec.Outcome, rec.Reason = OutcomeRefused, err.Error()
-		return res, false
-	}
-	if last, ok := rc.st.d.LastAction[r.Name]; ok && now.Before(last.Add(time.Duration(rc.cfg.Cooldown))) {
-		rec.Outcome, rec.Reason = OutcomeCooldown, "the route acted at "+last.UTC().Format(time.RFC3339)
-		return res, false
-	}
-	if rc.st.usedToday(r.Action.Project, now) >= rc.cfg.DailyCap {
-		rec.Outcome, rec.Reason = OutcomeCapped, "the project's daily cap is used up"
-		return res, false
-	}
-	if !rc.act {
-		if i >= 0 {
-			rc.st.remove(i)
-		}
-		rc.st.d.Groups = append(rc.st.d.Groups, groupEntry{Route: r.Name, Group: group, State: entryDryRun, At: now})
-		rec.Outcome = OutcomeDryRun
-		if err := rc.st.save(); err != nil {
-			rc.log.Error("Saving the state failed", "err", err)
-		}
-		return res, false
-	}
-	if i >= 0 {
-		rc.st.remove(i) // a dry run's entry: acting now
-	}
-	res = rc.reserve(r, group, now)
-	if err := rc.st.save(); err != nil {
-		rc.undo(r, res)
-		rec.Outcome, rec.Reason = OutcomeError, "the intent could not be saved, nothing sent: "+err.Error()
-		return res, false
-	}
-	return res, true
-}
-
-func (rc *receiver) reserve(r *Route, group string, now time.Time) reservation {
-	d := &rc.st.d
-	p := r.Action.Project
-	res := reservation{group: group, daily: d.Daily[p]}
-	res.lastRoute, res.hadRoute = d.LastAction[r.Name]
-	res.lastProject, res.hadProject = d.ProjectLast[p]
-	d.Groups = append(d.Groups, groupEntry{Route: r.Name, Group: group, State: entryIntent, At: now})
-	d.LastAction[r.Name] = now
-	d.ProjectLast[p] = now
-	d.Daily[p] = dayCount{Day: now.UTC().Format(dayLayout), Count: rc.st.usedToday(p, now) + 1}
-	return res
-}
-
-func (rc *receiver) undo(r *Route, res reservation) {
-	d := &rc.st.d
-	if i := rc.st.find(r.Name, res.group); i >= 0 {
-		rc.st.remove(i)
-	}
-	delete(d.LastAction, r.Name)
-	if res.hadRoute {
-		d.LastAction[r.Name] = res.lastRoute
-	}
-	delete(d.ProjectLast, r.Action.Project)
-	if res.hadProject {
-		d.ProjectLast[r.Action.Project] = res.lastProject
-	}
-	d.Daily[r.Action.Project] = res.daily
 }
 
 func (rc *receiver) send(ctx context.Context, r *Route, prompt string) (jobID, runID string, err error) {
@@ -227,29 +199,20 @@ func (rc *receiver) send(ctx context.Context, r *Route, prompt string) (jobID, r
 // failure (timeout, cut, unreadable answer, a gateway's 5xx) may have started a job: unknown, never retried.
 func (rc *receiver) settle(r *Route, rec *auditRecord, res reservation, jobID, runID string, err error) (retry bool) {
 	rec.JobID, rec.RunID = jobID, runID
-	i := rc.st.find(r.Name, res.group)
 	switch {
 	case err == nil:
 		rec.Outcome = OutcomeActed
-		if i >= 0 {
-			rc.st.d.Groups[i].State = entryActed
-			rc.st.d.Groups[i].ID = stateID(jobID, runID)
-		}
-		rc.st.addJob(r, jobID, runID, rec.Time)
+		rc.st.d.acted(res, jobID, runID, rec.Time)
 	case answeredNoAction(err):
-		rc.undo(r, res)
+		rc.st.d.undo(res)
 		rec.Outcome, rec.Reason = OutcomeError, err.Error()
 		retry = transient(err)
 	default:
-		if i >= 0 {
-			rc.st.d.Groups[i].State = entryUnknown
-		}
+		rc.st.d.unknown(res)
 		rec.Outcome, rec.Reason = OutcomeUnknown, "Mintlify may have acted: "+err.Error()
 		retry = true // the retry finds the entry: a duplicate, answered 200
 	}
-	if serr := rc.st.save(); serr != nil {
-		rc.log.Error("Saving the state failed", "err", serr)
-	}
+	rc.save()
 	rc.finish(rec)
 	if err == nil && jobID != "" && rc.trackFile != "" {
 		if terr := trackfile.Append(rc.trackFile, r.Action.Project+"/"+jobID); terr != nil {
@@ -257,29 +220,6 @@ func (rc *receiver) settle(r *Route, rec *auditRecord, res reservation, jobID, r
 		}
 	}
 	return retry
-}
-
-// addJob leaves out an id the state's check would refuse (the audit log has it).
-func (s *store) addJob(r *Route, jobID, runID string, at time.Time) {
-	if mintlify.CheckID(jobID) != nil {
-		jobID = ""
-	}
-	if mintlify.CheckID(runID) != nil {
-		runID = ""
-	}
-	if jobID == "" && runID == "" {
-		return
-	}
-	s.d.Jobs = append(s.d.Jobs, jobEntry{Route: r.Name, Project: r.Action.Project, JobID: jobID, RunID: runID, At: at})
-}
-
-func stateID(jobID, runID string) string {
-	for _, id := range []string{jobID, runID} {
-		if id != "" && mintlify.CheckID(id) == nil {
-			return id
-		}
-	}
-	return ""
 }
 
 // errNotSent: an earlier route's request took the notification's time, so nothing reached Mintlify.

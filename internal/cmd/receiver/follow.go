@@ -23,29 +23,14 @@ func (rc *receiver) follow(ctx context.Context) {
 	if rc.client == nil {
 		return
 	}
-	type target struct{ project, id string }
-	var todo []target
 	rc.mu.Lock()
-	now := rc.now()
-	for i := range rc.st.d.Jobs {
-		j := &rc.st.d.Jobs[i]
-		if j.Done || j.JobID == "" {
-			continue
-		}
-		if now.Sub(j.At) > followFor {
-			j.Done = true
-			continue
-		}
-		if len(todo) < followPerRound {
-			todo = append(todo, target{j.Project, j.JobID})
-		}
-	}
+	todo := rc.st.d.toFollow(rc.now())
 	rc.mu.Unlock()
 	for _, tg := range todo {
-		job, err := rc.client.GetJob(ctx, tg.project, tg.id)
+		job, err := rc.client.GetJob(ctx, tg.Project, tg.JobID)
 		if err != nil {
 			if mintlify.Classify(err).Kind == mintlify.KindNotFound {
-				rc.followed(tg.project, tg.id, "", true) // e.g. a run's job the get-job call does not know
+				rc.followed(tg.Project, tg.JobID, "") // e.g. a run's job the get-job call does not know
 			}
 			continue
 		}
@@ -54,35 +39,29 @@ func (rc *receiver) follow(ctx context.Context) {
 			link = *job.PRLink
 		}
 		if link != "" || job.Status.Terminal() {
-			rc.followed(tg.project, tg.id, link, true)
+			rc.followed(tg.Project, tg.JobID, link)
 		}
 	}
 }
 
-func (rc *receiver) followed(project, jobID, link string, done bool) {
+func (rc *receiver) followed(project, jobID, link string) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	for i := range rc.st.d.Jobs {
-		j := &rc.st.d.Jobs[i]
-		if j.Project != project || j.JobID != jobID || j.Done {
+	for _, j := range rc.st.d.followed(project, jobID, link) {
+		if link == "" {
 			continue
 		}
-		j.Done, j.PRLink = done, link
-		if link != "" {
-			rec := &auditRecord{Time: rc.now().UTC(), Route: j.Route, Fingerprints: []string{}, Project: project,
-				Outcome: outcomePROpened, JobID: jobID, RunID: j.RunID, PRLink: link}
-			for _, r := range rc.cfg.Routes {
-				if r.Name == j.Route {
-					rec.Action = r.Action.Kind
-				}
+		rec := &auditRecord{Time: rc.now().UTC(), Route: j.Route, Fingerprints: []string{}, Project: project,
+			Outcome: outcomePROpened, JobID: jobID, RunID: j.RunID, PRLink: link}
+		for _, r := range rc.cfg.Routes {
+			if r.Name == j.Route {
+				rec.Action = r.Action.Kind
 			}
-			rc.writeAudit(rec)
-			rc.log.Info("Pull request opened", "route", j.Route, "job_id", jobID, "pr_link", link)
 		}
+		rc.writeAudit(rec)
+		rc.log.Info("Pull request opened", "route", j.Route, "job_id", jobID, "pr_link", link)
 	}
-	if err := rc.st.save(); err != nil {
-		rc.log.Error("Saving the state failed", "err", err)
-	}
+	rc.save()
 }
 
 // validPRLink: an https URL of bounded length, the only text of the job's the receiver keeps.

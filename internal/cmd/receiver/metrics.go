@@ -120,7 +120,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		if t, ok := rc.st.d.ProjectLast[p]; ok {
 			ch <- prometheus.MustNewConstMetric(c.lastProject, prometheus.GaugeValue, unix(t), p)
 		}
-		left := max(rc.cfg.DailyCap-rc.st.usedToday(p, now), 0)
+		left := max(rc.cfg.DailyCap-rc.st.d.usedToday(p, now), 0)
 		ch <- prometheus.MustNewConstMetric(c.capLeft, prometheus.GaugeValue, float64(left), p)
 	}
 	seen := map[jobEntry]bool{}

@@ -300,14 +300,8 @@ func basicAuthConfigured(path string) (bool, error) {
 func (rc *receiver) reportUnknown() {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	found := false
-	for i := range rc.st.d.Groups {
-		g := &rc.st.d.Groups[i]
-		if g.State != entryIntent {
-			continue
-		}
-		found = true
-		g.State = entryUnknown
+	lost := rc.st.d.unknownIntents()
+	for _, g := range lost {
 		rec := &auditRecord{Time: rc.now().UTC(), Route: g.Route, GroupKey: "sha256:" + g.Group, Fingerprints: []string{},
 			Outcome: OutcomeUnknown, Reason: "the receiver stopped between the intent and the outcome: Mintlify may have acted; not tried again"}
 		for _, r := range rc.cfg.Routes {
@@ -320,10 +314,8 @@ func (rc *receiver) reportUnknown() {
 		}
 		rc.finish(rec)
 	}
-	if found {
-		if err := rc.st.save(); err != nil {
-			rc.log.Error("Saving the state failed", "err", err)
-		}
+	if len(lost) > 0 {
+		rc.save()
 	}
 }
 

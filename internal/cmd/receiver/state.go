@@ -6,6 +6,7 @@ package receiver
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -74,6 +75,164 @@ type groupEntry struct {
 type dayCount struct {
 	Day   string `json:"day"`
 	Count int    `json:"count"`
+}
+
+// The state changes below are the only ones; the receiver's lock is held. A reservation is what an intent
+// changed: settled as acted or unknown, or undone when Mintlify certainly did not act.
+type reservation struct {
+	route, project, group          string
+	at, lastRoute, lastProject     time.Time
+	daily, counted                 dayCount
+	hadRoute, hadProject, hadDaily bool
+}
+
+func (d *stateData) reserve(route, project, group string, now time.Time) reservation {
+	res := reservation{route: route, project: project, group: group, at: now}
+	res.lastRoute, res.hadRoute = d.LastAction[route]
+	res.lastProject, res.hadProject = d.ProjectLast[project]
+	res.daily, res.hadDaily = d.Daily[project]
+	res.counted = dayCount{Day: now.UTC().Format(dayLayout), Count: d.usedToday(project, now) + 1}
+	d.put(groupEntry{Route: route, Group: group, State: entryIntent, At: now})
+	d.LastAction[route] = now
+	d.ProjectLast[project] = now
+	d.Daily[project] = res.counted
+	return res
+}
+
+// undo takes back what res changed and only that: an action reserved since keeps its count and times
+// (a dry run's entry res replaced stays gone).
+func (d *stateData) undo(res reservation) {
+	if i := d.find(res.route, res.group); i >= 0 {
+		d.remove(i)
+	}
+	if d.LastAction[res.route].Equal(res.at) {
+		restore(d.LastAction, res.route, res.lastRoute, res.hadRoute)
+	}
+	switch c := d.Daily[res.project]; {
+	case c == res.counted:
+		restore(d.ProjectLast, res.project, res.lastProject, res.hadProject)
+		restore(d.Daily, res.project, res.daily, res.hadDaily)
+	case c.Day == res.counted.Day && c.Count > 0:
+		c.Count--
+		d.Daily[res.project] = c
+	}
+}
+
+func restore[V any](m map[string]V, key string, v V, had bool) {
+	if had {
+		m[key] = v
+	} else {
+		delete(m, key)
+	}
+}
+
+// acted keeps only ids the state's check admits (the audit log has them all).
+func (d *stateData) acted(res reservation, jobID, runID string, at time.Time) {
+	if mintlify.CheckID(jobID) != nil {
+		jobID = ""
+	}
+	if mintlify.CheckID(runID) != nil {
+		runID = ""
+	}
+	if i := d.find(res.route, res.group); i >= 0 {
+		d.Groups[i].State, d.Groups[i].ID = entryActed, cmp.Or(jobID, runID)
+	}
+	if jobID != "" || runID != "" {
+		d.Jobs = append(d.Jobs, jobEntry{Route: res.route, Project: res.project, JobID: jobID, RunID: runID, At: at})
+	}
+}
+
+func (d *stateData) unknown(res reservation) {
+	if i := d.find(res.route, res.group); i >= 0 {
+		d.Groups[i].State = entryUnknown
+	}
+}
+
+func (d *stateData) dryRun(route, group string, now time.Time) {
+	d.put(groupEntry{Route: route, Group: group, State: entryDryRun, At: now})
+}
+
+// resolve forgets the group's entry, unless a request for it is under way; it reports a change.
+func (d *stateData) resolve(route, group string) bool {
+	i := d.find(route, group)
+	if i < 0 || d.Groups[i].State == entryIntent {
+		return false
+	}
+	d.remove(i)
+	return true
+}
+
+// unknownIntents turns the intents found at start into unknown entries and returns them.
+func (d *stateData) unknownIntents() []groupEntry {
+	var out []groupEntry
+	for i := range d.Groups {
+		if g := &d.Groups[i]; g.State == entryIntent {
+			g.State = entryUnknown
+			out = append(out, *g)
+		}
+	}
+	return out
+}
+
+// toFollow ends following the jobs past followFor and returns up to followPerRound of the others.
+func (d *stateData) toFollow(now time.Time) []jobEntry {
+	var out []jobEntry
+	for i := range d.Jobs {
+		j := &d.Jobs[i]
+		if j.Done || j.JobID == "" {
+			continue
+		}
+		if now.Sub(j.At) > followFor {
+			j.Done = true
+			continue
+		}
+		if len(out) < followPerRound {
+			out = append(out, *j)
+		}
+	}
+	return out
+}
+
+// followed ends following the job, with its pull request's link if any, and returns the entries it ended.
+func (d *stateData) followed(project, jobID, link string) []jobEntry {
+	var out []jobEntry
+	for i := range d.Jobs {
+		j := &d.Jobs[i]
+		if j.Project == project && j.JobID == jobID && !j.Done {
+			j.Done, j.PRLink = true, link
+			out = append(out, *j)
+		}
+	}
+	return out
+}
+
+// put replaces the route's entry for the group, if any, by e at the end (entries are kept in time order).
+func (d *stateData) put(e groupEntry) {
+	if i := d.find(e.Route, e.Group); i >= 0 {
+		d.remove(i)
+	}
+	d.Groups = append(d.Groups, e)
+}
+
+func (d *stateData) find(route, group string) int {
+	for i, g := range d.Groups {
+		if g.Route == route && g.Group == group {
+			return i
+		}
+	}
+	return -1
+}
+
+func (d *stateData) remove(i int) {
+	d.Groups = append(d.Groups[:i], d.Groups[i+1:]...)
+}
+
+func (d *stateData) usedToday(project string, now time.Time) int {
+	c := d.Daily[project]
+	if c.Day != now.UTC().Format(dayLayout) {
+		return 0
+	}
+	return c.Count
 }
 
 var hexRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
@@ -167,6 +326,7 @@ type store struct {
 	path  string
 	owner *os.File
 	d     stateData
+	write func(sealed []byte) error // to path; in memory in the tests of decisions
 	// lost says why the state found at start was unusable, aside where it went.
 	lost, aside string
 }
@@ -187,8 +347,8 @@ func openStore(path, auditPath string, now time.Time, routes []string) (*store, 
 		}
 		return nil, fmt.Errorf("state file %s: locking %s.owner: %w", path, path, err)
 	}
-	s := &store{path: path, owner: owner}
-	s.reset()
+	s := newStore(func(b []byte) error { return safefile.Write(path, b) })
+	s.path, s.owner = path, owner
 	data, err := safefile.Read(path, "receiver state file", maxStateBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !ranBefore:
@@ -276,6 +436,12 @@ func decodeStrict(data []byte, v any) error {
 	return nil
 }
 
+func newStore(write func([]byte) error) *store {
+	s := &store{write: write}
+	s.reset()
+	return s
+}
+
 func (s *store) reset() {
 	s.d = stateData{Version: stateVersion, LastAction: map[string]time.Time{}, ProjectLast: map[string]time.Time{}, Daily: map[string]dayCount{}}
 }
@@ -291,7 +457,7 @@ func (s *store) save() error {
 	if err != nil {
 		return err
 	}
-	return safefile.Write(s.path, sealState(b))
+	return s.write(sealState(b))
 }
 
 func sealState(state []byte) []byte {
@@ -304,27 +470,6 @@ func sealState(state []byte) []byte {
 func (s *store) close() {
 	_ = safefile.Unlock(s.owner)
 	s.owner.Close()
-}
-
-func (s *store) find(route, group string) int {
-	for i, g := range s.d.Groups {
-		if g.Route == route && g.Group == group {
-			return i
-		}
-	}
-	return -1
-}
-
-func (s *store) remove(i int) {
-	s.d.Groups = append(s.d.Groups[:i], s.d.Groups[i+1:]...)
-}
-
-func (s *store) usedToday(project string, now time.Time) int {
-	c := s.d.Daily[project]
-	if c.Day != now.UTC().Format(dayLayout) {
-		return 0
-	}
-	return c.Count
 }
 
 func groupHash(groupKey string) string {
