@@ -1,0 +1,118 @@
+package serve_test
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/serve"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/serve/servetest"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
+)
+
+// conversationCounts sums the docs' mintlify_assistant_conversations_total
+// series of a scrape: the unanswered ones and all of them.
+func conversationCounts(scrape string) (unanswered, total float64) {
+	for _, line := range strings.Split(scrape, "\n") {
+		rest, ok := strings.CutPrefix(line, "mintlify_assistant_conversations_total{")
+		if !ok || !strings.Contains(rest, `project="docs"`) {
+			continue
+		}
+		v, err := strconv.ParseFloat(rest[strings.LastIndexByte(rest, ' ')+1:], 64)
+		if err != nil {
+			continue
+		}
+		total += v
+		if strings.Contains(rest, `resolution="unanswered"`) {
+			unanswered += v
+		}
+	}
+	return unanswered, total
+}
+
+// TestDemoLoopFiresOnceResolvesOnce plays the demo's loop on the test's
+// clock as Prometheus sees it with the example's one-minute scrapes and
+// evaluations: MintlifyDemoUnansweredShareHigh (dashboards/demo/alerts.yml:
+// the unanswered share of increase(...[5m]) above 15% with at least 10
+// conversations, for 1m) is evaluated on each scrape; when it fires, a job
+// is created on the simulated API as the receiver does. Over the next 40
+// minutes it must fire once and resolve once: the share never dips below
+// the threshold before the merge nor climbs back above it after. Several
+// start minutes, as a run of `make demo` may start at any.
+func TestDemoLoopFiresOnceResolvesOnce(t *testing.T) {
+	for _, start := range []time.Time{
+		time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 11, 20, 0, 51, 0, 0, time.UTC),
+		time.Date(2026, 11, 20, 8, 47, 0, 0, time.UTC),
+		time.Date(2026, 11, 20, 13, 50, 0, 0, time.UTC),
+	} {
+		t.Run(start.Format("15:04"), func(t *testing.T) { demoLoop(t, start) })
+	}
+}
+
+func demoLoop(t *testing.T, start time.Time) {
+	clk := manualclock.New(start)
+	ts := servetest.Start(t, []string{"--demo"}, serve.Options{Clock: clk})
+	var us, ns []float64
+	var shares []string
+	fired, resolved, pendingAt, jobAt := 0, 0, -1, -1
+	firing := false
+	for m := 0; m <= 45; m++ {
+		if m > 0 {
+			clk.Advance(time.Minute)
+		}
+		u, n := conversationCounts(servetest.ScrapeSettled(t, ts, nil))
+		us, ns = append(us, u), append(ns, n)
+		if m < 4 {
+			continue
+		}
+		// increase(...[5m]) over one-minute scrapes: the samples of the
+		// last 4 minutes, extrapolated to 5; the same factor on both sides.
+		du, dn := us[m]-us[m-4], ns[m]-ns[m-4]
+		above := dn*5/4 >= 10 && du/dn > 0.15
+		if dn > 0 {
+			shares = append(shares, strconv.FormatFloat(du/dn, 'f', 2, 64))
+		} else {
+			shares = append(shares, "-")
+		}
+		switch {
+		case !above:
+			if firing {
+				resolved++
+			}
+			firing, pendingAt = false, -1
+		case pendingAt < 0:
+			pendingAt = m
+		case !firing && m-pendingAt >= 1:
+			firing = true
+			fired++
+		}
+		if firing && jobAt < 0 {
+			jobAt = m
+			createDemoJob(t, ts.URL)
+		}
+	}
+	if fired != 1 || resolved != 1 || firing {
+		t.Errorf("from %s, the alert fired %d times and resolved %d times (firing at the end: %v), want once each; job at minute %d; the share each minute from the 4th: %s",
+			start.Format("15:04"), fired, resolved, firing, jobAt, strings.Join(shares, " "))
+	}
+}
+
+// createDemoJob creates an agent job on the demo's simulated API, as the
+// receiver does when the alert reaches it.
+func createDemoJob(t *testing.T, base string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, base+"/-/demo/api/v2/agent/demo-docs/job", strings.NewReader(`{"prompt":"Fill the gap"}`))
+	req.Header.Set("Authorization", "Bearer mint_demo_public_key")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("creating the job: %s", resp.Status)
+	}
+}
