@@ -40,8 +40,9 @@
 #      Alertmanager (dashboards/alertmanager.yml's demo route) and acted
 #      once; the job it created is tracked, its pull request shows on the
 #      exporter's /metrics and in the audit log; after the merge the
-#      share falls below the alert's threshold and the alert resolves, and
-#      still exactly one action was taken
+#      share falls below the alert's threshold and stays there, the alert
+#      resolves, having fired once over the whole run (its ALERTS history),
+#      and still exactly one action was taken
 #  11. stop everything it started, by PID, and check nothing is left
 #
 # Environment: KEEP_TMP=1 keeps the temporary directory (logs, TSDB);
@@ -484,9 +485,25 @@ share_fell() { promql "$share" | jq -e '.data.result[0].value[1] | tonumber < 0.
 # exporter's next refresh of them (up to its interval, some 200 s on the
 # demo): up to about 10 minutes, by the demo's clock, not the machine's.
 wait_for "the unanswered share to fall below 15% after the merge" 900 share_fell
+fell_at=$(date -u +%s)
 demo_resolved() { rules_json | jq -e '[.data.groups[].rules[] | select(.name == "MintlifyDemoUnansweredShareHigh") | .state] == ["inactive"]' >/dev/null; }
 wait_for "MintlifyDemoUnansweredShareHigh to resolve" 120 demo_resolved
 after=$(promql "$share" | jq -r '.data.result[0].value[1]')
+# Over the whole run, at each evaluation (5 s): the alert fired once (its
+# firing ALERTS series is one run of points; a resolution writes a stale
+# marker, and firing again takes the rule's minute), and the share, once
+# below 15%, stayed below.
+promql_range() {
+  curl -fsS --max-time 10 "$prom_url/api/v1/query_range" --data-urlencode "query=$1" \
+    --data-urlencode "start=$2" --data-urlencode "end=$(date -u +%s)" --data-urlencode step=5
+}
+firings=$(promql_range 'ALERTS{alertname="MintlifyDemoUnansweredShareHigh",alertstate="firing"}' "$exp_epoch" |
+  jq '[.data.result[].values | map(.[0]) | . as $t | range(length) | select(. == 0 or $t[.] - $t[. - 1] > 5)] | length') ||
+  fail "cannot read the alert's history"
+[ "$firings" = 1 ] || fail "MintlifyDemoUnansweredShareHigh fired $firings times over the run, want once"
+highest=$(promql_range "$share" "$fell_at" | jq -r '[.data.result[].values[][1] | tonumber? | select(. == .)] | max // "none"') ||
+  fail "cannot read the share's history"
+jq -en --arg v "$highest" '($v | tonumber? // 1) < 0.15' >/dev/null || fail "the share rose back to $highest after it fell below 15%"
 [ "$(acted)" = 1 ] && [ "$(jq -c 'select(.outcome == "acted")' "$audit" | grep -c .)" = 1 ] ||
   fail "more than one action: $(recv_metrics | grep '^mintlify_receiver_actions_total')"
 log "the loop closed after ${SECONDS}s: alert -> one job ($job_id) -> pull request -> the share from $before to $after; decisions: $(jq -r .outcome "$audit" | sort | uniq -c | tr -s ' \n' ' ')"
