@@ -59,6 +59,11 @@ var demoJobs = []struct {
 	{"job_demo_late_failure", 0, "Restructure the navigation", true, demoBlogID},
 }
 
+// demoSeededRepo is the seeded jobs' repository, theirs only: on /metrics
+// (repository, url) a job created through the API (the receiver's) is the
+// one in the project's own repository.
+const demoSeededRepo = "https://github.com/demo-org/seeded-jobs"
+
 // The demo's budget. The simulated organization allows demoOrgPerHour
 // analytics requests an hour, not the 100 of a real one, and the demo's
 // key may spend demoBudgetPerHour of them: enough for the refreshes to
@@ -140,7 +145,7 @@ func startDemo(_ context.Context, logger *slog.Logger, trackedJobsFile string, c
 	}
 	for _, j := range demoJobs {
 		running.Server.SeedJob(j.project, mockapi.JobSeed{
-			ID: j.id, Prompt: j.prompt, CreatedAt: now.Add(-j.age), Fail: j.fail,
+			ID: j.id, Prompt: j.prompt, CreatedAt: now.Add(-j.age), Fail: j.fail, Repository: demoSeededRepo,
 		})
 	}
 	logger.Debug("Demo: simulated Mintlify API started", "loopback_url", running.URL())
@@ -202,7 +207,9 @@ func (d *demoAPI) failJob(w http.ResponseWriter, r *http.Request) {
 // the body of a page framed and styled as the landing page (page).
 var demoPage = template.Must(template.New("demo").Parse(`<p><a href="/">Landing page</a> · <a href="{{.Metrics}}">Metrics</a></p>
 <p>Every number on <a href="{{.Metrics}}">{{.Metrics}}</a> comes from a simulated Mintlify API
-built into the exporter. Its agent jobs stay active for 2 minutes, then complete (or fail).</p>
+built into the exporter. Its agent jobs stay active for 2 minutes, then complete (or fail).
+The six seeded jobs (<code>job_demo_…</code>) are in the repository <code>seeded-jobs</code>; a job created
+through the API (the receiver's, or yours below) is in the project's own.</p>
 <h2>Simulated API</h2>
 <p>Base URL: <code>{{.APIURL}}</code><br>
 API key (fixed, public, demo only): <code>{{.Key}}</code><br>

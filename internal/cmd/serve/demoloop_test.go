@@ -1,7 +1,10 @@
 package serve_test
 
 import (
+	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,8 +104,8 @@ func demoLoop(t *testing.T, start time.Time) {
 }
 
 // createDemoJob creates an agent job on the demo's simulated API, as the
-// receiver does when the alert reaches it.
-func createDemoJob(t *testing.T, base string) {
+// receiver does when the alert reaches it, and returns its id.
+func createDemoJob(t *testing.T, base string) string {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, base+"/-/demo/api/v2/agent/demo-docs/job", strings.NewReader(`{"prompt":"Fill the gap"}`))
 	req.Header.Set("Authorization", "Bearer mint_demo_public_key")
@@ -111,8 +114,42 @@ func createDemoJob(t *testing.T, base string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("creating the job: %s", resp.Status)
+	defer resp.Body.Close()
+	var job struct{ ID string }
+	if err := json.NewDecoder(resp.Body).Decode(&job); err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("creating the job: %s (%v)", resp.Status, err)
+	}
+	return job.ID
+}
+
+// TestDemoSeededJobsToldApart: on /metrics, the demo's seeded jobs are in
+// a repository named for them, so the job the receiver creates (in the
+// docs' own repository) stands out, its pull request too.
+func TestDemoSeededJobsToldApart(t *testing.T) {
+	clk := manualclock.New(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
+	track := filepath.Join(t.TempDir(), "jobs.txt")
+	ts := servetest.Start(t, []string{"--demo", "--mintlify.tracked-jobs-file=" + track}, serve.Options{Clock: clk})
+	id := createDemoJob(t, ts.URL)
+	if err := os.WriteFile(track, []byte("demo-docs/"+id+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	servetest.ScrapeSettled(t, ts, nil)
+	clk.Advance(3 * time.Minute)
+	seeded, created := 0, 0
+	for _, line := range strings.Split(servetest.ScrapeSettled(t, ts, nil), "\n") {
+		if !strings.HasPrefix(line, "mintlify_agent_job_info{") && !strings.HasPrefix(line, "mintlify_agent_job_pull_request_info{") {
+			continue
+		}
+		switch inSeeded := strings.Contains(line, "/seeded-jobs"); {
+		case strings.Contains(line, `job_id="`+id+`"`) && !inSeeded:
+			created++
+		case strings.Contains(line, `job_id="job_demo_`) && inSeeded:
+			seeded++
+		default:
+			t.Errorf("a seeded job outside the seeded-jobs repository, or the created one in it: %s", line)
+		}
+	}
+	if seeded < 6+1 || created != 2 { // info and pull request
+		t.Errorf("%d series of seeded jobs, %d of the created one; want each seeded job's info and a pull request, and the created one's two", seeded, created)
 	}
 }
