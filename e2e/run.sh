@@ -351,7 +351,7 @@ to=$(date -u -d "$month_start + 3 days" +%F)
 yesterday=$(date -u -d yesterday +%F)
 if [[ "$to" > "$yesterday" ]]; then to=$yesterday; fi
 MINTLIFY_API_KEY=mint_demo_public_key "$tmp/mintlify_exporter" backfill \
-  --mintlify.api-url="$demo_api" --project demo-docs --project-name demo-docs=docs \
+  --mintlify.api-url="$demo_api" --project docs \
   --from "$from" --to "$to" --site-only --label job=mintlify --label instance="$exp_addr" \
   --storage.path= --yes --output "$tmp/history.om" 2>"$tmp/backfill.log" ||
   { cat "$tmp/backfill.log" >&2; fail "backfill failed"; }
@@ -372,7 +372,7 @@ for day in "$(date -u -d "$from + 1 day" +%F)" "$month_start" "$to"; do
   next=$(date -u -d "$day + 1 day" +%F)
   end=$(date -u -d "$next 00:00" +%s)
   want=$(curl -fsS --max-time 10 -H "Authorization: Bearer mint_demo_public_key" \
-    "$demo_api/v1/analytics/demo-docs/views?dateFrom=$day&dateTo=$next&limit=1&offset=0" | jq -r '.totals.human') ||
+    "$demo_api/v1/analytics/docs/views?dateFrom=$day&dateTo=$next&limit=1&offset=0" | jq -r '.totals.human') ||
     fail "cannot ask the demo API for $day"
   got=$(promql_at "increase(${human}[1d])" "$end" | jq -r '.data.result[0].value[1] // "none"')
   jq -en --arg got "$got" --arg want "$want" '($got | tonumber? // -1) as $g | ($want | tonumber) as $w | (($g - $w) | fabs) <= 1e-6 * ($w + 1)' >/dev/null ||
@@ -403,7 +403,7 @@ keys:
     budget_per_hour: 17
     reserve: 2
 projects:
-  - id: demo-blog
+  - id: blog
     name: shared-blog
 EOF
 MINTLIFY_API_KEY=mint_demo_public_key "$tmp/mintlify_exporter" --config.file="$shared/config.yml" \
@@ -459,12 +459,12 @@ wait_for "the receiver to act on MintlifyDemoUnansweredShareHigh" 300 has_acted
 audit="$tmp/receiver-audit.jsonl"
 acted_lines=$(jq -c 'select(.outcome == "acted")' "$audit") || fail "cannot read the audit log $audit"
 [ "$(grep -c . <<<"$acted_lines")" = 1 ] || fail "the audit log holds $(grep -c . <<<"$acted_lines") actions, want 1: $acted_lines"
-jq -e '.route == "demo-fill-gap" and .project == "demo-docs" and .action == "job" and .dry_run != true and (.prompt | test("MintlifyDemoUnansweredShareHigh")) and (.job_id | length > 0)' <<<"$acted_lines" >/dev/null ||
+jq -e '.route == "demo-fill-gap" and .project == "docs" and .action == "job" and .dry_run != true and (.prompt | test("MintlifyDemoUnansweredShareHigh")) and (.job_id | length > 0)' <<<"$acted_lines" >/dev/null ||
   fail "unexpected action in the audit log: $acted_lines"
 job_id=$(jq -r .job_id <<<"$acted_lines")
 acted_at=$(date -u -d "$(jq -r .time <<<"$acted_lines")" +%s) || fail "cannot read the action's time"
 log "the receiver acted once, $((acted_at - exp_epoch))s after the exporter started: job $job_id"
-[ "$(cat "$tmp/jobs.txt")" = "demo-docs/$job_id" ] || fail "the tracked-jobs file holds [$(tr '\n' ' ' <<<"$(cat "$tmp/jobs.txt")")], want demo-docs/$job_id"
+[ "$(cat "$tmp/jobs.txt")" = "docs/$job_id" ] || fail "the tracked-jobs file holds [$(tr '\n' ' ' <<<"$(cat "$tmp/jobs.txt")")], want docs/$job_id"
 # The scrape is read whole before grep: with pipefail, grep -q leaving
 # early would fail curl with SIGPIPE.
 pr_shown() {

@@ -22,8 +22,8 @@ import (
 // Demo projects: a docs site with a few hundred pages and a small blog,
 // under one organization key, so the shared budget is visible.
 const (
-	demoDocsID = "demo-docs"
-	demoBlogID = "demo-blog"
+	demoDocsID = "docs"
+	demoBlogID = "blog"
 	demoKeyEnv = "MINTLIFY_DEMO_API_KEY"
 
 	// demoAPIPath is where the exporter's own port serves the simulated
@@ -37,9 +37,10 @@ const (
 	demoPagePath = "/-/demo/"
 )
 
-// demoProjectNames maps the demo's project ids to the names its metrics
-// use (the project label); fail-job takes either.
-var demoProjectNames = map[string]string{demoDocsID: "docs", demoBlogID: "blog"}
+// demoFormerIDs are the projects' ids before they were their names too
+// (up to 0.1.0): the simulated API and fail-job still take them, so the
+// commands written with them keep working.
+var demoFormerIDs = map[string]string{"demo-docs": demoDocsID, "demo-blog": demoBlogID}
 
 // demoJobs are seeded so that every status shows up within minutes:
 // ages are relative to the start, with jobs active for two minutes and
@@ -87,12 +88,10 @@ keys:
     budget_per_hour: %d
 projects:
   - id: ` + demoDocsID + `
-    name: docs
     windows: [24h, 7d]
     collectors: [%s]
     jobs: [job_demo_archived, job_demo_completed, job_demo_failed, job_demo_active]
   - id: ` + demoBlogID + `
-    name: blog
     jobs: [job_demo_new, job_demo_late_failure]
 `
 
@@ -152,9 +151,19 @@ func startDemo(_ context.Context, logger *slog.Logger, trackedJobsFile string, c
 	return &demoAPI{running: running, key: demoAPIKey, trackedJobsFile: trackedJobsFile}, nil
 }
 
-// apiHandler serves the simulated API under demoAPIPath.
+// apiHandler serves the simulated API under demoAPIPath, a former
+// project id in the path taken for the project.
 func (d *demoAPI) apiHandler() http.Handler {
-	return http.StripPrefix(demoAPIPath, d.running.Server)
+	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// /v1/analytics/{id}/…, /v2/agent/{id}/…, /v1/workflow/{id}/…
+		if seg := strings.SplitN(r.URL.Path, "/", 5); len(seg) > 3 && demoFormerIDs[seg[3]] != "" {
+			seg[3] = demoFormerIDs[seg[3]]
+			r = r.Clone(r.Context())
+			r.URL.Path, r.URL.RawPath = strings.Join(seg, "/"), ""
+		}
+		d.running.Server.ServeHTTP(w, r)
+	})
+	return http.StripPrefix(demoAPIPath, api)
 }
 
 func (d *demoAPI) getenv(name string) string {
@@ -178,7 +187,7 @@ func (d *demoAPI) close() { _ = d.running.Close() }
 // failJob makes an active demo job fail now, so the alerting path can be
 // shown (and tested end to end) without waiting:
 // POST /-/demo/fail-job?project=blog&job=job_demo_new
-// project is the metrics' project label (docs, blog) or the project id.
+// project is docs or blog (or its former id, demo-docs or demo-blog).
 func (d *demoAPI) failJob(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
@@ -187,12 +196,10 @@ func (d *demoAPI) failJob(w http.ResponseWriter, r *http.Request) {
 	}
 	project, job := r.FormValue("project"), r.FormValue("job")
 	id := project
-	for pid, name := range demoProjectNames {
-		if project == name {
-			id = pid
-		}
+	if former, ok := demoFormerIDs[project]; ok {
+		id = former
 	}
-	if _, ok := demoProjectNames[id]; !ok {
+	if id != demoDocsID && id != demoBlogID {
 		http.Error(w, fmt.Sprintf("unknown demo project %q: use docs or blog", project), http.StatusBadRequest)
 		return
 	}
@@ -200,7 +207,7 @@ func (d *demoAPI) failJob(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	fmt.Fprintf(w, "job %s of %s (%s) failed\n", job, demoProjectNames[id], id)
+	fmt.Fprintf(w, "job %s of %s failed\n", job, id)
 }
 
 // demoPage explains how to use the demo's simulated API and fail-job:
@@ -213,8 +220,8 @@ through the API (the receiver's, or yours below) is in the project's own.</p>
 <h2>Simulated API</h2>
 <p>Base URL: <code>{{.APIURL}}</code><br>
 API key (fixed, public, demo only): <code>{{.Key}}</code><br>
-Projects: <code>demo-docs</code> (metrics: <code>project="docs"</code>) and <code>demo-blog</code> (<code>project="blog"</code>).</p>
-<pre>export MINTLIFY_API_KEY={{.Key}} MINTLIFY_PROJECT_ID=demo-docs
+Projects: <code>docs</code> and <code>blog</code>, the ids the metrics' <code>project</code> label shows too.</p>
+<pre>export MINTLIFY_API_KEY={{.Key}} MINTLIFY_PROJECT_ID=docs
 mintlify_exporter jobs --mintlify.api-url={{.APIURL}} create --prompt "Document the rate limits"{{with .Track}} --track {{.}}{{end}}
 mintlify_exporter jobs --mintlify.api-url={{.APIURL}} watch JOB_ID --interval 15s</pre>
 {{if .Track}}<p><code>--track</code> appends the new job to the tracked-jobs file this demo follows, so it shows

@@ -13,6 +13,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/serve"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cmd/serve/servetest"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
 // conversationCounts sums the docs' mintlify_assistant_conversations_total
@@ -103,11 +104,16 @@ func demoLoop(t *testing.T, start time.Time) {
 	}
 }
 
-// createDemoJob creates an agent job on the demo's simulated API, as the
-// receiver does when the alert reaches it, and returns its id.
+// createDemoJob creates an agent job of the docs on the demo's simulated
+// API, as the receiver does when the alert reaches it, and returns its id.
 func createDemoJob(t *testing.T, base string) string {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, base+"/-/demo/api/v2/agent/demo-docs/job", strings.NewReader(`{"prompt":"Fill the gap"}`))
+	return createDemoJobIn(t, base, "docs")
+}
+
+func createDemoJobIn(t *testing.T, base, project string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, base+"/-/demo/api/v2/agent/"+project+"/job", strings.NewReader(`{"prompt":"Fill the gap"}`))
 	req.Header.Set("Authorization", "Bearer mint_demo_public_key")
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
@@ -130,7 +136,7 @@ func TestDemoSeededJobsToldApart(t *testing.T) {
 	track := filepath.Join(t.TempDir(), "jobs.txt")
 	ts := servetest.Start(t, []string{"--demo", "--mintlify.tracked-jobs-file=" + track}, serve.Options{Clock: clk})
 	id := createDemoJob(t, ts.URL)
-	if err := os.WriteFile(track, []byte("demo-docs/"+id+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(track, []byte("docs/"+id+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	servetest.ScrapeSettled(t, ts, nil)
@@ -151,5 +157,33 @@ func TestDemoSeededJobsToldApart(t *testing.T) {
 	}
 	if seeded < 6+1 || created != 2 { // info and pull request
 		t.Errorf("%d series of seeded jobs, %d of the created one; want each seeded job's info and a pull request, and the created one's two", seeded, created)
+	}
+}
+
+// TestDemoOneProjectName: the demo's projects are called docs and blog
+// everywhere: the simulated API's ids, so the tracked-jobs file's lines
+// (the receiver's, dashboards/demo/routes.yml's project), and the metrics'
+// project label. The former ids demo-docs and demo-blog still reach the
+// same projects.
+func TestDemoOneProjectName(t *testing.T) {
+	clk := manualclock.New(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
+	track := filepath.Join(t.TempDir(), "jobs.txt")
+	ts := servetest.Start(t, []string{"--demo", "--mintlify.tracked-jobs-file=" + track}, serve.Options{Clock: clk})
+	id, former := createDemoJobIn(t, ts.URL, "docs"), createDemoJobIn(t, ts.URL, "demo-docs")
+	if err := os.WriteFile(track, []byte("docs/"+id+"\ndocs/"+former+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := servetest.ScrapeSettled(t, ts, nil)
+	for _, j := range []string{id, former} {
+		if want := `mintlify_agent_job_status{job_id="` + j + `",project="docs",status="active"} 1`; !strings.Contains(out, want) {
+			t.Errorf("the line docs/%s of the tracked-jobs file is not followed: no %s", j, want)
+		}
+	}
+	routes, err := os.ReadFile(filepath.Join(testkit.RepoRoot(t), "dashboards", "demo", "routes.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(routes), "demo-docs") || !strings.Contains(string(routes), "project: docs") {
+		t.Errorf("dashboards/demo/routes.yml does not act on the project docs:\n%s", routes)
 	}
 }
