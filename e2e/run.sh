@@ -40,8 +40,9 @@
 #      Alertmanager (dashboards/alertmanager.yml's demo route) and acted
 #      once; the job it created is tracked, its pull request shows on the
 #      exporter's /metrics and in the audit log; after the merge the
-#      share falls below the alert's threshold and the alert resolves, and
-#      still exactly one action was taken
+#      share falls below the alert's threshold and stays there, the alert
+#      resolves, having fired once over the whole run (its ALERTS history),
+#      and still exactly one action was taken
 #  11. stop everything it started, by PID, and check nothing is left
 #
 # Environment: KEEP_TMP=1 keeps the temporary directory (logs, TSDB);
@@ -350,7 +351,7 @@ to=$(date -u -d "$month_start + 3 days" +%F)
 yesterday=$(date -u -d yesterday +%F)
 if [[ "$to" > "$yesterday" ]]; then to=$yesterday; fi
 MINTLIFY_API_KEY=mint_demo_public_key "$tmp/mintlify_exporter" backfill \
-  --mintlify.api-url="$demo_api" --project demo-docs --project-name demo-docs=docs \
+  --mintlify.api-url="$demo_api" --project docs \
   --from "$from" --to "$to" --site-only --label job=mintlify --label instance="$exp_addr" \
   --storage.path= --yes --output "$tmp/history.om" 2>"$tmp/backfill.log" ||
   { cat "$tmp/backfill.log" >&2; fail "backfill failed"; }
@@ -371,7 +372,7 @@ for day in "$(date -u -d "$from + 1 day" +%F)" "$month_start" "$to"; do
   next=$(date -u -d "$day + 1 day" +%F)
   end=$(date -u -d "$next 00:00" +%s)
   want=$(curl -fsS --max-time 10 -H "Authorization: Bearer mint_demo_public_key" \
-    "$demo_api/v1/analytics/demo-docs/views?dateFrom=$day&dateTo=$next&limit=1&offset=0" | jq -r '.totals.human') ||
+    "$demo_api/v1/analytics/docs/views?dateFrom=$day&dateTo=$next&limit=1&offset=0" | jq -r '.totals.human') ||
     fail "cannot ask the demo API for $day"
   got=$(promql_at "increase(${human}[1d])" "$end" | jq -r '.data.result[0].value[1] // "none"')
   jq -en --arg got "$got" --arg want "$want" '($got | tonumber? // -1) as $g | ($want | tonumber) as $w | (($g - $w) | fabs) <= 1e-6 * ($w + 1)' >/dev/null ||
@@ -402,7 +403,7 @@ keys:
     budget_per_hour: 17
     reserve: 2
 projects:
-  - id: demo-blog
+  - id: blog
     name: shared-blog
 EOF
 MINTLIFY_API_KEY=mint_demo_public_key "$tmp/mintlify_exporter" --config.file="$shared/config.yml" \
@@ -458,12 +459,12 @@ wait_for "the receiver to act on MintlifyDemoUnansweredShareHigh" 300 has_acted
 audit="$tmp/receiver-audit.jsonl"
 acted_lines=$(jq -c 'select(.outcome == "acted")' "$audit") || fail "cannot read the audit log $audit"
 [ "$(grep -c . <<<"$acted_lines")" = 1 ] || fail "the audit log holds $(grep -c . <<<"$acted_lines") actions, want 1: $acted_lines"
-jq -e '.route == "demo-fill-gap" and .project == "demo-docs" and .action == "job" and .dry_run != true and (.prompt | test("MintlifyDemoUnansweredShareHigh")) and (.job_id | length > 0)' <<<"$acted_lines" >/dev/null ||
+jq -e '.route == "demo-fill-gap" and .project == "docs" and .action == "job" and .dry_run != true and (.prompt | test("MintlifyDemoUnansweredShareHigh")) and (.job_id | length > 0)' <<<"$acted_lines" >/dev/null ||
   fail "unexpected action in the audit log: $acted_lines"
 job_id=$(jq -r .job_id <<<"$acted_lines")
 acted_at=$(date -u -d "$(jq -r .time <<<"$acted_lines")" +%s) || fail "cannot read the action's time"
 log "the receiver acted once, $((acted_at - exp_epoch))s after the exporter started: job $job_id"
-[ "$(cat "$tmp/jobs.txt")" = "demo-docs/$job_id" ] || fail "the tracked-jobs file holds [$(tr '\n' ' ' <<<"$(cat "$tmp/jobs.txt")")], want demo-docs/$job_id"
+[ "$(cat "$tmp/jobs.txt")" = "docs/$job_id" ] || fail "the tracked-jobs file holds [$(tr '\n' ' ' <<<"$(cat "$tmp/jobs.txt")")], want docs/$job_id"
 # The scrape is read whole before grep: with pipefail, grep -q leaving
 # early would fail curl with SIGPIPE.
 pr_shown() {
@@ -484,9 +485,25 @@ share_fell() { promql "$share" | jq -e '.data.result[0].value[1] | tonumber < 0.
 # exporter's next refresh of them (up to its interval, some 200 s on the
 # demo): up to about 10 minutes, by the demo's clock, not the machine's.
 wait_for "the unanswered share to fall below 15% after the merge" 900 share_fell
+fell_at=$(date -u +%s)
 demo_resolved() { rules_json | jq -e '[.data.groups[].rules[] | select(.name == "MintlifyDemoUnansweredShareHigh") | .state] == ["inactive"]' >/dev/null; }
 wait_for "MintlifyDemoUnansweredShareHigh to resolve" 120 demo_resolved
 after=$(promql "$share" | jq -r '.data.result[0].value[1]')
+# Over the whole run, at each evaluation (5 s): the alert fired once (its
+# firing ALERTS series is one run of points; a resolution writes a stale
+# marker, and firing again takes the rule's minute), and the share, once
+# below 15%, stayed below.
+promql_range() {
+  curl -fsS --max-time 10 "$prom_url/api/v1/query_range" --data-urlencode "query=$1" \
+    --data-urlencode "start=$2" --data-urlencode "end=$(date -u +%s)" --data-urlencode step=5
+}
+firings=$(promql_range 'ALERTS{alertname="MintlifyDemoUnansweredShareHigh",alertstate="firing"}' "$exp_epoch" |
+  jq '[.data.result[].values | map(.[0]) | . as $t | range(length) | select(. == 0 or $t[.] - $t[. - 1] > 5)] | length') ||
+  fail "cannot read the alert's history"
+[ "$firings" = 1 ] || fail "MintlifyDemoUnansweredShareHigh fired $firings times over the run, want once"
+highest=$(promql_range "$share" "$fell_at" | jq -r '[.data.result[].values[][1] | tonumber? | select(. == .)] | max // "none"') ||
+  fail "cannot read the share's history"
+jq -en --arg v "$highest" '($v | tonumber? // 1) < 0.15' >/dev/null || fail "the share rose back to $highest after it fell below 15%"
 [ "$(acted)" = 1 ] && [ "$(jq -c 'select(.outcome == "acted")' "$audit" | grep -c .)" = 1 ] ||
   fail "more than one action: $(recv_metrics | grep '^mintlify_receiver_actions_total')"
 log "the loop closed after ${SECONDS}s: alert -> one job ($job_id) -> pull request -> the share from $before to $after; decisions: $(jq -r .outcome "$audit" | sort | uniq -c | tr -s ' \n' ' ')"

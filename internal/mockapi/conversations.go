@@ -16,6 +16,7 @@ const (
 	tagConv
 	tagFbCount
 	tagFb
+	tagGapPhase
 )
 
 // Source is a documentation page an answer refers to.
@@ -57,26 +58,41 @@ func (s Site) conversationsPerHour() int {
 }
 
 func (s Site) hourConversations(h int64) []Conversation {
-	rate := uint64(s.conversationsPerHour())
-	if rate == 0 && !s.gapHour(h) {
+	n := s.hourCount(h)
+	if n == 0 {
 		return nil
 	}
-	n := int(hash3(uint64(s.Seed), uint64(h), tagConvCount) % (2*rate + 1))
-	if s.gapHour(h) {
-		// An hour as quiet as the spread above allows would hide the gap.
-		rate = uint64(max(s.Gap.PerHour, 0))
-		n = int(rate/2 + hash3(uint64(s.Seed), uint64(h), tagConvCount)%(rate+1))
-	}
 	base := hash3(uint64(s.Seed), uint64(h), tagConv)
+	gap := s.gapHour(h)
 	out := make([]Conversation, n)
 	for k := range n {
-		out[k] = s.conversation(h, mix64(base+uint64(k)))
+		out[k] = s.conversation(h, mix64(base+uint64(k)), gap)
 	}
 	slices.SortFunc(out, func(a, b Conversation) int { return strings.Compare(a.ID, b.ID) })
+	if gap {
+		s.spreadUnanswered(h, out)
+	}
 	return out
 }
 
-func (s Site) conversation(h int64, x uint64) Conversation {
+// hourCount is how many conversations hour h holds.
+func (s Site) hourCount(h int64) int {
+	if s.gapHour(h) {
+		// Half to one and a half times the gap's rate: an hour as quiet
+		// as the spread below allows would hide the gap.
+		rate := uint64(max(s.Gap.PerHour, 0))
+		return int(rate/2 + hash3(uint64(s.Seed), uint64(h), tagConvCount)%(rate+1))
+	}
+	rate := uint64(s.conversationsPerHour())
+	if rate == 0 {
+		return 0
+	}
+	return int(hash3(uint64(s.Seed), uint64(h), tagConvCount) % (2*rate + 1))
+}
+
+// conversation is the conversation drawn from x in hour h; in a gap
+// (inGap) it is answered until spreadUnanswered says otherwise.
+func (s Site) conversation(h int64, x uint64, inGap bool) Conversation {
 	ms := h*3_600_000 + int64(x%3_600_000)
 	at := time.UnixMilli(ms).UTC()
 	page := s.PathName(int((x >> 40) % uint64(s.Paths)))
@@ -90,10 +106,8 @@ func (s Site) conversation(h int64, x uint64) Conversation {
 		ResolutionStatus: "answered",
 		at:               at,
 	}
-	if (x>>8)%100 < s.unansweredPercent(h, ms) {
-		c.ResolutionStatus = "unanswered"
-		c.Response = s.visitorText("I could not find this in the documentation.")
-		c.Sources = []Source{}
+	if !inGap && (x>>8)%100 < DefaultUnansweredPercent {
+		s.unanswer(&c)
 	}
 	switch (x >> 16) % 10 {
 	case 0:
@@ -111,6 +125,14 @@ func (s Site) conversation(h int64, x uint64) Conversation {
 	return c
 }
 
+// unanswer makes c a conversation the assistant could not answer.
+func (s Site) unanswer(c *Conversation) {
+	c.ResolutionStatus = "unanswered"
+	c.Response = s.visitorText("I could not find this in the documentation.")
+	c.Sources = []Source{}
+}
+
+// visitorText is t with the site's VisitorText planted in it.
 func (s Site) visitorText(t string) string { return t + s.VisitorText }
 
 func ptr[T any](v T) *T { return &v }

@@ -21,14 +21,49 @@ func (s Site) gapHour(h int64) bool {
 	return s.Gap != nil && h >= floorDiv(s.Gap.From.Unix(), 3600)
 }
 
-func (s Site) unansweredPercent(h, ms int64) uint64 {
-	switch {
-	case !s.gapHour(h):
-		return DefaultUnansweredPercent
-	case s.fixedAt != 0 && ms >= s.fixedAt:
-		return uint64(s.Gap.FixedPercent)
+// gapPercent is the unanswered share, in percent, at ms (Unix milliseconds).
+func (s Site) gapPercent(ms int64) int {
+	if s.fixedAt != 0 && ms >= s.fixedAt {
+		return s.Gap.FixedPercent
 	}
-	return uint64(s.Gap.UnansweredPercent)
+	return s.Gap.UnansweredPercent
+}
+
+// spreadUnanswered marks cs (gap hour h, oldest first) unanswered each time a running sum of
+// percents passes a multiple of 100: a refresh's few conversations then show the share, not a
+// random draw that crosses the demo alert's threshold back and forth.
+func (s Site) spreadUnanswered(h int64, cs []Conversation) {
+	sum := s.gapSumBefore(h)
+	for i := range cs {
+		p := int64(s.gapPercent(cs[i].at.UnixMilli()))
+		if (sum+p)/100 > sum/100 {
+			s.unanswer(&cs[i])
+		}
+		sum += p
+	}
+}
+
+// gapSumBefore is the running sum of spreadUnanswered at the start of gap
+// hour h: a phase drawn from the seed, plus the percents of the
+// conversations of the gap's hours before h.
+func (s Site) gapSumBefore(h int64) int64 {
+	first := floorDiv(s.Gap.From.Unix(), 3600)
+	sum := int64(hash3(uint64(s.Seed), uint64(first), tagGapPhase) % 100)
+	for j := first; j < h; j++ {
+		n, start := int64(s.hourCount(j)), j*3_600_000
+		switch {
+		case s.fixedAt == 0 || start+3_600_000 <= s.fixedAt:
+			sum += n * int64(s.Gap.UnansweredPercent)
+		case start >= s.fixedAt:
+			sum += n * int64(s.Gap.FixedPercent)
+		default: // the hour of the merge
+			base := hash3(uint64(s.Seed), uint64(j), tagConv)
+			for k := range n {
+				sum += int64(s.gapPercent(start + int64(mix64(base+uint64(k))%3_600_000)))
+			}
+		}
+	}
+	return sum
 }
 
 // withFix sets when the site's gap closed as of now. Called with s.mu held.

@@ -103,3 +103,51 @@ func TestGapShrinksAfterMerge(t *testing.T) {
 		t.Errorf("after the merge: %d conversations, %.2f unanswered; want about 2%%", n, got)
 	}
 }
+
+// TestGapUnansweredSpreadEvenly: in a gap, any run of consecutive
+// conversations holds its share of unanswered ones rounded down or up
+// (the sum of each one's percent over the run), before the merge, after
+// it and across it, hours included: a few minutes of the demo's
+// conversations (a refresh's worth, about 30) then never dip below the
+// demo alert's 15% before the merge nor climb back above it after.
+func TestGapUnansweredSpreadEvenly(t *testing.T) {
+	from := t0.Add(-150 * time.Minute)
+	s, clk := newTest(t, func(o *Options) {
+		o.MergeAfter = time.Minute
+		o.Projects["p1"] = Site{Seed: 1, Paths: 300, Live: true,
+			Gap: &Gap{From: from, PerHour: 600, UnansweredPercent: 30, FixedPercent: 3}}
+	})
+	clk.Advance(17 * time.Minute)
+	w := do(s, http.MethodPost, "/v2/agent/p1/job", keyRW, `{"prompt":"Fill the gap"}`)
+	wantStatus(t, w, http.StatusCreated)
+	merged, ok := s.MergedAt("p1", decode[JobView](t, w).ID)
+	if !ok {
+		t.Fatal("the job is never merged")
+	}
+	clk.Advance(100 * time.Minute)
+	var cs []Conversation
+	for _, c := range conversationsOf(t, s) {
+		if c.at, _ = time.Parse(timeLayout, c.Timestamp); !c.at.Before(from.Truncate(time.Hour)) {
+			cs = append(cs, c)
+		}
+	}
+	if len(cs) < 1000 {
+		t.Fatalf("%d conversations in the gap, want its 600 an hour", len(cs))
+	}
+	for i := range cs {
+		var u, quota int
+		for j := i; j < min(i+60, len(cs)); j++ {
+			if cs[j].ResolutionStatus == "unanswered" {
+				u++
+			}
+			quota += 30
+			if !cs[j].at.Before(merged) {
+				quota += 3 - 30
+			}
+			if lo, hi := quota/100, (quota+99)/100; u < lo || u > hi {
+				t.Fatalf("conversations %d to %d (%s to %s; merged %s): %d unanswered, want %d or %d",
+					i, j, cs[i].Timestamp, cs[j].Timestamp, merged.Format(timeLayout), u, lo, hi)
+			}
+		}
+	}
+}

@@ -100,7 +100,7 @@ type JobSeed struct {
 	Prompt     string    // "fail" / "noop" words work as for created jobs
 	CreatedAt  time.Time // zero = now
 	Org        string    // for the repository URL; "" = the project's owner
-	Repository string    // "" = https://github.com/<org>/<project>-docs
+	Repository string    // "" = https://github.com/<org>/<project>-docs; its pull requests' too
 	NullRef    bool      // source.ref null instead of "main"
 	Fail       bool      // end failed
 	NoPR       bool      // complete without a pull request
@@ -125,6 +125,7 @@ func (s *Server) SeedJob(projectID string, js JobSeed) string {
 		s.jobs[projectID][j.id] = j
 	}
 	if js.Repository != "" {
+		j.pr = js.Repository + strings.TrimPrefix(j.pr, j.repo)
 		j.repo = js.Repository
 	}
 	if js.NullRef {

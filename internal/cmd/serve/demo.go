@@ -21,8 +21,8 @@ import (
 
 // One organization key for both demo projects, so the shared budget is visible.
 const (
-	demoDocsID = "demo-docs"
-	demoBlogID = "demo-blog"
+	demoDocsID = "docs"
+	demoBlogID = "blog"
 	demoKeyEnv = "MINTLIFY_DEMO_API_KEY"
 
 	// demoAPIPath serves the simulated API on the exporter's port, so `jobs` can be tried against the demo.
@@ -32,7 +32,8 @@ const (
 	demoPagePath = "/-/demo/"
 )
 
-var demoProjectNames = map[string]string{demoDocsID: "docs", demoBlogID: "blog"}
+// demoFormerIDs (0.1.0's ids) are still taken, so commands written with them keep working.
+var demoFormerIDs = map[string]string{"demo-docs": demoDocsID, "demo-blog": demoBlogID}
 
 // demoJobs' ages make every status show up within minutes.
 var demoJobs = []struct {
@@ -49,6 +50,9 @@ var demoJobs = []struct {
 	{"job_demo_new", 0, "Translate the landing page", false, demoBlogID},
 	{"job_demo_late_failure", 0, "Restructure the navigation", true, demoBlogID},
 }
+
+// demoSeededRepo tells the seeded jobs from one created through the API (the receiver's).
+const demoSeededRepo = "https://github.com/demo-org/seeded-jobs"
 
 // The demo's budget lets refreshes come every minute or two, leaving room for docs/backfill.md's backfill (90).
 const (
@@ -67,12 +71,10 @@ keys:
     budget_per_hour: %d
 projects:
   - id: ` + demoDocsID + `
-    name: docs
     windows: [24h, 7d]
     collectors: [%s]
     jobs: [job_demo_archived, job_demo_completed, job_demo_failed, job_demo_active]
   - id: ` + demoBlogID + `
-    name: blog
     jobs: [job_demo_new, job_demo_late_failure]
 `
 
@@ -112,7 +114,7 @@ func startDemo(_ context.Context, logger *slog.Logger, trackedJobsFile string, c
 	}
 	for _, j := range demoJobs {
 		running.Server.SeedJob(j.project, mockapi.JobSeed{
-			ID: j.id, Prompt: j.prompt, CreatedAt: now.Add(-j.age), Fail: j.fail,
+			ID: j.id, Prompt: j.prompt, CreatedAt: now.Add(-j.age), Fail: j.fail, Repository: demoSeededRepo,
 		})
 	}
 	logger.Debug("Demo: simulated Mintlify API started", "loopback_url", running.URL())
@@ -120,7 +122,16 @@ func startDemo(_ context.Context, logger *slog.Logger, trackedJobsFile string, c
 }
 
 func (d *demoAPI) apiHandler() http.Handler {
-	return http.StripPrefix(demoAPIPath, d.running.Server)
+	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// /v1/analytics/{id}/…, /v2/agent/{id}/…, /v1/workflow/{id}/…
+		if seg := strings.SplitN(r.URL.Path, "/", 5); len(seg) > 3 && demoFormerIDs[seg[3]] != "" {
+			seg[3] = demoFormerIDs[seg[3]]
+			r = r.Clone(r.Context())
+			r.URL.Path, r.URL.RawPath = strings.Join(seg, "/"), ""
+		}
+		d.running.Server.ServeHTTP(w, r)
+	})
+	return http.StripPrefix(demoAPIPath, api)
 }
 
 func (d *demoAPI) getenv(name string) string {
@@ -149,12 +160,10 @@ func (d *demoAPI) failJob(w http.ResponseWriter, r *http.Request) {
 	}
 	project, job := r.FormValue("project"), r.FormValue("job")
 	id := project
-	for pid, name := range demoProjectNames {
-		if project == name {
-			id = pid
-		}
+	if former, ok := demoFormerIDs[project]; ok {
+		id = former
 	}
-	if _, ok := demoProjectNames[id]; !ok {
+	if id != demoDocsID && id != demoBlogID {
 		http.Error(w, fmt.Sprintf("unknown demo project %q: use docs or blog", project), http.StatusBadRequest)
 		return
 	}
@@ -162,17 +171,19 @@ func (d *demoAPI) failJob(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	fmt.Fprintf(w, "job %s of %s (%s) failed\n", job, demoProjectNames[id], id)
+	fmt.Fprintf(w, "job %s of %s failed\n", job, id)
 }
 
 var demoPage = template.Must(template.New("demo").Parse(`<p><a href="/">Landing page</a> · <a href="{{.Metrics}}">Metrics</a></p>
 <p>Every number on <a href="{{.Metrics}}">{{.Metrics}}</a> comes from a simulated Mintlify API
-built into the exporter. Its agent jobs stay active for 2 minutes, then complete (or fail).</p>
+built into the exporter. Its agent jobs stay active for 2 minutes, then complete (or fail).
+The six seeded jobs (<code>job_demo_…</code>) are in the repository <code>seeded-jobs</code>; a job created
+through the API (the receiver's, or yours below) is in the project's own.</p>
 <h2>Simulated API</h2>
 <p>Base URL: <code>{{.APIURL}}</code><br>
 API key (fixed, public, demo only): <code>{{.Key}}</code><br>
-Projects: <code>demo-docs</code> (metrics: <code>project="docs"</code>) and <code>demo-blog</code> (<code>project="blog"</code>).</p>
-<pre>export MINTLIFY_API_KEY={{.Key}} MINTLIFY_PROJECT_ID=demo-docs
+Projects: <code>docs</code> and <code>blog</code>, the ids the metrics' <code>project</code> label shows too.</p>
+<pre>export MINTLIFY_API_KEY={{.Key}} MINTLIFY_PROJECT_ID=docs
 mintlify_exporter jobs --mintlify.api-url={{.APIURL}} create --prompt "Document the rate limits"{{with .Track}} --track {{.}}{{end}}
 mintlify_exporter jobs --mintlify.api-url={{.APIURL}} watch JOB_ID --interval 15s</pre>
 {{if .Track}}<p><code>--track</code> appends the new job to the tracked-jobs file this demo follows, so it shows

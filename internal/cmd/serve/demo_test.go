@@ -138,7 +138,7 @@ func TestDemoFailJobProjects(t *testing.T) {
 		code         int
 	}{
 		{"blog", "job_demo_new", 200},
-		{"demo-blog", "job_demo_late_failure", 200}, // the project id works too
+		{"demo-blog", "job_demo_late_failure", 200}, // the former id works too
 		{"docs", "job_demo_new", 400},               // not a job of docs
 		{"nope", "job_demo_new", 400},
 	} {
