@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -341,15 +343,35 @@ func TestStateMovedAside(t *testing.T) {
 }
 
 // TestStateHasOneOwner: a second receiver on the same state path is
-// refused.
+// refused, naming the first's process.
 func TestStateHasOneOwner(t *testing.T) {
 	h := newHarness(t, true, testRoutes)
 	_, err := openStore(filepath.Join(h.dir, "state.json"), filepath.Join(h.dir, "receiver-audit.jsonl"), testStart, nil)
-	if err == nil || !strings.Contains(err.Error(), "another receiver") {
-		t.Fatalf("err = %v", err)
+	if err == nil || !strings.Contains(err.Error(), "in use by another receiver") || !strings.Contains(err.Error(), "process "+strconv.Itoa(os.Getpid())) {
+		t.Fatalf("err = %v, want a refusal naming process %d", err, os.Getpid())
 	}
 	if _, err := os.Stat(filepath.Join(h.dir, "state.json.owner")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestDeletedOwnerFileStillRefusesASecondReceiver: deleting STATE.owner
+// while a receiver runs does not let a second one start on the same
+// state file; the refusal names the first.
+func TestDeletedOwnerFileStillRefusesASecondReceiver(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the deleted owner file's lock is found through /proc (Linux)")
+	}
+	h := newHarness(t, true, testRoutes)
+	if err := os.Remove(filepath.Join(h.dir, "state.json.owner")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := openStore(filepath.Join(h.dir, "state.json"), filepath.Join(h.dir, "receiver-audit.jsonl"), testStart, nil)
+	if err == nil {
+		s.close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "in use by another receiver") || !strings.Contains(err.Error(), "process "+strconv.Itoa(os.Getpid())) {
+		t.Fatalf("second receiver after the owner file was deleted: %v", err)
 	}
 }
 

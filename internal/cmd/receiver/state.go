@@ -335,17 +335,15 @@ type store struct {
 // so a lost state never lets the receiver act again on what it may have acted on.
 func openStore(path, auditPath string, now time.Time, routes []string) (*store, error) {
 	ranBefore := exists(path+".owner") || exists(auditPath) || exists(auditPath+".1")
-	owner, err := safefile.Create(path+".owner", os.O_CREATE|os.O_RDWR)
-	if err != nil {
-		return nil, fmt.Errorf("state file: %w", err)
-	}
-	got, err := safefile.TryLock(owner)
-	if err != nil || !got {
-		owner.Close()
-		if err == nil {
-			err = errors.New("another receiver holds it: give each receiver its own --storage.path")
-		}
-		return nil, fmt.Errorf("state file %s: locking %s.owner: %w", path, path, err)
+	owner, err := safefile.Claim(path + ".owner")
+	var held *safefile.ClaimError
+	switch {
+	case errors.As(err, &held) && held.Deleted:
+		return nil, fmt.Errorf("state file %s is in use by another receiver (%v): stop it first; give each receiver its own --storage.path", path, held)
+	case errors.As(err, &held):
+		return nil, fmt.Errorf("state file %s is in use by another receiver (%v): give each receiver its own --storage.path", path, held)
+	case err != nil:
+		return nil, fmt.Errorf("state file %s: %w", path, err)
 	}
 	s := newStore(func(b []byte) error { return safefile.Write(path, b) })
 	s.path, s.owner = path, owner
