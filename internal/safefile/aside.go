@@ -1,10 +1,13 @@
 package safefile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -24,6 +27,13 @@ func MoveAside(path string, now time.Time) (string, error) {
 	}
 	pruneAside(path)
 	return aside, nil
+}
+
+// Curable reports a read error that moving the file aside cures: too large, or refused by the system
+// (permission, I/O error). Not a missing file, nor one not regular, nor a failure that another try may not meet.
+func Curable(err error) bool {
+	var large *TooLargeError
+	return errors.As(err, &large) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EIO)
 }
 
 func pruneAside(path string) {

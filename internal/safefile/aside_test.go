@@ -1,9 +1,12 @@
 package safefile
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -43,5 +46,27 @@ func TestMoveAsideKeepsTheNewest(t *testing.T) {
 	}
 	if _, err := os.Lstat(other); err != nil {
 		t.Errorf("another file's moved-aside copy was removed: %v", err)
+	}
+}
+
+// TestCurable: moving aside cures a file too large or refused by the
+// system; a missing file, one not regular, or a link loop it does not.
+func TestCurable(t *testing.T) {
+	wrap := func(err error) error { return fmt.Errorf("reading state file: %w", &fs.PathError{Op: "open", Path: "p", Err: err}) }
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{&TooLargeError{Role: "state file", Path: "p", Size: 2, Limit: 1}, true},
+		{wrap(syscall.EACCES), true},
+		{wrap(syscall.EIO), true},
+		{wrap(syscall.ENOENT), false},
+		{wrap(syscall.ELOOP), false},
+		{wrap(syscall.EMFILE), false},
+		{&NotRegularError{Role: "state file", Path: "p", Mode: fs.ModeNamedPipe}, false},
+	} {
+		if got := Curable(c.err); got != c.want {
+			t.Errorf("Curable(%v) = %v, want %v", c.err, got, c.want)
+		}
 	}
 }

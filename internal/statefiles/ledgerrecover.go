@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
@@ -38,10 +36,8 @@ type Replaced struct {
 	Until time.Time // the budget counts as spent until then
 }
 
-// classify: only a file too large or refused by the system is cured by a replacement; a FIFO put there is not.
 func classify(err error) error {
-	var large *safefile.TooLargeError
-	if errors.As(err, &large) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EIO) {
+	if safefile.Curable(err) {
 		return &badError{err}
 	}
 	return err

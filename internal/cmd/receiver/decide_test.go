@@ -540,6 +540,31 @@ func TestStateSilentEditMovedAside(t *testing.T) {
 	}
 }
 
+// TestStateReadErrorAsideCannotCureRefusesStart: a state file that fails
+// to open for a reason moving it aside does not cure (a link to itself)
+// stops the start, naming it, and is left where it is.
+func TestStateReadErrorAsideCannotCureRefusesStart(t *testing.T) {
+	h := newHarness(t, true, testRoutes)
+	h.stop()
+	path := filepath.Join(h.dir, "state.json")
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(path, path); err != nil {
+		t.Fatal(err)
+	}
+	h.start()
+	if h.startErr == nil || !strings.Contains(h.startErr.Error(), path) {
+		t.Fatalf("start = %v, want a refusal naming %s", h.startErr, path)
+	}
+	if aside, _ := filepath.Glob(path + ".corrupt-*"); len(aside) != 0 {
+		t.Errorf("moved aside: %v", aside)
+	}
+	if _, err := os.Readlink(path); err != nil {
+		t.Errorf("the link is gone: %v", err)
+	}
+}
+
 // TestLostStateStartsCooldown: a state file deleted while the receiver
 // was stopped, its owner file or its audit log still there, counts as a
 // corrupt one: every route starts its cooldown. A restart with nothing

@@ -358,11 +358,8 @@ func openStore(path, auditPath string, now time.Time, routes []string) (*store, 
 		if err = decodeState(data, &s.d, now); err != nil {
 			err = s.moveAside(err, now, routes)
 		}
-	default:
-		var nr *safefile.NotRegularError
-		if !errors.As(err, &nr) { // not a file of ours: leave it alone
-			err = s.moveAside(err, now, routes)
-		}
+	case safefile.Curable(err):
+		err = s.moveAside(err, now, routes)
 	}
 	if err != nil {
 		s.close()
