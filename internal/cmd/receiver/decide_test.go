@@ -917,3 +917,32 @@ func TestUndoKeepsOtherReservations(t *testing.T) {
 		t.Errorf("the first action is still there: %s", stateJSON(t, s.d))
 	}
 }
+
+// TestStateLinkRefused: a state file that is a symbolic link (to a file
+// root owns, say) is refused at start, naming it, and neither read, moved
+// aside nor replaced.
+func TestStateLinkRefused(t *testing.T) {
+	h := newHarness(t, true, testRoutes)
+	h.stop()
+	path := filepath.Join(h.dir, "state.json")
+	target := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.WriteFile(target, []byte("not yours"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+	h.start()
+	if h.startErr == nil || !strings.Contains(h.startErr.Error(), path) || !strings.Contains(h.startErr.Error(), "symbolic link") {
+		t.Fatalf("start = %v, want a refusal naming %s as a symbolic link", h.startErr, path)
+	}
+	if got, err := os.Readlink(path); err != nil || got != target {
+		t.Errorf("the link is %q, %v; want it left as it was", got, err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "not yours" {
+		t.Errorf("the link's target now holds %q", b)
+	}
+}

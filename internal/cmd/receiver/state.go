@@ -334,6 +334,10 @@ type store struct {
 // openStore: a state unusable, or missing after the receiver ran, counts every route as having acted now,
 // so a lost state never lets the receiver act again on what it may have acted on.
 func openStore(path, auditPath string, now time.Time, routes []string) (*store, error) {
+	// A link there could make root read, move or replace a file it was never given.
+	if err := safefile.CheckTarget(path); err != nil {
+		return nil, fmt.Errorf("state file: %w", err)
+	}
 	ranBefore := exists(path+".owner") || exists(auditPath) || exists(auditPath+".1")
 	owner, err := safefile.Claim(path + ".owner")
 	var held *safefile.ClaimError
