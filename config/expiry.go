@@ -46,12 +46,12 @@ func (d *Date) UnmarshalYAML(node *yaml.Node) error {
 // MarshalYAML implements yaml.Marshaler.
 func (d Date) MarshalYAML() (any, error) { return d.String(), nil }
 
-// ExpiringKeys are the keys whose expires_at is before now+within, expired ones included, in file order.
-func (c *Config) ExpiringKeys(now time.Time, within time.Duration) []Key {
-	var out []Key
-	for _, k := range c.Keys {
+// ExpiringKeys are the indexes of the keys whose expires_at is before now+within, expired ones included.
+func (c *Config) ExpiringKeys(now time.Time, within time.Duration) []int {
+	var out []int
+	for i, k := range c.Keys {
 		if !k.ExpiresAt.IsZero() && k.ExpiresAt.Before(now.Add(within)) {
-			out = append(out, k)
+			out = append(out, i)
 		}
 	}
 	return out

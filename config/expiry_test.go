@@ -65,8 +65,8 @@ projects: [{id: p, key: soon}]
 	}
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	var names []string
-	for _, k := range c.ExpiringKeys(now, ExpiryWarning) {
-		names = append(names, k.Name+" "+k.ExpiresAt.String())
+	for _, i := range c.ExpiringKeys(now, ExpiryWarning) {
+		names = append(names, c.Keys[i].Name+" "+c.Keys[i].ExpiresAt.String())
 	}
 	if got, want := strings.Join(names, ", "), "expired 2026-11-01, soon 2026-12-10"; got != want {
 		t.Errorf("ExpiringKeys = %s, want %s", got, want)
