@@ -719,7 +719,7 @@ var wantAlerts = []string{
 	"MintlifyUpstreamDown", "MintlifyDataStale", "MintlifyRateLimited", "MintlifyBudgetNearlyExhausted",
 	"MintlifyAgentJobFailed", "MintlifyAgentJobActiveTooLong", "MintlifyHumanPageViewsDrop",
 	"MintlifyExporterConfigReloadFailed", "MintlifyExporterStateNotSaved", "MintlifyPageThumbsDownSpike",
-	"MintlifyAssistantUnansweredShareHigh", "MintlifyFeedbackWaiting",
+	"MintlifyAssistantUnansweredShareHigh", "MintlifyFeedbackWaiting", "MintlifyAPIKeyExpiresSoon",
 	"MintlifyReceiverDown", "MintlifyReceiverActionFailed", "MintlifyReceiverNotificationsRefused",
 }
 
