@@ -2,8 +2,11 @@ package serve
 
 import (
 	"bytes"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,5 +57,28 @@ func TestConfigCheckKeyExpiry(t *testing.T) {
 		if rc != tc.rc || (tc.warning == "") != (errb.Len() == 0) || !strings.HasPrefix(errb.String(), tc.warning) {
 			t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", tc.date, rc, errb.String(), tc.rc, tc.warning)
 		}
+	}
+}
+
+// TestDemoShowsKeyExpiry: the demo's key expires 60 days after it starts, so its dashboard shows the days left.
+func TestDemoShowsKeyExpiry(t *testing.T) {
+	before := time.Now()
+	ts := demoServer(t)
+	resp, err := http.Get(ts.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "\nmintlify_api_key_expiry_timestamp_seconds{key=\"demo\"} ")
+	if !ok {
+		t.Fatal("no mintlify_api_key_expiry_timestamp_seconds{key=\"demo\"} on /metrics")
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.SplitN(rest, "\n", 2)[0]), 64)
+	if days := (v - float64(before.Unix())) / 86400; err != nil || days < 59 || days > 61 {
+		t.Errorf("the demo key expires in %.1f days (%v), want 60", days, err)
 	}
 }
