@@ -23,20 +23,16 @@ type Options struct {
 // Exporter is a prometheus.Collector over the engine of every configured project.
 type Exporter struct {
 	*engine.Engine
-	expiry *keyExpiry
 }
 
 // New fails if a key cannot be read or is not an admin key; a state file's data is served at once.
 func New(cfg *config.Config, o Options) (*Exporter, error) {
-	api, expiry := newAPIMetrics(), newKeyExpiry(cfg)
+	api := newAPIMetrics()
 	eo := o.Options
 	eo.OnRequest = api.observe
 	if o.Registerer != nil {
 		if err := o.Registerer.Register(api); err != nil {
 			return nil, fmt.Errorf("registering API metrics: %w", err)
-		}
-		if err := o.Registerer.Register(expiry); err != nil {
-			return nil, fmt.Errorf("registering key expiry: %w", err)
 		}
 		if o.StoragePath != "" {
 			saves := newSaveMetrics()
@@ -50,7 +46,14 @@ func New(cfg *config.Config, o Options) (*Exporter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Exporter{Engine: eng, expiry: expiry}, nil
+	e := &Exporter{Engine: eng}
+	if o.Registerer != nil {
+		if err := o.Registerer.Register(keyExpiry{e}); err != nil {
+			eng.Close()
+			return nil, fmt.Errorf("registering key expiry: %w", err)
+		}
+	}
+	return e, nil
 }
 
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
