@@ -46,7 +46,14 @@ func New(cfg *config.Config, o Options) (*Exporter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Exporter{Engine: eng}, nil
+	e := &Exporter{Engine: eng}
+	if o.Registerer != nil {
+		if err := o.Registerer.Register(keyExpiry{e}); err != nil {
+			eng.Close()
+			return nil, fmt.Errorf("registering key expiry: %w", err)
+		}
+	}
+	return e, nil
 }
 
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {

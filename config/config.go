@@ -200,6 +200,8 @@ type Key struct {
 	BudgetPerHour int     `yaml:"budget_per_hour"`
 	Reserve       int     `yaml:"reserve"`
 	Share         float64 `yaml:"share"`
+	// ExpiresAt is when the key stops working, from the dashboard: the API never says.
+	ExpiresAt Date `yaml:"expires_at,omitempty"`
 }
 
 // Project is one Mintlify project to poll.

@@ -59,7 +59,7 @@ func TestGoodFile(t *testing.T) {
 		t.Errorf("global = %+v\nwant     %+v", c.Global, wantGlobal)
 	}
 	wantKeys := []Key{
-		{Name: "acme", APIKeyEnv: "MINTLIFY_API_KEY", BudgetPerHour: 100, Reserve: 10, Share: 1},
+		{Name: "acme", APIKeyEnv: "MINTLIFY_API_KEY", BudgetPerHour: 100, Reserve: 10, Share: 1, ExpiresAt: Date{time.Date(2027, 3, 1, 0, 0, 0, 0, time.UTC)}},
 		{Name: "partner", APIKeyFile: "/run/secrets/partner_mintlify_key", BudgetPerHour: 100, Reserve: 20, Share: 0.5},
 	}
 	if !reflect.DeepEqual(c.Keys, wantKeys) {

@@ -50,6 +50,7 @@ func TestBadFiles(t *testing.T) {
 		"bad_job_poll.yml":       {`line 2: global: job_poll_interval must be at least 5s, got 2s`},
 		"bad_api_url.yml":        {`line 2: global: api_url must be an absolute http or https URL, got "api.mintlify.com"`},
 		"bad_share.yml":          {`line 4: keys[0] "acme": share must be greater than 0 and at most 1, got 1.5`},
+		"bad_expires_at.yml":     {"line 4: expires_at must be a date YYYY-MM-DD, got \"2026-02-30\" (at `expires_at: 2026-02-30`)"},
 		"bad_reserve.yml":        {`line 5: keys[0] "acme": reserve must be at least 0 and less than budget_per_hour (50), got 50`},
 		"bad_max_paths.yml":      {`line 6: projects[0] "proj_123": max_paths must be 0 (unlimited) or more, got -1`},
 		"bad_job.yml":            {`line 6: projects[0] "proj_123": jobs[0]: id "job abc" must not contain whitespace`},

@@ -502,6 +502,7 @@ global:
 keys:
   - name: test
     api_key_env: %s
+    expires_at: 2027-03-01
 projects:
   - id: proj-docs
     name: docs
@@ -718,7 +719,7 @@ var wantAlerts = []string{
 	"MintlifyUpstreamDown", "MintlifyDataStale", "MintlifyRateLimited", "MintlifyBudgetNearlyExhausted",
 	"MintlifyAgentJobFailed", "MintlifyAgentJobActiveTooLong", "MintlifyHumanPageViewsDrop",
 	"MintlifyExporterConfigReloadFailed", "MintlifyExporterStateNotSaved", "MintlifyPageThumbsDownSpike",
-	"MintlifyAssistantUnansweredShareHigh", "MintlifyFeedbackWaiting",
+	"MintlifyAssistantUnansweredShareHigh", "MintlifyFeedbackWaiting", "MintlifyAPIKeyExpiresSoon",
 	"MintlifyReceiverDown", "MintlifyReceiverActionFailed", "MintlifyReceiverNotificationsRefused",
 }
 

@@ -230,7 +230,7 @@ func (b *builder) key(k config.Key) error {
 		return err
 	}
 	ks := &keyState{name: k.Name, client: client, jobs: jobs, limit: k.EffectiveBudget(), weights: g.CollectorWeights,
-		org: b.org(statefiles.Fingerprint(b.secrets[k.Name].Reveal()), k.EffectiveBudget())}
+		expiresAt: k.ExpiresAt.Time, org: b.org(statefiles.Fingerprint(b.secrets[k.Name].Reveal()), k.EffectiveBudget())}
 	for _, other := range b.plan.keys {
 		if other.org == ks.org {
 			return fmt.Errorf("holds the same API key as key %q; list it once and point both projects at it", other.name)

@@ -86,6 +86,7 @@ type keyState struct {
 	weights     config.CollectorWeights
 	units       []*unit
 	cycleWarned atomic.Bool
+	expiresAt   time.Time // the configuration's expires_at; zero when unset
 }
 
 // cycle is one full round of the key's analytics work at its budget: the longest unit interval and its kind.

@@ -68,6 +68,7 @@ func checkConfig(ctx context.Context, f *flags, stdout, stderr io.Writer) int {
 	if err := errors.Join(errs...); err != nil {
 		return invalid(err)
 	}
+	warnExpiringKeys(stderr, f, cfg, time.Now())
 	what := "offline: the API was not contacted; --config.check-online asks it"
 	if f.checkOnline {
 		if err := checkOnline(ctx, cfg, keys); err != nil {

@@ -69,6 +69,7 @@ keys:
   - name: demo
     api_key_env: ` + demoKeyEnv + `
     budget_per_hour: %d
+    expires_at: %s
 projects:
   - id: ` + demoDocsID + `
     windows: [24h, 7d]
@@ -83,6 +84,7 @@ type demoAPI struct {
 	running         *mockapi.Running
 	key             string
 	trackedJobsFile string
+	keyExpiresAt    string // 60 days after the start, for the days-left panel
 }
 
 // demoGap makes MintlifyDemoUnansweredShareHigh fire within minutes, and fall once a job's pull request merges
@@ -118,7 +120,8 @@ func startDemo(_ context.Context, logger *slog.Logger, trackedJobsFile string, c
 		})
 	}
 	logger.Debug("Demo: simulated Mintlify API started", "loopback_url", running.URL())
-	return &demoAPI{running: running, key: demoAPIKey, trackedJobsFile: trackedJobsFile}, nil
+	return &demoAPI{running: running, key: demoAPIKey, trackedJobsFile: trackedJobsFile,
+		keyExpiresAt: now.UTC().AddDate(0, 0, 60).Format(config.DateLayout)}, nil
 }
 
 func (d *demoAPI) apiHandler() http.Handler {
@@ -146,7 +149,7 @@ func (d *demoAPI) config() (*config.Config, error) {
 	if d.trackedJobsFile != "" {
 		tracked = fmt.Sprintf("\n  tracked_jobs_file: %q", d.trackedJobsFile)
 	}
-	return config.Parse([]byte(fmt.Sprintf(demoConfig, d.running.URL(), tracked, demoBudgetPerHour, strings.Join(kind.Names(), ", "))))
+	return config.Parse([]byte(fmt.Sprintf(demoConfig, d.running.URL(), tracked, demoBudgetPerHour, d.keyExpiresAt, strings.Join(kind.Names(), ", "))))
 }
 
 func (d *demoAPI) close() { _ = d.running.Close() }

@@ -52,6 +52,7 @@ type flags struct {
 	demo            bool
 	logConfig       *promslog.Config
 	trackedJobsFile string
+	keyExpiresAt    string             // --mintlify.api-key-expires-at
 	collectors      map[string]*bool   // --[no-]collector.NAME
 	topN            map[string]*string // --collector.NAME.top-n, parsed with its range check
 	lookBack        map[string]*string // --collector.NAME.look-back
@@ -87,6 +88,7 @@ func newApp(f *flags) *kingpin.Application {
 	f.common.AddAPIURL(app, "Without --config.file.")
 	f.common.AddRequestTimeout(app, "Without --config.file; the file's global request_timeout otherwise.")
 	app.Flag("mintlify.window", "Rolling window exported as gauges on top of the month-to-date counters, e.g. 24h or 7d; repeat for several (without --config.file). None by default.").PlaceHolder("WINDOW").StringsVar(&f.windows)
+	app.Flag(expiresAtFlag, "Day the API key expires, YYYY-MM-DD, from the API keys page of the Mintlify dashboard (the API never tells it): exported for the expiry alert, warned of by --config.check (without --config.file; the file's expires_at otherwise).").PlaceHolder("DATE").StringVar(&f.keyExpiresAt)
 	app.Flag("mintlify.tracked-jobs-file", "File of agent job ids to follow, one per line, as 'mintlify_exporter jobs create --track' writes it (without --config.file).").PlaceHolder("FILE").StringVar(&f.trackedJobsFile)
 	f.collectors = map[string]*bool{}
 	for _, k := range kind.All {

@@ -133,6 +133,9 @@ func (s *configSource) read() (*config.Config, error) {
 	if err := s.f.applyCollectorSettings(cfg); err != nil {
 		return nil, err
 	}
+	if err := s.f.applyKeyExpiry(cfg); err != nil {
+		return nil, err
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
