@@ -20,12 +20,12 @@ const modulePath = "github.com/mintlify-exporter/mintlify_exporter"
 var allowedImports = map[string][]string{
 	".":                            {"internal/cmd/backfill", "internal/cmd/jobs", "internal/cmd/receiver", "internal/cmd/serve"},
 	"internal/cmd/receiver":        {"internal/cli", "internal/mintlify", "internal/safefile", "internal/secret", "internal/trackfile"},
-	"internal/cmd/serve":           {"collector", "config", "internal/cli", "internal/engine", "internal/exposition", "internal/kind", "internal/mintlify", "internal/mockapi", "internal/secret", "internal/trackfile"},
+	"internal/cmd/serve":           {"config", "internal/cli", "internal/engine", "internal/exporter", "internal/exposition", "internal/kind", "internal/mintlify", "internal/mockapi", "internal/secret", "internal/trackfile"},
 	"internal/cmd/jobs":            {"config", "internal/cli", "internal/mintlify", "internal/safefile", "internal/trackfile"},
 	"internal/cmd/backfill":        {"config", "internal/budget", "internal/cli", "internal/kind", "internal/mintlify", "internal/safefile", "internal/secret", "internal/source", "internal/statefiles"},
 	"internal/cmd/serve/servetest": {"internal/cmd/serve"},
 	"internal/cli":                 {"config", "internal/mintlify", "internal/secret"},
-	"collector":                    {"config", "internal/engine", "internal/kind", "internal/mintlify", "internal/source"},
+	"internal/exporter":            {"config", "internal/engine", "internal/kind", "internal/mintlify", "internal/source"},
 	"internal/engine":              {"config", "internal/budget", "internal/kind", "internal/mintlify", "internal/secret", "internal/source", "internal/statefiles"},
 	"internal/statefiles":          {"internal/budget", "internal/safefile"},
 	"internal/source":              {"internal/kind", "internal/mintlify"},
@@ -151,13 +151,13 @@ func TestArchitecture(t *testing.T) {
 			}
 		}
 	}
-	for _, sched := range []string{"collector", "internal/engine"} {
+	for _, sched := range []string{"internal/exporter", "internal/engine"} {
 		if closure(pkgs, "internal/cmd/backfill")[sched] {
 			t.Errorf("the backfill imports %s, the exporter's scheduler: it must share code through smaller packages (the walk, the ledger)", sched)
 		}
 	}
-	if pkgs["collector"].code != nil && slices.ContainsFunc(pkgs["collector"].code, func(q string) bool { return q == "internal/statefiles" || q == "internal/budget" }) {
-		t.Error("collector imports the state files or the budget: it reads the engine (internal/engine.View) and turns it into series, nothing more")
+	if pkgs["internal/exporter"].code != nil && slices.ContainsFunc(pkgs["internal/exporter"].code, func(q string) bool { return q == "internal/statefiles" || q == "internal/budget" }) {
+		t.Error("internal/exporter imports the state files or the budget: it reads the engine (internal/engine.View) and turns it into series, nothing more")
 	}
 	client := closure(pkgs, "internal/mintlify")
 	for _, c := range []struct{ pkg, what string }{{"internal/mintlify", "the API client"}, {"internal/source", "the kinds' code"}, {"internal/statefiles", "the state files"}} {

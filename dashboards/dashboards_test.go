@@ -29,9 +29,9 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/toolcheck"
@@ -513,7 +513,7 @@ projects:
 		t.Fatal(err)
 	}
 	reg := prometheus.NewPedanticRegistry()
-	exp, err := collector.New(cfg, collector.Options{Registerer: reg, Options: engine.Options{
+	exp, err := exporter.New(cfg, exporter.Options{Registerer: reg, Options: engine.Options{
 		Getenv: func(name string) string {
 			if name == keyEnv {
 				return key

@@ -8,16 +8,16 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/exporter"
 )
 
 // Options change what an exporter built by New uses: the command's
 // logger, and the tests' hooks. The zero value is a quiet exporter on the
 // real clock.
 type Options struct {
-	Clock     collector.Clock // nil: the real clock
-	RetryBase time.Duration   // the client's first retry delay; 0: its default
-	Logger    *slog.Logger    // nil: discard
+	Clock     exporter.Clock // nil: the real clock
+	RetryBase time.Duration  // the client's first retry delay; 0: its default
+	Logger    *slog.Logger   // nil: discard
 	// Wait, when not nil, is set to a function that returns once no
 	// refresh is running, so that a test reaches a known state without
 	// sleeping.

@@ -20,10 +20,10 @@ import (
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/exposition"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
@@ -42,7 +42,7 @@ type configSource struct {
 
 // newConfigSource reads the configuration from where f says; the demo's
 // simulated API runs on clock (nil: the real one).
-func newConfigSource(ctx context.Context, f *flags, logger *slog.Logger, clock collector.Clock) (*configSource, error) {
+func newConfigSource(ctx context.Context, f *flags, logger *slog.Logger, clock exporter.Clock) (*configSource, error) {
 	s := &configSource{f: f, getenv: os.Getenv}
 	if f.demo {
 		if f.common.ConfigFile != "" {
@@ -182,7 +182,7 @@ type server struct {
 	f        *flags
 	src      *configSource
 	log      *slog.Logger
-	exporter *collector.Exporter
+	exporter *exporter.Exporter
 	registry *prometheus.Registry // every live series: the exporter's health, budget, jobs and API requests; Go, process, promhttp
 	data     *prometheus.Registry // the exporter's data series, for formats not rendered in advance
 	render   *exposition.Renderer // the data series rendered for the text format
@@ -224,7 +224,7 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 		// from an earlier demo would describe nothing it knows.
 		statePath = ""
 	}
-	exp, err := collector.New(cfg, collector.Options{Registerer: s.registry, Options: engine.Options{
+	exp, err := exporter.New(cfg, exporter.Options{Registerer: s.registry, Options: engine.Options{
 		DefaultCollectors: enabled,
 		ReadTrackedJobs:   trackfile.Read,
 		Logger:            logger,

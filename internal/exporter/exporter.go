@@ -1,6 +1,6 @@
 // Package collector turns the refresh engine's state into Prometheus metrics. Collect only reads
 // the engine's cache: refreshes are the engine's, paced by the analytics budget.
-package collector
+package exporter
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package collector_test
+package exporter_test
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
@@ -70,7 +70,7 @@ projects: [{id: proj-docs, name: docs, collectors: [conversations]}]
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	heapBefore := ms.HeapInuse
-	exp, err := collector.New(cfg, collector.Options{Options: engine.Options{
+	exp, err := exporter.New(cfg, exporter.Options{Options: engine.Options{
 		Clock: clock, StoragePath: state,
 		Getenv: func(string) string { return testKey },
 		Logger: slog.New(slog.DiscardHandler),

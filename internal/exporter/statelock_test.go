@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || openbsd || netbsd || dragonfly || illumos
 
-package collector_test
+package exporter_test
 
 import (
 	"path/filepath"

@@ -1,4 +1,4 @@
-package collector_test
+package exporter_test
 
 import (
 	"bytes"
@@ -17,9 +17,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
@@ -37,7 +37,7 @@ type env struct {
 	t     *testing.T
 	clock *manualclock.Clock
 	api   *mockapi.Running
-	exp   *collector.Exporter
+	exp   *exporter.Exporter
 	reg   *prometheus.Registry
 	logs  *testkit.LockedBuffer
 	// getenv is where the exporter looks keys up; a test may swap it to
@@ -45,7 +45,7 @@ type env struct {
 	getenv func(string) string
 	// cfg and opts built exp; restart builds a new exporter from them.
 	cfg  *config.Config
-	opts collector.Options
+	opts exporter.Options
 }
 
 type envOpts struct {
@@ -94,7 +94,7 @@ func newEnv(t *testing.T, yamlCfg string, o envOpts) *env {
 	logs := &testkit.LockedBuffer{}
 	reg := prometheus.NewPedanticRegistry()
 	e := &env{t: t, clock: clock, api: api, reg: reg, logs: logs, getenv: getenv}
-	opts := collector.Options{Options: engine.Options{
+	opts := exporter.Options{Options: engine.Options{
 		Clock:     clock,
 		Getenv:    func(k string) string { return e.getenv(k) },
 		Logger:    slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -112,7 +112,7 @@ func newEnv(t *testing.T, yamlCfg string, o envOpts) *env {
 		opts.Registerer = reg
 	}
 	opts.StoragePath = o.statePath
-	exp, err := collector.New(cfg, opts)
+	exp, err := exporter.New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func (e *env) expectWithinBudget() {
 func (e *env) restart() {
 	e.t.Helper()
 	e.exp.Close()
-	exp, err := collector.New(e.cfg, e.opts)
+	exp, err := exporter.New(e.cfg, e.opts)
 	if err != nil {
 		e.t.Fatal(err)
 	}

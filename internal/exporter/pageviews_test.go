@@ -1,4 +1,4 @@
-package collector_test
+package exporter_test
 
 import (
 	"context"
