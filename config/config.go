@@ -23,9 +23,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
 // Config is the whole file.
@@ -95,12 +96,12 @@ type Global struct {
 	// collectors that are enabled under it.
 	CollectorWeights CollectorWeights `yaml:"collector_weights"`
 	// CollectorTopN and CollectorLookBack are the collectors' own
-	// settings (kind.Kind.TopN, LookBack) by the collector's name; a
+	// settings (spec.Collector.TopN, LookBack) by the collector's name; a
 	// collector left out keeps the table's default. See TopN, LookBack.
 	CollectorTopN     map[string]int      `yaml:"collector_top_n,omitempty"`
 	CollectorLookBack map[string]Duration `yaml:"collector_look_back,omitempty"`
 	// SearchTopN and FeedbackLookBack are two collectors' settings under
-	// the keys 0.1.0 gave them, which their rows name (kind.Kind.TopNKey,
+	// the keys 0.1.0 gave them, which their rows name (spec.Collector.TopNKey,
 	// LookBackKey); their defaults are the rows'.
 	SearchTopN       int      `yaml:"search_top_n"`
 	FeedbackLookBack Duration `yaml:"feedback_look_back"`
@@ -129,7 +130,7 @@ const MaxTopN = 100
 // default when the configuration does not say), 0 for a collector
 // without them.
 func (g *Global) TopN(name string) int {
-	k, ok := kind.Lookup(name)
+	k, ok := collector.Lookup(name)
 	if !ok || k.TopN == 0 {
 		return 0
 	}
@@ -146,7 +147,7 @@ func (g *Global) TopN(name string) int {
 // table's default when the configuration does not say), 0 for a
 // collector without a look-back.
 func (g *Global) LookBack(name string) time.Duration {
-	k, ok := kind.Lookup(name)
+	k, ok := collector.Lookup(name)
 	if !ok || k.LookBack == 0 {
 		return 0
 	}
@@ -162,7 +163,7 @@ func (g *Global) LookBack(name string) time.Duration {
 // SetTopN sets the named collector's top lists' length, where TopN
 // reads it (for the command line's --collector.NAME.top-n).
 func (g *Global) SetTopN(name string, n int) {
-	k, _ := kind.Lookup(name)
+	k, _ := collector.Lookup(name)
 	if p, ok := g.ownKey(k.TopNKey).(*int); ok {
 		*p = n
 		return
@@ -177,7 +178,7 @@ func (g *Global) SetTopN(name string, n int) {
 // SetLookBack sets the named collector's look-back, where LookBack
 // reads it (for the command line's --collector.NAME.look-back).
 func (g *Global) SetLookBack(name string, d time.Duration) {
-	k, _ := kind.Lookup(name)
+	k, _ := collector.Lookup(name)
 	if p, ok := g.ownKey(k.LookBackKey).(*Duration); ok {
 		*p = Duration(d)
 		return
@@ -202,8 +203,8 @@ func (g *Global) ownKey(key string) any {
 }
 
 // AnalyticsCollectors are the collectors that draw on the analytics
-// budget, in the order they are documented: the kinds of internal/kind.
-var AnalyticsCollectors = kind.Names()
+// budget, in the order they are documented (collector.All).
+var AnalyticsCollectors = collector.Names()
 
 // CollectorWeights is the relative share of a key's budget each analytics
 // collector gets when several are enabled, by the collector's name. A
@@ -211,10 +212,10 @@ var AnalyticsCollectors = kind.Names()
 // name that is not a collector is refused like an unknown field.
 type CollectorWeights map[string]float64
 
-// defaultWeights are the kinds' own default weights.
+// defaultWeights are the collectors' own default weights.
 func defaultWeights() CollectorWeights {
 	w := CollectorWeights{}
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		w[k.Name] = k.Weight
 	}
 	return w
@@ -235,8 +236,8 @@ func (w *CollectorWeights) UnmarshalYAML(node *yaml.Node) error {
 	}
 	for i := 0; i+1 < len(node.Content); i += 2 {
 		name, value := node.Content[i], node.Content[i+1]
-		if _, ok := kind.Lookup(name.Value); !ok {
-			return nodeErrorf(node, "unknown field %q (the collectors are %s)", name.Value, strings.Join(kind.Names(), ", "))
+		if _, ok := collector.Lookup(name.Value); !ok {
+			return nodeErrorf(node, "unknown field %q (the collectors are %s)", name.Value, strings.Join(collector.Names(), ", "))
 		}
 		var f float64
 		if err := value.Decode(&f); err != nil || value.Kind != yaml.ScalarNode {
@@ -316,7 +317,7 @@ var (
 // withRowDefaults is g with the rows' defaults in the fields of the keys
 // the rows name (SearchTopN, FeedbackLookBack).
 func withRowDefaults(g Global) Global {
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		if p, ok := g.ownKey(k.TopNKey).(*int); ok {
 			*p = k.TopN
 		}

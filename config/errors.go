@@ -8,8 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
 // Errors of this package start with the line of the file they are about,

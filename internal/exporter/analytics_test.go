@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 // oneCollector is the docs project with only the named collector.
@@ -21,7 +22,7 @@ func oneCollector(name string) string {
 // the table runs here too; its golden file is written once, on purpose,
 // with -update -run 'TestGoldenPerCollector/NAME'.
 func TestGoldenPerCollector(t *testing.T) {
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		t.Run(k.Name, func(t *testing.T) {
 			cfg := strings.Replace(oneCollector(k.Name), "windows: [24h]", "windows: [7d]", 1)
 			e := newEnv(t, cfg, envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 21, Paths: 12}}})
@@ -33,12 +34,12 @@ func TestGoldenPerCollector(t *testing.T) {
 			if own == 0 {
 				t.Fatalf("no series of %s's families: the golden file would prove little", k.Name)
 			}
-			for _, other := range kind.All {
+			for _, other := range collector.All {
 				if other.Name == k.Name {
 					continue
 				}
 				for _, f := range other.Families {
-					if e.count(f.Name) != 0 && !slices.ContainsFunc(k.Families, func(g kind.Family) bool { return g.Name == f.Name }) {
+					if e.count(f.Name) != 0 && !slices.ContainsFunc(k.Families, func(g spec.Family) bool { return g.Name == f.Name }) {
 						t.Fatalf("%s series although the project lists only %s", f.Name, k.Name)
 					}
 				}
@@ -72,7 +73,7 @@ func TestAllCollectorsThreeProjectsOneHourWithinBudget(t *testing.T) {
 	sites := map[string]mockapi.Site{
 		"p1": {Seed: 1, Paths: 2000, FeedbackPerDay: 5}, "p2": {Seed: 2, Paths: 2000, FeedbackPerDay: 5}, "p3": {Seed: 3, Paths: 2000, FeedbackPerDay: 5},
 	}
-	all := "[" + strings.Join(kind.Names(), ", ") + "]"
+	all := "[" + strings.Join(collector.Names(), ", ") + "]"
 	e := newEnv(t, `
 global:
   api_url: %s
@@ -88,7 +89,7 @@ projects:
 	out := e.gather()
 	e.expectWithinBudget()
 	weights := 0.0
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		weights += k.Weight
 		asked := e.api.Server.CountRequests(func(r mockapi.Request) bool { return strings.HasSuffix(r.Path, "/p1/"+k.Endpoint) })
 		if asked == 0 {
@@ -100,7 +101,7 @@ projects:
 	}
 	// With every kind on, page views gets its weight's share of the 90
 	// requests an hour: 3 projects × 8 pages = 24 requests a round.
-	pv, _ := kind.Lookup(kind.PageViews)
+	pv, _ := collector.Lookup(collector.PageViews)
 	want := 3600 * 24 * weights / (90 * pv.Weight)
 	if got := mustValue(t, out, `mintlify_refresh_interval_seconds{collector="pageviews",project="p1"}`); got != want {
 		t.Errorf("pageviews interval %v s, want %v (3600 × 24 / (90 × %v/%v))", got, want, pv.Weight, weights)

@@ -14,6 +14,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/exporter"
@@ -45,7 +46,7 @@ projects: [{id: proj-docs, name: docs, max_paths: 0}]
 	if err != nil {
 		b.Fatal(err)
 	}
-	exp, err := exporter.New(cfg, exporter.Options{Options: engine.Options{
+	exp, err := exporter.New(cfg, exporter.Options{Options: engine.Options{Collectors: collector.All,
 		Clock:  clock,
 		Getenv: func(string) string { return testKey },
 		Logger: slog.New(slog.DiscardHandler),
@@ -208,7 +209,7 @@ func BenchmarkUpstreamEfficiency(b *testing.B) {
 					b.Fatal(err)
 				}
 				cfg, _ := config.Parse([]byte(fmt.Sprintf("global: {api_url: %s}\nkeys: [{name: acme, api_key_env: K}]\nprojects: [{id: p}]\n", api.URL())))
-				exp, err := exporter.New(cfg, exporter.Options{Options: engine.Options{Clock: clock, Getenv: func(string) string { return testKey }, Logger: slog.New(slog.DiscardHandler)}})
+				exp, err := exporter.New(cfg, exporter.Options{Options: engine.Options{Collectors: collector.All, Clock: clock, Getenv: func(string) string { return testKey }, Logger: slog.New(slog.DiscardHandler)}})
 				if err != nil {
 					b.Fatal(err)
 				}

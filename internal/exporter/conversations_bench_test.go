@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/exporter"
@@ -70,7 +71,7 @@ projects: [{id: proj-docs, name: docs, collectors: [conversations]}]
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	heapBefore := ms.HeapInuse
-	exp, err := exporter.New(cfg, exporter.Options{Options: engine.Options{
+	exp, err := exporter.New(cfg, exporter.Options{Options: engine.Options{Collectors: collector.All,
 		Clock: clock, StoragePath: state,
 		Getenv: func(string) string { return testKey },
 		Logger: slog.New(slog.DiscardHandler),

@@ -5,10 +5,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // FuzzPathLabel: whatever path the API sends, building the page series and
@@ -21,9 +20,8 @@ func FuzzPathLabel(f *testing.F) {
 		if path == "/ok" {
 			return // a walk never holds one path twice
 		}
-		k, _ := kind.Lookup(kind.PageViews)
-		wk, _ := source.LookupWalked(kind.PageViews)
-		p := walkSeries{kind: k, walked: wk, project: "docs"}
+		k, _ := collector.Lookup(collector.PageViews)
+		p := walkSeries{collector: k, walked: *k.Walked, project: "docs"}
 		walk := &mintlify.Walk{Requests: 1, Last: 0, Next: 1,
 			Rows: []mintlify.PageViewRow{{Path: path, Counts: mintlify.Counts{Human: 1, AI: 2, Total: 3}}, {Path: "/ok", Counts: mintlify.Counts{Human: 1}}}}
 		w := engine.Window{Label: "24h", Shown: walk, Complete: true}

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/common/expfmt"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/exporter"
@@ -94,7 +95,7 @@ func newEnv(t *testing.T, yamlCfg string, o envOpts) *env {
 	logs := &testkit.LockedBuffer{}
 	reg := prometheus.NewPedanticRegistry()
 	e := &env{t: t, clock: clock, api: api, reg: reg, logs: logs, getenv: getenv}
-	opts := exporter.Options{Options: engine.Options{
+	opts := exporter.Options{Options: engine.Options{Collectors: collector.All,
 		Clock:     clock,
 		Getenv:    func(k string) string { return e.getenv(k) },
 		Logger:    slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),

@@ -4,10 +4,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 )
 
 // cacheNote tells a reader of /metrics that a cached value is not fetched on the scrape.
@@ -15,7 +16,7 @@ const cacheNote = " Served from the exporter's cache; see mintlify_last_refresh_
 
 var familyDescs = func() map[string]*prometheus.Desc {
 	ds := map[string]*prometheus.Desc{}
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		for _, f := range k.Families {
 			ds[f.Name] = prometheus.NewDesc(f.Name, f.Help+cacheNote, f.Labels, nil)
 		}
@@ -26,7 +27,7 @@ var familyDescs = func() map[string]*prometheus.Desc {
 func familyDesc(name string) *prometheus.Desc {
 	d, ok := familyDescs[name]
 	if !ok {
-		panic("no family " + name + " in internal/kind")
+		panic("no family " + name + " in collector/")
 	}
 	return d
 }
@@ -126,7 +127,7 @@ var allDescs = func() []*prometheus.Desc {
 		descJobStatus, descJobInfo, descJobPR, descJobCreated, descJobArchived, descJobsNotFound, descJobsTracked, descJobsIgnored,
 		descDateFallback,
 	}
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		for _, f := range k.Families {
 			ds = append(ds, familyDescs[f.Name])
 		}

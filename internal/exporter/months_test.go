@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
@@ -24,7 +25,7 @@ import (
 // (deltas, a drop counting as a reset) is the views of that time.
 func TestCountersAcrossMonthBoundary(t *testing.T) {
 	site := mockapi.Site{Seed: 5, Paths: 300, OtherTraffic: true}
-	kinds, collectors := testkit.KindsCounting(kind.MonthAndWindows)
+	kinds, collectors := testkit.KindsCounting(collector.All, spec.MonthAndWindows)
 	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n", collectors),
 		envOpts{sites: map[string]mockapi.Site{"proj-docs": site}})
 	start := time.Date(2026, 11, 30, 22, 0, 0, 0, time.UTC)
@@ -105,7 +106,7 @@ func TestCountersAcrossMonthBoundary(t *testing.T) {
 // itself is TestCounterFallbackWhenFutureDateRefused, in
 // internal/engine.)
 func TestDateFallbackSeries(t *testing.T) {
-	kinds, collectors := testkit.KindsCounting(kind.MonthAndWindows)
+	kinds, collectors := testkit.KindsCounting(collector.All, spec.MonthAndWindows)
 	e := newEnv(t, docsConfig("  min_refresh_interval: 1m\n", collectors), envOpts{
 		sites: map[string]mockapi.Site{"proj-docs": {Seed: 6, Paths: 300}},
 		mock:  func(o *mockapi.Options) { o.RefuseFutureDates = true },
@@ -125,7 +126,7 @@ func TestDateFallbackSeries(t *testing.T) {
 // An upstream that takes a future dateTo (the default) never sees the
 // fallback: the metric is 0 and no request is refused.
 func TestCounterNoFallbackWhenAccepted(t *testing.T) {
-	kinds, collectors := testkit.KindsCounting(kind.MonthAndWindows)
+	kinds, collectors := testkit.KindsCounting(collector.All, spec.MonthAndWindows)
 	e := newEnv(t, docsConfig("", collectors), envOpts{sites: map[string]mockapi.Site{"proj-docs": {Seed: 6, Paths: 30}}})
 	out := e.scrape()
 	for _, k := range kinds {
@@ -184,8 +185,8 @@ func TestVisitorsStayWindowGauges(t *testing.T) {
 func TestMonthCountersNeverFallWithinTheMonth(t *testing.T) {
 	var names []string
 	counters := map[string]bool{}
-	for _, k := range kind.All {
-		if k.Windows != kind.MonthAndWindows && k.Windows != kind.MonthOnly {
+	for _, k := range collector.All {
+		if k.Windows != spec.MonthAndWindows && k.Windows != spec.MonthOnly {
 			continue
 		}
 		names = append(names, k.Name)

@@ -6,21 +6,20 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
-// walkSeries are the series of a walked kind: page views or unique visitors.
+// walkSeries are the series of a walked collector: page views or unique visitors.
 type walkSeries struct {
-	kind    kind.Kind
-	walked  source.Walked
-	project string // label value
-	filter  engine.PathFilter
+	collector spec.Collector
+	walked    spec.Walked
+	project   string // label value
+	filter    engine.PathFilter
 }
 
 func (p walkSeries) desc(name string, month bool) *prometheus.Desc {
 	if month {
-		f, _ := p.kind.MonthOf(name)
+		f, _ := p.collector.MonthOf(name)
 		name = f.Name
 	}
 	return familyDesc(name)
@@ -34,7 +33,7 @@ func (p walkSeries) data(w engine.Window) []prometheus.Metric {
 	}
 	project := labelPair("project", p.project)
 	traffic := map[string]*dto.LabelPair{}
-	for _, t := range []string{source.TrafficHuman, source.TrafficAI, source.TrafficOther} {
+	for _, t := range []string{spec.TrafficHuman, spec.TrafficAI, spec.TrafficOther} {
 		traffic[t] = labelPair("traffic", t)
 	}
 	n := 4
@@ -96,7 +95,7 @@ func (p walkSeries) bookkeeping(w engine.Window) []prometheus.Metric {
 	lv := []string{p.project, w.Label}
 	var fallback []prometheus.Metric
 	if w.Month {
-		fallback = append(fallback, prometheus.MustNewConstMetric(descDateFallback, prometheus.GaugeValue, boolFloat(!data.Range.Days), p.kind.Name, p.project))
+		fallback = append(fallback, prometheus.MustNewConstMetric(descDateFallback, prometheus.GaugeValue, boolFloat(!data.Range.Days), p.collector.Name, p.project))
 	}
 	return append(fallback,
 		prometheus.MustNewConstMetric(descPathsExported, prometheus.GaugeValue, float64(exported), lv...),

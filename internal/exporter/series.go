@@ -4,9 +4,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 type series interface {
@@ -16,36 +15,34 @@ type series interface {
 }
 
 func seriesOf(u engine.UnitView) series {
-	k := u.Kind()
-	if code, ok := source.Lookup(k.Name); ok {
-		return kindSeries{kind: k, code: code, project: u.Project(), settings: u.Settings()}
+	k := u.Collector()
+	if k.Fetched != nil {
+		return fetchedSeries{collector: k, project: u.Project(), settings: u.Settings()}
 	}
-	wk, _ := source.LookupWalked(k.Name)
-	return walkSeries{kind: k, walked: wk, project: u.Project(), filter: u.Filter()}
+	return walkSeries{collector: k, walked: *k.Walked, project: u.Project(), filter: u.Filter()}
 }
 
-// kindSeries shows a kind's samples as window gauges, or for the month as kind.Kind.MonthOf says.
-type kindSeries struct {
-	kind     kind.Kind
-	code     source.Fetched
-	project  string // label value
-	settings source.Settings
+// fetchedSeries shows a collector's samples as window gauges, or for the month as spec.Collector.MonthOf says.
+type fetchedSeries struct {
+	collector spec.Collector
+	project   string // label value
+	settings  spec.Settings
 }
 
-func (p kindSeries) data(w engine.Window) []prometheus.Metric {
+func (p fetchedSeries) data(w engine.Window) []prometheus.Metric {
 	// A round the budget paused shows what it finished (w.Partial).
 	if (w.DataTime.IsZero() && !w.Partial) || w.Payload == nil || (w.Month && w.Range == nil) {
 		return nil
 	}
-	samples := p.code.Samples(w.Payload, p.settings)
+	samples := p.collector.Fetched.Samples(w.Payload, p.settings)
 	ms := make([]prometheus.Metric, 0, len(samples))
 	for _, s := range samples {
 		if !w.Month {
-			f := p.kind.Family(s.Family)
+			f := p.collector.Family(s.Family)
 			ms = append(ms, prometheus.MustNewConstMetric(familyDesc(f.Name), prometheus.GaugeValue, s.Value, s.LabelValues(f, p.project, w.Label)...))
 			continue
 		}
-		f, ok := p.kind.MonthOf(s.Family)
+		f, ok := p.collector.MonthOf(s.Family)
 		switch {
 		case !ok:
 		case f.Counter:
@@ -62,11 +59,11 @@ func (p kindSeries) data(w engine.Window) []prometheus.Metric {
 }
 
 // bookkeeping is the month window's date fallback; windows have none.
-func (p kindSeries) bookkeeping(w engine.Window) []prometheus.Metric {
+func (p fetchedSeries) bookkeeping(w engine.Window) []prometheus.Metric {
 	if !w.Month || (w.DataTime.IsZero() && !w.Partial) || w.Range == nil {
 		return nil
 	}
-	return []prometheus.Metric{prometheus.MustNewConstMetric(descDateFallback, prometheus.GaugeValue, boolFloat(!w.Range.Days), p.kind.Name, p.project)}
+	return []prometheus.Metric{prometheus.MustNewConstMetric(descDateFallback, prometheus.GaugeValue, boolFloat(!w.Range.Days), p.collector.Name, p.project)}
 }
 
 func emitHealth(ch chan<- prometheus.Metric, h engine.Health) {

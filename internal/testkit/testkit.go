@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 

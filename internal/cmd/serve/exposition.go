@@ -5,10 +5,11 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/exposition"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/exposition"
 )
 
 // metricsHandler serves /metrics. The text format, what Prometheus asks

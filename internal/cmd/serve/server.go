@@ -20,13 +20,14 @@ import (
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/exposition"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
 )
 
@@ -136,19 +137,19 @@ func (s *configSource) read() (*config.Config, error) {
 	cfg.Projects[0].Windows = windows
 	cfg.Global.RequestTimeout = config.Duration(s.f.common.RequestTimeout)
 	cfg.Global.TrackedJobsFile = s.f.trackedJobsFile
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		if text, ok := s.f.topN[k.Name]; ok {
 			// kingpin's Int goes through a float: 1e20 became MinInt64.
 			n, err := strconv.Atoi(*text)
 			if err != nil || n < 1 || n > config.MaxTopN {
-				return nil, fmt.Errorf("--%s must be between 1 and %d, got %s", k.Flag(kind.TopNSetting), config.MaxTopN, *text)
+				return nil, fmt.Errorf("--%s must be between 1 and %d, got %s", k.Flag(spec.TopNSetting), config.MaxTopN, *text)
 			}
 			cfg.Global.SetTopN(k.Name, n)
 		}
 		if text, ok := s.f.lookBack[k.Name]; ok {
 			d, err := model.ParseDuration(*text)
 			if err != nil {
-				return nil, fmt.Errorf("--%s %q: %w", k.Flag(kind.LookBackSetting), *text, err)
+				return nil, fmt.Errorf("--%s %q: %w", k.Flag(spec.LookBackSetting), *text, err)
 			}
 			cfg.Global.SetLookBack(k.Name, time.Duration(d))
 		}
@@ -166,12 +167,12 @@ func flagNames() config.FlagNames {
 	names := cli.FlagNames()
 	names["projects[0].windows"] = "--mintlify.window"
 	names["global.tracked_jobs_file"] = "--mintlify.tracked-jobs-file"
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		if k.TopN > 0 {
-			names[config.SettingPath(k, kind.TopNSetting)] = "--" + k.Flag(kind.TopNSetting)
+			names[config.SettingPath(k, spec.TopNSetting)] = "--" + k.Flag(spec.TopNSetting)
 		}
 		if k.LookBack > 0 {
-			names[config.SettingPath(k, kind.LookBackSetting)] = "--" + k.Flag(kind.LookBackSetting)
+			names[config.SettingPath(k, spec.LookBackSetting)] = "--" + k.Flag(spec.LookBackSetting)
 		}
 	}
 	return names
@@ -210,7 +211,7 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 		}),
 	}
 	var enabled []string
-	for _, name := range kind.Names() {
+	for _, name := range collector.Names() {
 		if on := f.collectors[name]; on != nil && *on {
 			enabled = append(enabled, name)
 		}
@@ -224,7 +225,7 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 		// from an earlier demo would describe nothing it knows.
 		statePath = ""
 	}
-	exp, err := exporter.New(cfg, exporter.Options{Registerer: s.registry, Options: engine.Options{
+	exp, err := exporter.New(cfg, exporter.Options{Registerer: s.registry, Options: engine.Options{Collectors: collector.All,
 		DefaultCollectors: enabled,
 		ReadTrackedJobs:   trackfile.Read,
 		Logger:            logger,

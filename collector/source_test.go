@@ -1,4 +1,4 @@
-package source
+package collector
 
 import (
 	"fmt"
@@ -7,22 +7,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 // examples are a payload with data of each kind here; a new kind adds
 // one.
 var examples = map[string]Payload{
-	kind.Feedback: &FeedbackPayload{Truncated: true, Pages: []FeedbackPage{
+	Feedback: &FeedbackPayload{Truncated: true, Pages: []FeedbackPage{
 		{Path: "/a", ThumbsUp: 3, ThumbsDown: 1, Code: 2}, {Path: "/a", ThumbsUp: 9}, {Path: "/hidden", ThumbsUp: 1}}},
-	kind.Searches:  &SearchesPayload{Total: 40, Terms: []SearchTerm{{Query: "Deploy  Now", Hits: 7, CTR: 1.5}, {Query: "deploy now", Hits: 2}, {Query: "b", Hits: 1}}},
-	kind.Assistant: &AssistantPayload{Web: 5, API: 2, Other: 1},
-	kind.Conversations: &ConversationsPayload{Days: []ConversationsDay{
+	Searches:  &SearchesPayload{Total: 40, Terms: []SearchTerm{{Query: "Deploy  Now", Hits: 7, CTR: 1.5}, {Query: "deploy now", Hits: 2}, {Query: "b", Hits: 1}}},
+	Assistant: &AssistantPayload{Web: 5, API: 2, Other: 1},
+	Conversations: &ConversationsPayload{Days: []ConversationsDay{
 		{Date: "2026-11-01", Final: true, Rows: 9, Answered: ConversationsByType{Answer: 5, Clarifying: 1}, Unanswered: ConversationsByType{Answer: 2, Clarifying: 1},
 			Categories: []NamedCount{{"billing", 2}, {"uncategorized", 1}}, Pages: []NamedCount{{"/a", 2}, {"/hidden", 1}}, Duplicates: 3},
 		{Date: "2026-11-02", Rows: 2, Unanswered: ConversationsByType{Answer: 2},
 			Categories: []NamedCount{{"uncategorized", 2}}, Pages: []NamedCount{{"/b", 1}}, PagesCut: true, OutOfRange: 2}}},
-	kind.FeedbackBacklog: &FeedbackBacklogPayload{Backlog: FeedbackBacklog{Entries: 3, Duplicates: 1, Oldest: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC),
+	FeedbackBacklog: &FeedbackBacklogPayload{Backlog: OpenFeedback{Entries: 3, Duplicates: 1, Oldest: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC),
 		Open: []FeedbackOpen{{"pending", "contextual", 2}, {"in_progress", "agent", 1}}}},
 }
 
@@ -30,9 +30,9 @@ var examples = map[string]Payload{
 // of its own row's gauge families, with the labels of the family (less
 // project and window), each series once.
 func TestSamplesAreOfTheTable(t *testing.T) {
-	for _, k := range kind.All {
+	for _, k := range All {
 		name := k.Name
-		code, ok := Lookup(name)
+		code, ok := fetchedOf(name)
 		if !ok {
 			continue // walked by the exporter
 		}
@@ -47,9 +47,9 @@ func TestSamplesAreOfTheTable(t *testing.T) {
 		}
 		seen := map[string]bool{}
 		for _, s := range samples {
-			i := slices.IndexFunc(k.Families, func(f kind.Family) bool { return f.Name == s.Family })
+			i := slices.IndexFunc(k.Families, func(f spec.Family) bool { return f.Name == s.Family })
 			// A month-only kind's samples name its counters.
-			if i < 0 || k.Families[i].Counter != (k.Windows == kind.MonthOnly && !k.Families[i].Month) {
+			if i < 0 || k.Families[i].Counter != (k.Windows == spec.MonthOnly && !k.Families[i].Month) {
 				t.Errorf("%s: sample of %q, not a gauge family of its row (or a counter of a month-only row)", name, s.Family)
 				continue
 			}
@@ -73,13 +73,13 @@ func TestSamplesAreOfTheTable(t *testing.T) {
 // TestFeedbackSamples: a path kept once, its first row; filtered paths
 // left out; the truncation flag.
 func TestFeedbackSamples(t *testing.T) {
-	code, _ := Lookup(kind.Feedback)
-	got := code.Samples(examples[kind.Feedback], Settings{Keep: func(path string) bool { return path != "/hidden" }})
+	code, _ := fetchedOf(Feedback)
+	got := code.Samples(examples[Feedback], Settings{Keep: func(path string) bool { return path != "/hidden" }})
 	want := []Sample{
 		{Family: "mintlify_page_feedback_truncated", Value: 1},
-		{Family: "mintlify_page_feedback", Labels: []Label{{"kind", "thumbs_up"}, {"path", "/a"}}, Value: 3},
-		{Family: "mintlify_page_feedback", Labels: []Label{{"kind", "thumbs_down"}, {"path", "/a"}}, Value: 1},
-		{Family: "mintlify_page_feedback", Labels: []Label{{"kind", "code_snippet"}, {"path", "/a"}}, Value: 2},
+		{Family: "mintlify_page_feedback", Labels: []Label{{Name: "kind", Value: "thumbs_up"}, {Name: "path", Value: "/a"}}, Value: 3},
+		{Family: "mintlify_page_feedback", Labels: []Label{{Name: "kind", Value: "thumbs_down"}, {Name: "path", Value: "/a"}}, Value: 1},
+		{Family: "mintlify_page_feedback", Labels: []Label{{Name: "kind", Value: "code_snippet"}, {Name: "path", Value: "/a"}}, Value: 2},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got %v\nwant %v", got, want)
@@ -89,12 +89,12 @@ func TestFeedbackSamples(t *testing.T) {
 // TestSearchesSamples: terms sanitised, two that sanitise alike keep the
 // first, at most TopN, the ratio capped at 1.
 func TestSearchesSamples(t *testing.T) {
-	code, _ := Lookup(kind.Searches)
-	got := code.Samples(examples[kind.Searches], Settings{TopN: 1})
+	code, _ := fetchedOf(Searches)
+	got := code.Samples(examples[Searches], Settings{TopN: 1})
 	want := []Sample{
 		{Family: "mintlify_searches", Value: 40},
-		{Family: "mintlify_search_hits", Labels: []Label{{"query", "deploy now"}}, Value: 7},
-		{Family: "mintlify_search_click_through_ratio", Labels: []Label{{"query", "deploy now"}}, Value: 1},
+		{Family: "mintlify_search_hits", Labels: []Label{{Name: "query", Value: "deploy now"}}, Value: 7},
+		{Family: "mintlify_search_click_through_ratio", Labels: []Label{{Name: "query", Value: "deploy now"}}, Value: 1},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got %v\nwant %v", got, want)
@@ -132,8 +132,8 @@ func TestPayloadsAreTagged(t *testing.T) {
 		}
 	}
 	n := 0
-	for _, k := range kind.All {
-		if code, ok := Lookup(k.Name); ok {
+	for _, k := range All {
+		if code, ok := fetchedOf(k.Name); ok {
 			check(k.Name, reflect.TypeOf(code.Empty()), false, map[reflect.Type]bool{})
 			n++
 		}

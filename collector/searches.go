@@ -1,16 +1,35 @@
-package source
+package collector
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 // Searches: GET searches, one request a window; terms come by hits, descending, so page one is the top.
-var _ = register(kind.Searches, searches{})
+const Searches = "searches"
+
+var searchesRow = spec.Collector{
+	Name: Searches, Weight: 1, Summary: "top search terms and their click-through ratio",
+	Endpoint: "searches", Windows: spec.MonthAndWindows, TopN: 10, TopNKey: "search_top_n",
+	Families: []Family{
+		{Name: "mintlify_searches_total", Counter: true, Labels: []string{"project"},
+			Help: "Search events on the site since the start of the current UTC calendar month (all terms)." + monthCounter},
+		{Name: "mintlify_searches", Labels: []string{"project", "window"},
+			Help: "Search events on the site in the rolling window (all terms, not only the exported ones)."},
+		{Name: "mintlify_search_hits", Labels: []string{"project", "query", "window"},
+			Help: "Times a search term was searched in the rolling window; only the top search_top_n terms by hits are exported, sanitised and cut to 64 characters."},
+		{Name: "mintlify_search_click_through_ratio", Labels: []string{"project", "query", "window"},
+			Help: "Share of a search term's searches that led to a click on a result (0 to 1), for the exported top terms."},
+	},
+	Fetched: searches{},
+}
 
 // SearchesPayload is a window's search events and its top terms, as stored.
 type SearchesPayload struct {
@@ -53,7 +72,7 @@ func (searches) Samples(pl Payload, s Settings) []Sample {
 			continue // two terms that sanitise alike keep the first (more hits)
 		}
 		seen[q] = true
-		query := []Label{{"query", q}}
+		query := []Label{{Name: "query", Value: q}}
 		out = append(out,
 			Sample{Family: "mintlify_search_hits", Labels: query, Value: r.Hits},
 			Sample{Family: "mintlify_search_click_through_ratio", Labels: query, Value: min(r.CTR, 1)})
@@ -93,4 +112,21 @@ func SanitizeQuery(q string) string {
 		n++
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// Check: terms are sanitised when they become samples (SanitizeQuery), as the API's are.
+func (searches) Check(pl Payload, _ time.Time) error {
+	p := pl.(*SearchesPayload)
+	if len(p.Terms) > mintlify.MaxSearchesLimit {
+		return fmt.Errorf("%d terms, an answer has at most %d", len(p.Terms), mintlify.MaxSearchesLimit)
+	}
+	if err := checkCount("total", p.Total); err != nil {
+		return err
+	}
+	for _, r := range p.Terms {
+		if err := checkCounts("term: ", map[string]float64{"hits": r.Hits, "click-through ratio": r.CTR}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

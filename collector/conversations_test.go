@@ -1,4 +1,4 @@
-package source_test
+package collector_test
 
 import (
 	"reflect"
@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 // TestConversationsMonthCost: a month of some 250 conversations a day is
@@ -18,11 +18,11 @@ import (
 func TestConversationsMonthCost(t *testing.T) {
 	site := mockapi.Site{Seed: 11, Paths: 300, ConversationsPerHour: 11}
 	now := time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC)
-	got := fetchFrom(t, site, kind.Conversations, now, mockapi.Fault{})
+	got := fetchFrom(t, site, collector.Conversations, now, mockapi.Fault{})
 	if got.err != nil {
 		t.Fatal(got.err)
 	}
-	p := got.payload.(*source.ConversationsPayload)
+	p := got.payload.(*collector.ConversationsPayload)
 	rows := 0
 	for _, d := range p.Days {
 		rows += d.Rows
@@ -43,23 +43,24 @@ func TestConversationsMonthCost(t *testing.T) {
 // back) is walked again, not trusted: the month counts what the API has.
 func TestConversationsRewalksADayNotSealed(t *testing.T) {
 	now := time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
-	well := fetchFrom(t, cursorSite, kind.Conversations, now, mockapi.Fault{})
+	well := fetchFrom(t, cursorSite, collector.Conversations, now, mockapi.Fault{})
 	if well.err != nil {
 		t.Fatal(well.err)
 	}
-	old := *well.payload.(*source.ConversationsPayload)
+	old := *well.payload.(*collector.ConversationsPayload)
 	old.Days = slices.Clone(old.Days)
 	today := &old.Days[len(old.Days)-1]
 	if today.Date != "2026-11-03" || today.Final {
 		t.Fatalf("the last day %+v, want today not final", *today)
 	}
-	*today = source.ConversationsDay{Date: today.Date, Final: true, Rows: 1, Answered: source.ConversationsByType{Answer: 1}}
-	got := fetchAfter(t, cursorSite, kind.Conversations, now, mockapi.Fault{}, &old)
+	*today = collector.ConversationsDay{Date: today.Date, Final: true, Rows: 1, Answered: collector.ConversationsByType{Answer: 1}}
+	got := fetchAfter(t, cursorSite, collector.Conversations, now, mockapi.Fault{}, &old)
 	if got.err != nil {
 		t.Fatal(got.err)
 	}
-	code, _ := source.Lookup(kind.Conversations)
-	settings := source.Settings{TopN: 20}
+	row, _ := collector.Lookup(collector.Conversations)
+	code := row.Fetched
+	settings := spec.Settings{TopN: 20}
 	if s, want := code.Samples(got.payload, settings), code.Samples(well.payload, settings); !reflect.DeepEqual(s, want) {
 		t.Errorf("samples after a day wrongly final\n%v\nwant\n%v", s, want)
 	}

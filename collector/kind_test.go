@@ -1,4 +1,4 @@
-package kind
+package collector
 
 import (
 	"regexp"
@@ -39,7 +39,7 @@ func TestTable(t *testing.T) {
 	if len(Defaults()) == 0 || len(Names()) != len(All) {
 		t.Errorf("defaults %v, names %v", Defaults(), Names())
 	}
-	if _, ok := Lookup("nope"); ok {
+	if _, ok := fetchedOf("nope"); ok {
 		t.Error("Lookup found a kind not in the table")
 	}
 }

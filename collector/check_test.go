@@ -1,4 +1,4 @@
-package source
+package collector
 
 import (
 	"encoding/json"
@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 )
 
 // checkNow is when the examples are read: the day after their last.
@@ -19,7 +17,7 @@ var checkNow = time.Date(2026, 11, 3, 12, 0, 0, 0, time.UTC)
 // before it could be, a name with control characters, an undocumented
 // status) is refused with an error.
 func TestDecodeChecksPayloads(t *testing.T) {
-	for _, name := range kind.Names() {
+	for _, name := range Names() {
 		p, ok := examples[name]
 		if !ok {
 			continue
@@ -33,14 +31,14 @@ func TestDecodeChecksPayloads(t *testing.T) {
 		}
 	}
 	conv := func(change func(*ConversationsPayload)) Payload {
-		raw, _ := json.Marshal(examples[kind.Conversations])
+		raw, _ := json.Marshal(examples[Conversations])
 		var p ConversationsPayload
 		_ = json.Unmarshal(raw, &p)
 		change(&p)
 		return &p
 	}
 	backlog := func(change func(*FeedbackBacklogPayload)) Payload {
-		raw, _ := json.Marshal(examples[kind.FeedbackBacklog])
+		raw, _ := json.Marshal(examples[FeedbackBacklog])
 		var p FeedbackBacklogPayload
 		_ = json.Unmarshal(raw, &p)
 		change(&p)
@@ -50,29 +48,29 @@ func TestDecodeChecksPayloads(t *testing.T) {
 		name, kind string
 		p          Payload
 	}{
-		{"negative count", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Answered.Answer = -100 })},
-		{"huge count", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Unanswered.Clarifying = 1e308 })},
-		{"negative rows", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Rows = -1 })},
-		{"repeated date", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[1].Date = p.Days[0].Date })},
-		{"bad date", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[1].Date = "2026-11-31" })},
-		{"day after today", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[1].Date = "2026-11-04" })},
-		{"sealed day in the future", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[1].Date, p.Days[1].Final = "2026-11-05", true })},
-		{"today final", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[1].Date, p.Days[1].Final = "2026-11-03", true })},
-		{"control character in a category", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Categories[0].Name = "bill\x1b[2Jing\a" })},
-		{"unescaped page", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Pages[0].Name = "/a\x07" })},
-		{"repeated category", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Categories[1].Name = p.Days[0].Categories[0].Name })},
-		{"walk marked final", kind.Conversations, conv(func(p *ConversationsPayload) {
+		{"negative count", Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Answered.Answer = -100 })},
+		{"huge count", Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Unanswered.Clarifying = 1e308 })},
+		{"negative rows", Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Rows = -1 })},
+		{"repeated date", Conversations, conv(func(p *ConversationsPayload) { p.Days[1].Date = p.Days[0].Date })},
+		{"bad date", Conversations, conv(func(p *ConversationsPayload) { p.Days[1].Date = "2026-11-31" })},
+		{"day after today", Conversations, conv(func(p *ConversationsPayload) { p.Days[1].Date = "2026-11-04" })},
+		{"sealed day in the future", Conversations, conv(func(p *ConversationsPayload) { p.Days[1].Date, p.Days[1].Final = "2026-11-05", true })},
+		{"today final", Conversations, conv(func(p *ConversationsPayload) { p.Days[1].Date, p.Days[1].Final = "2026-11-03", true })},
+		{"control character in a category", Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Categories[0].Name = "bill\x1b[2Jing\a" })},
+		{"unescaped page", Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Pages[0].Name = "/a\x07" })},
+		{"repeated category", Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Categories[1].Name = p.Days[0].Categories[0].Name })},
+		{"walk marked final", Conversations, conv(func(p *ConversationsPayload) {
 			p.Walk = &ConversationsWalk{Day: ConversationsDay{Date: "2026-11-03", Final: true}}
 		})},
-		{"undocumented status", kind.FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) { p.Backlog.Open[0].Status = "resolved" })},
-		{"undocumented source", kind.FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) { p.Backlog.Open[0].Source = "email" })},
-		{"oldest in the future", kind.FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) { p.Backlog.Oldest = checkNow.Add(time.Hour) })},
-		{"NaN open count", kind.FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) { p.Backlog.Open[0].Count = math.NaN() })},
-		{"negative searches", kind.Searches, &SearchesPayload{Total: -1}},
-		{"huge assistant count", kind.Assistant, &AssistantPayload{Web: 1e13}},
-		{"unescaped feedback path", kind.Feedback, &FeedbackPayload{Pages: []FeedbackPage{{Path: "/a\x1b"}}}},
+		{"undocumented status", FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) { p.Backlog.Open[0].Status = "resolved" })},
+		{"undocumented source", FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) { p.Backlog.Open[0].Source = "email" })},
+		{"oldest in the future", FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) { p.Backlog.Oldest = checkNow.Add(time.Hour) })},
+		{"NaN open count", FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) { p.Backlog.Open[0].Count = math.NaN() })},
+		{"negative searches", Searches, &SearchesPayload{Total: -1}},
+		{"huge assistant count", Assistant, &AssistantPayload{Web: 1e13}},
+		{"unescaped feedback path", Feedback, &FeedbackPayload{Pages: []FeedbackPage{{Path: "/a\x1b"}}}},
 	} {
-		code, _ := Lookup(tc.kind)
+		code, _ := fetchedOf(tc.kind)
 		if err := code.Check(tc.p, checkNow); err == nil {
 			t.Errorf("%s: accepted", tc.name)
 		}
@@ -92,14 +90,14 @@ func TestDecodeChecksPayloads(t *testing.T) {
 // month.
 func TestDecodeHoldsValuesToEachOther(t *testing.T) {
 	conv := func(change func(*ConversationsPayload)) Payload {
-		raw, _ := json.Marshal(examples[kind.Conversations])
+		raw, _ := json.Marshal(examples[Conversations])
 		var p ConversationsPayload
 		_ = json.Unmarshal(raw, &p)
 		change(&p)
 		return &p
 	}
 	backlog := func(change func(*FeedbackBacklogPayload)) Payload {
-		raw, _ := json.Marshal(examples[kind.FeedbackBacklog])
+		raw, _ := json.Marshal(examples[FeedbackBacklog])
 		var p FeedbackBacklogPayload
 		_ = json.Unmarshal(raw, &p)
 		change(&p)
@@ -109,28 +107,28 @@ func TestDecodeHoldsValuesToEachOther(t *testing.T) {
 		name, kind string
 		p          Payload
 	}{
-		{"a category above the day's rows", kind.Conversations, conv(func(p *ConversationsPayload) {
+		{"a category above the day's rows", Conversations, conv(func(p *ConversationsPayload) {
 			p.Days[1].Rows, p.Days[1].Unanswered.Answer, p.Days[1].Categories[0].Count = 1, 1, 1e9
 		})},
-		{"a page above the day's rows", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[1].Pages[0].Count = 1e9 })},
-		{"answered above the day's rows", kind.Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Answered.Answer = 1e9 })},
-		{"a walk's category above its rows", kind.Conversations, conv(func(p *ConversationsPayload) {
+		{"a page above the day's rows", Conversations, conv(func(p *ConversationsPayload) { p.Days[1].Pages[0].Count = 1e9 })},
+		{"answered above the day's rows", Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Answered.Answer = 1e9 })},
+		{"a walk's category above its rows", Conversations, conv(func(p *ConversationsPayload) {
 			p.Walk = &ConversationsWalk{Day: ConversationsDay{Date: "2026-11-03", Rows: 1, Unanswered: ConversationsByType{Answer: 1},
 				Categories: []NamedCount{{"billing", 1e9}}}}
 		})},
-		{"an October day in November", kind.Conversations, conv(func(p *ConversationsPayload) {
+		{"an October day in November", Conversations, conv(func(p *ConversationsPayload) {
 			p.Days = append(p.Days, ConversationsDay{Date: "2026-10-31", Final: true, Rows: 1, Answered: ConversationsByType{Answer: 1}})
 		})},
-		{"a walk in another month", kind.Conversations, conv(func(p *ConversationsPayload) {
+		{"a walk in another month", Conversations, conv(func(p *ConversationsPayload) {
 			p.Walk = &ConversationsWalk{Day: ConversationsDay{Date: "2026-10-31"}}
 		})},
-		{"open entries above the walk's bound", kind.FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) {
+		{"open entries above the walk's bound", FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) {
 			p.Backlog.Open[0].Count, p.Backlog.Entries = 1e12, 1e12
 		})},
-		{"open entries above those read", kind.FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) { p.Backlog.Open[0].Count = 1000 })},
-		{"a walk's open entries above its bound", kind.FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) {
+		{"open entries above those read", FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) { p.Backlog.Open[0].Count = 1000 })},
+		{"a walk's open entries above its bound", FeedbackBacklog, backlog(func(p *FeedbackBacklogPayload) {
 			p.Walk = &FeedbackBacklogWalk{From: checkNow.Add(-time.Hour), To: checkNow,
-				Counted: FeedbackBacklog{Entries: 200_000, Open: []FeedbackOpen{{"pending", "agent", 200_000}}}}
+				Counted: OpenFeedback{Entries: 200_000, Open: []FeedbackOpen{{"pending", "agent", 200_000}}}}
 		})},
 	} {
 		raw, err := json.Marshal(tc.p)

@@ -1,4 +1,4 @@
-package source
+package collector
 
 import (
 	"cmp"
@@ -9,13 +9,31 @@ import (
 	"slices"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 // Conversations: GET assistant, cursor paging, one row a conversation with its whole answer. Past days do not
 // change, so each is walked until ConversationsGrace after its midnight UTC (late rows), then its counts are kept.
-var _ = register(kind.Conversations, conversations{})
+const Conversations = "conversations"
+
+var conversationsRow = spec.Collector{
+	Name: Conversations, Weight: 1, TopN: 20, Summary: "assistant conversations answered or not, and the categories and pages of the unanswered",
+	Endpoint: "assistant", Windows: spec.MonthOnly, Paging: spec.CursorPages,
+	Families: []Family{
+		{Name: "mintlify_assistant_conversations_total", Counter: true, Labels: []string{"project", "resolution", "response_type"},
+			Help: "Assistant conversations since the start of the current UTC calendar month, by resolution (answered, or unanswered when the assistant marked the question as not covered by the documentation) and response_type (answer, clarifying_question)." + monthCounter},
+		{Name: "mintlify_assistant_unanswered_total", Counter: true, Labels: []string{"category", "project"},
+			Help: "Unanswered assistant conversations since the start of the current UTC calendar month by the category the API assigned (uncategorized when none); only the month's top categories (collector_top_n) are listed, see mintlify_assistant_unanswered_truncated." + monthCounter},
+		{Name: "mintlify_assistant_unanswered_pages_total", Counter: true, Labels: []string{"path", "project"},
+			Help: "Unanswered assistant conversations since the start of the current UTC calendar month by the page they started on (none without a page); only the month's top pages (collector_top_n) are listed, see mintlify_assistant_unanswered_truncated." + monthCounter},
+		{Name: "mintlify_assistant_conversations_dropped_rows", Month: true, Labels: []string{"project", "reason", "window"},
+			Help: "Rows the month's walks of conversations read but did not count, by reason: duplicate (an id read before in the same walk: a page served twice) or out_of_range (a timestamp outside the day asked for: an upstream that widened the range). Not 0 means the upstream misbehaved; the counters stay exact."},
+		{Name: "mintlify_assistant_unanswered_truncated", Month: true, Labels: []string{"list", "project", "window"},
+			Help: "1 if the month's unanswered conversations had more categories (list=\"category\") or pages (list=\"path\") than are listed, so the listed ones do not add up to all of them."},
+	},
+	Fetched: conversations{},
+}
 
 const (
 	// ConversationsGrace is how long after midnight UTC a day is still walked again on each refresh.
@@ -251,21 +269,110 @@ func (conversations) Samples(pl Payload, s Settings) []Sample {
 	}
 	const total = "mintlify_assistant_conversations_total"
 	out := []Sample{
-		{Family: total, Labels: []Label{{"resolution", mintlify.Answered}, {"response_type", mintlify.ResponseAnswer}}, Value: answered.Answer},
-		{Family: total, Labels: []Label{{"resolution", mintlify.Answered}, {"response_type", mintlify.ResponseClarifying}}, Value: answered.Clarifying},
-		{Family: total, Labels: []Label{{"resolution", mintlify.Unanswered}, {"response_type", mintlify.ResponseAnswer}}, Value: unanswered.Answer},
-		{Family: total, Labels: []Label{{"resolution", mintlify.Unanswered}, {"response_type", mintlify.ResponseClarifying}}, Value: unanswered.Clarifying},
+		{Family: total, Labels: []Label{{Name: "resolution", Value: mintlify.Answered}, {Name: "response_type", Value: mintlify.ResponseAnswer}}, Value: answered.Answer},
+		{Family: total, Labels: []Label{{Name: "resolution", Value: mintlify.Answered}, {Name: "response_type", Value: mintlify.ResponseClarifying}}, Value: answered.Clarifying},
+		{Family: total, Labels: []Label{{Name: "resolution", Value: mintlify.Unanswered}, {Name: "response_type", Value: mintlify.ResponseAnswer}}, Value: unanswered.Answer},
+		{Family: total, Labels: []Label{{Name: "resolution", Value: mintlify.Unanswered}, {Name: "response_type", Value: mintlify.ResponseClarifying}}, Value: unanswered.Clarifying},
 	}
 	out = append(out, droppedRows("mintlify_assistant_conversations_dropped_rows", duplicates, outOfRange)...)
 	topCategories, cut := top(categories, s.TopN)
-	out = append(out, Sample{Family: "mintlify_assistant_unanswered_truncated", Labels: []Label{{"list", "category"}}, Value: boolFloat(cut || categoriesCut)})
+	out = append(out, Sample{Family: "mintlify_assistant_unanswered_truncated", Labels: []Label{{Name: "list", Value: "category"}}, Value: boolFloat(cut || categoriesCut)})
 	for _, c := range topCategories {
-		out = append(out, Sample{Family: "mintlify_assistant_unanswered_total", Labels: []Label{{"category", c.Name}}, Value: c.Count})
+		out = append(out, Sample{Family: "mintlify_assistant_unanswered_total", Labels: []Label{{Name: "category", Value: c.Name}}, Value: c.Count})
 	}
 	topPages, cut := top(pages, s.TopN)
-	out = append(out, Sample{Family: "mintlify_assistant_unanswered_truncated", Labels: []Label{{"list", "path"}}, Value: boolFloat(cut || pagesCut)})
+	out = append(out, Sample{Family: "mintlify_assistant_unanswered_truncated", Labels: []Label{{Name: "list", Value: "path"}}, Value: boolFloat(cut || pagesCut)})
 	for _, pg := range topPages {
-		out = append(out, Sample{Family: "mintlify_assistant_unanswered_pages_total", Labels: []Label{{"path", pg.Name}}, Value: pg.Count})
+		out = append(out, Sample{Family: "mintlify_assistant_unanswered_pages_total", Labels: []Label{{Name: "path", Value: pg.Name}}, Value: pg.Count})
 	}
 	return out
+}
+
+// Check: a day is final only if it is sealed at now (Sealed).
+func (conversations) Check(pl Payload, now time.Time) error {
+	p := pl.(*ConversationsPayload)
+	if len(p.Days) > 31 {
+		return fmt.Errorf("%d days, a month has at most 31", len(p.Days))
+	}
+	seen := map[string]bool{}
+	month := ""
+	for _, d := range p.Days {
+		if seen[d.Date] {
+			return fmt.Errorf("day %q given twice", mintlify.ScrubText(d.Date, ""))
+		}
+		seen[d.Date] = true
+		if err := checkDay(&d, now, ConversationsDayKeep); err != nil {
+			return err
+		}
+		if err := sameMonth(&month, d.Date); err != nil {
+			return err
+		}
+	}
+	if w := p.Walk; w != nil {
+		if w.Day.Final {
+			return errors.New("a walk in progress marked final")
+		}
+		if err := checkDay(&w.Day, now, walkKeep); err != nil {
+			return fmt.Errorf("walk: %w", err)
+		}
+		if err := sameMonth(&month, w.Day.Date); err != nil {
+			return fmt.Errorf("walk: %w", err)
+		}
+		return checkWalk(&w.CursorWalk)
+	}
+	return nil
+}
+
+func sameMonth(month *string, date string) error {
+	if *month == "" {
+		*month = date[:7]
+	}
+	if date[:7] != *month {
+		return fmt.Errorf("day %s: outside the payload's month %s", date, *month)
+	}
+	return nil
+}
+
+func checkDay(d *ConversationsDay, now time.Time, keep int) error {
+	t, err := time.Parse(mintlify.DayLayout, d.Date)
+	switch {
+	case err != nil:
+		return fmt.Errorf("day %q: not a date YYYY-MM-DD", mintlify.ScrubText(d.Date, ""))
+	case t.After(day(now)):
+		return fmt.Errorf("day %s: after today (%s)", d.Date, now.UTC().Format(mintlify.DayLayout))
+	case d.Final && !Sealed(t, now):
+		return fmt.Errorf("day %s: marked final before its end and %s of grace are past", d.Date, ConversationsGrace)
+	}
+	where := "day " + d.Date + ": "
+	if err := checkInts(where+"rows", d.Rows, d.Duplicates, d.OutOfRange); err != nil {
+		return err
+	}
+	err = checkCounts(where, map[string]float64{
+		"answered": d.Answered.Answer, "answered clarifying": d.Answered.Clarifying,
+		"unanswered": d.Unanswered.Answer, "unanswered clarifying": d.Unanswered.Clarifying})
+	if err != nil {
+		return err
+	}
+	if err := checkNames(where+"categories", d.Categories, keep, sanitisedCategory); err != nil {
+		return err
+	}
+	if err := checkNames(where+"pages", d.Pages, keep, mintlify.PathLabelOK); err != nil {
+		return err
+	}
+	unanswered := d.Unanswered.Answer + d.Unanswered.Clarifying
+	switch {
+	case d.Answered.Answer+d.Answered.Clarifying+unanswered > float64(d.Rows):
+		return fmt.Errorf("%smore conversations counted than its %d rows", where, d.Rows)
+	case sum(d.Categories) > unanswered || sum(d.Pages) > unanswered:
+		return fmt.Errorf("%smore unanswered by category or page than the %g unanswered", where, unanswered)
+	}
+	return nil
+}
+
+func sum(l []NamedCount) float64 {
+	var n float64
+	for _, c := range l {
+		n += c.Count
+	}
+	return n
 }

@@ -1,4 +1,4 @@
-package source_test
+package collector_test
 
 import (
 	"context"
@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 const key = "mint_readonlykey456"
@@ -25,7 +25,7 @@ var cursorSite = mockapi.Site{Seed: 7, Paths: 300, ConversationsPerHour: 120}
 
 // fetched is one Fetch of a kind from a fresh simulator, with fault f.
 type fetched struct {
-	payload  source.Payload
+	payload  spec.Payload
 	err      error
 	requests int
 }
@@ -42,14 +42,14 @@ func fetchFrom(t *testing.T, site mockapi.Site, name string, now time.Time, f mo
 }
 
 // fetchAfter is fetchFrom with the window's last payload, old.
-func fetchAfter(t *testing.T, site mockapi.Site, name string, now time.Time, f mockapi.Fault, old source.Payload) fetched {
+func fetchAfter(t *testing.T, site mockapi.Site, name string, now time.Time, f mockapi.Fault, old spec.Payload) fetched {
 	t.Helper()
 	return fetchGated(t, site, name, now, f, old, -1)
 }
 
 // fetchGated is fetchAfter through a gate that lets allow requests
 // through (all when negative), as the budget does.
-func fetchGated(t *testing.T, site mockapi.Site, name string, now time.Time, f mockapi.Fault, old source.Payload, allow int) fetched {
+func fetchGated(t *testing.T, site mockapi.Site, name string, now time.Time, f mockapi.Fault, old spec.Payload, allow int) fetched {
 	t.Helper()
 	api, err := mockapi.Start(mockapi.Options{
 		Clock:    manualclock.New(now),
@@ -74,12 +74,13 @@ func fetchGated(t *testing.T, site mockapi.Site, name string, now time.Time, f m
 			return nil
 		})
 	}
-	code, ok := source.Lookup(name)
+	row, _ := collector.Lookup(name)
+	code, ok := row.Fetched, row.Fetched != nil
 	if !ok {
 		t.Fatalf("%s: no code", name)
 	}
-	p, err := code.Fetch(context.Background(), source.Query{Client: c, Project: "p", Range: mintlify.MonthToDate(now), Now: now, Old: old,
-		Settings: source.Settings{TopN: 20, LookBack: 90 * 24 * time.Hour}})
+	p, err := code.Fetch(context.Background(), spec.Query{Client: c, Project: "p", Range: mintlify.MonthToDate(now), Now: now, Old: old,
+		Settings: spec.Settings{TopN: 20, LookBack: 90 * 24 * time.Hour}})
 	return fetched{payload: p, err: err, requests: api.Server.CountRequests(nil)}
 }
 
@@ -90,18 +91,18 @@ func fetchGated(t *testing.T, site mockapi.Site, name string, now time.Time, f m
 // three times as many for a range widened by a day each side, which
 // serves three days' rows); and a cursor that repeats or
 // cycles ends the fetch at once as a bad response, within four
-// requests. A kind marked kind.CursorPages is covered here without a test
+// requests. A kind marked spec.CursorPages is covered here without a test
 // of its own.
 func TestCursorKindsUnderFaults(t *testing.T) {
 	now := time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
-	settings := source.Settings{TopN: 20}
+	settings := spec.Settings{TopN: 20}
 	var covered int
-	for _, k := range kind.All {
-		if k.Paging != kind.CursorPages {
+	for _, k := range collector.All {
+		if k.Paging != spec.CursorPages {
 			continue
 		}
 		covered++
-		code, _ := source.Lookup(k.Name)
+		code := k.Fetched
 		well := fetchUnder(t, k.Name, now, mockapi.Fault{})
 		if well.err != nil || well.requests < 3 {
 			t.Fatalf("%s: well-formed fetch: %v after %d requests (want at least 3, to page)", k.Name, well.err, well.requests)
@@ -157,10 +158,10 @@ func TestCursorKindsUnderFaults(t *testing.T) {
 // counted splits a kind's samples into those of its data and the rows
 // its walk dropped (the samples with a reason label), summed by reason
 // where not 0.
-func counted(samples []source.Sample) (data []source.Sample, dropped map[string]float64) {
+func counted(samples []spec.Sample) (data []spec.Sample, dropped map[string]float64) {
 	dropped = map[string]float64{}
 	for _, s := range samples {
-		i := slices.IndexFunc(s.Labels, func(l source.Label) bool { return l.Name == "reason" })
+		i := slices.IndexFunc(s.Labels, func(l spec.Label) bool { return l.Name == "reason" })
 		switch {
 		case i < 0:
 			data = append(data, s)
@@ -179,13 +180,13 @@ func counted(samples []source.Sample) (data []source.Sample, dropped map[string]
 // with the same cursor.
 func TestRefusedCursorRestartsTheWalk(t *testing.T) {
 	now := time.Date(2026, 11, 1, 18, 0, 0, 0, time.UTC) // one day of three pages
-	settings := source.Settings{TopN: 20}
-	for _, k := range kind.All {
-		if k.Paging != kind.CursorPages {
+	settings := spec.Settings{TopN: 20}
+	for _, k := range collector.All {
+		if k.Paging != spec.CursorPages {
 			continue
 		}
 		t.Run(k.Name, func(t *testing.T) {
-			code, _ := source.Lookup(k.Name)
+			code := k.Fetched
 			well := fetchUnder(t, k.Name, now, mockapi.Fault{})
 			want, _ := counted(code.Samples(well.payload, settings))
 			paused := fetchGated(t, cursorSite, k.Name, now, mockapi.Fault{}, nil, 2)

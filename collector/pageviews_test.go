@@ -1,20 +1,20 @@
-package source
+package collector
 
 import (
 	"fmt"
 	"slices"
 	"testing"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 // TestEveryKindHasCode: each kind of the table has its code here, fetched
 // whole (Lookup) or walked (LookupWalked), not both.
 func TestEveryKindHasCode(t *testing.T) {
-	for _, name := range kind.Names() {
-		_, fetched := Lookup(name)
-		_, walks := LookupWalked(name)
+	for _, name := range Names() {
+		_, fetched := fetchedOf(name)
+		_, walks := walkedOf(name)
 		if fetched == walks {
 			t.Errorf("%s: fetched %v, walked %v; want exactly one", name, fetched, walks)
 		}
@@ -26,14 +26,14 @@ func TestEveryKindHasCode(t *testing.T) {
 // traffic for the site, none for the de-duplicated total), and the month
 // shows the counters of page views' path and site families.
 func TestWalkSamplesAreOfTheTable(t *testing.T) {
-	for _, name := range []string{kind.PageViews, kind.Visitors} {
-		k, _ := kind.Lookup(name)
-		w, ok := LookupWalked(name)
+	for _, name := range []string{PageViews, Visitors} {
+		k, _ := Lookup(name)
+		w, ok := walkedOf(name)
 		if !ok || w.Rows != mintlify.RowsKind(k.Endpoint) {
 			t.Fatalf("%s: walked %v, endpoint %q, want the row's %q", name, ok, w.Rows, k.Endpoint)
 		}
 		labels := func(family string) []string {
-			i := slices.IndexFunc(k.Families, func(f kind.Family) bool { return f.Name == family && !f.Counter })
+			i := slices.IndexFunc(k.Families, func(f spec.Family) bool { return f.Name == family && !f.Counter })
 			if i < 0 {
 				t.Fatalf("%s: %q is no gauge family of its row", name, family)
 			}
@@ -72,8 +72,8 @@ func TestWalkSamplesAreOfTheTable(t *testing.T) {
 // as other (and nothing when it holds nothing more); visitors show their
 // de-duplicated total under its own family, never as other.
 func TestSiteSamples(t *testing.T) {
-	views, _ := LookupWalked(kind.PageViews)
-	visitors, _ := LookupWalked(kind.Visitors)
+	views, _ := walkedOf(PageViews)
+	visitors, _ := walkedOf(Visitors)
 	show := func(ss []Sample) []string {
 		var out []string
 		for _, s := range ss {
@@ -82,7 +82,7 @@ func TestSiteSamples(t *testing.T) {
 		return out
 	}
 	for _, tc := range []struct {
-		w    Walked
+		w    spec.Walked
 		t    mintlify.Counts
 		want []string
 	}{
