@@ -24,8 +24,6 @@ var All = spec.List{pageViewsRow, visitorsRow, feedbackRow, searchesRow, assista
 
 func Names() []string { return All.Names() }
 
-func Defaults() []string { return All.Defaults() }
-
 func Lookup(name string) (spec.Collector, bool) { return All.Lookup(name) }
 
 // Views is the walked collector the backfill walks day by day and whose month walk the ledger records.

@@ -36,8 +36,8 @@ func TestTable(t *testing.T) {
 			t.Errorf("kind %q: month-to-date counters %d, windows rule %d", k.Name, len(k.Counters()), k.Windows)
 		}
 	}
-	if len(Defaults()) == 0 || len(Names()) != len(All) {
-		t.Errorf("defaults %v, names %v", Defaults(), Names())
+	if len(All.Defaults()) == 0 || len(Names()) != len(All) {
+		t.Errorf("defaults %v, names %v", All.Defaults(), Names())
 	}
 	if _, ok := fetchedOf("nope"); ok {
 		t.Error("Lookup found a kind not in the table")

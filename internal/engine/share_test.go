@@ -32,7 +32,7 @@ func shareConfig(collectors ...string) string {
 // withBigWalk is the default collectors plus conversations and the
 // feedback backlog.
 func withBigWalk() []string {
-	return append(collector.Defaults(), collector.Conversations, collector.FeedbackBacklog)
+	return append(collector.All.Defaults(), collector.Conversations, collector.FeedbackBacklog)
 }
 
 // unitView is the unit of collector in v.
@@ -147,7 +147,7 @@ func (e *testEngine) requestsSince(endpoint string, t time.Time) int {
 // keep refreshing at their intervals, and conversations show their
 // finished days as soon as the first case does.
 func TestReloadTurningOnABigWalkDoesNotBurst(t *testing.T) {
-	before := append(collector.Defaults(), collector.FeedbackBacklog)
+	before := append(collector.All.Defaults(), collector.FeedbackBacklog)
 	e := newTestEngine(t, shareConfig(before...), mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": busySite}}, Options{})
 	up := map[string]time.Time{}
 	watch(t, e, 15*time.Second, 10*time.Minute, up)

@@ -99,7 +99,7 @@ func (p *backfillProgress) nextStep(t backfillTask) (kind string, offset int, ok
 	return "", 0, false
 }
 
-// previous is nil when the day before is not journaled, or refused (spec.Collector.Decode).
+// previous is nil when the day before is not journaled, or refused (collector.Decode).
 func (p *backfillProgress) previous(t backfillTask, kind string, now time.Time) spec.Payload {
 	before := t.day.AddDate(0, 0, -1)
 	if before.Month() != t.day.Month() {
@@ -109,8 +109,7 @@ func (p *backfillProgress) previous(t backfillTask, kind string, now time.Time) 
 	if !ok || len(jp.Payload) == 0 {
 		return nil
 	}
-	k, _ := collector.Lookup(kind)
-	old, err := k.Decode(jp.Payload, now)
+	old, err := collector.Decode(kind, jp.Payload, now)
 	if err != nil {
 		return nil // fetched again whole
 	}

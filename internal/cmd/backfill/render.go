@@ -69,7 +69,7 @@ func samplePairs(label string, s spec.Sample) []labelPair {
 	return pairs
 }
 
-// daySamples refuses a payload this program could not have written by now (spec.Collector.Decode).
+// daySamples refuses a payload this program could not have written by now (collector.Decode).
 func daySamples(name string, jp journalPage, settings spec.Settings, now time.Time) ([]spec.Sample, error) {
 	if len(jp.Payload) == 0 {
 		return nil, nil
