@@ -104,7 +104,7 @@ type Walked struct {
 	Page, Site string
 	// Unique is the family of de-duplicated site visitors, which do not add up; "" for page views.
 	Unique string
-	// Walk: the backfill walks it day by day and the ledger records its month walk (page views).
+	// Walk: its walk's bookkeeping series are shown and its month walk's pages saved for the backfill (page views).
 	Walk bool
 }
 
