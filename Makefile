@@ -83,7 +83,7 @@ TEST_TIMEOUT ?= 45m
 # atexit_sleep_ms, default 1000, for races of goroutines still running
 # then). Every test binary paid it, and every helper process a test runs
 # from one: some 40 s of the suite's run time, spent asleep. The packages
-# that start long-lived goroutines (engine, collector, mintlify, serve)
+# that start long-lived goroutines (engine, exporter, mintlify, serve)
 # fail on one left running, so the sleep has little to find. A GORACE of
 # your own comes after and wins.
 TEST_GORACE := atexit_sleep_ms=0

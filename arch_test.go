@@ -20,25 +20,26 @@ const modulePath = "github.com/mintlify-exporter/mintlify_exporter"
 var allowedImports = map[string][]string{
 	".":                            {"internal/cmd/backfill", "internal/cmd/jobs", "internal/cmd/receiver", "internal/cmd/serve"},
 	"internal/cmd/receiver":        {"internal/cli", "internal/mintlify", "internal/safefile", "internal/secret", "internal/trackfile"},
-	"internal/cmd/serve":           {"collector", "config", "internal/cli", "internal/engine", "internal/exposition", "internal/kind", "internal/mintlify", "internal/mockapi", "internal/secret", "internal/trackfile"},
+	"internal/cmd/serve":           {"collector", "config", "internal/cli", "internal/engine", "internal/exporter", "internal/exposition", "internal/mintlify", "internal/mockapi", "internal/secret", "internal/spec", "internal/trackfile"},
 	"internal/cmd/jobs":            {"config", "internal/cli", "internal/mintlify", "internal/safefile", "internal/trackfile"},
-	"internal/cmd/backfill":        {"config", "internal/budget", "internal/cli", "internal/kind", "internal/mintlify", "internal/safefile", "internal/secret", "internal/source", "internal/statefiles"},
+	"internal/cmd/backfill":        {"collector", "config", "internal/budget", "internal/cli", "internal/mintlify", "internal/safefile", "internal/secret", "internal/spec", "internal/statefiles"},
 	"internal/cmd/serve/servetest": {"internal/cmd/serve"},
 	"internal/cli":                 {"config", "internal/mintlify", "internal/secret"},
-	"collector":                    {"config", "internal/engine", "internal/kind", "internal/mintlify", "internal/source"},
-	"internal/engine":              {"config", "internal/budget", "internal/kind", "internal/mintlify", "internal/secret", "internal/source", "internal/statefiles"},
+	"internal/exporter":            {"collector", "config", "internal/engine", "internal/mintlify", "internal/spec"},
+	"internal/engine":              {"config", "internal/budget", "internal/mintlify", "internal/secret", "internal/spec", "internal/statefiles"},
 	"internal/statefiles":          {"internal/budget", "internal/safefile"},
-	"internal/source":              {"internal/kind", "internal/mintlify"},
-	"config":                       {"internal/kind", "internal/mintlify", "internal/safefile", "internal/secret"},
+	"collector":                    {"internal/mintlify", "internal/spec"},
+	"config":                       {"collector", "internal/mintlify", "internal/safefile", "internal/secret", "internal/spec"},
 	"internal/mintlify":            {"internal/secret"},
+	"internal/spec":                {"internal/mintlify"},
 	"internal/trackfile":           {"internal/mintlify", "internal/safefile"},
-	"internal/testkit":             {"internal/cli", "internal/kind", "internal/mockapi", "internal/toolcheck"},
+	"internal/testkit":             {"internal/cli", "internal/mockapi", "internal/spec", "internal/toolcheck"},
 	"e2e/mockapi":                  {"internal/mockapi"},
 	"deploy/kubernetes/gen":        {"deploy"},
 	"deploy/helm/gen":              {"deploy"},
 	"packaging/gen":                {"packaging"},
 	// Packages of their own, importing nothing of the project.
-	"internal/safefile": nil, "internal/exposition": nil, "internal/kind": nil, "internal/mockapi": {"internal/kind"}, "internal/budget": nil,
+	"internal/safefile": nil, "internal/exposition": nil, "internal/mockapi": nil, "internal/budget": nil,
 	"internal/leakcheck": nil, "internal/manualclock": nil, "internal/secret": nil,
 	"internal/toolcheck": nil, "dashboards": nil, "deploy": nil,
 	"packaging": nil,
@@ -125,10 +126,11 @@ func closure(pkgs map[string]pkgImports, pkg string) map[string]bool {
 
 // TestArchitecture: every import between the project's packages is one
 // allowedImports lists; the API client imports nothing of Prometheus; the
-// simulated API and the client share no code; the backfill does not
-// import the scheduler (collector, internal/engine); the state files and
+// simulated API and the client share no code, nor the simulated API and
+// collector; collector does not import the engine (nor the engine collector); the backfill does not
+// import the scheduler (internal/exporter, internal/engine); the state files and
 // the engine know nothing of Prometheus (the engine: of client_golang), and no package both imports
-// client_golang and keeps the budget ledger; collector reads the engine
+// client_golang and keeps the budget ledger; internal/exporter reads the engine
 // only; no package but main imports a command package, and only
 // tests import the test helpers.
 func TestArchitecture(t *testing.T) {
@@ -151,16 +153,22 @@ func TestArchitecture(t *testing.T) {
 			}
 		}
 	}
-	for _, sched := range []string{"collector", "internal/engine"} {
+	for _, sched := range []string{"internal/exporter", "internal/engine"} {
 		if closure(pkgs, "internal/cmd/backfill")[sched] {
 			t.Errorf("the backfill imports %s, the exporter's scheduler: it must share code through smaller packages (the walk, the ledger)", sched)
 		}
 	}
-	if pkgs["collector"].code != nil && slices.ContainsFunc(pkgs["collector"].code, func(q string) bool { return q == "internal/statefiles" || q == "internal/budget" }) {
-		t.Error("collector imports the state files or the budget: it reads the engine (internal/engine.View) and turns it into series, nothing more")
+	if closure(pkgs, "collector")["internal/engine"] {
+		t.Error("collector imports internal/engine: the engine is handed the collectors (Options.Collectors) and knows them by internal/spec, and its tests run them")
+	}
+	if closure(pkgs, "internal/mockapi")["collector"] {
+		t.Error("the simulated API imports collector: it keeps its own endpoint names")
+	}
+	if pkgs["internal/exporter"].code != nil && slices.ContainsFunc(pkgs["internal/exporter"].code, func(q string) bool { return q == "internal/statefiles" || q == "internal/budget" }) {
+		t.Error("internal/exporter imports the state files or the budget: it reads the engine (internal/engine.View) and turns it into series, nothing more")
 	}
 	client := closure(pkgs, "internal/mintlify")
-	for _, c := range []struct{ pkg, what string }{{"internal/mintlify", "the API client"}, {"internal/source", "the kinds' code"}, {"internal/statefiles", "the state files"}} {
+	for _, c := range []struct{ pkg, what string }{{"internal/mintlify", "the API client"}, {"collector", "the collectors"}, {"internal/statefiles", "the state files"}} {
 		for p := range closure(pkgs, c.pkg) {
 			for _, ext := range pkgs[p].external {
 				if strings.HasPrefix(ext, "github.com/prometheus/") {
@@ -206,7 +214,7 @@ func metricsWithLedger(pkgs map[string]pkgImports) []string {
 // collector did), and not one that imports either alone.
 func TestMetricsWithLedger(t *testing.T) {
 	pkgs := map[string]pkgImports{
-		"collector":           {code: []string{"internal/statefiles", "internal/kind"}, external: []string{"github.com/prometheus/client_golang/prometheus", "time"}},
+		"collector":           {code: []string{"internal/statefiles", "internal/spec"}, external: []string{"github.com/prometheus/client_golang/prometheus", "time"}},
 		"internal/engine":     {code: []string{"internal/statefiles"}},
 		"internal/exposition": {external: []string{"github.com/prometheus/client_golang/prometheus/promhttp"}},
 	}

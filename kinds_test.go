@@ -14,10 +14,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 )
 
 // TestEveryKindIsKnown goes through the table of collector kinds and
@@ -28,8 +27,8 @@ import (
 // that the exporter has its --collector flag with the table's default and
 // that the backfill can write its counters.
 func TestEveryKindIsKnown(t *testing.T) {
-	if len(kind.All) < 5 {
-		t.Fatalf("only %d kinds in the table", len(kind.All))
+	if len(collector.All) < 5 {
+		t.Fatalf("only %d kinds in the table", len(collector.All))
 	}
 	metricsDoc, err := os.ReadFile("docs/metrics.md")
 	if err != nil {
@@ -45,7 +44,7 @@ func TestEveryKindIsKnown(t *testing.T) {
 	}
 	defer api.Close()
 
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		t.Run(k.Name, func(t *testing.T) {
 			// The configuration.
 			cfg := fmt.Sprintf("keys: [{name: k, api_key_env: K}]\nglobal: {collector_weights: {%s: 2}}\nprojects: [{id: p, collectors: [%s]}]\n", k.Name, k.Name)
@@ -58,10 +57,9 @@ func TestEveryKindIsKnown(t *testing.T) {
 			if k.Windows.HasMonth() && len(k.Counters()) == 0 {
 				t.Errorf("%s counts the month to date but has no counter family", k.Name)
 			}
-			// Its code: a kind the exporter does not walk itself (the per-path
-			// endpoints) has a file in internal/source.
-			if _, ok := source.Lookup(k.Name); !ok && k.Endpoint != "views" && k.Endpoint != "visitors" {
-				t.Errorf("%s has no code in internal/source", k.Name)
+			// Its code: fetched whole, or walked page by page (the per-path endpoints).
+			if (k.Fetched == nil) == (k.Walked == nil) {
+				t.Errorf("%s has no code, or both kinds of code, in collector/", k.Name)
 			}
 			// The docs.
 			for _, f := range k.Families {
@@ -91,7 +89,16 @@ func TestEveryKindIsKnown(t *testing.T) {
 // name as a string literal: the table itself, and each kind's own fetch
 // and serving code, where the name is the endpoint's or the wire format's.
 var kindLiteralsAllowed = map[string]string{
-	"internal/kind/kind.go": "the table",
+	// Each collector's row and code.
+	"collector/pageviews.go":        "row",
+	"collector/visitors.go":         "row",
+	"collector/feedback.go":         "row",
+	"collector/searches.go":         "row",
+	"collector/assistant.go":        "row",
+	"collector/conversations.go":    "row",
+	"collector/feedback_backlog.go": "row",
+	// The simulated API's own endpoint names (it shares no code with the exporter).
+	"internal/mockapi/server.go": "wire format",
 	// The API's wire format of each kind's endpoint (paths, JSON keys),
 	// in the client and in the simulated API, which share no code.
 	"internal/mintlify/analytics.go": "wire format",
@@ -113,7 +120,7 @@ var kindLiteralsAllowed = map[string]string{
 // tags included), so a kind is defined in one place.
 func TestKindNamesOnlyInTheTable(t *testing.T) {
 	names := map[string]bool{}
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		names[k.Name] = true
 	}
 	fset := token.NewFileSet()
@@ -146,7 +153,7 @@ func TestKindNamesOnlyInTheTable(t *testing.T) {
 			// A struct tag: `yaml:"pageviews"`.
 			for name := range names {
 				if v == name || strings.Contains(v, `:"`+name+`"`) {
-					t.Errorf("%s: the kind name %q as a literal; use internal/kind", fset.Position(lit.Pos()), name)
+					t.Errorf("%s: the kind name %q as a literal; use its constant in collector/", fset.Position(lit.Pos()), name)
 				}
 			}
 			return true

@@ -1,48 +1,70 @@
 package collector_test
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
-// No visitor text reaches /metrics, the state file or the logs: a marker
-// planted in every query, answer, source, comment and contact of the
-// simulated site appears nowhere, while both collectors export data.
-func TestGapsCollectorsKeepNoVisitorText(t *testing.T) {
-	const marker = "XXplantedVisitorTextXX"
-	state := filepath.Join(t.TempDir(), "state.json")
-	e := newEnv(t, docsConfig("", "    collectors: [conversations, feedback-backlog]\n"),
-		envOpts{statePath: state, sites: map[string]mockapi.Site{"proj-docs": {Seed: 5, Paths: 200, VisitorText: marker}}})
-	out := e.scrape()
-	e.clock.Advance(2 * time.Hour)
-	out += e.scrape()
-	e.exp.Close() // writes the state file
-	for _, series := range []string{
-		`mintlify_assistant_conversations_total{project="docs",resolution="unanswered",response_type="answer"}`,
-		`mintlify_feedback_open{project="docs",source="contextual",status="pending"}`,
-	} {
-		if mustValue(t, out, series) == 0 {
-			t.Errorf("%s is 0: the test would prove nothing", series)
-		}
+// TestConversationsMonthCost: a month of some 250 conversations a day is
+// walked in at most 30 requests, one a day: pages are of the documented
+// largest size, 1 000 rows.
+func TestConversationsMonthCost(t *testing.T) {
+	site := mockapi.Site{Seed: 11, Paths: 300, ConversationsPerHour: 11}
+	now := time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC)
+	got := fetchFrom(t, site, collector.Conversations, now, mockapi.Fault{})
+	if got.err != nil {
+		t.Fatal(got.err)
 	}
-	if e.count("mintlify_assistant_unanswered_total") == 0 || e.count("mintlify_feedback_oldest_open_timestamp_seconds") != 1 {
-		t.Error("no categories of unanswered conversations, or no oldest open feedback")
+	p := got.payload.(*collector.ConversationsPayload)
+	rows := 0
+	for _, d := range p.Days {
+		rows += d.Rows
 	}
-	b, err := os.ReadFile(state)
-	if err != nil || len(b) == 0 {
-		t.Fatalf("state file: %v", err)
+	if len(p.Days) != 30 || rows < 30*200 {
+		t.Fatalf("%d days of %d conversations, want 30 of about 250 a day", len(p.Days), rows)
 	}
-	for what, text := range map[string]string{"/metrics": out, "the state file": string(b), "the logs": e.logs.String()} {
-		if strings.Contains(text, marker) {
-			t.Errorf("%s holds visitor text", what)
-		}
+	if got.requests > 30 {
+		t.Errorf("%d requests for a month of %d conversations, want at most 30", got.requests, rows)
 	}
-	if !strings.Contains(string(b), `"days"`) {
-		t.Error("the state file keeps no days of conversations")
+	if mintlify.ConversationsPageSize != mintlify.MaxConversationsLimit {
+		t.Errorf("page size %d, want the documented largest, %d", mintlify.ConversationsPageSize, mintlify.MaxConversationsLimit)
+	}
+}
+
+// TestConversationsRewalksADayNotSealed: a stored day marked final that
+// could not be final yet (today, after a clock that ran ahead was set
+// back) is walked again, not trusted: the month counts what the API has.
+func TestConversationsRewalksADayNotSealed(t *testing.T) {
+	now := time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
+	well := fetchFrom(t, cursorSite, collector.Conversations, now, mockapi.Fault{})
+	if well.err != nil {
+		t.Fatal(well.err)
+	}
+	old := *well.payload.(*collector.ConversationsPayload)
+	old.Days = slices.Clone(old.Days)
+	today := &old.Days[len(old.Days)-1]
+	if today.Date != "2026-11-03" || today.Final {
+		t.Fatalf("the last day %+v, want today not final", *today)
+	}
+	*today = collector.ConversationsDay{Date: today.Date, Final: true, Rows: 1, Answered: collector.ConversationsByType{Answer: 1}}
+	got := fetchAfter(t, cursorSite, collector.Conversations, now, mockapi.Fault{}, &old)
+	if got.err != nil {
+		t.Fatal(got.err)
+	}
+	row, _ := collector.Lookup(collector.Conversations)
+	code := row.Fetched
+	settings := spec.Settings{TopN: 20}
+	if s, want := code.Samples(got.payload, settings), code.Samples(well.payload, settings); !reflect.DeepEqual(s, want) {
+		t.Errorf("samples after a day wrongly final\n%v\nwant\n%v", s, want)
+	}
+	if got.requests == 0 {
+		t.Error("no request: the day wrongly final was trusted")
 	}
 }

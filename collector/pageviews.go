@@ -1,110 +1,26 @@
 package collector
 
 import (
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
-	"google.golang.org/protobuf/types/known/timestamppb"
-
-	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
-// walkSeries are the series of a walked kind: page views or unique visitors.
-type walkSeries struct {
-	kind    kind.Kind
-	walked  source.Walked
-	project string // label value
-	filter  engine.PathFilter
-}
+// Page views: walked page by page (mintlify.Walk), resumed across budget grants; spec.Walked maps a walk
+// to samples, for the exporter's gauges and counters and the backfill's lines.
+const PageViews = "pageviews"
 
-func (p walkSeries) desc(name string, month bool) *prometheus.Desc {
-	if month {
-		f, _ := p.kind.MonthOf(name)
-		name = f.Name
-	}
-	return familyDesc(name)
-}
-
-// data uses the last complete walk or, before the first completes, the walk in progress.
-func (p walkSeries) data(w engine.Window) []prometheus.Metric {
-	walk := w.Shown
-	if walk == nil {
-		return nil
-	}
-	project := labelPair("project", p.project)
-	traffic := map[string]*dto.LabelPair{}
-	for _, t := range []string{source.TrafficHuman, source.TrafficAI, source.TrafficOther} {
-		traffic[t] = labelPair("traffic", t)
-	}
-	n := 4
-	window := labelPair("window", w.Label)
-	var created *timestamppb.Timestamp
-	if w.Month {
-		n, window = 3, nil
-		created = timestamppb.New(walk.Range.From)
-	}
-
-	keep := p.filter.Exported(walk)
-	descPage := p.desc(p.walked.Page, w.Month)
-	samples := make([]prometheus.Metric, 0, 2*len(keep)+3)
-	backing := make([]sample, 0, 2*len(keep)) // PathSamples: two a row, so no append moves it
-	labels := make([]*dto.LabelPair, 2*n*len(keep))
-	var path *dto.LabelPair // shared by a path's samples, which come one after the other
-	p.walked.PathSamples(keep, func(value, t string, v float64) {
-		if w.Floor != nil {
-			v = max(v, w.Floor[engine.CounterKey{Family: p.walked.Page, A: value, B: t}])
-		}
-		if path == nil || path.GetValue() != value {
-			path = labelPair("path", value)
-		}
-		i := len(backing)
-		ls := labels[n*i : n*(i+1) : n*(i+1)]
-		ls[0], ls[1], ls[2] = path, project, traffic[t]
-		if window != nil {
-			ls[3] = window
-		}
-		backing = append(backing, sample{desc: descPage, labels: ls, value: v, created: created})
-		samples = append(samples, &backing[i])
-	})
-	for _, s := range p.walked.SiteSamples(walk.Totals) {
-		pairs := []*dto.LabelPair{project, window}
-		for _, l := range s.Labels {
-			pairs = append(pairs, traffic[l.Value])
-		}
-		m := newSample(p.desc(s.Family, w.Month), s.Value, pairs...)
-		if s.Family != p.walked.Unique {
-			m.created = created
-			if w.Floor != nil {
-				m.value = max(m.value, w.Floor[engine.KeyOf(s)])
-			}
-		}
-		samples = append(samples, m)
-	}
-	return samples
-}
-
-// bookkeeping is shown even when the data is older than max_age, so a stuck walk can be seen.
-func (p walkSeries) bookkeeping(w engine.Window) []prometheus.Metric {
-	data := w.Shown
-	if !p.walked.Walk || data == nil {
-		return nil
-	}
-	exported := len(p.filter.Exported(data))
-	truncated := data.Truncated || !w.Complete
-	remaining := w.Remaining
-	lv := []string{p.project, w.Label}
-	var fallback []prometheus.Metric
-	if w.Month {
-		fallback = append(fallback, prometheus.MustNewConstMetric(descDateFallback, prometheus.GaugeValue, boolFloat(!data.Range.Days), p.kind.Name, p.project))
-	}
-	return append(fallback,
-		prometheus.MustNewConstMetric(descPathsExported, prometheus.GaugeValue, float64(exported), lv...),
-		prometheus.MustNewConstMetric(descPathsDropped, prometheus.GaugeValue, float64(data.Dropped+data.Merged+len(data.Rows)-exported), lv...),
-		prometheus.MustNewConstMetric(descSweepTruncated, prometheus.GaugeValue, boolFloat(truncated), lv...),
-		prometheus.MustNewConstMetric(descSweepDuplicates, prometheus.GaugeValue, float64(data.Duplicates), lv...),
-		prometheus.MustNewConstMetric(descSweepRequests, prometheus.GaugeValue, float64(data.Requests), lv...),
-		prometheus.MustNewConstMetric(descWalkRepeated, prometheus.GaugeValue, boolFloat(data.Repeated), lv...),
-		prometheus.MustNewConstMetric(descWalkPagesLeft, prometheus.GaugeValue, float64(remaining), lv...),
-	)
+var pageViewsRow = spec.Collector{
+	Name: PageViews, Weight: 4, Summary: "page views per path and site totals (human, ai)", Default: true,
+	Endpoint: "views", Windows: spec.MonthAndWindows, Paging: spec.OffsetPages,
+	Families: []Family{
+		{Name: "mintlify_page_views_total", Counter: true, Labels: []string{"path", "project", "traffic"},
+			Help: "Views of one documentation page since the start of the current UTC calendar month (the created timestamp), by traffic (human or ai). Starts again from 0 on the 1st; use increase() or rate()."},
+		{Name: "mintlify_site_page_views_total", Counter: true, Labels: []string{"project", "traffic"},
+			Help: "Views of the whole site since the start of the current UTC calendar month, from the upstream site totals, by traffic (human, ai, and other when the total exceeds human + ai)." + monthCounter},
+		{Name: "mintlify_page_views", Labels: []string{"path", "project", "traffic", "window"},
+			Help: "Views of one documentation page in the rolling window, by traffic (human or ai)."},
+		{Name: "mintlify_site_page_views", Labels: []string{"project", "traffic", "window"},
+			Help: "Views of the whole site in the rolling window, from the upstream site totals, by traffic (human, ai, and other when the total exceeds human + ai)."},
+	},
+	Walked: &spec.Walked{Rows: mintlify.Views, Page: "mintlify_page_views", Site: "mintlify_site_page_views", Walk: true},
 }

@@ -1,12 +1,13 @@
 package config
 
 import (
-	"time"
-
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"maps"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 func TestPartialWeightsKeepDefaults(t *testing.T) {
@@ -68,13 +69,13 @@ func TestCollectorTopNAndLookBack(t *testing.T) {
 }
 
 // TestKindSettingKeys: a row that names a key of its own for a setting
-// (kind.Kind.TopNKey, LookBackKey) names a field of global of the
+// (spec.Collector.TopNKey, LookBackKey) names a field of global of the
 // setting's type, which defaults to the row's value; every other row's
 // setting is read from collector_top_n.NAME or collector_look_back.NAME;
 // and a setting given for a collector without it is refused.
 func TestKindSettingKeys(t *testing.T) {
 	const rest = "\nkeys: [{name: a, api_key_env: K}]\nprojects: [{id: p}]\n"
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		g := DefaultGlobal
 		if _, ok := g.ownKey(k.TopNKey).(*int); k.TopNKey != "" && !ok {
 			t.Errorf("%s: top-n key %q is no int field of global", k.Name, k.TopNKey)
@@ -87,10 +88,10 @@ func TestKindSettingKeys(t *testing.T) {
 		}
 		var yml string
 		if k.TopN > 0 {
-			yml += setAt(k.Key(kind.TopNSetting), "3")
+			yml += setAt(k.Key(spec.TopNSetting), "3")
 		}
 		if k.LookBack > 0 {
-			yml += setAt(k.Key(kind.LookBackSetting), "2d")
+			yml += setAt(k.Key(spec.LookBackSetting), "2d")
 		}
 		if yml == "" {
 			_, err := Parse([]byte("global: {collector_top_n: {" + k.Name + ": 3}, collector_look_back: {" + k.Name + ": 2d}}" + rest))

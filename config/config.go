@@ -14,9 +14,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
 // Config is the whole file.
@@ -84,7 +85,7 @@ const MaxTopN = 100
 
 // TopN is the named collector's top list length (its default when unset), 0 for none.
 func (g *Global) TopN(name string) int {
-	k, ok := kind.Lookup(name)
+	k, ok := collector.Lookup(name)
 	if !ok || k.TopN == 0 {
 		return 0
 	}
@@ -99,7 +100,7 @@ func (g *Global) TopN(name string) int {
 
 // LookBack is the named snapshot collector's look-back (its default when unset), 0 for none.
 func (g *Global) LookBack(name string) time.Duration {
-	k, ok := kind.Lookup(name)
+	k, ok := collector.Lookup(name)
 	if !ok || k.LookBack == 0 {
 		return 0
 	}
@@ -114,7 +115,7 @@ func (g *Global) LookBack(name string) time.Duration {
 
 // SetTopN sets the named collector's top list length, for --collector.NAME.top-n.
 func (g *Global) SetTopN(name string, n int) {
-	k, _ := kind.Lookup(name)
+	k, _ := collector.Lookup(name)
 	if p, ok := g.ownKey(k.TopNKey).(*int); ok {
 		*p = n
 		return
@@ -128,7 +129,7 @@ func (g *Global) SetTopN(name string, n int) {
 
 // SetLookBack sets the named collector's look-back, for --collector.NAME.look-back.
 func (g *Global) SetLookBack(name string, d time.Duration) {
-	k, _ := kind.Lookup(name)
+	k, _ := collector.Lookup(name)
 	if p, ok := g.ownKey(k.LookBackKey).(*Duration); ok {
 		*p = Duration(d)
 		return
@@ -151,14 +152,14 @@ func (g *Global) ownKey(key string) any {
 }
 
 // AnalyticsCollectors are the collectors that draw on the analytics budget, in documented order.
-var AnalyticsCollectors = kind.Names()
+var AnalyticsCollectors = collector.Names()
 
 // CollectorWeights is each analytics collector's relative share of a key's budget, by name.
 type CollectorWeights map[string]float64
 
 func defaultWeights() CollectorWeights {
 	w := CollectorWeights{}
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		w[k.Name] = k.Weight
 	}
 	return w
@@ -178,8 +179,8 @@ func (w *CollectorWeights) UnmarshalYAML(node *yaml.Node) error {
 	}
 	for i := 0; i+1 < len(node.Content); i += 2 {
 		name, value := node.Content[i], node.Content[i+1]
-		if _, ok := kind.Lookup(name.Value); !ok {
-			return nodeErrorf(node, "unknown field %q (the collectors are %s)", name.Value, strings.Join(kind.Names(), ", "))
+		if _, ok := collector.Lookup(name.Value); !ok {
+			return nodeErrorf(node, "unknown field %q (the collectors are %s)", name.Value, strings.Join(collector.Names(), ", "))
 		}
 		var f float64
 		if err := value.Decode(&f); err != nil || value.Kind != yaml.ScalarNode {
@@ -244,7 +245,7 @@ var (
 )
 
 func withRowDefaults(g Global) Global {
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		if p, ok := g.ownKey(k.TopNKey).(*int); ok {
 			*p = k.TopN
 		}

@@ -10,7 +10,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 func mustWindow(t *testing.T, s string) Window {
@@ -200,11 +201,11 @@ func TestSingle(t *testing.T) {
 // setting by the flag the FlagNames give it, in Single's validation and
 // in Validate's; without names, by the file's.
 func TestSingleNamesTheFlags(t *testing.T) {
-	conversations, _ := kind.Lookup(kind.Conversations)
+	conversations, _ := collector.Lookup(collector.Conversations)
 	names := FlagNames{
 		"projects[0].id":                             "--the-id",
 		"projects[0].windows":                        "--the-window",
-		SettingPath(conversations, kind.TopNSetting): "--the-top-n",
+		SettingPath(conversations, spec.TopNSetting): "--the-top-n",
 	}
 	for _, tc := range []struct {
 		names    FlagNames
@@ -230,7 +231,7 @@ func TestSingleNamesTheFlags(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.Global.SetTopN(kind.Conversations, 0)
+		c.Global.SetTopN(collector.Conversations, 0)
 		for _, w := range []string{"1d", "24h"} {
 			pw, err := ParseWindow(w)
 			if err != nil {

@@ -8,8 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
 // Errors start with the file's line, and yaml's messages get the line's text and a "did you mean", so the setting is in sight.

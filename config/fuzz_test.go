@@ -1,8 +1,6 @@
 package config
 
-import (
-	"testing"
-)
+import "testing"
 
 // FuzzParse: no input may panic the parser, and an accepted config must
 // pass its own validation again and have what the exporter relies on.

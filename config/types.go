@@ -1,12 +1,11 @@
 package config
 
 import (
-	"github.com/prometheus/common/model"
-
 	"fmt"
 	"regexp"
 	"time"
 
+	"github.com/prometheus/common/model"
 	"go.yaml.in/yaml/v3"
 )
 

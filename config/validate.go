@@ -13,8 +13,9 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 var (
@@ -367,38 +368,38 @@ func (c *Config) validateWindows(v *validator, i int) {
 
 func (g *Global) validateCollectorSettings(v *validator) {
 	const s = "global"
-	for _, k := range kind.All {
-		if at := SettingPath(k, kind.TopNSetting); k.TopN > 0 {
+	for _, k := range collector.All {
+		if at := SettingPath(k, spec.TopNSetting); k.TopN > 0 {
 			if n := g.TopN(k.Name); n < 1 || n > MaxTopN {
-				subj, name := v.setting(at, s, k.Key(kind.TopNSetting))
+				subj, name := v.setting(at, s, k.Key(spec.TopNSetting))
 				v.add(at, subj, "%s must be between 1 and %d, got %d", name, MaxTopN, n)
 			}
 		}
-		if at := SettingPath(k, kind.LookBackSetting); k.LookBack > 0 {
+		if at := SettingPath(k, spec.LookBackSetting); k.LookBack > 0 {
 			if d := Duration(g.LookBack(k.Name)); d < MinLookBack || d > MaxLookBack {
-				subj, name := v.setting(at, s, k.Key(kind.LookBackSetting))
+				subj, name := v.setting(at, s, k.Key(spec.LookBackSetting))
 				v.add(at, subj, "%s must be between %s and %s, got %s", name, MinLookBack, MaxLookBack, d)
 			}
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(g.CollectorTopN)) {
-		if k, ok := kind.Lookup(name); !ok || k.TopN == 0 || k.TopNKey != "" {
-			v.add("global.collector_top_n."+name, s, "collector_top_n.%s: %s", name, settingOf(kind.TopNSetting, func(k kind.Kind) bool { return k.TopN > 0 }))
+		if k, ok := collector.Lookup(name); !ok || k.TopN == 0 || k.TopNKey != "" {
+			v.add("global.collector_top_n."+name, s, "collector_top_n.%s: %s", name, settingOf(spec.TopNSetting, func(k spec.Collector) bool { return k.TopN > 0 }))
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(g.CollectorLookBack)) {
-		if k, ok := kind.Lookup(name); !ok || k.LookBack == 0 || k.LookBackKey != "" {
-			v.add("global.collector_look_back."+name, s, "collector_look_back.%s: %s", name, settingOf(kind.LookBackSetting, func(k kind.Kind) bool { return k.LookBack > 0 }))
+		if k, ok := collector.Lookup(name); !ok || k.LookBack == 0 || k.LookBackKey != "" {
+			v.add("global.collector_look_back."+name, s, "collector_look_back.%s: %s", name, settingOf(spec.LookBackSetting, func(k spec.Collector) bool { return k.LookBack > 0 }))
 		}
 	}
 }
 
 // SettingPath is the configuration path of kind k's setting: "global." and its key.
-func SettingPath(k kind.Kind, setting string) string { return "global." + k.Key(setting) }
+func SettingPath(k spec.Collector, setting string) string { return "global." + k.Key(setting) }
 
-func settingOf(setting string, has func(kind.Kind) bool) string {
+func settingOf(setting string, has func(spec.Collector) bool) string {
 	var keys []string
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		if has(k) {
 			keys = append(keys, k.Key(setting))
 		}

@@ -32,7 +32,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/toolcheck"
 )
@@ -509,12 +509,12 @@ projects:
     windows: [24h, 7d]
     collectors: [%s]
     jobs: [job_archived, job_completed, job_failed, job_active, job_missing]
-`, api.URL(), keyEnv, strings.Join(kind.Names(), ", "))))
+`, api.URL(), keyEnv, strings.Join(collector.Names(), ", "))))
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewPedanticRegistry()
-	exp, err := collector.New(cfg, collector.Options{Registerer: reg, Options: engine.Options{
+	exp, err := exporter.New(cfg, exporter.Options{Registerer: reg, Options: engine.Options{Collectors: collector.All,
 		Getenv: func(name string) string {
 			if name == keyEnv {
 				return key

@@ -6,24 +6,23 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
-// perWindow is the unit's side of a kind fetched whole (source.Fetched): one fetch a window.
+// perWindow is the unit's side of a collector fetched whole (spec.Fetched): one fetch a window.
 type perWindow struct {
-	kind     kind.Kind
-	code     source.Fetched
-	project  string // label value
-	id       string // upstream project id
-	settings source.Settings
+	collector spec.Collector
+	code      spec.Fetched
+	project   string // label value
+	id        string // upstream project id
+	settings  spec.Settings
 }
 
 func (p *perWindow) cost(ws *windowState) int { return p.code.Cost(ws.Payload) }
 
-func (p *perWindow) fetch(ctx context.Context, c *mintlify.Client, ws *windowState, r mintlify.DateRange, now time.Time) (source.Payload, error) {
-	return p.code.Fetch(ctx, source.Query{Client: c, Project: p.id, Range: r, Old: ws.Payload, Now: now, Settings: p.settings})
+func (p *perWindow) fetch(ctx context.Context, c *mintlify.Client, ws *windowState, r mintlify.DateRange, now time.Time) (spec.Payload, error) {
+	return p.code.Fetch(ctx, spec.Query{Client: c, Project: p.id, Range: r, Old: ws.Payload, Now: now, Settings: p.settings})
 }
 
 func (p *perWindow) advance(ctx context.Context, c *mintlify.Client, ws *windowState, w windowSpec, now time.Time) (bool, error) {
@@ -38,7 +37,7 @@ func (p *perWindow) advance(ctx context.Context, c *mintlify.Client, ws *windowS
 	}
 	if err != nil {
 		if errors.Is(err, mintlify.ErrSweepStopped) && ctx.Err() == nil && pl != nil {
-			// The budget ran out mid-fetch: keep what the kind finished and go on from it next time (no failure).
+			// The budget ran out mid-fetch: keep what the collector finished and go on from it next time (no failure).
 			// New data, or a first round's that has none yet, is shown as of now: up, and partial.
 			if p.newData(ws.Payload, pl) || ws.DataTime.IsZero() {
 				ws.Progress = now
@@ -61,7 +60,7 @@ func (p *perWindow) shows(ws *windowState) bool {
 	return ws.Payload != nil && (!ws.DataTime.IsZero() || p.newData(nil, ws.Payload))
 }
 
-func (p *perWindow) newData(old, pl source.Payload) bool {
+func (p *perWindow) newData(old, pl spec.Payload) bool {
 	if old == nil {
 		old = p.code.Empty()
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
@@ -31,7 +31,7 @@ func TestTwoBigProjectsShareTheHour(t *testing.T) {
 		e.refresh()
 		if step%6 == 0 {
 			for _, p := range []string{"a", "b"} {
-				if !e.health(t, kind.PageViews, p).Up {
+				if !e.health(t, collector.PageViews, p).Up {
 					t.Fatalf("step %d: project %s is down (no data younger than max_age)", step, p)
 				}
 			}
@@ -71,7 +71,7 @@ func TestBigSiteIsWalkedOverSeveralHours(t *testing.T) {
 	if w.Complete {
 		t.Fatal("a walk in progress is shown as a complete one")
 	}
-	if !e.health(t, kind.PageViews, "docs").Up || len(walk.Rows) == 0 {
+	if !e.health(t, collector.PageViews, "docs").Up || len(walk.Rows) == 0 {
 		t.Fatal("the pages paid for are not shown while the walk goes on")
 	}
 	e.refreshEvery(5*time.Minute, 4*12) // 4 hours more: the walk needs some 3
@@ -79,7 +79,7 @@ func TestBigSiteIsWalkedOverSeveralHours(t *testing.T) {
 	if n := e.wasted(); n != 0 {
 		t.Fatalf("%d pages paid twice", n)
 	}
-	for _, c := range []string{kind.PageViews, kind.Visitors} {
+	for _, c := range []string{collector.PageViews, collector.Visitors} {
 		if !e.health(t, c, "docs").Up {
 			t.Errorf("%s is down after 5 hours", c)
 		}
@@ -87,7 +87,7 @@ func TestBigSiteIsWalkedOverSeveralHours(t *testing.T) {
 	if got := e.pathsAccountedFor(t, "docs"); got != 30000 {
 		t.Errorf("%v paths exported or seen moving, want 30000", got)
 	}
-	if h := e.health(t, kind.Visitors, "docs"); h.LastSuccess.IsZero() {
+	if h := e.health(t, collector.Visitors, "docs"); h.LastSuccess.IsZero() {
 		t.Error("the visitors walk never completed: starved")
 	}
 }
@@ -98,7 +98,7 @@ func TestBigSiteIsWalkedOverSeveralHours(t *testing.T) {
 // back.
 func TestOutageCostsLittle(t *testing.T) {
 	e := newTestEngine(t, docsConfig("  min_refresh_interval: 5s\n",
-		"    windows: [24h, 7d]\n    collectors: ["+strings.Join(kind.Names(), ", ")+"]\n"),
+		"    windows: [24h, 7d]\n    collectors: ["+strings.Join(collector.Names(), ", ")+"]\n"),
 		mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 100}}}, Options{})
 	e.api.Server.SetFault(mockapi.Fault{Status: 500})
 	e.refreshEvery(15*time.Second, 240) // one hour of scrapes every 15 s
@@ -107,7 +107,7 @@ func TestOutageCostsLittle(t *testing.T) {
 	}
 	e.api.Server.ClearFaults()
 	e.refreshEvery(time.Minute, 70) // the breaker is at most an hour open
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		if !e.health(t, k.Name, "docs").Up {
 			t.Errorf("%s did not recover", k.Name)
 		}
@@ -125,7 +125,7 @@ func TestRepeatingPagesCostOneExtra(t *testing.T) {
 		t.Fatalf("%d requests for 4 real pages, want 5", n)
 	}
 	walk, _ := e.monthWalk(t, "docs")
-	if !walk.Repeated || len(walk.Rows) != 1000 || !e.health(t, kind.PageViews, "docs").Up {
+	if !walk.Repeated || len(walk.Rows) != 1000 || !e.health(t, collector.PageViews, "docs").Up {
 		t.Fatal("the repeat is not reported, or the real rows are not shown")
 	}
 }
@@ -175,7 +175,7 @@ func TestEndlessUpstreamMemoryIsBounded(t *testing.T) {
 			if grown > tc.maxHeap {
 				t.Fatalf("heap grew by %d MiB, bound %d MiB", grown>>20, tc.maxHeap>>20)
 			}
-			if got := e.health(t, kind.PageViews, "docs").Up; got != tc.wantUp {
+			if got := e.health(t, collector.PageViews, "docs").Up; got != tc.wantUp {
 				t.Fatalf("up = %v, want %v", got, tc.wantUp)
 			}
 			if tc.wantUp {

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
@@ -43,9 +43,10 @@ func (e *testEngine) conversationWalks() (walks map[string]int, pages int) {
 // when the month window shows no payload.
 func (e *testEngine) conversations(t *testing.T) map[string]float64 {
 	t.Helper()
-	u := e.unit(t, kind.Conversations, "docs")
-	code, _ := source.Lookup(kind.Conversations)
-	var samples []source.Sample
+	u := e.unit(t, collector.Conversations, "docs")
+	row, _ := collector.Lookup(collector.Conversations)
+	code := row.Fetched
+	var samples []spec.Sample
 	shown := false
 	u.Windows(func(w Window) { // the payload is read under the unit's lock
 		if w.Month && w.Payload != nil {
@@ -152,11 +153,11 @@ func TestConversationsFinishedDaysAreWalkedOnce(t *testing.T) {
 }
 
 // A cursor that repeats ends each cursor-paged kind's walk (every kind of
-// the table marked kind.CursorPages) within a few requests as a failed
+// the table marked spec.CursorPages) within a few requests as a failed
 // refresh of reason bad_response (down), not at the page cap.
 func TestCursorLoopIsABadResponse(t *testing.T) {
-	for _, k := range kind.All {
-		if k.Paging != kind.CursorPages {
+	for _, k := range collector.All {
+		if k.Paging != spec.CursorPages {
 			continue
 		}
 		t.Run(k.Name, func(t *testing.T) {
@@ -184,8 +185,8 @@ func TestCursorLoopIsABadResponse(t *testing.T) {
 // paused it: with nothing cached, the unit is not partial, has no last
 // success, and the log says no data is cached, not that it is served.
 func TestLoopingFirstWalkShowsNothingCached(t *testing.T) {
-	for _, k := range kind.All {
-		if k.Paging != kind.CursorPages {
+	for _, k := range collector.All {
+		if k.Paging != spec.CursorPages {
 			continue
 		}
 		t.Run(k.Name, func(t *testing.T) {
@@ -214,8 +215,8 @@ func TestLoopingFirstWalkShowsNothingCached(t *testing.T) {
 // or asked for, and the first refresh after the fault brings the unit
 // back.
 func TestRefusedCursorIsNoRefusedDate(t *testing.T) {
-	for _, k := range kind.All {
-		if k.Paging != kind.CursorPages {
+	for _, k := range collector.All {
+		if k.Paging != spec.CursorPages {
 			continue
 		}
 		t.Run(k.Name, func(t *testing.T) {
@@ -232,7 +233,7 @@ func TestRefusedCursorIsNoRefusedDate(t *testing.T) {
 			if strings.Contains(logs.String(), "refused a dateTo in the future") {
 				t.Error("a refused cursor was taken for a refused dateTo")
 			}
-			if k.Windows != kind.Snapshot {
+			if k.Windows != spec.Snapshot {
 				for _, r := range e.api.Server.Requests() {
 					if q, _ := url.ParseQuery(r.Query); asks(r, k) && strings.Contains(q.Get("dateTo"), "T") {
 						t.Fatalf("a request fell back to dateTo = now: %s", r.Query)
@@ -324,7 +325,7 @@ func TestCountersOfFinishedDaysShowDuringTheWalk(t *testing.T) {
 		if len(counts) != 4 || sum == 0 {
 			t.Fatalf("%s: %d conversations counts adding up to %v, want the 4 with the finished days", when, len(counts), sum)
 		}
-		h := e.health(t, kind.Conversations, "docs")
+		h := e.health(t, collector.Conversations, "docs")
 		if !h.Up {
 			t.Errorf("%s: down, want up (the finished days are data)", when)
 		}
@@ -357,7 +358,7 @@ func TestRateLimitMidWalkKeepsTheFinishedDays(t *testing.T) {
 		Options{Logger: bufLogger(logs)})
 	e.refresh()
 	before := e.conversations(t)
-	if h := e.health(t, kind.Conversations, "docs"); !h.Partial || len(before) == 0 {
+	if h := e.health(t, collector.Conversations, "docs"); !h.Partial || len(before) == 0 {
 		t.Fatalf("after the first refresh: partial %v, %d counts; want a walk under way with finished days", h.Partial, len(before))
 	}
 	e.api.Server.SetFault(mockapi.Fault{Status: 429, RetryAfter: "3600"})
@@ -365,7 +366,7 @@ func TestRateLimitMidWalkKeepsTheFinishedDays(t *testing.T) {
 		e.clock.Advance(15 * time.Minute)
 		e.refresh()
 	}
-	h := e.health(t, kind.Conversations, "docs")
+	h := e.health(t, collector.Conversations, "docs")
 	if !h.Up || !h.Partial || h.FailCounts[mintlify.ReasonRateLimited] != 1 {
 		t.Errorf("after the 429: up %v, partial %v, failures %v; want up and partial, one rate_limited", h.Up, h.Partial, h.FailCounts)
 	}

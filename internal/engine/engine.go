@@ -19,10 +19,9 @@ import (
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
@@ -48,7 +47,9 @@ type Options struct {
 	OnSave func(file string, err error, at time.Time)
 	// LockWait bounds each wait for the ledger's lock; 0 for statefiles.MaxLockWait.
 	LockWait time.Duration
-	// DefaultCollectors apply to projects that list none (--collector.*); nil means pageviews.
+	// Collectors are every collector a project may list (collector.All).
+	Collectors spec.List
+	// DefaultCollectors apply to projects that list none (--collector.*); nil means the collectors' defaults.
 	DefaultCollectors []string
 	// ReadTrackedJobs reads the tracked-jobs file (main passes trackfile.Read); required when one is set.
 	ReadTrackedJobs func(path string) ([]string, error)
@@ -264,18 +265,18 @@ func (b *builder) project(pr config.Project) error {
 		enabled = b.e.defaultCollectors()
 	}
 	for _, name := range enabled {
-		k, ok := kind.Lookup(name)
+		k, ok := b.e.opts.Collectors.Lookup(name)
 		if !ok {
 			return fmt.Errorf("project %q: unknown collector %q", label, name)
 		}
-		settings := source.Settings{Keep: filter.Allowed, TopN: g.TopN(name), LookBack: g.LookBack(name)}
+		settings := spec.Settings{Keep: filter.Allowed, TopN: g.TopN(name), LookBack: g.LookBack(name)}
 		src, err := b.fetcher(k, pr.ID, label, ks, settings, filter)
 		if err != nil {
 			return err
 		}
 		unitWindows := windowsOf(k, windows)
 		id := unitID{project: pr.ID, collector: name}
-		u := &unit{id: id, kind: k, project: label, src: src, settings: settings, filter: filter, windows: unitWindows, key: ks, timing: t,
+		u := &unit{id: id, collector: k, project: label, src: src, settings: settings, filter: filter, windows: unitWindows, key: ks, timing: t,
 			log: b.e.log.With("project", label, "collector", name), state: b.state(id)}
 		b.plan.units = append(b.plan.units, u)
 		ks.units = append(ks.units, u)
@@ -284,30 +285,30 @@ func (b *builder) project(pr config.Project) error {
 	return nil
 }
 
-func (b *builder) fetcher(k kind.Kind, id, label string, ks *keyState, settings source.Settings, filter PathFilter) (fetcher, error) {
-	if code, ok := source.Lookup(k.Name); ok {
-		return &perWindow{kind: k, code: code, project: label, id: id, settings: settings}, nil
+func (b *builder) fetcher(k spec.Collector, id, label string, ks *keyState, settings spec.Settings, filter PathFilter) (fetcher, error) {
+	if k.Fetched != nil {
+		return &perWindow{collector: k, code: k.Fetched, project: label, id: id, settings: settings}, nil
 	}
-	if walked, ok := source.LookupWalked(k.Name); ok {
+	if walked := k.Walked; walked != nil {
 		g := b.cfg.Global
 		return &pageViews{kind: walked.Rows, project: label, id: id, filter: filter,
 			opts: walkSettings{pageSize: g.PageSize, concurrency: g.PageConcurrency, maxPages: g.MaxPages}}, nil
 	}
-	return nil, fmt.Errorf("project %q: collector %q has no code in internal/source", label, k.Name)
+	return nil, fmt.Errorf("project %q: collector %q has neither Fetched nor Walked", label, k.Name)
 }
 
-// windowsOf: an additive kind counts the month to date, plus the config's rolling windows; one that is not
-// (unique visitors) has the windows only, 24h by default; a month-only kind the month, a snapshot one window.
-func windowsOf(k kind.Kind, windows []windowSpec) []windowSpec {
+// windowsOf: an additive collector counts the month to date, plus the config's rolling windows; one that is not
+// (unique visitors) has the windows only, 24h by default; a month-only collector the month, a snapshot one window.
+func windowsOf(k spec.Collector, windows []windowSpec) []windowSpec {
 	switch k.Windows {
-	case kind.WindowsOnly:
+	case spec.WindowsOnly:
 		if len(windows) == 0 {
 			return []windowSpec{windowsOnlyDefault}
 		}
 		return windows
-	case kind.MonthOnly:
+	case spec.MonthOnly:
 		return []windowSpec{monthWindow}
-	case kind.Snapshot:
+	case spec.Snapshot:
 		return []windowSpec{snapshotWindow}
 	}
 	return append([]windowSpec{monthWindow}, windows...)
@@ -381,7 +382,7 @@ func refreshTimeout(maxInterval time.Duration) time.Duration {
 
 func (e *Engine) defaultCollectors() []string {
 	if len(e.opts.DefaultCollectors) == 0 {
-		return kind.Defaults()
+		return e.opts.Collectors.Defaults()
 	}
 	return e.opts.DefaultCollectors
 }

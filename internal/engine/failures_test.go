@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
@@ -23,7 +23,7 @@ import (
 // walk's rows while the data is younger than max_age, else none.
 func (e *testEngine) shownPaths(t *testing.T) int {
 	t.Helper()
-	u := e.unit(t, kind.PageViews, "docs")
+	u := e.unit(t, collector.PageViews, "docs")
 	if !u.Fresh() {
 		return 0
 	}
@@ -38,7 +38,7 @@ func (e *testEngine) expectRecovery(t *testing.T, paths int) {
 	e.api.Server.ClearFaults()
 	e.clock.Advance(time.Hour)
 	e.refresh()
-	if !e.health(t, kind.PageViews, "docs").Up || e.shownPaths(t) != paths {
+	if !e.health(t, collector.PageViews, "docs").Up || e.shownPaths(t) != paths {
 		t.Fatal("no recovery on the first good refresh after the fault")
 	}
 }
@@ -94,11 +94,11 @@ projects:
 	if n := e.requests(mockapi.EndpointViews); n < 6*24 {
 		t.Fatalf("only %d requests in two hours: the budget is under-used", n)
 	}
-	if got := e.health(t, kind.PageViews, "p1").Interval; got != 960*time.Second {
+	if got := e.health(t, collector.PageViews, "p1").Interval; got != 960*time.Second {
 		t.Errorf("refresh interval = %v, want 960 s (3600 s × 24 requests / 90)", got)
 	}
 	for _, p := range []string{"p1", "p2", "p3"} {
-		if !e.health(t, kind.PageViews, p).Up {
+		if !e.health(t, collector.PageViews, p).Up {
 			t.Errorf("project %s is not up", p)
 		}
 	}
@@ -107,14 +107,14 @@ projects:
 func TestServerErrorStorm(t *testing.T) {
 	e := newTestEngine(t, oneProject, mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10}}}, Options{})
 	e.refresh()
-	if !e.health(t, kind.PageViews, "docs").Up {
+	if !e.health(t, collector.PageViews, "docs").Up {
 		t.Fatal("not up after a good sweep")
 	}
 	e.api.Server.SetFault(mockapi.Fault{Status: 500})
 	for range 20 {
 		e.clock.Advance(5 * time.Minute)
 		e.refresh()
-		if e.health(t, kind.PageViews, "docs").Up {
+		if e.health(t, collector.PageViews, "docs").Up {
 			t.Fatal("up stays true while every refresh fails")
 		}
 	}
@@ -127,7 +127,7 @@ func TestServerErrorStorm(t *testing.T) {
 	if e.shownPaths(t) != 0 {
 		t.Fatal("data older than max_age is still shown as current")
 	}
-	if e.health(t, kind.PageViews, "docs").FailCounts[mintlify.ReasonServerError] < 5 {
+	if e.health(t, collector.PageViews, "docs").FailCounts[mintlify.ReasonServerError] < 5 {
 		t.Error("server errors not counted")
 	}
 	e.expectRecovery(t, 10)
@@ -145,7 +145,7 @@ func TestRateLimitStorm(t *testing.T) {
 			if e.requests(mockapi.EndpointViews) != before+1 {
 				t.Fatal("expected one request to meet the 429")
 			}
-			if !e.health(t, kind.PageViews, "docs").Up || e.shownPaths(t) != 10 {
+			if !e.health(t, collector.PageViews, "docs").Up || e.shownPaths(t) != 10 {
 				t.Fatal("a 429 must not turn up false or drop data younger than max_age")
 			}
 			backoff := e.key(t, "acme").Backoff
@@ -168,7 +168,7 @@ func TestRateLimitStorm(t *testing.T) {
 				e.clock.Advance(5 * time.Minute)
 				e.refresh()
 			}
-			if e.health(t, kind.PageViews, "docs").Up || e.shownPaths(t) != 0 {
+			if e.health(t, collector.PageViews, "docs").Up || e.shownPaths(t) != 0 {
 				t.Fatal("after max_age of 429s, the unit must be down and its paths gone")
 			}
 			e.expectRecovery(t, 10)
@@ -182,7 +182,7 @@ func TestUnauthorizedIsNotRetriedSoon(t *testing.T) {
 	e := newTestEngine(t, oneProject, mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10}}},
 		Options{Getenv: func(string) string { return key }, Logger: bufLogger(logs)})
 	e.refresh()
-	if e.health(t, kind.PageViews, "docs").Up {
+	if e.health(t, collector.PageViews, "docs").Up {
 		t.Fatal("up with a refused key")
 	}
 	for range 60 {
@@ -201,7 +201,7 @@ func TestUnauthorizedIsNotRetriedSoon(t *testing.T) {
 	if err := e.Apply(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if e.refresh(); !e.health(t, kind.PageViews, "docs").Up {
+	if e.refresh(); !e.health(t, collector.PageViews, "docs").Up {
 		t.Fatal("a reload with a working key did not refresh at once")
 	}
 	s := logs.String()
@@ -233,7 +233,7 @@ func TestSiteLargerThanTheBudgetIsTruncatedNotStarved(t *testing.T) {
 	// cut off by the budget every time and never producing data.
 	e := newTestEngine(t, docsConfig("", "    max_paths: 0\n"), mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 30000}}}, Options{})
 	e.refresh()
-	if !e.health(t, kind.PageViews, "docs").Up {
+	if !e.health(t, collector.PageViews, "docs").Up {
 		t.Fatal("not up")
 	}
 	w, win := e.monthWalk(t, "docs")

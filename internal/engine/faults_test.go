@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
@@ -30,7 +30,7 @@ func oneKindEngine(t *testing.T, name, globals string) *testEngine {
 // it back. A kind added to the table is
 // run here without a test of its own.
 func TestEveryKindUnderFaults(t *testing.T) {
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		for _, tc := range []struct {
 			name   string
 			fault  mockapi.Fault
@@ -99,7 +99,7 @@ func onlyUnit(t *testing.T, e *testEngine) UnitView {
 // Retry-After has passed, the next request comes after it, and the first
 // answer after the limit ends brings fresh data.
 func TestEveryKindHonoursRetryAfter(t *testing.T) {
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		t.Run(k.Name, func(t *testing.T) {
 			e := oneKindEngine(t, k.Name, "  min_refresh_interval: 5s\n")
 			e.refresh()

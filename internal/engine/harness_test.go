@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/leakcheck"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
@@ -52,6 +53,9 @@ func newTestEngine(t *testing.T, yamlCfg string, mo mockapi.Options, o Options) 
 		o.Getenv = func(string) string { return testKey }
 	}
 	o.RetryBase = time.Millisecond
+	if o.Collectors == nil {
+		o.Collectors = collector.All
+	}
 	e, err := New(cfg, o)
 	if err != nil {
 		t.Fatal(err)

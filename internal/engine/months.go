@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 // Month-to-date counters count since the 1st of the UTC month, asked in day dates [1st, tomorrow), which
@@ -15,10 +15,10 @@ import (
 // monthWindow's label shows only on the walk's bookkeeping series; the counters have no window label.
 var monthWindow = windowSpec{label: "month", month: true}
 
-// snapshotWindow is a Snapshot kind's one window, without a label.
+// snapshotWindow is a Snapshot collector's one window, without a label.
 var snapshotWindow = windowSpec{label: "", duration: 0}
 
-// windowsOnlyDefault is the window of a kind without counters (visitors) when the project lists none.
+// windowsOnlyDefault is the window of a collector without counters (visitors) when the project lists none.
 var windowsOnlyDefault = windowSpec{label: "24h", duration: 24 * time.Hour}
 
 // rangeFor: the month window asks for [1st, now) in RFC 3339 once the upstream refused a future dateTo this month.
@@ -59,7 +59,7 @@ func refusedFuture(ws *windowState, r mintlify.DateRange, err error) bool {
 type CounterKey struct{ Family, A, B string }
 
 // KeyOf is the CounterKey of s.
-func KeyOf(s source.Sample) CounterKey {
+func KeyOf(s spec.Sample) CounterKey {
 	k := CounterKey{Family: s.Family}
 	for i, l := range s.Labels {
 		switch i {
@@ -80,7 +80,7 @@ type counterFloor struct {
 }
 
 func (u *unit) counters(ws *windowState, each func(CounterKey, float64)) (month time.Time, ok bool) {
-	if wk, walked := source.LookupWalked(u.kind.Name); walked {
+	if wk := u.collector.Walked; wk != nil {
 		walk := shown(ws)
 		if walk == nil {
 			return time.Time{}, false
@@ -93,12 +93,12 @@ func (u *unit) counters(ws *windowState, each func(CounterKey, float64)) (month 
 		}
 		return walk.Range.From, true
 	}
-	code, fetched := source.Lookup(u.kind.Name)
-	if !fetched || ws.Range == nil || !u.src.shows(ws) {
+	code := u.collector.Fetched
+	if code == nil || ws.Range == nil || !u.src.shows(ws) {
 		return time.Time{}, false
 	}
 	for _, s := range code.Samples(ws.Payload, u.settings) {
-		if f, ok := u.kind.MonthOf(s.Family); ok && f.Counter {
+		if f, ok := u.collector.MonthOf(s.Family); ok && f.Counter {
 			each(KeyOf(s), s.Value)
 		}
 	}

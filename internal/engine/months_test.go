@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
@@ -28,7 +29,7 @@ func tomorrowOf(t time.Time) time.Time {
 }
 
 // asks reports whether r is a request of kind k's endpoint.
-func asks(r mockapi.Request, k kind.Kind) bool {
+func asks(r mockapi.Request, k spec.Collector) bool {
 	return strings.HasSuffix(r.Path, "/"+k.Endpoint)
 }
 
@@ -38,7 +39,7 @@ func asks(r mockapi.Request, k kind.Kind) bool {
 // counts the month and the windows is on.
 func TestCounterRequestsCarryDayDates(t *testing.T) {
 	t.Parallel() // hours of simulated work; a test engine shares nothing
-	kinds, collectors := testkit.KindsCounting(kind.MonthAndWindows)
+	kinds, collectors := testkit.KindsCounting(collector.All, spec.MonthAndWindows)
 	e := newTestEngine(t, docsConfig("  min_refresh_interval: 1m\n", "    windows: [24h]\n"+collectors),
 		mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 4, Paths: 200}}}, Options{})
 	e.clock.Set(time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC))
@@ -109,7 +110,7 @@ func (e *testEngine) monthRange(t *testing.T, k string) *mintlify.DateRange {
 // TestDateFallbackSeries.)
 func TestCounterFallbackWhenFutureDateRefused(t *testing.T) {
 	site := mockapi.Site{Seed: 6, Paths: 300}
-	kinds, collectors := testkit.KindsCounting(kind.MonthAndWindows)
+	kinds, collectors := testkit.KindsCounting(collector.All, spec.MonthAndWindows)
 	logs := &testkit.LockedBuffer{}
 	cfg := docsConfig("  min_refresh_interval: 1m\n", collectors)
 	e := newTestEngine(t, cfg, mockapi.Options{RefuseFutureDates: true, Projects: map[string]mockapi.Site{"proj-docs": site}},
@@ -161,7 +162,7 @@ func TestCounterFallbackWhenFutureDateRefused(t *testing.T) {
 	if n := refused(); n != 2*len(kinds) {
 		t.Errorf("in the next month: %d answers of 400, want %d (one more try per collector)", n, 2*len(kinds))
 	}
-	if r := e.monthRange(t, kind.PageViews); r == nil || r.Days || !e.health(t, kind.PageViews, "docs").Up {
+	if r := e.monthRange(t, collector.PageViews); r == nil || r.Days || !e.health(t, collector.PageViews, "docs").Up {
 		t.Error("the next month's counters do not fall back")
 	}
 	e.expectWithinBudget(t)
@@ -215,7 +216,7 @@ func TestBudgetCycleOfAThousandProjects(t *testing.T) {
 		t.Errorf("cycle %v, want 40000 s", got)
 	}
 	for _, p := range []string{"proj-0000", "proj-0999"} {
-		if got := e.health(t, kind.PageViews, p).Interval; got != 40000*time.Second {
+		if got := e.health(t, collector.PageViews, p).Interval; got != 40000*time.Second {
 			t.Errorf("%s: interval %v, want 40000 s", p, got)
 		}
 	}

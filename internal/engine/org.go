@@ -36,7 +36,7 @@ type org struct {
 	outages   int       // consecutive upstream failures (the breaker)
 	run       chan struct{}
 	runStart  time.Time // when run began, by the real clock (scrape timeouts are real)
-	// spent feeds the kinds' shares (share.go); not in the ledger, so after a restart the kinds start afresh.
+	// spent feeds the collectors' shares (share.go); not in the ledger, so after a restart the collectors start afresh.
 	spent map[string][]time.Time
 	picks uint64 // units picked to run, for unitState.turn
 }
@@ -89,12 +89,12 @@ type keyState struct {
 	expiresAt   time.Time // the configuration's expires_at; zero when unset
 }
 
-// cycle is one full round of the key's analytics work at its budget: the longest unit interval and its kind.
-func (k *keyState) cycle(shares map[string]*kindShare) (d time.Duration, requests int, longest string) {
+// cycle is one full round of the key's analytics work at its budget: the longest unit interval and its collector.
+func (k *keyState) cycle(shares map[string]*collectorShare) (d time.Duration, requests int, longest string) {
 	for _, u := range k.units {
 		requests += u.fullCost()
-		if iv := max(shares[u.kind.Name].interval(), u.timing.minInterval); iv > d {
-			d, longest = iv, u.kind.Name
+		if iv := max(shares[u.collector.Name].interval(), u.timing.minInterval); iv > d {
+			d, longest = iv, u.collector.Name
 		}
 	}
 	return d, requests, longest

@@ -7,7 +7,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 )
 
-// pageViews walks one window each; with kind Visitors it is the visitors collector.
+// pageViews walks one window each; with rows mintlify.Visitors it is the visitors collector.
 type pageViews struct {
 	kind    mintlify.RowsKind
 	project string // label value

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
@@ -27,13 +27,13 @@ func TestRestartCostsNothing(t *testing.T) {
 	walk, _ := e.monthWalk(t, "docs")
 	pages := len(walk.Rows)
 	before := e.api.Server.CountRequests(nil)
-	last := e.health(t, kind.PageViews, "docs").LastSuccess
+	last := e.health(t, collector.PageViews, "docs").LastSuccess
 	used := e.key(t, "acme").Used
 	for i := range 3 {
 		e.clock.Advance(5 * time.Minute)
 		e = e.restart(t, cfg)
 		// Before any refresh: served from the state file.
-		if got := e.health(t, kind.PageViews, "docs").LastSuccess; !got.Equal(last) {
+		if got := e.health(t, collector.PageViews, "docs").LastSuccess; !got.Equal(last) {
 			t.Fatalf("restart %d: last refresh %v, want %v from before the restart", i, got, last)
 		}
 		if walk, _ := e.monthWalk(t, "docs"); len(walk.Rows) != pages || pages == 0 {
@@ -60,7 +60,7 @@ func (e *testEngine) viewText() string {
 		fmt.Fprintf(&b, "key %+v\n", k)
 	}
 	for _, u := range v.Units {
-		fmt.Fprintf(&b, "unit %s %s %+v %+v %v\n", u.Kind().Name, u.Project(), u.Settings(), u.Health(), u.Fresh())
+		fmt.Fprintf(&b, "unit %s %s %+v %+v %v\n", u.Collector().Name, u.Project(), u.Settings(), u.Health(), u.Fresh())
 		u.Windows(func(w Window) {
 			rows := -1
 			if w.Shown != nil {
@@ -134,22 +134,22 @@ func TestReloadMidWalkLandsTheWalk(t *testing.T) {
 // A reload that gives a project name another id drops the old project's
 // data, for every collector, and fetches the new one's.
 func TestIDChangeUnderSameNameRefetches(t *testing.T) {
-	cfg := docsConfig("  min_refresh_interval: 1m\n", "    collectors: ["+strings.Join(kind.Names(), ", ")+"]\n")
+	cfg := docsConfig("  min_refresh_interval: 1m\n", "    collectors: ["+strings.Join(collector.Names(), ", ")+"]\n")
 	e := newTestEngine(t, cfg, mockapi.Options{Projects: map[string]mockapi.Site{
 		"proj-docs": {Seed: 1, Paths: 10}, "proj-new": {Seed: 2, Paths: 3}}}, Options{})
 	e.refresh()
-	oldPaths := len(e.window(t, kind.PageViews, "docs", "month").Shown.Rows)
+	oldPaths := len(e.window(t, collector.PageViews, "docs", "month").Shown.Rows)
 	e.apply(t, strings.Replace(cfg, "id: proj-docs", "id: proj-new", 1))
 	for _, u := range e.View().Units {
 		if u.Fresh() {
-			t.Errorf("%s: the old project's data is still shown under the new id", u.Kind().Name)
+			t.Errorf("%s: the old project's data is still shown under the new id", u.Collector().Name)
 		}
 	}
 	e.refresh()
 	if n := e.api.Server.CountRequests(func(r mockapi.Request) bool { return r.ProjectID == "proj-new" }); n == 0 {
 		t.Fatal("the new project id was never fetched")
 	}
-	if got := len(e.window(t, kind.PageViews, "docs", "month").Shown.Rows); got != 3 || oldPaths != 10 {
+	if got := len(e.window(t, collector.PageViews, "docs", "month").Shown.Rows); got != 3 || oldPaths != 10 {
 		t.Fatalf("%d paths (%d before), want the new project's 3", got, oldPaths)
 	}
 }
@@ -176,7 +176,7 @@ func TestBadStateFileIsIgnored(t *testing.T) {
 			e := newTestEngine(t, oneProject, mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 10}}},
 				Options{StoragePath: state, Logger: bufLogger(logs)})
 			e.refresh()
-			if !e.health(t, kind.PageViews, "docs").Up {
+			if !e.health(t, collector.PageViews, "docs").Up {
 				t.Fatal("not up after ignoring the state file")
 			}
 			if !strings.Contains(logs.String(), "ignoring the state file") {

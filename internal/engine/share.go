@@ -8,35 +8,35 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 )
 
-// How a key's hour is shared (docs/budget.md): each enabled kind gets a rate, its weight's share of the limit
-// but no more than it can use; the rest goes to the others by weight. A kind may spend its rate in any sliding
-// hour, so a large walk spreads over hours while every other kind still gets its share. The least served kind
+// How a key's hour is shared (docs/budget.md): each enabled collector gets a rate, its weight's share of the limit
+// but no more than it can use; the rest goes to the others by weight. A collector may spend its rate in any sliding
+// hour, so a large walk spreads over hours while every other collector still gets its share. The least served collector
 // goes first, then the most overdue unit; one stopped mid-round is due again behind those due before.
 
-type kindShare struct {
-	cost   int     // requests a full round of the kind's units costs
+type collectorShare struct {
+	cost   int     // requests a full round of the collector's units costs
 	demand float64 // requests an hour it can use at most: a round every min_refresh_interval
 	weight float64
 	rate   float64 // requests an hour it gets
 }
 
-func (s *kindShare) allowance() int { return max(int(math.Ceil(s.rate-1e-9)), 1) }
+func (s *collectorShare) allowance() int { return max(int(math.Ceil(s.rate-1e-9)), 1) }
 
-func (s *kindShare) interval() time.Duration {
+func (s *collectorShare) interval() time.Duration {
 	if s.rate <= 0 {
 		return budget.Period
 	}
 	return time.Duration(float64(budget.Period) * float64(max(s.cost, 1)) / s.rate)
 }
 
-func (k *keyState) shares() map[string]*kindShare {
+func (k *keyState) shares() map[string]*collectorShare {
 	now := k.org.clock.Now()
-	out := map[string]*kindShare{}
+	out := map[string]*collectorShare{}
 	for _, u := range k.units {
-		s, ok := out[u.kind.Name]
+		s, ok := out[u.collector.Name]
 		if !ok {
-			s = &kindShare{weight: k.weights.Of(u.kind.Name)}
-			out[u.kind.Name] = s
+			s = &collectorShare{weight: k.weights.Of(u.collector.Name)}
+			out[u.collector.Name] = s
 		}
 		c := u.fullCost()
 		s.cost += c
@@ -50,7 +50,7 @@ func (k *keyState) shares() map[string]*kindShare {
 	return out
 }
 
-// demandPeriod: a unit backing off uses a round only at its retry; its unused share goes to the other kinds.
+// demandPeriod: a unit backing off uses a round only at its retry; its unused share goes to the other collectors.
 func (u *unit) demandPeriod(now time.Time) time.Duration {
 	u.state.mu.Lock()
 	h := u.state.health
@@ -62,7 +62,7 @@ func (u *unit) demandPeriod(now time.Time) time.Duration {
 }
 
 // fill is water-filling: shares by weight capped at demand, what is left shared by weight on top.
-func fill(shares map[string]*kindShare, limit float64) {
+func fill(shares map[string]*collectorShare, limit float64) {
 	names := make([]string, 0, len(shares))
 	for n, s := range shares {
 		if s.weight > 0 {
@@ -108,31 +108,31 @@ func fill(shares map[string]*kindShare, limit float64) {
 	}
 }
 
-func (o *org) spend(kind string, t time.Time) {
+func (o *org) spend(collector string, t time.Time) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.spent == nil {
 		o.spent = map[string][]time.Time{}
 	}
-	o.spent[kind] = append(o.spent[kind], t)
+	o.spent[collector] = append(o.spent[collector], t)
 }
 
-func (o *org) spentBy(kind string, now time.Time) int {
+func (o *org) spentBy(collector string, now time.Time) int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	times := o.spent[kind]
+	times := o.spent[collector]
 	i := 0
 	for i < len(times) && !times[i].After(now.Add(-budget.Period)) {
 		i++
 	}
 	if i > 0 {
 		times = append(times[:0], times[i:]...)
-		o.spent[kind] = times
+		o.spent[collector] = times
 	}
 	return len(times)
 }
 
-// next picks the unit to run and reserves what its round needs, within its kind's and the key's hour.
+// next picks the unit to run and reserves what its round needs, within its collector's and the key's hour.
 func (k *keyState) next(now time.Time) (*unit, *budget.Reservation) {
 	if k.org.pausedUntil().After(now) {
 		return nil, nil
@@ -150,15 +150,15 @@ func (k *keyState) next(now time.Time) (*unit, *budget.Reservation) {
 		if now.Before(due) {
 			continue
 		}
-		s := shares[u.kind.Name]
-		spent, ok := spentMemo[u.kind.Name]
+		s := shares[u.collector.Name]
+		spent, ok := spentMemo[u.collector.Name]
 		if !ok {
-			spent = k.org.spentBy(u.kind.Name, now)
-			spentMemo[u.kind.Name] = spent
+			spent = k.org.spentBy(u.collector.Name, now)
+			spentMemo[u.collector.Name] = spent
 		}
 		room := s.allowance() - spent
 		if room <= 0 {
-			continue // the kind has had its share of the hour
+			continue // the collector has had its share of the hour
 		}
 		load := float64(spent) / max(s.rate, 1e-9)
 		if best == nil || load < bestLoad || (load == bestLoad && before(u, due, best, bestDue)) {

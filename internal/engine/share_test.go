@@ -8,11 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
@@ -33,14 +32,14 @@ func shareConfig(collectors ...string) string {
 // withBigWalk is the default collectors plus conversations and the
 // feedback backlog.
 func withBigWalk() []string {
-	return append(kind.Defaults(), kind.Conversations, kind.FeedbackBacklog)
+	return append(collector.All.Defaults(), collector.Conversations, collector.FeedbackBacklog)
 }
 
 // unitView is the unit of collector in v.
 func unitView(t *testing.T, v View, collector string) UnitView {
 	t.Helper()
 	for _, u := range v.Units {
-		if u.Kind().Name == collector {
+		if u.Collector().Name == collector {
 			return u
 		}
 	}
@@ -52,7 +51,7 @@ func unitView(t *testing.T, v View, collector string) UnitView {
 func finishedDays(u UnitView) int {
 	n := 0
 	u.Windows(func(w Window) {
-		p, ok := w.Payload.(*source.ConversationsPayload)
+		p, ok := w.Payload.(*collector.ConversationsPayload)
 		if !ok || p == nil || (w.DataTime.IsZero() && !w.Partial) {
 			return
 		}
@@ -75,7 +74,7 @@ func conversationsDue(collectors []string) time.Duration {
 	for _, c := range collectors {
 		total += config.DefaultGlobal.CollectorWeights.Of(c)
 	}
-	share := math.Ceil(90 * config.DefaultGlobal.CollectorWeights.Of(kind.Conversations) / total)
+	share := math.Ceil(90 * config.DefaultGlobal.CollectorWeights.Of(collector.Conversations) / total)
 	pages := math.Ceil(float64(busySite.ConversationsPerHour*24+1) / mintlify.ConversationsPageSize)
 	return time.Duration(math.Ceil(pages/share)) * time.Hour
 }
@@ -88,7 +87,7 @@ func watch(t *testing.T, e *testEngine, step, d time.Duration, up map[string]tim
 	for end := e.clock.Now().Add(d); e.clock.Now().Before(end); e.clock.Advance(step) {
 		e.refresh()
 		for _, u := range e.View().Units {
-			name, h := u.Kind().Name, u.Health()
+			name, h := u.Collector().Name, u.Health()
 			switch {
 			case h.Up && up[name].IsZero():
 				up[name] = e.clock.Now()
@@ -110,7 +109,7 @@ func TestBigFirstWalkLeavesEveryCollectorItsTurn(t *testing.T) {
 	up := map[string]time.Time{}
 	watch(t, e, 15*time.Second, 3*time.Minute, up)
 	for _, c := range collectors {
-		if c == kind.Conversations {
+		if c == collector.Conversations {
 			continue
 		}
 		if up[c].IsZero() {
@@ -120,10 +119,10 @@ func TestBigFirstWalkLeavesEveryCollectorItsTurn(t *testing.T) {
 		}
 	}
 	due := conversationsDue(collectors)
-	for e.clock.Now().Sub(start) < due && finishedDays(unitView(t, e.View(), kind.Conversations)) == 0 {
+	for e.clock.Now().Sub(start) < due && finishedDays(unitView(t, e.View(), collector.Conversations)) == 0 {
 		watch(t, e, 15*time.Second, time.Minute, up)
 	}
-	conv := unitView(t, e.View(), kind.Conversations)
+	conv := unitView(t, e.View(), collector.Conversations)
 	h := conv.Health()
 	if n := finishedDays(conv); n == 0 || !h.Up || !conv.Fresh() {
 		t.Fatalf("after %v: conversations show %d finished days, up %v: want them shown within %v", e.clock.Now().Sub(start), n, h.Up, due)
@@ -148,7 +147,7 @@ func (e *testEngine) requestsSince(endpoint string, t time.Time) int {
 // keep refreshing at their intervals, and conversations show their
 // finished days as soon as the first case does.
 func TestReloadTurningOnABigWalkDoesNotBurst(t *testing.T) {
-	before := append(kind.Defaults(), kind.FeedbackBacklog)
+	before := append(collector.All.Defaults(), collector.FeedbackBacklog)
 	e := newTestEngine(t, shareConfig(before...), mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": busySite}}, Options{})
 	up := map[string]time.Time{}
 	watch(t, e, 15*time.Second, 10*time.Minute, up)
@@ -169,7 +168,7 @@ func TestReloadTurningOnABigWalkDoesNotBurst(t *testing.T) {
 	v := e.View()
 	for _, c := range []struct {
 		collector, endpoint string
-	}{{kind.PageViews, mockapi.EndpointViews}, {kind.FeedbackBacklog, mockapi.EndpointFeedbackEntries}} {
+	}{{collector.PageViews, mockapi.EndpointViews}, {collector.FeedbackBacklog, mockapi.EndpointFeedbackEntries}} {
 		iv := unitView(t, v, c.collector).Health().Interval
 		want := int(30*time.Minute/iv) - 1
 		if n := e.requestsSince(c.endpoint, reload); n < want {
@@ -177,10 +176,10 @@ func TestReloadTurningOnABigWalkDoesNotBurst(t *testing.T) {
 		}
 	}
 	due := conversationsDue(withBigWalk())
-	for e.clock.Now().Sub(reload) < due && finishedDays(unitView(t, e.View(), kind.Conversations)) == 0 {
+	for e.clock.Now().Sub(reload) < due && finishedDays(unitView(t, e.View(), collector.Conversations)) == 0 {
 		watch(t, e, 15*time.Second, time.Minute, up)
 	}
-	if conv := unitView(t, e.View(), kind.Conversations); finishedDays(conv) == 0 || !conv.Health().Up {
+	if conv := unitView(t, e.View(), collector.Conversations); finishedDays(conv) == 0 || !conv.Health().Up {
 		t.Errorf("conversations turned on by a reload show no finished day after %v", e.clock.Now().Sub(reload))
 	}
 	if n := e.api.Server.CountRequests(func(r mockapi.Request) bool { return r.Status == http.StatusTooManyRequests }); n != 0 {
@@ -244,8 +243,8 @@ func TestIntervalIsTheTimeBetweenRefreshes(t *testing.T) {
 	for ; e.clock.Now().Before(start.Add(2 * time.Hour)); e.clock.Advance(step) {
 		e.refresh()
 		for _, u := range e.View().Units {
-			name, h := u.Kind().Name, u.Health()
-			if name == kind.Conversations {
+			name, h := u.Collector().Name, u.Health()
+			if name == collector.Conversations {
 				if walkStart.IsZero() && e.requestsSince(mockapi.EndpointConversations, start) > 0 {
 					walkStart = e.clock.Now()
 				}
@@ -267,7 +266,7 @@ func TestIntervalIsTheTimeBetweenRefreshes(t *testing.T) {
 			}
 		}
 	}
-	for _, c := range []string{kind.PageViews, kind.FeedbackBacklog} {
+	for _, c := range []string{collector.PageViews, collector.FeedbackBacklog} {
 		if want := int(2*time.Hour/last[c].Interval) - 2; gaps[c] < want {
 			t.Errorf("%s refreshed %d times in 2 hours, want %d (every %v)", c, gaps[c], want, last[c].Interval)
 		}
@@ -290,10 +289,10 @@ func TestFillSharesByWeightUpToDemand(t *testing.T) {
 		{"none can use it all: the rest by weight", []float64{10, 10, 10}, []float64{4, 1, 1}, []float64{50, 20, 20}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			shares := map[string]*kindShare{}
+			shares := map[string]*collectorShare{}
 			names := []string{"a", "b", "c"}
 			for i, n := range names {
-				shares[n] = &kindShare{demand: c.demand[i], weight: c.weights[i]}
+				shares[n] = &collectorShare{demand: c.demand[i], weight: c.weights[i]}
 			}
 			fill(shares, 90)
 			var sum float64
@@ -330,7 +329,7 @@ func TestPausedBacklogWalkKeepsItsCountsAge(t *testing.T) {
 	var done time.Time
 	for step := 0; step < 8*60; step++ {
 		e.refresh()
-		u := unitView(t, e.View(), kind.FeedbackBacklog)
+		u := unitView(t, e.View(), collector.FeedbackBacklog)
 		h := u.Health()
 		if h.Partial {
 			if !done.IsZero() {
@@ -360,9 +359,10 @@ func TestPausedBacklogWalkKeepsItsCountsAge(t *testing.T) {
 func TestBacklogFirstWalkIsUpWithNoCount(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state.json")
 	e := newTestEngine(t, backlogConfig, mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": bigBacklog}}, Options{StoragePath: state})
-	code, _ := source.Lookup(kind.FeedbackBacklog)
+	row, _ := collector.Lookup(collector.FeedbackBacklog)
+	code := row.Fetched
 	open := func() (series int) {
-		u := e.unit(t, kind.FeedbackBacklog, "docs")
+		u := e.unit(t, collector.FeedbackBacklog, "docs")
 		u.Windows(func(w Window) { // the payload is read under the unit's lock
 			if w.Payload == nil {
 				return
@@ -376,7 +376,7 @@ func TestBacklogFirstWalkIsUpWithNoCount(t *testing.T) {
 		return series
 	}
 	e.refresh()
-	h := e.health(t, kind.FeedbackBacklog, "docs")
+	h := e.health(t, collector.FeedbackBacklog, "docs")
 	if !h.Up || !h.Partial || len(h.FailCounts) != 0 {
 		t.Fatalf("during the first walk: up %v, partial %v, failures %v; want up and partial, nothing failed", h.Up, h.Partial, h.FailCounts)
 	}
@@ -385,17 +385,17 @@ func TestBacklogFirstWalkIsUpWithNoCount(t *testing.T) {
 	}
 	requests := e.requests(mockapi.EndpointFeedbackEntries)
 	e = e.restart(t, backlogConfig)
-	if h := e.health(t, kind.FeedbackBacklog, "docs"); !h.Up || !h.Partial {
+	if h := e.health(t, collector.FeedbackBacklog, "docs"); !h.Up || !h.Partial {
 		t.Fatalf("after a restart during the first walk: up %v, partial %v; want both", h.Up, h.Partial)
 	}
 	if n := e.requests(mockapi.EndpointFeedbackEntries); n != requests {
 		t.Fatalf("the restart made %d requests before any refresh", n-requests)
 	}
-	for step := 0; step < 4*60 && e.health(t, kind.FeedbackBacklog, "docs").Partial; step++ {
+	for step := 0; step < 4*60 && e.health(t, collector.FeedbackBacklog, "docs").Partial; step++ {
 		e.clock.Advance(time.Minute)
 		e.refresh()
 	}
-	h = e.health(t, kind.FeedbackBacklog, "docs")
+	h = e.health(t, collector.FeedbackBacklog, "docs")
 	if !h.Up || h.Partial || open() == 0 {
 		t.Fatalf("after 4 hours: up %v, partial %v, %d open series; want the complete count shown", h.Up, h.Partial, open())
 	}
@@ -426,7 +426,7 @@ func TestCycleWarningOnceAWalkLearnsItsCost(t *testing.T) {
 	if len(ws) != 1 {
 		t.Fatalf("%d cycle warnings, want 1:\n%s", len(ws), strings.Join(ws, "\n"))
 	}
-	if !strings.Contains(ws[0], "longest="+kind.FeedbackBacklog) {
+	if !strings.Contains(ws[0], "longest="+collector.FeedbackBacklog) {
 		t.Errorf("the warning does not name the backlog as the longest: %s", ws[0])
 	}
 }

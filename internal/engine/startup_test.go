@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
@@ -37,7 +38,7 @@ func startAt(t *testing.T, api *mockapi.Running, path string, clock Clock) (*Eng
 		t.Fatal(err)
 	}
 	logs := &testkit.LockedBuffer{}
-	e, err := New(cfg, Options{
+	e, err := New(cfg, Options{Collectors: collector.All,
 		Clock:       clock,
 		Getenv:      func(k string) string { return map[string]string{"TEST_MINTLIFY_KEY": testKey}[k] },
 		Logger:      bufLogger(logs),
@@ -203,7 +204,7 @@ func TestFutureTimesAreClamped(t *testing.T) {
 	}
 	for _, u := range e.View().Units {
 		if got := u.Health().LastSuccess; got.After(clock.Now()) {
-			t.Errorf("%s: last success %v is after now %v", u.Kind().Name, got, clock.Now())
+			t.Errorf("%s: last success %v is after now %v", u.Collector().Name, got, clock.Now())
 		}
 	}
 }
@@ -376,7 +377,7 @@ func TestKeysAreReadOncePerApply(t *testing.T) {
 		}
 		return ""
 	}
-	exp, err := New(cfg, Options{Clock: clock, Getenv: getenv})
+	exp, err := New(cfg, Options{Collectors: collector.All, Clock: clock, Getenv: getenv})
 	if err != nil {
 		t.Fatal(err)
 	}

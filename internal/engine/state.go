@@ -9,9 +9,8 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/config"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
@@ -70,7 +69,7 @@ func (e *Engine) openState(cfg *config.Config) error {
 	}
 	e.files = files
 	now := e.clock.Now()
-	st, dropped, err := readState(files, now)
+	st, dropped, err := readState(files, now, e.opts.Collectors)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		e.log.Info("no state file yet; starting afresh", "path", path)
@@ -153,7 +152,7 @@ func (s *stateFile) clamp(now time.Time, maxRefresh time.Duration) int {
 }
 
 // readState: an error is a file unreadable as a whole; a bad record is left out, named in dropped.
-func readState(files *statefiles.Files, now time.Time) (st *stateFile, dropped []error, err error) {
+func readState(files *statefiles.Files, now time.Time, collectors spec.List) (st *stateFile, dropped []error, err error) {
 	b, err := files.ReadData()
 	if err != nil {
 		return nil, nil, err
@@ -173,7 +172,7 @@ func readState(files *statefiles.Files, now time.Time) (st *stateFile, dropped [
 	}
 	st.units = map[unitID]*unitSnapshot{}
 	for k, raw := range st.Units {
-		u, drops, err := readUnit(k, raw, now)
+		u, drops, err := readUnit(k, raw, now, collectors)
 		for _, d := range drops {
 			dropped = append(dropped, fmt.Errorf("unit %q: %w", mintlify.EscapeText(k), d))
 		}
@@ -188,12 +187,13 @@ func readState(files *statefiles.Files, now time.Time) (st *stateFile, dropped [
 	return st, dropped, nil
 }
 
-func readUnit(k string, raw json.RawMessage, now time.Time) (u *unitSnapshot, dropped []error, err error) {
+func readUnit(k string, raw json.RawMessage, now time.Time, collectors spec.List) (u *unitSnapshot, dropped []error, err error) {
 	id, ok := parseUnitID(k)
 	if !ok {
 		return nil, nil, errors.New("not a unit id (project/collector)")
 	}
-	if _, ok := kind.Lookup(id.collector); !ok {
+	c, ok := collectors.Lookup(id.collector)
+	if !ok {
 		return nil, nil, fmt.Errorf("unknown collector %q", mintlify.EscapeText(id.collector))
 	}
 	u = &unitSnapshot{}
@@ -203,7 +203,7 @@ func readUnit(k string, raw json.RawMessage, now time.Time) (u *unitSnapshot, dr
 	if err := u.Health.check(); err != nil {
 		return nil, nil, fmt.Errorf("health: %w", err)
 	}
-	u.windows, dropped = decodeWindows(id.collector, u.Windows, now)
+	u.windows, dropped = decodeWindows(c, u.Windows, now)
 	u.Windows = nil
 	if len(dropped) > 0 {
 		u.Health.NextRefresh = time.Time{} // due at once, to fetch what was dropped
@@ -363,7 +363,7 @@ func (e *Engine) saveSites() {
 	}
 	sites := map[string]int{}
 	for _, u := range e.current().units {
-		if u.id.collector != source.Views {
+		if u.collector.Walked == nil || !u.collector.Walked.Walk {
 			continue
 		}
 		u.state.mu.Lock()

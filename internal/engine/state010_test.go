@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/manualclock"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
@@ -96,7 +97,7 @@ func TestStateFileOfDevelopmentBuildIsRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _, err = readState(files, time.Now())
+		_, _, err = readState(files, time.Now(), collector.All)
 		files.Close()
 		if err == nil {
 			t.Errorf("version %d: read", version)

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 // The state file is untrusted input (#36): every stored value passes an API answer's checks, so a damaged
@@ -37,8 +36,8 @@ func (h *health) check() error {
 	return nil
 }
 
-// check: a walked kind keeps walks and no payload, the others a payload and no walk.
-func (rec *windowRecord) check(collector string) error {
+// check: a walked collector keeps walks and no payload, the others a payload and no walk.
+func (rec *windowRecord) check(c spec.Collector) error {
 	if rec.Hint < 0 || rec.Hint > maxStoredPages {
 		return fmt.Errorf("hint %d out of range", rec.Hint)
 	}
@@ -47,36 +46,37 @@ func (rec *windowRecord) check(collector string) error {
 			return err
 		}
 	}
-	walked, ok := source.LookupWalked(collector)
+	var rows mintlify.RowsKind
 	switch {
-	case !ok && (rec.Data != nil || rec.Walk != nil):
-		return fmt.Errorf("a walk, which collector %s does not make", collector)
-	case ok && len(rec.Payload) > 0:
-		return fmt.Errorf("a payload, which collector %s does not make", collector)
+	case c.Walked == nil && (rec.Data != nil || rec.Walk != nil):
+		return fmt.Errorf("a walk, which collector %s does not make", c.Name)
+	case c.Walked != nil && len(rec.Payload) > 0:
+		return fmt.Errorf("a payload, which collector %s does not make", c.Name)
+	case c.Walked != nil:
+		rows = c.Walked.Rows
 	}
-	if err := rec.Data.check(walked.Rows, true); err != nil {
+	if err := rec.Data.check(rows, true); err != nil {
 		return fmt.Errorf("data: %w", err)
 	}
-	if err := rec.Walk.check(walked.Rows, false); err != nil {
+	if err := rec.Walk.check(rows, false); err != nil {
 		return fmt.Errorf("walk: %w", err)
 	}
-	return rec.Floor.check(collector)
+	return rec.Floor.check(c)
 }
 
-// maxFloorSeries: two a path of the largest walk, far more than any kind's.
+// maxFloorSeries: two a path of the largest walk, far more than any collector's.
 const maxFloorSeries = 1 << 21
 
-func (f *floorRecord) check(collector string) error {
+func (f *floorRecord) check(k spec.Collector) error {
 	if f == nil {
 		return nil
 	}
 	if !f.Month.Equal(mintlify.MonthToDate(f.Month).From) || len(f.Series) > maxFloorSeries {
 		return fmt.Errorf("floor of %s with %d series: not a month's start, or too many", f.Month, len(f.Series))
 	}
-	k, _ := kind.Lookup(collector)
 	for _, c := range f.Series {
 		if m, ok := k.MonthOf(c.Family); !ok || !m.Counter {
-			return fmt.Errorf("floor: %q is no counter of %s", mintlify.EscapeText(c.Family), collector)
+			return fmt.Errorf("floor: %q is no counter of %s", mintlify.EscapeText(c.Family), k.Name)
 		}
 		if err := mintlify.CheckCount(c.Value, "floor"); err != nil {
 			return err

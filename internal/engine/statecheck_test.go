@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
@@ -137,7 +138,7 @@ func TestStateRecordsAreCheckedOneByOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer files.Close()
-	got, dropped, err := readState(files, time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)) // the harness clock's start
+	got, dropped, err := readState(files, time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC), collector.All) // the harness clock's start
 	if err != nil {
 		t.Fatalf("one bad record dropped the whole file: %v", err)
 	}

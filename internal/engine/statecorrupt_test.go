@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
@@ -150,7 +150,7 @@ func TestWronglyTypedFieldDropsOnlyItsRecord(t *testing.T) {
 	if gotRows, gotTotals := e.shownMonth(t); !reflect.DeepEqual(gotRows, rows) || gotTotals != totals {
 		t.Errorf("page views after the restart:\n%v %v\nwant:\n%v %v", gotRows, gotTotals, rows, totals)
 	}
-	if !e.health(t, kind.PageViews, "docs").Up {
+	if !e.health(t, collector.PageViews, "docs").Up {
 		t.Error("the page views are not up after the restart")
 	}
 	if n := e.requests(mockapi.EndpointViews); n != 0 {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 // The stored schema is the exporter's own types, all json-tagged (TestStateSchemaIsTagged), so client changes
@@ -22,7 +22,7 @@ type windowRecord struct {
 	Progress      time.Time       `json:"progress"`
 	Walk          *walkRecord     `json:"walk,omitempty"`
 	Range         *rangeRecord    `json:"range,omitempty"`
-	Payload       json.RawMessage `json:"payload,omitempty"` // the kind's (internal/source)
+	Payload       json.RawMessage `json:"payload,omitempty"` // the collector's (collector/)
 	Floor         *floorRecord    `json:"floor,omitempty"`
 }
 
@@ -135,7 +135,7 @@ func (ws *windowState) record() (*windowRecord, error) {
 	return rec, nil
 }
 
-func (rec *windowRecord) window(collector string, now time.Time) (*windowState, error) {
+func (rec *windowRecord) window(c spec.Collector, now time.Time) (*windowState, error) {
 	ws := &windowState{DataTime: rec.DataTime, Hint: rec.Hint, RefusedFuture: rec.RefusedFuture,
 		Data: rec.Data.walk(), Progress: rec.Progress, Walk: rec.Walk.walk()}
 	if rec.Range != nil {
@@ -143,7 +143,7 @@ func (rec *windowRecord) window(collector string, now time.Time) (*windowState, 
 		ws.Range = &r
 	}
 	if len(rec.Payload) > 0 {
-		p, err := source.Decode(collector, rec.Payload, now)
+		p, err := c.Decode(rec.Payload, now)
 		if err != nil {
 			return nil, err
 		}
@@ -173,7 +173,7 @@ func encodeWindows(windows map[string]*windowState) (map[string]json.RawMessage,
 }
 
 // decodeWindows checks each window on its own: a bad one is left out (dropped), the rest served.
-func decodeWindows(collector string, raws map[string]json.RawMessage, now time.Time) (windows map[string]*windowState, dropped []error) {
+func decodeWindows(c spec.Collector, raws map[string]json.RawMessage, now time.Time) (windows map[string]*windowState, dropped []error) {
 	windows = make(map[string]*windowState, len(raws))
 	for k, raw := range raws {
 		if len(raw) == 0 || string(raw) == "null" {
@@ -182,11 +182,11 @@ func decodeWindows(collector string, raws map[string]json.RawMessage, now time.T
 		var rec windowRecord
 		err := json.Unmarshal(raw, &rec)
 		if err == nil {
-			err = rec.check(collector)
+			err = rec.check(c)
 		}
 		var ws *windowState
 		if err == nil {
-			ws, err = rec.window(collector, now)
+			ws, err = rec.window(c, now)
 		}
 		if err != nil {
 			dropped = append(dropped, fmt.Errorf("window %q: %w", mintlify.EscapeText(k), err))

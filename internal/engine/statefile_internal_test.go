@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
@@ -15,9 +15,9 @@ import (
 func TestStateSchemaIsTagged(t *testing.T) {
 	testkit.CheckJSONTags(t, stateFile{})
 	testkit.CheckJSONTags(t, unitSnapshot{})
-	for _, name := range kind.Names() {
-		if code, ok := source.Lookup(name); ok {
-			testkit.CheckJSONTags(t, code.Empty())
+	for _, k := range collector.All {
+		if k.Fetched != nil {
+			testkit.CheckJSONTags(t, k.Fetched.Empty())
 		}
 	}
 }
@@ -28,18 +28,18 @@ func TestStateSchemaIsTagged(t *testing.T) {
 func TestWindowsOfEachRule(t *testing.T) {
 	listed := []windowSpec{{label: "7d", duration: 7 * 24 * time.Hour}}
 	for _, tc := range []struct {
-		rule   kind.Windows
+		rule   spec.Windows
 		listed []windowSpec
 		want   []windowSpec
 	}{
-		{kind.MonthAndWindows, listed, append([]windowSpec{monthWindow}, listed...)},
-		{kind.MonthAndWindows, nil, []windowSpec{monthWindow}},
-		{kind.WindowsOnly, listed, listed},
-		{kind.WindowsOnly, nil, []windowSpec{windowsOnlyDefault}},
-		{kind.MonthOnly, listed, []windowSpec{monthWindow}},
-		{kind.Snapshot, listed, []windowSpec{snapshotWindow}},
+		{spec.MonthAndWindows, listed, append([]windowSpec{monthWindow}, listed...)},
+		{spec.MonthAndWindows, nil, []windowSpec{monthWindow}},
+		{spec.WindowsOnly, listed, listed},
+		{spec.WindowsOnly, nil, []windowSpec{windowsOnlyDefault}},
+		{spec.MonthOnly, listed, []windowSpec{monthWindow}},
+		{spec.Snapshot, listed, []windowSpec{snapshotWindow}},
 	} {
-		if got := windowsOf(kind.Kind{Windows: tc.rule}, tc.listed); !slices.Equal(got, tc.want) {
+		if got := windowsOf(spec.Collector{Windows: tc.rule}, tc.listed); !slices.Equal(got, tc.want) {
 			t.Errorf("rule %d, listed %v: %v, want %v", tc.rule, tc.listed, got, tc.want)
 		}
 	}

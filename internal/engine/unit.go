@@ -8,9 +8,8 @@ import (
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 type timing struct {
@@ -86,7 +85,7 @@ type windowState struct {
 	Progress time.Time // when Walk last read a page
 	Walk     *mintlify.Walk
 	Range    *mintlify.DateRange
-	Payload  source.Payload
+	Payload  spec.Payload
 	Floor    *counterFloor
 }
 
@@ -112,17 +111,17 @@ type fetcher interface {
 }
 
 type unit struct {
-	id       unitID
-	kind     kind.Kind
-	project  string // label value
-	src      fetcher
-	settings source.Settings
-	filter   PathFilter
-	windows  []windowSpec
-	key      *keyState
-	timing   timing
-	log      *slog.Logger
-	state    *unitState
+	id        unitID
+	collector spec.Collector
+	project   string // label value
+	src       fetcher
+	settings  spec.Settings
+	filter    PathFilter
+	windows   []windowSpec
+	key       *keyState
+	timing    timing
+	log       *slog.Logger
+	state     *unitState
 
 	mu     sync.Mutex
 	memo   any // what Memo's caller built of state version memoAt
@@ -135,23 +134,23 @@ func (u *unit) interval() time.Duration {
 	return min(u.plannedInterval(u.key.shares()), u.timing.maxInterval)
 }
 
-// plannedInterval is 1h × Σ cost(units of kind) / rate(kind), at least min_refresh_interval; the rates add
+// plannedInterval is 1h × Σ cost(units of collector) / rate(collector), at least min_refresh_interval; the rates add
 // up to the key's limit, so turning on a collector slows the others instead of overspending.
-func (u *unit) plannedInterval(shares map[string]*kindShare) time.Duration {
+func (u *unit) plannedInterval(shares map[string]*collectorShare) time.Duration {
 	iv := budget.Period
-	if s, ok := shares[u.kind.Name]; ok {
+	if s, ok := shares[u.collector.Name]; ok {
 		iv = s.interval()
 	}
 	return max(iv, u.timing.minInterval)
 }
 
 // expectedInterval (mintlify_refresh_interval_seconds) also counts a paused round's run so far and its rest.
-func (u *unit) expectedInterval(now time.Time, shares map[string]*kindShare) time.Duration {
+func (u *unit) expectedInterval(now time.Time, shares map[string]*collectorShare) time.Duration {
 	iv := u.plannedInterval(shares)
 	u.state.mu.Lock()
 	start, failed := u.state.round, u.state.health.Failed
 	u.state.mu.Unlock()
-	s, ok := shares[u.kind.Name]
+	s, ok := shares[u.collector.Name]
 	if start.IsZero() || start.After(now) || failed || !ok || s.rate <= 0 {
 		return iv
 	}
@@ -201,7 +200,7 @@ func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) 
 		if !res.Take() {
 			return errGrantSpent
 		}
-		u.key.org.spend(u.kind.Name, u.key.org.clock.Now())
+		u.key.org.spend(u.collector.Name, u.key.org.clock.Now())
 		return nil
 	})
 	s := u.state

@@ -5,9 +5,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 // View is what package collector reads of the engine at one moment; reading it makes no request.
@@ -23,10 +22,10 @@ type View struct {
 // sharesMemo works out each key's shares once per View: every unit's health needs them.
 type sharesMemo struct {
 	mu    sync.Mutex
-	byKey map[*keyState]map[string]*kindShare
+	byKey map[*keyState]map[string]*collectorShare
 }
 
-func (m *sharesMemo) of(k *keyState) map[string]*kindShare {
+func (m *sharesMemo) of(k *keyState) map[string]*collectorShare {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.byKey[k]
@@ -41,7 +40,7 @@ func (m *sharesMemo) of(k *keyState) map[string]*kindShare {
 func (e *Engine) View() View {
 	p := e.current()
 	now := e.clock.Now()
-	v := View{Gen: p.gen, keys: p.keys, now: now, memo: &sharesMemo{byKey: map[*keyState]map[string]*kindShare{}}}
+	v := View{Gen: p.gen, keys: p.keys, now: now, memo: &sharesMemo{byKey: map[*keyState]map[string]*collectorShare{}}}
 	for _, u := range p.units {
 		v.Units = append(v.Units, UnitView{u: u, now: now, memo: v.memo})
 	}
@@ -88,21 +87,21 @@ func (h health) view(collector, project string, now time.Time, maxAge, interval 
 		LastSuccess: h.LastSuccess, Interval: interval, FailCounts: h.FailCounts}
 }
 
-// UnitView is one analytics unit: a collector kind of one project.
+// UnitView is one analytics unit: a collector of one project.
 type UnitView struct {
 	u    *unit
 	now  time.Time
 	memo *sharesMemo
 }
 
-// Kind is the unit's row of the kind table.
-func (v UnitView) Kind() kind.Kind { return v.u.kind }
+// Collector is the unit's collector.
+func (v UnitView) Collector() spec.Collector { return v.u.collector }
 
 // Project is the project's label value.
 func (v UnitView) Project() string { return v.u.project }
 
-// Settings are the project's settings of the kind's samples.
-func (v UnitView) Settings() source.Settings { return v.u.settings }
+// Settings are the project's settings of the collector's samples.
+func (v UnitView) Settings() spec.Settings { return v.u.settings }
 
 // Filter is the paths the project exports (page views, visitors).
 func (v UnitView) Filter() PathFilter { return v.u.filter }
@@ -117,7 +116,7 @@ func (v UnitView) Health() Health {
 	h.LastSuccess = u.shownSince()
 	partial := u.partial()
 	u.state.mu.Unlock()
-	out := h.view(u.kind.Name, u.project, v.now, u.timing.maxAge, iv)
+	out := h.view(u.collector.Name, u.project, v.now, u.timing.maxAge, iv)
 	out.Partial = partial
 	return out
 }
@@ -132,9 +131,9 @@ func (v UnitView) Version() (version int, fresh bool) { return v.u.dataVersion(v
 type Window struct {
 	Label string // the window label: "month" for the month window, "" for a snapshot
 	Month bool   // the month-to-date window, whose series are the counters
-	// The source kinds' last payload, when it landed (zero if none) and its range.
+	// The fetched collectors' last payload, when it landed (zero if none) and its range.
 	DataTime time.Time
-	Payload  source.Payload
+	Payload  spec.Payload
 	Range    *mintlify.DateRange
 	// Shown is the walk exported (the last complete, else the one in progress); Remaining what is left to read.
 	Shown     *mintlify.Walk

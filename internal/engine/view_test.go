@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
@@ -41,7 +41,7 @@ func TestViewWithoutPrometheus(t *testing.T) {
 	v := e.View()
 	for _, u := range v.Units {
 		if h := u.Health(); h.Up || !h.LastSuccess.IsZero() || u.Fresh() {
-			t.Errorf("%s before any refresh: %+v, fresh %v", u.Kind().Name, h, u.Fresh())
+			t.Errorf("%s before any refresh: %+v, fresh %v", u.Collector().Name, h, u.Fresh())
 		}
 	}
 	e.refresh()
@@ -64,8 +64,8 @@ func TestViewWithoutPrometheus(t *testing.T) {
 	}
 	for _, u := range v.Units {
 		h := u.Health()
-		if !h.Up || !h.LastSuccess.Equal(e.clock.Now()) || h.Project != "docs" || h.Collector != u.Kind().Name || !u.Fresh() {
-			t.Errorf("%s after a refresh: %+v", u.Kind().Name, h)
+		if !h.Up || !h.LastSuccess.Equal(e.clock.Now()) || h.Project != "docs" || h.Collector != u.Collector().Name || !u.Fresh() {
+			t.Errorf("%s after a refresh: %+v", u.Collector().Name, h)
 		}
 		var month *Window
 		u.Windows(func(w Window) {
@@ -74,14 +74,14 @@ func TestViewWithoutPrometheus(t *testing.T) {
 			}
 		})
 		if month == nil {
-			t.Fatalf("%s: no month window", u.Kind().Name)
+			t.Fatalf("%s: no month window", u.Collector().Name)
 		}
-		switch u.Kind().Name {
-		case kind.PageViews:
+		switch u.Collector().Name {
+		case collector.PageViews:
 			if month.Shown == nil || !month.Complete || len(month.Shown.Rows) != 300 || month.Remaining != 0 {
 				t.Errorf("page views' month: %+v", month)
 			}
-		case kind.Searches:
+		case collector.Searches:
 			if month.Payload == nil || month.Range == nil || month.DataTime.IsZero() {
 				t.Errorf("searches' month: %+v", month)
 			}
@@ -91,7 +91,7 @@ func TestViewWithoutPrometheus(t *testing.T) {
 			u.Memo(func() any { built++; return built })
 		}
 		if built != 1 {
-			t.Errorf("%s: Memo built %d times for one version of the data", u.Kind().Name, built)
+			t.Errorf("%s: Memo built %d times for one version of the data", u.Collector().Name, built)
 		}
 	}
 	if h := v.Jobs[0].Health(); h.Collector != "agent_jobs" || !h.Up {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
@@ -35,7 +35,7 @@ var oneProject = docsConfig("  min_refresh_interval: 1m\n  max_age: 3h\n", "")
 func (e *testEngine) unit(t *testing.T, k, project string) UnitView {
 	t.Helper()
 	for _, u := range e.View().Units {
-		if u.Kind().Name == k && u.Project() == project {
+		if u.Collector().Name == k && u.Project() == project {
 			return u
 		}
 	}
@@ -73,7 +73,7 @@ func (e *testEngine) window(t *testing.T, k, project, label string) Window {
 // the test when none is.
 func (e *testEngine) monthWalk(t *testing.T, project string) (*mintlify.Walk, Window) {
 	t.Helper()
-	w := e.window(t, kind.PageViews, project, "month")
+	w := e.window(t, collector.PageViews, project, "month")
 	if w.Shown == nil {
 		t.Fatalf("project %s shows no month walk", project)
 	}

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 )
 
 // Scope is what an admin key may do: GET needs read, POST needs write.
@@ -54,11 +52,11 @@ type Options struct {
 // Endpoint names recorded in Request.Endpoint and matched by Fault.Endpoint.
 const (
 	EndpointViews           = "views"
-	EndpointVisitors        = kind.Visitors
+	EndpointVisitors        = "visitors"
 	EndpointFeedback        = "feedback_by_page"
-	EndpointSearches        = kind.Searches
+	EndpointSearches        = "searches"
 	EndpointCallerStats     = "caller_stats"
-	EndpointConversations   = kind.Conversations
+	EndpointConversations   = "conversations"
 	EndpointFeedbackEntries = "feedback_entries"
 	EndpointCreateJob       = "create_job"
 	EndpointGetJob          = "get_job"
@@ -278,27 +276,16 @@ type route struct {
 	jobID     string
 }
 
-var analyticsRoutes = func() map[string]string {
-	names := map[string]string{
-		kind.PageViews:       EndpointViews,
-		kind.Visitors:        EndpointVisitors,
-		kind.Feedback:        EndpointFeedback,
-		kind.Searches:        EndpointSearches,
-		kind.Assistant:       EndpointCallerStats,
-		kind.Conversations:   EndpointConversations,
-		kind.FeedbackBacklog: EndpointFeedbackEntries,
-	}
-	routes := map[string]string{}
-	for _, k := range kind.All {
-		if name, ok := names[k.Name]; ok {
-			routes[k.Endpoint] = name
-		}
-	}
-	// The list endpoints, served before the kinds that read them exist.
-	routes[conversationsPath] = EndpointConversations
-	routes[feedbackEntriesPath] = EndpointFeedbackEntries
-	return routes
-}()
+// analyticsRoutes are the simulator's own paths under /v1/analytics/{projectId}/: it shares no code with the exporter.
+var analyticsRoutes = map[string]string{
+	"views":                  EndpointViews,
+	"visitors":               EndpointVisitors,
+	"feedback/by-page":       EndpointFeedback,
+	"searches":               EndpointSearches,
+	"assistant/caller-stats": EndpointCallerStats,
+	conversationsPath:        EndpointConversations,
+	feedbackEntriesPath:      EndpointFeedbackEntries,
+}
 
 func matchRoute(path string) (route, bool) {
 	seg := strings.Split(strings.TrimPrefix(path, "/"), "/")

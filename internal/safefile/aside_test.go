@@ -52,7 +52,9 @@ func TestMoveAsideKeepsTheNewest(t *testing.T) {
 // TestCurable: moving aside cures a file too large or refused by the
 // system; a missing file, one not regular, or a link loop it does not.
 func TestCurable(t *testing.T) {
-	wrap := func(err error) error { return fmt.Errorf("reading state file: %w", &fs.PathError{Op: "open", Path: "p", Err: err}) }
+	wrap := func(err error) error {
+		return fmt.Errorf("reading state file: %w", &fs.PathError{Op: "open", Path: "p", Err: err})
+	}
 	for _, c := range []struct {
 		err  error
 		want bool

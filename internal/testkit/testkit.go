@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 

@@ -17,12 +17,13 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/safefile"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
@@ -114,9 +115,9 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	app.Flag("site-only", "Site totals only (mintlify_site_page_views_total): one request per project and day of a single row.").BoolVar(&o.siteOnly)
 	o.collectors = map[string]*bool{}
 	for _, name := range extraKinds {
-		k, _ := kind.Lookup(name)
+		k, _ := collector.Lookup(name)
 		per := "one more request per project and day"
-		if k.Paging == kind.CursorPages {
+		if k.Paging == spec.CursorPages {
 			per = "each day walked once, a request per page of it (the range's first day walks the days of its month before it too)"
 		}
 		o.collectors[name] = app.Flag("collector."+name, "Also write "+k.Counters()[0].Name+", as the exporter's "+name+" collector: "+per+". With --config.file, a project's `collectors` list decides instead, as in the exporter.").Bool()

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 // cost: least is spent whatever the API answers, most with every walk at its bound, expected with
@@ -48,7 +48,7 @@ func (cc *collectorCosts) total() cost {
 
 func (p *backfillProgress) costs(of func(id string) bool) *collectorCosts {
 	cc := &collectorCosts{by: map[string]cost{}}
-	cc.add(source.Views, cost{})
+	cc.add(collector.Views, cost{})
 	for _, name := range extraKinds {
 		for _, id := range p.plan.projects {
 			if (of == nil || of(id)) && slices.Contains(p.plan.extra[id], name) {
@@ -61,7 +61,7 @@ func (p *backfillProgress) costs(of func(id string) bool) *collectorCosts {
 		if of != nil && !of(t.project) {
 			continue
 		}
-		cc.add(source.Views, p.viewsCost(t))
+		cc.add(collector.Views, p.viewsCost(t))
 		for _, name := range p.plan.extra[t.project] {
 			if _, ok := p.extra[taskKind{t, name}]; !ok {
 				cc.add(name, p.plan.kindCost(t, name))
@@ -97,15 +97,15 @@ func (p *backfillPlan) walkMaxPages() int {
 // kindCost: a conversations task walks its day alone when the day before is journaled by then, else every
 // day of its month to date; the pages beyond each walk's first are known only by walking.
 func (p *backfillPlan) kindCost(t backfillTask, name string) cost {
-	k, _ := kind.Lookup(name)
-	if k.Paging != kind.CursorPages {
+	k, _ := collector.Lookup(name)
+	if k.Paging != spec.CursorPages {
 		return cost{1, 1, 1}
 	}
 	walks := 1
 	if t.day.Day() > 1 && !t.day.After(p.from) {
 		walks = t.day.Day()
 	}
-	return cost{walks, walks * source.ConversationsMaxDayPages, walks}
+	return cost{walks, walks * collector.ConversationsMaxDayPages, walks}
 }
 
 func (p *backfillProgress) requestsLeft(of func(id string) bool) int {

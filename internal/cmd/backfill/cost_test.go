@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 // costLine is the figures of the cost line: "N requests (…)" when the
@@ -19,7 +20,7 @@ import (
 var costLine = regexp.MustCompile(`\): (?:(\d+) requests|at least (\d+), at most (\d+) requests) \(([^;)]*)`)
 
 // TestBackfillCostIsWhatItSpends: for each kind with month-to-date
-// counters (kind.All, so a new one is covered), the cost printed before
+// counters (collector.All, so a new one is covered), the cost printed before
 // anything is spent is what the run then asks the simulated API for: each
 // collector's figure is exactly its requests, less the pages beyond the
 // first of its walks (the views' offset pages, the conversations' cursor
@@ -31,15 +32,15 @@ func TestBackfillCostIsWhatItSpends(t *testing.T) {
 	site := mockapi.Site{Seed: 31, Paths: 600, ConversationsPerHour: 50}
 	type run struct {
 		name string
-		kind kind.Kind
+		kind spec.Collector
 		args []string
 	}
 	var runs []run
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		if !k.Windows.HasMonth() {
 			continue
 		}
-		if k.Name == kind.PageViews {
+		if k.Name == collector.PageViews {
 			runs = append(runs, run{k.Name + "/site-only", k, []string{"--site-only"}}, run{k.Name + "/paths", k, []string{"--paths", "50"}})
 			continue
 		}
@@ -75,7 +76,7 @@ func TestBackfillCostIsWhatItSpends(t *testing.T) {
 			total := 0
 			for _, req := range h.views() {
 				total++
-				for _, k := range kind.All {
+				for _, k := range collector.All {
 					if !strings.HasSuffix(req.Path, "/"+k.Endpoint) {
 						continue
 					}
@@ -88,8 +89,8 @@ func TestBackfillCostIsWhatItSpends(t *testing.T) {
 					}
 				}
 			}
-			names := []string{kind.PageViews}
-			if r.kind.Name != kind.PageViews {
+			names := []string{collector.PageViews}
+			if r.kind.Name != collector.PageViews {
 				names = append(names, r.kind.Name)
 			}
 			if len(announced) != len(names) {

@@ -7,11 +7,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/budget"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
@@ -158,13 +159,13 @@ func (f *fetcher) failed(task backfillTask, err error) int {
 }
 
 // fetchStep: old, the kind's answer of the day before in the month, lets a kind that keeps finished days ask only for the new day.
-func fetchStep(ctx context.Context, c *mintlify.Client, plan *backfillPlan, task backfillTask, step string, offset int, old source.Payload, now time.Time) (journalPage, error) {
+func fetchStep(ctx context.Context, c *mintlify.Client, plan *backfillPlan, task backfillTask, step string, offset int, old spec.Payload, now time.Time) (journalPage, error) {
 	r := task.viewsRange()
 	jp := journalPage{Project: task.project, Day: task.day.Format(mintlify.DayLayout), Kind: step}
-	if code, ok := source.Lookup(step); ok {
-		q := source.Query{Client: c, Project: task.project, Range: r, Old: old, Now: now,
+	if k, _ := collector.Lookup(step); k.Fetched != nil {
+		q := spec.Query{Client: c, Project: task.project, Range: r, Old: old, Now: now,
 			Settings: plan.settings(step, func(string) bool { return true })}
-		p, err := code.Fetch(ctx, q)
+		p, err := k.Fetched.Fetch(ctx, q)
 		if err != nil {
 			return jp, err
 		}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 )
 
 // TestJournalOf010IsRead (#38 case 2): the progress file 0.1.0 left
@@ -55,7 +55,7 @@ func TestJournalOf010IsRead(t *testing.T) {
 			}
 			continue
 		}
-		if _, err := source.Decode(p.Kind, p.Payload, time.Now()); err != nil {
+		if _, err := collector.Decode(p.Kind, p.Payload, time.Now()); err != nil {
 			t.Errorf("%s %s: %v", p.Day, p.Kind, err)
 		}
 	}

@@ -4,7 +4,6 @@ package backfill
 
 import (
 	"context"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
 	"net"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
@@ -282,7 +282,7 @@ func TestJournalIsTagged(t *testing.T) {
 	testkit.CheckJSONTags(t, journalHeader{})
 	testkit.CheckJSONTags(t, journalPage{})
 	for _, name := range extraKinds {
-		code, _ := source.Lookup(name)
-		testkit.CheckJSONTags(t, code.Empty())
+		k, _ := collector.Lookup(name)
+		testkit.CheckJSONTags(t, k.Fetched.Empty())
 	}
 }

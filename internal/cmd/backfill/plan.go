@@ -9,11 +9,11 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 type backfillPlan struct {
@@ -37,8 +37,8 @@ type backfillPlan struct {
 // extraKinds: every kind with month-to-date counters but the page views, in output order.
 var extraKinds = func() []string {
 	var names []string
-	for _, k := range kind.All {
-		if k.Windows.HasMonth() && k.Name != source.Views {
+	for _, k := range collector.All {
+		if k.Windows.HasMonth() && k.Name != collector.Views {
 			names = append(names, k.Name)
 		}
 	}
@@ -367,13 +367,13 @@ func (p *backfillPlan) fromConfig(o *backfillOptions, cfg *config.Config) error 
 }
 
 // settings: top lists as long as the exporter's; 1 for a kind whose top lists have no counter (search terms).
-func (p *backfillPlan) settings(name string, keep func(string) bool) source.Settings {
+func (p *backfillPlan) settings(name string, keep func(string) bool) spec.Settings {
 	n := 1
-	if k, _ := kind.Lookup(name); k.TopN > 0 {
+	if k, _ := collector.Lookup(name); k.TopN > 0 {
 		n = k.TopN
 		if p.global != nil {
 			n = p.global.TopN(name)
 		}
 	}
-	return source.Settings{Keep: keep, TopN: n}
+	return spec.Settings{Keep: keep, TopN: n}
 }

@@ -3,8 +3,9 @@ package backfill
 import (
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 type backfillTask struct {
@@ -98,8 +99,8 @@ func (p *backfillProgress) nextStep(t backfillTask) (kind string, offset int, ok
 	return "", 0, false
 }
 
-// previous is nil when the day before is not journaled, or refused (source.Decode).
-func (p *backfillProgress) previous(t backfillTask, kind string, now time.Time) source.Payload {
+// previous is nil when the day before is not journaled, or refused (collector.Decode).
+func (p *backfillProgress) previous(t backfillTask, kind string, now time.Time) spec.Payload {
 	before := t.day.AddDate(0, 0, -1)
 	if before.Month() != t.day.Month() {
 		return nil
@@ -108,7 +109,7 @@ func (p *backfillProgress) previous(t backfillTask, kind string, now time.Time) 
 	if !ok || len(jp.Payload) == 0 {
 		return nil
 	}
-	old, err := source.Decode(kind, jp.Payload, now)
+	old, err := collector.Decode(kind, jp.Payload, now)
 	if err != nil {
 		return nil // fetched again whole
 	}

@@ -6,21 +6,21 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/source"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 // renderBackfill builds the other kinds' counters from their samples, as the exporter's month counters are.
 func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress, now time.Time) error {
-	pv, _ := kind.Lookup(source.Views)
-	views, _ := source.LookupWalked(source.Views)
+	pv, _ := collector.Lookup(collector.Views)
+	views := pv.Walked
 	site, _ := pv.MonthOf(views.Site)
 	page, _ := pv.MonthOf(views.Page)
 	families := []*omFamily{counterFamily(site), counterFamily(page)}
 	counters := map[string]*omFamily{site.Name: families[0], page.Name: families[1]}
 	for _, name := range extraKinds {
-		k, _ := kind.Lookup(name)
+		k, _ := collector.Lookup(name)
 		for _, f := range k.Counters() {
 			counters[f.Name] = counterFamily(f)
 			families = append(families, counters[f.Name])
@@ -61,7 +61,7 @@ func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress,
 	return renderOpenMetrics(w, families...)
 }
 
-func samplePairs(label string, s source.Sample) []labelPair {
+func samplePairs(label string, s spec.Sample) []labelPair {
 	pairs := []labelPair{{"project", label}}
 	for _, l := range s.Labels {
 		pairs = append(pairs, labelPair{l.Name, l.Value})
@@ -69,19 +69,18 @@ func samplePairs(label string, s source.Sample) []labelPair {
 	return pairs
 }
 
-// daySamples refuses a payload this program could not have written by now (source.Decode).
-func daySamples(name string, jp journalPage, settings source.Settings, now time.Time) ([]source.Sample, error) {
+// daySamples refuses a payload this program could not have written by now (collector.Decode).
+func daySamples(name string, jp journalPage, settings spec.Settings, now time.Time) ([]spec.Sample, error) {
 	if len(jp.Payload) == 0 {
 		return nil, nil
 	}
-	k, _ := kind.Lookup(name)
-	code, _ := source.Lookup(name)
-	p, err := source.Decode(name, jp.Payload, now)
+	k, _ := collector.Lookup(name)
+	p, err := k.Decode(jp.Payload, now)
 	if err != nil {
 		return nil, err
 	}
-	var out []source.Sample
-	for _, s := range code.Samples(p, settings) {
+	var out []spec.Sample
+	for _, s := range k.Fetched.Samples(p, settings) {
 		if f, ok := k.MonthOf(s.Family); ok && f.Counter {
 			s.Family = f.Name
 			out = append(out, s)
@@ -90,6 +89,6 @@ func daySamples(name string, jp journalPage, settings source.Settings, now time.
 	return out, nil
 }
 
-func counterFamily(f kind.Family) *omFamily {
+func counterFamily(f spec.Family) *omFamily {
 	return newFamily(strings.TrimSuffix(f.Name, "_total"), f.Help+" Written by mintlify_exporter backfill: the value at the end of each day.")
 }

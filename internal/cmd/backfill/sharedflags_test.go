@@ -3,7 +3,7 @@ package backfill
 import (
 	"testing"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
@@ -26,8 +26,8 @@ func TestEveryKindIsKnown(t *testing.T) {
 	for _, f := range app.Model().Flags {
 		flags[f.Name] = true
 	}
-	for _, k := range kind.All {
-		if k.Windows.HasMonth() && k.Name != kind.PageViews && !flags["collector."+k.Name] {
+	for _, k := range collector.All {
+		if k.Windows.HasMonth() && k.Name != collector.PageViews && !flags["collector."+k.Name] {
 			t.Errorf("the backfill has no --collector.%s for its counters", k.Name)
 		}
 	}

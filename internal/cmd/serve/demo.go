@@ -13,9 +13,9 @@ import (
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 )
 
@@ -149,7 +149,7 @@ func (d *demoAPI) config() (*config.Config, error) {
 	if d.trackedJobsFile != "" {
 		tracked = fmt.Sprintf("\n  tracked_jobs_file: %q", d.trackedJobsFile)
 	}
-	return config.Parse([]byte(fmt.Sprintf(demoConfig, d.running.URL(), tracked, demoBudgetPerHour, d.keyExpiresAt, strings.Join(kind.Names(), ", "))))
+	return config.Parse([]byte(fmt.Sprintf(demoConfig, d.running.URL(), tracked, demoBudgetPerHour, d.keyExpiresAt, strings.Join(collector.Names(), ", "))))
 }
 
 func (d *demoAPI) close() { _ = d.running.Close() }

@@ -5,10 +5,11 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/exposition"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/exposition"
 )
 
 // metricsHandler writes the text format from the data families rendered at the last change merged with the live ones;

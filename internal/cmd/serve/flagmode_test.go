@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 // TestFlagModeMessages: without --config.file, every error about the
@@ -87,32 +88,32 @@ func TestFlagModeMessages(t *testing.T) {
 }
 
 // TestFlagModeKindSettings: without --config.file, a kind's setting out
-// of its range (each setting of each row of kind.All, so a new one is
+// of its range (each setting of each row of collector.All, so a new one is
 // covered) is named by its flag, never by the configuration file's key
 // the user did not write; placeholder id from MINTLIFY_PROJECT_ID alone
 // names the variable too.
 func TestFlagModeKindSettings(t *testing.T) {
 	type row struct{ name, arg, want string }
 	var rows []row
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		if k.TopN > 0 {
-			flag := "--" + k.Flag(kind.TopNSetting)
+			flag := "--" + k.Flag(spec.TopNSetting)
 			for _, v := range []int{0, config.MaxTopN + 1, 100000} {
 				rows = append(rows, row{fmt.Sprintf("%s=%d", flag, v), fmt.Sprintf("%s=%d", flag, v),
 					fmt.Sprintf("%s must be between 1 and %d, got %d", flag, config.MaxTopN, v)})
 			}
 		}
 		if k.LookBack > 0 {
-			flag := "--" + k.Flag(kind.LookBackSetting)
+			flag := "--" + k.Flag(spec.LookBackSetting)
 			for _, v := range []config.Duration{0, config.MinLookBack / 2, config.MaxLookBack + config.MinLookBack} {
 				rows = append(rows, row{flag + "=" + v.String(), flag + "=" + v.String(),
 					fmt.Sprintf("%s must be between %s and %s, got %s", flag, config.MinLookBack, config.MaxLookBack, v)})
 			}
 		}
 	}
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		if k.TopN > 0 {
-			flag := "--" + k.Flag(kind.TopNSetting)
+			flag := "--" + k.Flag(spec.TopNSetting)
 			for _, v := range []string{"99999999999999999999", "-99999999999999999999", "1.5", "ten"} {
 				rows = append(rows, row{flag + "=" + v, flag + "=" + v,
 					fmt.Sprintf("%s must be between 1 and %d, got %s", flag, config.MaxTopN, v)})
@@ -120,7 +121,7 @@ func TestFlagModeKindSettings(t *testing.T) {
 		}
 	}
 	if len(rows) < 3*2 {
-		t.Fatalf("%d rows: kind.All has fewer settings than the searches', conversations' and feedback backlog's", len(rows))
+		t.Fatalf("%d rows: collector.All has fewer settings than the searches', conversations' and feedback backlog's", len(rows))
 	}
 	rows = append(rows, row{"MINTLIFY_PROJECT_ID placeholder", "",
 		`--mintlify.project-id (or MINTLIFY_PROJECT_ID): id "YOUR_PROJECT_ID" is the example's placeholder`})
@@ -143,8 +144,8 @@ func TestFlagModeKindSettings(t *testing.T) {
 				t.Errorf("log %q does not contain %q", msg, r.want)
 			}
 			words := []string{"global", "projects[0]", "collector_top_n", "collector_look_back"}
-			for _, k := range kind.All {
-				for _, setting := range []string{kind.TopNSetting, kind.LookBackSetting} {
+			for _, k := range collector.All {
+				for _, setting := range []string{spec.TopNSetting, spec.LookBackSetting} {
 					words = append(words, k.Key(setting))
 				}
 			}

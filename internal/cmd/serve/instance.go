@@ -8,14 +8,14 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/exporter"
 )
 
 // Options are the command's logger and the tests' hooks; the zero value is quiet, on the real clock.
 type Options struct {
-	Clock     collector.Clock // nil: the real clock
-	RetryBase time.Duration   // the client's first retry delay; 0: its default
-	Logger    *slog.Logger    // nil: discard
+	Clock     exporter.Clock // nil: the real clock
+	RetryBase time.Duration  // the client's first retry delay; 0: its default
+	Logger    *slog.Logger   // nil: discard
 	// Wait, when not nil, is set to a function that returns once no refresh runs, so tests need no sleep.
 	Wait *func()
 }

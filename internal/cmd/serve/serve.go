@@ -24,9 +24,10 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
 const exporterName = cli.Name
@@ -91,7 +92,7 @@ func newApp(f *flags) *kingpin.Application {
 	app.Flag(expiresAtFlag, "Day the API key expires, YYYY-MM-DD, from the API keys page of the Mintlify dashboard (the API never tells it): exported for the expiry alert, warned of by --config.check (without --config.file; the file's expires_at otherwise).").PlaceHolder("DATE").StringVar(&f.keyExpiresAt)
 	app.Flag("mintlify.tracked-jobs-file", "File of agent job ids to follow, one per line, as 'mintlify_exporter jobs create --track' writes it (without --config.file).").PlaceHolder("FILE").StringVar(&f.trackedJobsFile)
 	f.collectors = map[string]*bool{}
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		def, onOff := "false", "off"
 		if k.Default {
 			def, onOff = "true", "on"
@@ -99,12 +100,12 @@ func newApp(f *flags) *kingpin.Application {
 		f.collectors[k.Name] = app.Flag("collector."+k.Name, "Enable the "+k.Name+" collector (default: "+onOff+"): "+k.Summary+". Every analytics collector shares the hourly budget; a project's `collectors` list in the config file overrides these flags.").Default(def).Bool()
 	}
 	f.topN, f.lookBack = map[string]*string{}, map[string]*string{}
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		if k.TopN > 0 {
-			f.topN[k.Name] = app.Flag(k.Flag(kind.TopNSetting), fmt.Sprintf("Length of the %s collector's top lists, 1 to %d (without --config.file; the file's global %s otherwise).", k.Name, config.MaxTopN, k.Key(kind.TopNSetting))).Default(strconv.Itoa(k.TopN)).String()
+			f.topN[k.Name] = app.Flag(k.Flag(spec.TopNSetting), fmt.Sprintf("Length of the %s collector's top lists, 1 to %d (without --config.file; the file's global %s otherwise).", k.Name, config.MaxTopN, k.Key(spec.TopNSetting))).Default(strconv.Itoa(k.TopN)).String()
 		}
 		if k.LookBack > 0 {
-			f.lookBack[k.Name] = app.Flag(k.Flag(kind.LookBackSetting), fmt.Sprintf("How far back the %s collector looks, %s to %s (without --config.file; the file's global %s otherwise).", k.Name, config.MinLookBack, config.MaxLookBack, k.Key(kind.LookBackSetting))).Default(config.Duration(k.LookBack).String()).String()
+			f.lookBack[k.Name] = app.Flag(k.Flag(spec.LookBackSetting), fmt.Sprintf("How far back the %s collector looks, %s to %s (without --config.file; the file's global %s otherwise).", k.Name, config.MinLookBack, config.MaxLookBack, k.Key(spec.LookBackSetting))).Default(config.Duration(k.LookBack).String()).String()
 		}
 	}
 	f.common.AddStoragePath(app, "State file: the analytics budget spent in the last hour (per key fingerprint, never the key), each collector's schedule and its last good data, so that a restart serves data at once and spends nothing extra. Empty to keep no state.")

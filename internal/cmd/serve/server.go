@@ -24,9 +24,10 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/config"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/exporter"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/exposition"
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
 )
 
@@ -39,7 +40,7 @@ type configSource struct {
 	loadHook func() (*config.Config, error)
 }
 
-func newConfigSource(ctx context.Context, f *flags, logger *slog.Logger, clock collector.Clock) (*configSource, error) {
+func newConfigSource(ctx context.Context, f *flags, logger *slog.Logger, clock exporter.Clock) (*configSource, error) {
 	s := &configSource{f: f, getenv: os.Getenv}
 	if f.demo {
 		if f.common.ConfigFile != "" {
@@ -144,19 +145,19 @@ func (s *configSource) read() (*config.Config, error) {
 
 // applyCollectorSettings sets the collectors' --collector.NAME.* flags given.
 func (f *flags) applyCollectorSettings(cfg *config.Config) error {
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		if text, ok := f.topN[k.Name]; ok {
 			// kingpin's Int goes through a float: 1e20 became MinInt64.
 			n, err := strconv.Atoi(*text)
 			if err != nil || n < 1 || n > config.MaxTopN {
-				return fmt.Errorf("--%s must be between 1 and %d, got %s", k.Flag(kind.TopNSetting), config.MaxTopN, *text)
+				return fmt.Errorf("--%s must be between 1 and %d, got %s", k.Flag(spec.TopNSetting), config.MaxTopN, *text)
 			}
 			cfg.Global.SetTopN(k.Name, n)
 		}
 		if text, ok := f.lookBack[k.Name]; ok {
 			d, err := model.ParseDuration(*text)
 			if err != nil {
-				return fmt.Errorf("--%s %q: %w", k.Flag(kind.LookBackSetting), *text, err)
+				return fmt.Errorf("--%s %q: %w", k.Flag(spec.LookBackSetting), *text, err)
 			}
 			cfg.Global.SetLookBack(k.Name, time.Duration(d))
 		}
@@ -168,12 +169,12 @@ func flagNames() config.FlagNames {
 	names := cli.FlagNames()
 	names["projects[0].windows"] = "--mintlify.window"
 	names["global.tracked_jobs_file"] = "--mintlify.tracked-jobs-file"
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		if k.TopN > 0 {
-			names[config.SettingPath(k, kind.TopNSetting)] = "--" + k.Flag(kind.TopNSetting)
+			names[config.SettingPath(k, spec.TopNSetting)] = "--" + k.Flag(spec.TopNSetting)
 		}
 		if k.LookBack > 0 {
-			names[config.SettingPath(k, kind.LookBackSetting)] = "--" + k.Flag(kind.LookBackSetting)
+			names[config.SettingPath(k, spec.LookBackSetting)] = "--" + k.Flag(spec.LookBackSetting)
 		}
 	}
 	return names
@@ -184,7 +185,7 @@ type server struct {
 	f        *flags
 	src      *configSource
 	log      *slog.Logger
-	exporter *collector.Exporter
+	exporter *exporter.Exporter
 	registry *prometheus.Registry // every live series: the exporter's health, budget, jobs and API requests; Go, process, promhttp
 	data     *prometheus.Registry // the exporter's data series, for formats not rendered in advance
 	render   *exposition.Renderer // the data series rendered for the text format
@@ -210,7 +211,7 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 		}),
 	}
 	var enabled []string
-	for _, name := range kind.Names() {
+	for _, name := range collector.Names() {
 		if on := f.collectors[name]; on != nil && *on {
 			enabled = append(enabled, name)
 		}
@@ -223,7 +224,7 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 		// A ledger or data kept from an earlier demo would describe nothing the fresh simulated API knows.
 		statePath = ""
 	}
-	exp, err := collector.New(cfg, collector.Options{Registerer: s.registry, Options: engine.Options{
+	exp, err := exporter.New(cfg, exporter.Options{Registerer: s.registry, Options: engine.Options{Collectors: collector.All,
 		DefaultCollectors: enabled,
 		ReadTrackedJobs:   trackfile.Read,
 		Logger:            logger,

@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mintlify-exporter/mintlify_exporter/internal/kind"
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
+	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
@@ -26,7 +27,7 @@ func TestEveryKindIsKnown(t *testing.T) {
 	for _, f := range newApp(&flags{}).Model().Flags {
 		defaults[f.Name] = f.Default
 	}
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		def, ok := defaults["collector."+k.Name]
 		if !ok {
 			t.Errorf("the exporter has no --collector.%s", k.Name)
@@ -42,13 +43,13 @@ func TestEveryKindIsKnown(t *testing.T) {
 // mode.
 func TestEveryKindSettingHasItsFlag(t *testing.T) {
 	settings := 0
-	for _, k := range kind.All {
+	for _, k := range collector.All {
 		args := []string{"--mintlify.project-id=p"}
 		if k.TopN > 0 {
-			args = append(args, "--"+k.Flag(kind.TopNSetting)+"=7")
+			args = append(args, "--"+k.Flag(spec.TopNSetting)+"=7")
 		}
 		if k.LookBack > 0 {
-			args = append(args, "--"+k.Flag(kind.LookBackSetting)+"=30d")
+			args = append(args, "--"+k.Flag(spec.LookBackSetting)+"=30d")
 		}
 		if len(args) == 1 {
 			continue
@@ -65,10 +66,10 @@ func TestEveryKindSettingHasItsFlag(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got := cfg.Global.TopN(k.Name); k.TopN > 0 && got != 7 {
-				t.Errorf("--%s=7: top lists of %d", k.Flag(kind.TopNSetting), got)
+				t.Errorf("--%s=7: top lists of %d", k.Flag(spec.TopNSetting), got)
 			}
 			if got := cfg.Global.LookBack(k.Name); k.LookBack > 0 && got != 30*24*time.Hour {
-				t.Errorf("--%s=30d: look-back of %s", k.Flag(kind.LookBackSetting), got)
+				t.Errorf("--%s=30d: look-back of %s", k.Flag(spec.LookBackSetting), got)
 			}
 			var defaults flags
 			if _, err := newApp(&defaults).Parse([]string{"--mintlify.project-id=p"}); err != nil {
