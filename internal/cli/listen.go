@@ -11,40 +11,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/coreos/go-systemd/v22/activation"
 	"github.com/mdlayher/vsock"
 	"github.com/prometheus/exporter-toolkit/web"
 )
-
-// MaxConnectionsHelp is --web.max-connections' help, the same in every command that serves.
-const MaxConnectionsHelp = "Maximum number of connections open at once, across every listen address, capped to the open-file limit less 64. At the limit, the connection idle longest is closed to admit a new one; while every one serves a request, new ones wait in the kernel's backlog."
-
-// CheckMaxConnections refuses a --web.max-connections below 1; one above the descriptor limit is capped instead.
-func CheckMaxConnections(n int) error {
-	if n < 1 {
-		return fmt.Errorf("--web.max-connections must be at least 1, got %d", n)
-	}
-	return nil
-}
-
-// Bounds of --web.read-timeout and --web.idle-timeout.
-const (
-	MaxReadTimeout = 10 * time.Minute // a request is a few hundred bytes
-	MaxIdleTimeout = 24 * time.Hour
-)
-
-// CheckWebTimeouts refuses a --web.read-timeout or --web.idle-timeout out of its bounds.
-func CheckWebTimeouts(read, idle time.Duration) error {
-	switch {
-	case read <= 0 || read > MaxReadTimeout:
-		return fmt.Errorf("--web.read-timeout must be more than 0s and at most %s, got %s", MaxReadTimeout, read)
-	case idle <= 0 || idle > MaxIdleTimeout:
-		return fmt.Errorf("--web.idle-timeout must be more than 0s and at most %s, got %s", MaxIdleTimeout, idle)
-	}
-	return nil
-}
 
 // ServeLimited serves srv on ls (or the --web.* addresses) behind one limit of maxConns connections; it sets srv.ConnState.
 func ServeLimited(srv *http.Server, ls []net.Listener, fc *web.FlagConfig, maxConns int, logger *slog.Logger) error {

@@ -26,8 +26,6 @@ import (
 	"github.com/prometheus/common/promslog"
 	"github.com/prometheus/common/promslog/flag"
 	"github.com/prometheus/common/version"
-	"github.com/prometheus/exporter-toolkit/web"
-	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
@@ -49,10 +47,7 @@ const WebhookPath = "/webhook"
 
 type flags struct {
 	common        cli.Flags
-	web           *web.FlagConfig
-	maxConns      int
-	readTimeout   time.Duration
-	idleTimeout   time.Duration
+	web           *cli.Web
 	act           bool
 	configCheck   bool
 	tokenFile     string
@@ -74,10 +69,7 @@ func newApp(f *flags) *kingpin.Application {
 		"Exit status: 0 after SIGTERM or SIGINT (or a valid --config.check); 1 a start-up error; 2 a bad command line.")
 	app.Version(version.Print(cmdName))
 	app.HelpFlag.Short('h')
-	f.web = kingpinflag.AddFlags(app, DefaultListenAddress)
-	app.Flag("web.max-connections", cli.MaxConnectionsHelp).Default("64").IntVar(&f.maxConns)
-	app.Flag("web.read-timeout", "Maximum time to read a request, the TLS handshake included, at most 10m; a slower client is disconnected.").Default("10s").DurationVar(&f.readTimeout)
-	app.Flag("web.idle-timeout", "Maximum time a keep-alive connection stays open between requests, at most 24h.").Default("2m").DurationVar(&f.idleTimeout)
+	f.web = cli.AddWebFlags(app, DefaultListenAddress, "64", "10s")
 	f.common.AddConfigFile(app, "The routes file (YAML): which alert starts which action. Required.")
 	app.Flag("config.check", "Check the routes file and its prompt templates, print the problems or that it is valid, and exit (0 if valid, 1 if not).").BoolVar(&f.configCheck)
 	app.Flag("storage.path", "State file: what the receiver did, per route and alert group, its cooldowns and daily counts. Never the exporter's own state file.").
@@ -123,8 +115,8 @@ func parse(args []string, stdout, stderr io.Writer) (*flags, int, bool) {
 	switch {
 	case f.common.ConfigFile == "":
 		err = errors.New("--config.file (the routes file) is required")
-	case checkWebFlags(f) != nil:
-		err = checkWebFlags(f)
+	case f.web.Check() != nil:
+		err = f.web.Check()
 	case f.answerTimeout < 2*time.Second || f.answerTimeout > time.Minute:
 		err = fmt.Errorf("--receiver.answer-timeout must be 2s to 1m, got %s", f.answerTimeout)
 	case f.maxBody < 1024 || f.maxBody > 64<<20:
@@ -150,13 +142,6 @@ func parse(args []string, stdout, stderr io.Writer) (*flags, int, bool) {
 		f.auditPath = filepath.Join(filepath.Dir(f.common.StoragePath), "receiver-audit.jsonl")
 	}
 	return f, 0, false
-}
-
-func checkWebFlags(f *flags) error {
-	if err := cli.CheckWebTimeouts(f.readTimeout, f.idleTimeout); err != nil {
-		return err
-	}
-	return cli.CheckMaxConnections(f.maxConns)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, l net.Listener, o Options) int {
@@ -363,13 +348,6 @@ func handler(rc *receiver, reg *prometheus.Registry) http.Handler {
 
 // serve lets a decision in progress finish on shutdown; each is bounded by the answer timeout.
 func serve(ctx context.Context, rc *receiver, reg *prometheus.Registry, f *flags, logger *slog.Logger, l net.Listener) int {
-	srv := &http.Server{
-		Handler:           handler(rc, reg),
-		ReadHeaderTimeout: min(5*time.Second, f.readTimeout),
-		ReadTimeout:       f.readTimeout,
-		IdleTimeout:       f.idleTimeout,
-		MaxHeaderBytes:    64 << 10,
-	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	fctx, stopFollowing := context.WithCancel(ctx)
@@ -401,29 +379,7 @@ func serve(ctx context.Context, rc *receiver, reg *prometheus.Registry, f *flags
 			}
 		})
 	}
-	errc := make(chan error, 1)
-	go func() {
-		var ls []net.Listener
-		if l != nil {
-			ls = []net.Listener{l}
-		}
-		// Idle keep-alive connections are closed to admit new ones, so a flood cannot keep Alertmanager out.
-		errc <- cli.ServeLimited(srv, ls, f.web, f.maxConns, logger)
-	}()
-	select {
-	case err := <-errc:
-		if err != nil && !errors.Is(err, http.ErrServerClosed) {
-			logger.Error("HTTP server failed", "err", err)
-			return cli.ExitError
-		}
-	case <-ctx.Done():
-		logger.Info("Shutting down")
-		sctx, cancel := context.WithTimeout(context.Background(), f.answerTimeout+time.Second)
-		defer cancel()
-		if err := srv.Shutdown(sctx); err != nil {
-			logger.Error("HTTP server shutdown failed", "err", err)
-		}
-		<-errc // nothing of the server outlives run
-	}
-	return cli.ExitOK
+	// Idle keep-alive connections are closed to admit new ones, so a flood cannot keep Alertmanager out.
+	return f.web.Serve(ctx, &http.Server{Handler: handler(rc, reg), ReadHeaderTimeout: 5 * time.Second, MaxHeaderBytes: 64 << 10},
+		l, f.answerTimeout+time.Second, logger)
 }

@@ -253,12 +253,12 @@ func TestWebLimitFlagsChecked(t *testing.T) {
 // TestWebFlagsAtTheirBoundsAccepted: each bound of the --web.* flags is
 // itself a value the exporter starts with.
 func TestWebFlagsAtTheirBoundsAccepted(t *testing.T) {
-	f := flags{maxConns: 1, maxRequests: maxMaxRequests, readTimeout: cli.MaxReadTimeout, idleTimeout: cli.MaxIdleTimeout,
+	f := flags{web: &cli.Web{MaxConns: 1, ReadTimeout: cli.MaxReadTimeout, IdleTimeout: cli.MaxIdleTimeout}, maxRequests: maxMaxRequests,
 		defaultTimeout: maxScrapeTimeout, timeoutOffset: maxScrapeTimeout, metricsPath: "/m"}
 	if err := checkWebFlags(&f); err != nil {
 		t.Errorf("the bounds themselves: %v", err)
 	}
-	f = flags{maxConns: 1, readTimeout: time.Nanosecond, idleTimeout: time.Nanosecond, defaultTimeout: minDefaultScrapeTimeout, metricsPath: "/x/metrics.txt"}
+	f = flags{web: &cli.Web{MaxConns: 1, ReadTimeout: time.Nanosecond, IdleTimeout: time.Nanosecond}, defaultTimeout: minDefaultScrapeTimeout, metricsPath: "/x/metrics.txt"}
 	if err := checkWebFlags(&f); err != nil {
 		t.Errorf("the lower bounds: %v", err)
 	}

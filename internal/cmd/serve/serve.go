@@ -3,7 +3,6 @@ package serve
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,8 +20,6 @@ import (
 	"github.com/prometheus/common/promslog"
 	"github.com/prometheus/common/promslog/flag"
 	"github.com/prometheus/common/version"
-	"github.com/prometheus/exporter-toolkit/web"
-	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/config"
@@ -36,14 +33,11 @@ const exporterName = cli.Name
 const DefaultListenAddress = ":10491"
 
 type flags struct {
-	web             *web.FlagConfig
+	web             *cli.Web
 	metricsPath     string
 	disableSelf     bool
 	enablePprof     bool
 	maxRequests     int
-	maxConns        int
-	readTimeout     time.Duration
-	idleTimeout     time.Duration
 	timeoutOffset   time.Duration
 	defaultTimeout  time.Duration
 	common          cli.Flags
@@ -71,14 +65,11 @@ func newApp(f *flags) *kingpin.Application {
 	app := kingpin.New(exporterName, appHelp)
 	app.Version(version.Print(exporterName))
 	app.HelpFlag.Short('h')
-	f.web = kingpinflag.AddFlags(app, DefaultListenAddress)
+	f.web = cli.AddWebFlags(app, DefaultListenAddress, "512", "30s")
 	app.Flag("web.telemetry-path", "Path under which to expose metrics: an absolute URL path, not / (the landing page) and not under /-/ or /debug/pprof/.").Default("/metrics").StringVar(&f.metricsPath)
 	app.Flag("web.disable-exporter-metrics", "Exclude the exporter's own Go, process and promhttp metrics from /metrics.").BoolVar(&f.disableSelf)
 	app.Flag("web.enable-pprof", "Serve Go runtime profiles under /debug/pprof/ (and link them from the landing page).").BoolVar(&f.enablePprof)
 	app.Flag("web.max-requests", "Maximum number of parallel scrapes, 0 to 10000; 0 means no limit.").Default("40").IntVar(&f.maxRequests)
-	app.Flag("web.max-connections", cli.MaxConnectionsHelp).Default("512").IntVar(&f.maxConns)
-	app.Flag("web.read-timeout", "Maximum time to read a request, the TLS handshake included, at most 10m; a slower client is disconnected.").Default("30s").DurationVar(&f.readTimeout)
-	app.Flag("web.idle-timeout", "Maximum time a keep-alive connection stays open between requests, at most 24h.").Default("2m").DurationVar(&f.idleTimeout)
 	app.Flag("web.scrape-timeout-offset", "Subtracted from Prometheus' X-Prometheus-Scrape-Timeout-Seconds to get the time a scrape may wait for a refresh, 0s to 1h.").Default("500ms").DurationVar(&f.timeoutOffset)
 	app.Flag("web.default-scrape-timeout", "Scrape timeout assumed when the request does not carry X-Prometheus-Scrape-Timeout-Seconds, at least 1s and at most 1h.").Default("10s").DurationVar(&f.defaultTimeout)
 	f.common.AddConfigFile(app, "YAML configuration file (several projects, keys, budgets). Without it, the --mintlify.* flags describe one project.")
@@ -172,32 +163,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 	// A first refresh right away, so the first scrape finds data.
 	wg.Go(func() { srv.exporter.Refresh(ctx) })
 
-	httpSrv := &http.Server{
-		Handler:           inst.Handler(),
-		ReadHeaderTimeout: min(readHeaderTimeout, f.readTimeout),
-		ReadTimeout:       f.readTimeout,
-		IdleTimeout:       f.idleTimeout,
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- listenAndServe(httpSrv, &f, logger, l) }()
-	select {
-	case err := <-errc:
-		if err != nil && !errors.Is(err, http.ErrServerClosed) {
-			logger.Error("HTTP server failed", "err", err)
-			return cli.ExitError
-		}
-	case <-ctx.Done():
-		logger.Info("Shutting down")
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := httpSrv.Shutdown(sctx); err != nil {
-			logger.Error("HTTP server shutdown failed", "err", err)
-		}
-	}
-	return cli.ExitOK
+	return f.web.Serve(ctx, &http.Server{Handler: inst.Handler(), ReadHeaderTimeout: 10 * time.Second}, l, 5*time.Second, logger)
 }
-
-const readHeaderTimeout = 10 * time.Second
 
 const (
 	maxMaxRequests   = 10_000    // --web.max-requests
@@ -206,15 +173,14 @@ const (
 	minDefaultScrapeTimeout = time.Second
 )
 
-// checkWebFlags names the flag; --web.max-connections above the descriptor limit is capped, not refused.
+// checkWebFlags names the flag out of its bounds.
 func checkWebFlags(f *flags) error {
+	if err := f.web.Check(); err != nil {
+		return err
+	}
 	switch {
-	case cli.CheckMaxConnections(f.maxConns) != nil:
-		return cli.CheckMaxConnections(f.maxConns)
 	case f.maxRequests < 0 || f.maxRequests > maxMaxRequests:
 		return fmt.Errorf("--web.max-requests must be between 0 (no limit) and %d, got %d", maxMaxRequests, f.maxRequests)
-	case cli.CheckWebTimeouts(f.readTimeout, f.idleTimeout) != nil:
-		return cli.CheckWebTimeouts(f.readTimeout, f.idleTimeout)
 	case f.defaultTimeout < minDefaultScrapeTimeout || f.defaultTimeout > maxScrapeTimeout:
 		return fmt.Errorf("--web.default-scrape-timeout must be at least %s and at most %s, got %s", minDefaultScrapeTimeout, maxScrapeTimeout, f.defaultTimeout)
 	case f.timeoutOffset < 0 || f.timeoutOffset > maxScrapeTimeout:
@@ -237,14 +203,6 @@ func checkTelemetryPath(p string) error {
 		}
 	}
 	return nil
-}
-
-func listenAndServe(httpSrv *http.Server, f *flags, logger *slog.Logger, l net.Listener) error {
-	var ls []net.Listener
-	if l != nil {
-		ls = []net.Listener{l}
-	}
-	return cli.ServeLimited(httpSrv, ls, f.web, f.maxConns, logger)
 }
 
 var quiet = slog.New(slog.DiscardHandler)
