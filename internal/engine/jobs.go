@@ -145,14 +145,17 @@ func (a *agentJobs) refresh(ctx context.Context, now time.Time) error {
 }
 
 func (a *agentJobs) poll(ctx context.Context, id string, now time.Time) error {
-	job, err := a.client.GetJob(ctx, a.id, id)
+	obs, err := mintlify.PollJob(ctx, a.client, a.id, id)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	t := a.jobs[id]
 	if t == nil {
 		return nil // dropped by a concurrent reload
 	}
-	if mintlify.IsNotFound(err) {
+	if err != nil {
+		return fmt.Errorf("job %s: %w", id, err)
+	}
+	if obs.NotFound {
 		a.notFound++
 		if t.notFound.IsZero() {
 			a.log.Warn("tracked agent job not found (404); check the id and the project", "job_id", id)
@@ -160,17 +163,14 @@ func (a *agentJobs) poll(ctx context.Context, id string, now time.Time) error {
 		t.notFound = now
 		return nil // a wrong id is not a failure of the collector
 	}
-	if err != nil {
-		return fmt.Errorf("job %s: %w", id, err)
-	}
 	t.notFound = time.Time{}
-	if job.Status.Terminal() && (t.job == nil || !t.job.Status.Terminal()) {
+	if _, ended := obs.Since(mintlify.Observation{Job: t.job}); ended {
 		t.endedAt = now
-		if job.ArchivedAt != nil {
-			t.endedAt = *job.ArchivedAt
+		if obs.Job.ArchivedAt != nil {
+			t.endedAt = *obs.Job.ArchivedAt
 		}
 	}
-	t.job = job
+	t.job = obs.Job
 	return nil
 }
 

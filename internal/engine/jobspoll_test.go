@@ -168,3 +168,25 @@ func TestUnreadableTrackedFileStillPollsConfigJobs(t *testing.T) {
 		t.Error("the file error is not logged")
 	}
 }
+
+// TestJobInvalidPRLinkNotShown: a pull-request link that fails
+// mintlify.ValidPRLink (here plain http) is not shown, so no series carries
+// it; the job's status still is.
+func TestJobInvalidPRLinkNotShown(t *testing.T) {
+	track := filepath.Join(t.TempDir(), "jobs.txt")
+	e := newJobsEngine(t, track, &testkit.LockedBuffer{})
+	id := e.api.Server.SeedJob("proj-docs", mockapi.JobSeed{Repository: "http://github.com/a/b", CreatedAt: epoch.Add(-time.Hour)})
+	if err := os.WriteFile(track, []byte("proj-docs/"+id+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.refresh()
+	for _, j := range e.jobs(t).Jobs().Jobs {
+		if j.ID == id && (j.Job.Status != mintlify.JobCompleted || j.Job.PRLink != nil) {
+			t.Fatalf("job %+v, want completed without its http link", j.Job)
+		}
+		if j.ID == id {
+			return
+		}
+	}
+	t.Fatalf("job %s not shown", id)
+}

@@ -221,11 +221,13 @@ func (e *jobsEnv) track(o *jobsOptions, job *mintlify.Job, code int) int {
 
 func (e *jobsEnv) watch(ctx context.Context, client *mintlify.Client, o *jobsOptions) int {
 	deadline := e.now().Add(o.watchTimeout)
-	var last *mintlify.Job
+	var last mintlify.Observation
 	for {
 		wait := o.interval
-		job, err := client.GetJob(ctx, o.ProjectID, o.jobID)
+		obs, err := mintlify.PollJob(ctx, client, o.ProjectID, o.jobID)
 		switch {
+		case obs.NotFound:
+			return e.failf(cli.ExitError, "%s", jobNotFound(o.ProjectID, o.jobID))
 		case err != nil && !mintlify.Classify(err).Transient():
 			return e.apiFail(err, opGet, o.ProjectID, o.jobID)
 		case err != nil:
@@ -235,24 +237,24 @@ func (e *jobsEnv) watch(ctx context.Context, client *mintlify.Client, o *jobsOpt
 			}
 			fmt.Fprintf(e.stderr, "%s: polling job %s: %s; trying again\n", jobsCmdName, o.jobID, describeAPIError(err, opGet, o.ProjectID, o.jobID))
 		default:
-			if last == nil || job.Status != last.Status || prLink(job) != prLink(last) {
-				if code := e.printWatchLine(o.output, job); code != cli.ExitOK {
+			if shown, _ := obs.Since(last); shown {
+				if code := e.printWatchLine(o.output, obs.Job); code != cli.ExitOK {
 					return code
 				}
 			}
-			last = job
-			switch job.Status {
+			last = obs
+			switch obs.Job.Status {
 			case mintlify.JobCompleted, mintlify.JobArchived:
 				return cli.ExitOK
 			case mintlify.JobFailed:
-				return e.failf(cli.ExitError, "job %s failed", mintlify.EscapeText(job.ID))
+				return e.failf(cli.ExitError, "job %s failed", mintlify.EscapeText(obs.Job.ID))
 			}
 		}
 		now := e.now()
 		if !now.Before(deadline) {
 			state := "could not be read"
-			if last != nil {
-				state = "is still " + string(last.Status)
+			if last.Job != nil {
+				state = "is still " + string(last.Job.Status)
 			}
 			return e.failf(cli.ExitTimeout, "timed out after %s: job %s %s", o.watchTimeout, o.jobID, state)
 		}

@@ -107,9 +107,11 @@ func describeAPIError(err error, op jobsOp, project, id string) string {
 	case mintlify.IsNotFound(err) && op == opCreate:
 		return "project " + project + " not found (or not visible to this API key)"
 	case mintlify.IsNotFound(err):
-		return "job " + id + " not found in project " + project
+		return jobNotFound(project, id)
 	case mintlify.IsBadRequest(err):
 		return "the API refused the request: " + err.Error()
 	}
 	return err.Error()
 }
+
+func jobNotFound(project, id string) string { return "job " + id + " not found in project " + project }

@@ -144,3 +144,13 @@ func TestJobsTrackAdviceIsQuoted(t *testing.T) {
 		t.Fatal("the command ran more than echo")
 	}
 }
+
+// TestJobsWatchDropsInvalidPRLink: watch shows a pull-request link only if
+// it passes the rule every follower applies (mintlify.ValidPRLink).
+func TestJobsWatchDropsInvalidPRLink(t *testing.T) {
+	api := fakeJobsAPI(t, map[string]any{"id": "job_1", "status": "completed", "prLink": "http://evil.example/pull/1", "createdAt": "2026-03-02T10:00:00Z"})
+	code, out, errs := runJobs(t, api, "watch", "job_1")
+	if code != 0 || out != jobsStart.Format(time.RFC3339)+"  job_1  completed\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}

@@ -5,7 +5,6 @@ package receiver
 
 import (
 	"context"
-	"net/url"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
@@ -14,7 +13,6 @@ import (
 const (
 	followPerRound = 20
 	followFor      = 7 * 24 * time.Hour
-	maxPRLinkBytes = 2048
 	// outcomePROpened is audited only: the job of an earlier action opened its pull request.
 	outcomePROpened = "pr_opened"
 )
@@ -27,19 +25,10 @@ func (rc *receiver) follow(ctx context.Context) {
 	todo := rc.st.d.toFollow(rc.now())
 	rc.mu.Unlock()
 	for _, tg := range todo {
-		job, err := rc.client.GetJob(ctx, tg.Project, tg.JobID)
-		if err != nil {
-			if mintlify.Classify(err).Kind == mintlify.KindNotFound {
-				rc.followed(tg.Project, tg.JobID, "") // e.g. a run's job the get-job call does not know
-			}
-			continue
-		}
-		link := ""
-		if job.PRLink != nil && validPRLink(*job.PRLink) {
-			link = *job.PRLink
-		}
-		if link != "" || job.Status.Terminal() {
-			rc.followed(tg.Project, tg.JobID, link)
+		obs, err := mintlify.PollJob(ctx, rc.client, tg.Project, tg.JobID)
+		if err == nil && obs.Done() {
+			// A 404 ends following too: e.g. a run's job the get-job call does not know.
+			rc.followed(tg.Project, tg.JobID, obs.PRLink())
 		}
 	}
 }
@@ -64,11 +53,5 @@ func (rc *receiver) followed(project, jobID, link string) {
 	rc.save()
 }
 
-// validPRLink: an https URL of bounded length, the only text of the job's the receiver keeps.
-func validPRLink(s string) bool {
-	if len(s) > maxPRLinkBytes {
-		return false
-	}
-	u, err := url.Parse(s)
-	return err == nil && u.Scheme == "https" && u.Host != "" && u.User == nil
-}
+// validPRLink is the followers' rule, which a loaded state's links must pass too.
+var validPRLink = mintlify.ValidPRLink
