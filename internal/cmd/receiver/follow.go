@@ -52,6 +52,3 @@ func (rc *receiver) followed(project, jobID, link string) {
 	}
 	rc.save()
 }
-
-// validPRLink is the followers' rule, which a loaded state's links must pass too.
-var validPRLink = mintlify.ValidPRLink

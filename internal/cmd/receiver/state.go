@@ -304,7 +304,7 @@ func (d *stateData) checkJobs(now time.Time) error {
 			j.JobID != "" && mintlify.CheckID(j.JobID) != nil,
 			j.RunID != "" && mintlify.CheckID(j.RunID) != nil:
 			return fmt.Errorf("jobs[%d]: bad job or run id", i)
-		case j.PRLink != "" && !validPRLink(j.PRLink):
+		case j.PRLink != "" && !mintlify.ValidPRLink(j.PRLink):
 			return fmt.Errorf("jobs[%d]: bad pull request link", i)
 		}
 		if err := checkTime(fmt.Sprintf("jobs[%d]", i), j.At, now); err != nil {
