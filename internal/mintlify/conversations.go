@@ -70,8 +70,8 @@ type wireConversation struct {
 	Sources          []wireSource     `json:"sources"`
 }
 
-// wireSource keeps a source's url only: its title is page text, never decoded. A url that is no string is
-// kept unread (ok false) and dropped, rather than spoil the page.
+// wireSource keeps a source's url only: its title is page text, never decoded. A source that is no object,
+// or whose url is no string, is kept unread (ok false) and dropped, rather than spoil the page.
 type wireSource struct {
 	url string
 	ok  bool
@@ -81,10 +81,7 @@ func (s *wireSource) UnmarshalJSON(b []byte) error {
 	var w struct {
 		URL json.RawMessage `json:"url"`
 	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	s.ok = json.Unmarshal(w.URL, &s.url) == nil
+	s.ok = json.Unmarshal(b, &w) == nil && json.Unmarshal(w.URL, &s.url) == nil
 	return nil
 }
 

@@ -99,8 +99,9 @@ func TestConversationsKeepsCitedPaths(t *testing.T) {
 		"hostile": {`,"sources":[` + strings.Join([]string{
 			src(`"mailto:` + secretText + `@example.com"`), src(`"/relative/path"`), src(`"ftp://docs.example.com/a"`),
 			src(`"javascript:alert(1)"`), src(`null`), src(`42`), `{"title":"` + secretText + `"}`, src(`"https://"`),
-			src(`"https://docs.example.com/` + strings.Repeat("a", MaxPathBytes) + `"`), src(`"https://docs.example.com/c"`)}, ",") + `]`,
-			10, []string{"/c"}, 9},
+			src(`"https://docs.example.com/` + strings.Repeat("a", MaxPathBytes) + `"`), src(`"https://docs.example.com/c"`),
+			`"https://docs.example.com/d"`, `null`, `[]`, src(`{"href":"https://docs.example.com/e"}`)}, ",") + `]`,
+			14, []string{"/c"}, 13},
 	} {
 		t.Run(name, func(t *testing.T) {
 			body := `{"conversations":[` + row(tc.sources) + `],"nextCursor":null,"hasMore":false}`
