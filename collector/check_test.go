@@ -112,6 +112,12 @@ func TestDecodeHoldsValuesToEachOther(t *testing.T) {
 		})},
 		{"a page above the day's rows", Conversations, conv(func(p *ConversationsPayload) { p.Days[1].Pages[0].Count = 1e9 })},
 		{"answered above the day's rows", Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Answered.Answer = 1e9 })},
+		{"more without sources than answers", Conversations, conv(func(p *ConversationsPayload) { p.Days[0].WithoutSources = 6 })},
+		{"a cited page above the day's rows", Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Cited[0].Count = 10 })},
+		{"more started on pages than rows", Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Started[1].Count = 6 })},
+		{"more unanswered on a page than started on it", Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Started[0].Count = 1 })},
+		{"a cited page unescaped", Conversations, conv(func(p *ConversationsPayload) { p.Days[0].Cited[0].Name = "/a?q=x\x1b" })},
+		{"negative dropped source URLs", Conversations, conv(func(p *ConversationsPayload) { p.Days[1].DroppedSources = -1 })},
 		{"a walk's category above its rows", Conversations, conv(func(p *ConversationsPayload) {
 			p.Walk = &ConversationsWalk{Day: ConversationsDay{Date: "2026-11-03", Rows: 1, Unanswered: ConversationsByType{Answer: 1},
 				Categories: []NamedCount{{"billing", 1e9}}}}

@@ -27,8 +27,16 @@ var conversationsRow = spec.Collector{
 			Help: "Unanswered assistant conversations since the start of the current UTC calendar month by the category the API assigned (uncategorized when none); only the month's top categories (collector_top_n) are listed, see mintlify_assistant_unanswered_truncated." + monthCounter},
 		{Name: "mintlify_assistant_unanswered_pages_total", Counter: true, Labels: []string{"path", "project"},
 			Help: "Unanswered assistant conversations since the start of the current UTC calendar month by the page they started on (none without a page); only the month's top pages (collector_top_n) are listed, see mintlify_assistant_unanswered_truncated." + monthCounter},
+		{Name: "mintlify_assistant_answers_without_sources_total", Counter: true, Labels: []string{"project"},
+			Help: "Answered assistant conversations (response_type answer) since the start of the current UTC calendar month that cite no page: the documentation may not back them." + monthCounter},
+		{Name: "mintlify_assistant_cited_pages_total", Counter: true, Labels: []string{"path", "project"},
+			Help: "Assistant conversations since the start of the current UTC calendar month that cite the page (the path of an http(s) source URL; once a conversation); only the month's top pages (collector_top_n) are listed, see mintlify_assistant_pages_truncated." + monthCounter},
+		{Name: "mintlify_assistant_page_conversations_total", Counter: true, Labels: []string{"path", "project"},
+			Help: "Assistant conversations since the start of the current UTC calendar month by the page they started on; only the month's top pages (collector_top_n) are listed, see mintlify_assistant_pages_truncated." + monthCounter},
 		{Name: "mintlify_assistant_conversations_dropped_rows", Month: true, Labels: []string{"project", "reason", "window"},
-			Help: "Rows the month's walks of conversations read but did not count, by reason: duplicate (an id read before in the same walk: a page served twice) or out_of_range (a timestamp outside the day asked for: an upstream that widened the range). Not 0 means the upstream misbehaved; the counters stay exact."},
+			Help: "Rows the month's walks of conversations read but did not count, by reason: duplicate (an id read before in the same walk: a page served twice) or out_of_range (a timestamp outside the day asked for: an upstream that widened the range), and URLs not counted: page_url (a pageUrl with no usable path), source_url (a source URL not http(s) or with no usable path). Duplicate or out_of_range not 0 means the upstream misbehaved; the counters stay exact."},
+		{Name: "mintlify_assistant_pages_truncated", Month: true, Labels: []string{"list", "project", "window"},
+			Help: "1 if the month's conversations cited (list=\"cited\") or started on (list=\"started\") more pages than are listed."},
 		{Name: "mintlify_assistant_unanswered_truncated", Month: true, Labels: []string{"list", "project", "window"},
 			Help: "1 if the month's unanswered conversations had more categories (list=\"category\") or pages (list=\"path\") than are listed, so the listed ones do not add up to all of them."},
 	},
@@ -67,6 +75,14 @@ type ConversationsDay struct {
 	// Duplicates and OutOfRange (see mintlify.Follow) are kept for the operator, never added to the counts.
 	Duplicates int `json:"duplicates,omitempty"`
 	OutOfRange int `json:"out_of_range,omitempty"`
+	// Absent from files before 0.2.0: their days count none.
+	WithoutSources float64      `json:"without_sources,omitempty"`
+	Cited          []NamedCount `json:"cited,omitempty"`
+	Started        []NamedCount `json:"started,omitempty"`
+	CitedCut       bool         `json:"cited_cut,omitempty"`
+	StartedCut     bool         `json:"started_cut,omitempty"`
+	DroppedPages   int          `json:"dropped_page_urls,omitempty"`
+	DroppedSources int          `json:"dropped_source_urls,omitempty"`
 }
 
 // ConversationsWalk is a day's walk in progress; its cursor walk's keys are its own ("cursor" as before).
@@ -173,13 +189,17 @@ const walkKeep = 10 * ConversationsDayKeep
 
 func walkDay(ctx context.Context, q Query, r mintlify.DateRange, w *ConversationsWalk) error {
 	d := &w.Day
-	categories, pages := counts(d.Categories), counts(d.Pages)
+	categories, pages, cited, started := counts(d.Categories), counts(d.Pages), counts(d.Cited), counts(d.Started)
 	keep := func(n int) {
 		var cut bool
 		d.Categories, cut = top(categories, n)
 		d.CategoriesCut = d.CategoriesCut || cut
 		d.Pages, cut = top(pages, n)
 		d.PagesCut = d.PagesCut || cut
+		d.Cited, cut = top(cited, n)
+		d.CitedCut = d.CitedCut || cut
+		d.Started, cut = top(started, n)
+		d.StartedCut = d.StartedCut || cut
 	}
 	read := func(cursor string) (*mintlify.CursorPage[mintlify.Conversation], error) {
 		page, err := q.Client.Conversations(ctx, q.Project, r, mintlify.ConversationsPageSize, cursor)
@@ -192,6 +212,8 @@ func walkDay(ctx context.Context, q Query, r mintlify.DateRange, w *Conversation
 		*d = ConversationsDay{Date: d.Date}
 		clear(categories)
 		clear(pages)
+		clear(cited)
+		clear(started)
 	}
 	err := mintlify.FollowPages(&w.CursorWalk, r, ConversationsMaxDayPages, read, restart, func(c mintlify.Conversation) {
 		d.Rows++
@@ -207,6 +229,19 @@ func walkDay(ctx context.Context, q Query, r mintlify.DateRange, w *Conversation
 			by.Clarifying++
 		} else {
 			by.Answer++
+			if c.Resolution == mintlify.Answered && c.Sources == 0 {
+				d.WithoutSources++
+			}
+		}
+		if c.Path != "" {
+			started[c.Path]++
+		}
+		if c.PathDropped {
+			d.DroppedPages++
+		}
+		d.DroppedSources += c.DroppedSources
+		for _, p := range c.Cited {
+			cited[p]++
 		}
 	})
 	if err != nil {
@@ -246,12 +281,26 @@ func day(t time.Time) time.Time {
 func (conversations) Samples(pl Payload, s Settings) []Sample {
 	p := pl.(*ConversationsPayload)
 	var answered, unanswered ConversationsByType
-	categories, pages := map[string]float64{}, map[string]float64{}
-	var categoriesCut, pagesCut bool
-	var duplicates, outOfRange float64
+	categories, pages, cited, started := map[string]float64{}, map[string]float64{}, map[string]float64{}, map[string]float64{}
+	var categoriesCut, pagesCut, citedCut, startedCut bool
+	var duplicates, outOfRange, droppedPages, droppedSources, withoutSources float64
+	add := func(m map[string]float64, l []NamedCount) {
+		for _, pg := range l {
+			if s.Keep == nil || s.Keep(pg.Name) {
+				m[pg.Name] += pg.Count
+			}
+		}
+	}
 	for _, d := range p.Days {
 		duplicates += float64(d.Duplicates)
 		outOfRange += float64(d.OutOfRange)
+		droppedPages += float64(d.DroppedPages)
+		droppedSources += float64(d.DroppedSources)
+		withoutSources += d.WithoutSources
+		add(cited, d.Cited)
+		add(started, d.Started)
+		citedCut = citedCut || d.CitedCut
+		startedCut = startedCut || d.StartedCut
 		answered.Answer += d.Answered.Answer
 		answered.Clarifying += d.Answered.Clarifying
 		unanswered.Answer += d.Unanswered.Answer
@@ -259,11 +308,7 @@ func (conversations) Samples(pl Payload, s Settings) []Sample {
 		for _, c := range d.Categories {
 			categories[c.Name] += c.Count
 		}
-		for _, pg := range d.Pages {
-			if s.Keep == nil || s.Keep(pg.Name) {
-				pages[pg.Name] += pg.Count
-			}
-		}
+		add(pages, d.Pages)
 		categoriesCut = categoriesCut || d.CategoriesCut
 		pagesCut = pagesCut || d.PagesCut
 	}
@@ -274,7 +319,11 @@ func (conversations) Samples(pl Payload, s Settings) []Sample {
 		{Family: total, Labels: []Label{{Name: "resolution", Value: mintlify.Unanswered}, {Name: "response_type", Value: mintlify.ResponseAnswer}}, Value: unanswered.Answer},
 		{Family: total, Labels: []Label{{Name: "resolution", Value: mintlify.Unanswered}, {Name: "response_type", Value: mintlify.ResponseClarifying}}, Value: unanswered.Clarifying},
 	}
-	out = append(out, droppedRows("mintlify_assistant_conversations_dropped_rows", duplicates, outOfRange)...)
+	out = append(out, Sample{Family: "mintlify_assistant_answers_without_sources_total", Value: withoutSources})
+	const dropped = "mintlify_assistant_conversations_dropped_rows"
+	out = append(out, droppedRows(dropped, duplicates, outOfRange)...)
+	out = append(out, Sample{Family: dropped, Labels: []Label{{Name: "reason", Value: "page_url"}}, Value: droppedPages},
+		Sample{Family: dropped, Labels: []Label{{Name: "reason", Value: "source_url"}}, Value: droppedSources})
 	topCategories, cut := top(categories, s.TopN)
 	out = append(out, Sample{Family: "mintlify_assistant_unanswered_truncated", Labels: []Label{{Name: "list", Value: "category"}}, Value: boolFloat(cut || categoriesCut)})
 	for _, c := range topCategories {
@@ -284,6 +333,17 @@ func (conversations) Samples(pl Payload, s Settings) []Sample {
 	out = append(out, Sample{Family: "mintlify_assistant_unanswered_truncated", Labels: []Label{{Name: "list", Value: "path"}}, Value: boolFloat(cut || pagesCut)})
 	for _, pg := range topPages {
 		out = append(out, Sample{Family: "mintlify_assistant_unanswered_pages_total", Labels: []Label{{Name: "path", Value: pg.Name}}, Value: pg.Count})
+	}
+	for _, l := range []struct {
+		list, family string
+		m            map[string]float64
+		cut          bool
+	}{{"cited", "mintlify_assistant_cited_pages_total", cited, citedCut}, {"started", "mintlify_assistant_page_conversations_total", started, startedCut}} {
+		pages, cut := top(l.m, s.TopN)
+		out = append(out, Sample{Family: "mintlify_assistant_pages_truncated", Labels: []Label{{Name: "list", Value: l.list}}, Value: boolFloat(cut || l.cut)})
+		for _, pg := range pages {
+			out = append(out, Sample{Family: l.family, Labels: []Label{{Name: "path", Value: pg.Name}}, Value: pg.Count})
+		}
 	}
 	return out
 }
@@ -344,20 +404,22 @@ func checkDay(d *ConversationsDay, now time.Time, keep int) error {
 		return fmt.Errorf("day %s: marked final before its end and %s of grace are past", d.Date, ConversationsGrace)
 	}
 	where := "day " + d.Date + ": "
-	if err := checkInts(where+"rows", d.Rows, d.Duplicates, d.OutOfRange); err != nil {
+	if err := checkInts(where+"rows", d.Rows, d.Duplicates, d.OutOfRange, d.DroppedPages, d.DroppedSources); err != nil {
 		return err
 	}
 	err = checkCounts(where, map[string]float64{
 		"answered": d.Answered.Answer, "answered clarifying": d.Answered.Clarifying,
-		"unanswered": d.Unanswered.Answer, "unanswered clarifying": d.Unanswered.Clarifying})
+		"unanswered": d.Unanswered.Answer, "unanswered clarifying": d.Unanswered.Clarifying, "without sources": d.WithoutSources})
 	if err != nil {
 		return err
 	}
 	if err := checkNames(where+"categories", d.Categories, keep, sanitisedCategory); err != nil {
 		return err
 	}
-	if err := checkNames(where+"pages", d.Pages, keep, mintlify.PathLabelOK); err != nil {
-		return err
+	for what, l := range map[string][]NamedCount{"pages": d.Pages, "cited": d.Cited, "started": d.Started} {
+		if err := checkNames(where+what, l, keep, mintlify.PathLabelOK); err != nil {
+			return err
+		}
 	}
 	unanswered := d.Unanswered.Answer + d.Unanswered.Clarifying
 	switch {
@@ -365,6 +427,16 @@ func checkDay(d *ConversationsDay, now time.Time, keep int) error {
 		return fmt.Errorf("%smore conversations counted than its %d rows", where, d.Rows)
 	case sum(d.Categories) > unanswered || sum(d.Pages) > unanswered:
 		return fmt.Errorf("%smore unanswered by category or page than the %g unanswered", where, unanswered)
+	case d.WithoutSources > d.Answered.Answer:
+		return fmt.Errorf("%smore answers without sources than the %g answers", where, d.Answered.Answer)
+	case sum(d.Started) > float64(d.Rows) || slices.ContainsFunc(d.Cited, func(c NamedCount) bool { return c.Count > float64(d.Rows) }):
+		return fmt.Errorf("%smore conversations by page, or citing a page, than its %d rows", where, d.Rows)
+	}
+	started := counts(d.Started)
+	for _, pg := range d.Pages {
+		if n, ok := started[pg.Name]; ok && !d.StartedCut && pg.Count > n {
+			return fmt.Errorf("%spage %s: more unanswered than started on it", where, pg.Name)
+		}
 	}
 	return nil
 }

@@ -108,8 +108,15 @@ func TestCursorKindsUnderFaults(t *testing.T) {
 			t.Fatalf("%s: well-formed fetch: %v after %d requests (want at least 3, to page)", k.Name, well.err, well.requests)
 		}
 		want, wellDropped := counted(code.Samples(well.payload, settings))
-		if len(wellDropped) != 0 {
+		if wellDropped["duplicate"] != 0 || wellDropped["out_of_range"] != 0 {
 			t.Errorf("%s: the well-formed answer dropped rows: %v", k.Name, wellDropped)
+		}
+		if k.Name == collector.Conversations {
+			wantCounted(t, want, "mintlify_assistant_answers_without_sources_total", "mintlify_assistant_cited_pages_total",
+				"mintlify_assistant_page_conversations_total")
+			if wellDropped["source_url"] == 0 {
+				t.Error("conversations: no source URL dropped: the simulator serves no non-http URL")
+			}
 		}
 		for _, tc := range []struct {
 			name        string
@@ -141,6 +148,11 @@ func TestCursorKindsUnderFaults(t *testing.T) {
 				if !reflect.DeepEqual(s, want) {
 					t.Errorf("samples\n%v\nwant those of the well-formed answer\n%v", s, want)
 				}
+				for reason, n := range wellDropped { // URLs not counted: as many as in the well-formed answer
+					if dropped[reason] == n {
+						delete(dropped, reason)
+					}
+				}
 				if len(dropped) != 1 || dropped[tc.dropped] == 0 {
 					t.Errorf("dropped rows reported %v, want some of reason %s only", dropped, tc.dropped)
 				}
@@ -152,6 +164,16 @@ func TestCursorKindsUnderFaults(t *testing.T) {
 	}
 	if covered == 0 {
 		t.Error("no kind of the table is cursor-paged")
+	}
+}
+
+// wantCounted fails unless each family has a sample not 0 among data.
+func wantCounted(t *testing.T, data []spec.Sample, families ...string) {
+	t.Helper()
+	for _, f := range families {
+		if !slices.ContainsFunc(data, func(s spec.Sample) bool { return s.Family == f && s.Value != 0 }) {
+			t.Errorf("no %s counted: the test would prove nothing", f)
+		}
 	}
 }
 
@@ -188,7 +210,7 @@ func TestRefusedCursorRestartsTheWalk(t *testing.T) {
 		t.Run(k.Name, func(t *testing.T) {
 			code := k.Fetched
 			well := fetchUnder(t, k.Name, now, mockapi.Fault{})
-			want, _ := counted(code.Samples(well.payload, settings))
+			want, wellDropped := counted(code.Samples(well.payload, settings))
 			paused := fetchGated(t, cursorSite, k.Name, now, mockapi.Fault{}, nil, 2)
 			if !errors.Is(paused.err, mintlify.ErrSweepStopped) || paused.payload == nil {
 				t.Fatalf("the gated fetch ended with %v, payload %v; want a walk stopped by the budget", paused.err, paused.payload)
@@ -197,8 +219,12 @@ func TestRefusedCursorRestartsTheWalk(t *testing.T) {
 			if got.err != nil {
 				t.Fatalf("the resumed walk whose cursor was refused: %v", got.err)
 			}
-			if s, _ := counted(code.Samples(got.payload, settings)); !reflect.DeepEqual(s, want) {
+			s, dropped := counted(code.Samples(got.payload, settings))
+			if !reflect.DeepEqual(s, want) {
 				t.Errorf("samples\n%v\nwant those of the well-formed answer\n%v", s, want)
+			}
+			if !reflect.DeepEqual(dropped, wellDropped) {
+				t.Errorf("dropped %v, want those of the well-formed answer, %v", dropped, wellDropped)
 			}
 		})
 	}

@@ -17,12 +17,19 @@ func TestConversationsSamples(t *testing.T) {
 		{Family: "mintlify_assistant_conversations_total", Labels: []Label{{Name: "resolution", Value: "answered"}, {Name: "response_type", Value: "clarifying_question"}}, Value: 1},
 		{Family: "mintlify_assistant_conversations_total", Labels: []Label{{Name: "resolution", Value: "unanswered"}, {Name: "response_type", Value: "answer"}}, Value: 4},
 		{Family: "mintlify_assistant_conversations_total", Labels: []Label{{Name: "resolution", Value: "unanswered"}, {Name: "response_type", Value: "clarifying_question"}}, Value: 1},
+		{Family: "mintlify_assistant_answers_without_sources_total", Value: 2},
 		{Family: "mintlify_assistant_conversations_dropped_rows", Labels: []Label{{Name: "reason", Value: "duplicate"}}, Value: 3},
 		{Family: "mintlify_assistant_conversations_dropped_rows", Labels: []Label{{Name: "reason", Value: "out_of_range"}}, Value: 2},
+		{Family: "mintlify_assistant_conversations_dropped_rows", Labels: []Label{{Name: "reason", Value: "page_url"}}, Value: 1},
+		{Family: "mintlify_assistant_conversations_dropped_rows", Labels: []Label{{Name: "reason", Value: "source_url"}}, Value: 5},
 		{Family: "mintlify_assistant_unanswered_truncated", Labels: []Label{{Name: "list", Value: "category"}}, Value: 1},
 		{Family: "mintlify_assistant_unanswered_total", Labels: []Label{{Name: "category", Value: "uncategorized"}}, Value: 3},
 		{Family: "mintlify_assistant_unanswered_truncated", Labels: []Label{{Name: "list", Value: "path"}}, Value: 1},
 		{Family: "mintlify_assistant_unanswered_pages_total", Labels: []Label{{Name: "path", Value: "/a"}}, Value: 2},
+		{Family: "mintlify_assistant_pages_truncated", Labels: []Label{{Name: "list", Value: "cited"}}, Value: 1},
+		{Family: "mintlify_assistant_cited_pages_total", Labels: []Label{{Name: "path", Value: "/a"}}, Value: 3},
+		{Family: "mintlify_assistant_pages_truncated", Labels: []Label{{Name: "list", Value: "started"}}, Value: 1},
+		{Family: "mintlify_assistant_page_conversations_total", Labels: []Label{{Name: "path", Value: "/a"}}, Value: 4},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got %v\nwant %v", got, want)
@@ -31,7 +38,7 @@ func TestConversationsSamples(t *testing.T) {
 	one := &ConversationsPayload{Days: []ConversationsDay{{Date: "2026-11-01", Unanswered: ConversationsByType{Answer: 1},
 		Categories: []NamedCount{{"billing", 1}}, Pages: []NamedCount{{"/a", 1}}}}}
 	for _, s := range code.Samples(one, Settings{TopN: 5}) {
-		if s.Family == "mintlify_assistant_unanswered_truncated" && s.Value != 0 {
+		if (s.Family == "mintlify_assistant_unanswered_truncated" || s.Family == "mintlify_assistant_pages_truncated") && s.Value != 0 {
 			t.Errorf("%v: truncated", s)
 		}
 	}

@@ -19,9 +19,11 @@ var examples = map[string]Payload{
 	Assistant: &AssistantPayload{Web: 5, API: 2, Other: 1},
 	Conversations: &ConversationsPayload{Days: []ConversationsDay{
 		{Date: "2026-11-01", Final: true, Rows: 9, Answered: ConversationsByType{Answer: 5, Clarifying: 1}, Unanswered: ConversationsByType{Answer: 2, Clarifying: 1},
-			Categories: []NamedCount{{"billing", 2}, {"uncategorized", 1}}, Pages: []NamedCount{{"/a", 2}, {"/hidden", 1}}, Duplicates: 3},
+			Categories: []NamedCount{{"billing", 2}, {"uncategorized", 1}}, Pages: []NamedCount{{"/a", 2}, {"/hidden", 1}}, Duplicates: 3,
+			WithoutSources: 2, Cited: []NamedCount{{"/hidden", 4}, {"/a", 3}, {"/c", 1}}, Started: []NamedCount{{"/a", 4}, {"/hidden", 1}}, DroppedSources: 1},
 		{Date: "2026-11-02", Rows: 2, Unanswered: ConversationsByType{Answer: 2},
-			Categories: []NamedCount{{"uncategorized", 2}}, Pages: []NamedCount{{"/b", 1}}, PagesCut: true, OutOfRange: 2}}},
+			Categories: []NamedCount{{"uncategorized", 2}}, Pages: []NamedCount{{"/b", 1}}, PagesCut: true, OutOfRange: 2,
+			Cited: []NamedCount{{"/c", 2}}, Started: []NamedCount{{"/b", 2}}, StartedCut: true, DroppedPages: 1, DroppedSources: 4}}},
 	FeedbackBacklog: &FeedbackBacklogPayload{Backlog: OpenFeedback{Entries: 3, Duplicates: 1, Oldest: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC),
 		Open: []FeedbackOpen{{"pending", "contextual", 2}, {"in_progress", "agent", 1}}}},
 }

@@ -1,6 +1,7 @@
 package exporter_test
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,8 +31,9 @@ func TestGapsCollectorsKeepNoVisitorText(t *testing.T) {
 			t.Errorf("%s is 0: the test would prove nothing", series)
 		}
 	}
-	if e.count("mintlify_assistant_unanswered_total") == 0 || e.count("mintlify_feedback_oldest_open_timestamp_seconds") != 1 {
-		t.Error("no categories of unanswered conversations, or no oldest open feedback")
+	if e.count("mintlify_assistant_unanswered_total") == 0 || e.count("mintlify_feedback_oldest_open_timestamp_seconds") != 1 ||
+		e.count("mintlify_assistant_cited_pages_total") == 0 || e.count("mintlify_assistant_page_conversations_total") == 0 {
+		t.Error("no categories of unanswered conversations, no pages cited or started on, or no oldest open feedback")
 	}
 	b, err := os.ReadFile(state)
 	if err != nil || len(b) == 0 {
@@ -44,5 +46,59 @@ func TestGapsCollectorsKeepNoVisitorText(t *testing.T) {
 	}
 	if !strings.Contains(string(b), `"days"`) {
 		t.Error("the state file keeps no days of conversations")
+	}
+}
+
+// TestConversationsSourcesAgainstSimulator: the month's answers without
+// a source, pages cited (each once a conversation, by the path of an
+// http(s) URL, any host) and conversations by starting page are those of
+// the simulator's rows, counted here on their own; the URLs of no
+// countable path are dropped, and the cited pages hold no query string,
+// fragment or title.
+func TestConversationsSourcesAgainstSimulator(t *testing.T) {
+	site := mockapi.Site{Seed: 21, Paths: 12}
+	e := newEnv(t, oneCollector("conversations"), envOpts{sites: map[string]mockapi.Site{"proj-docs": site}})
+	out := e.scrape()
+	var without, dropped float64
+	cited, started := map[string]float64{}, map[string]float64{}
+	month := time.Date(epoch.Year(), epoch.Month(), 1, 0, 0, 0, 0, time.UTC)
+	for _, c := range site.Conversations(month, epoch) {
+		if c.ResolutionStatus == "answered" && (c.ResponseType == nil || *c.ResponseType == "answer") && len(c.Sources) == 0 {
+			without++
+		}
+		if c.PageURL != nil {
+			started[strings.TrimPrefix(*c.PageURL, mockapi.SiteURL)]++
+		}
+		paths := map[string]bool{}
+		for _, s := range c.Sources {
+			u, err := url.Parse(s.URL)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+				dropped++
+				continue
+			}
+			paths[u.Path] = true
+		}
+		for p := range paths {
+			cited[p]++
+		}
+	}
+	if without == 0 || dropped == 0 || len(cited) == 0 || len(started) == 0 {
+		t.Fatalf("the simulator served no rows of a kind: %v without, %v dropped, %d cited, %d started", without, dropped, len(cited), len(started))
+	}
+	if got := mustValue(t, out, `mintlify_assistant_answers_without_sources_total{project="docs"}`); got != without {
+		t.Errorf("answers without sources %v, want %v", got, without)
+	}
+	if got := mustValue(t, out, `mintlify_assistant_conversations_dropped_rows{project="docs",reason="source_url",window="month"}`); got != dropped {
+		t.Errorf("source URLs dropped %v, want %v", got, dropped)
+	}
+	for family, want := range map[string]map[string]float64{"mintlify_assistant_cited_pages_total": cited, "mintlify_assistant_page_conversations_total": started} {
+		if n := e.count(family); n != len(want) {
+			t.Errorf("%d series of %s, want %d", n, family, len(want))
+		}
+		for p, n := range want {
+			if got := mustValue(t, out, family+`{path="`+p+`",project="docs"}`); got != n {
+				t.Errorf("%s of %s: %v, want %v", family, p, got, n)
+			}
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -32,7 +33,7 @@ const (
 // MaxRowIDBytes bounds a row's id (the API's are 26-character ULIDs); empty or longer spoils the page.
 const MaxRowIDBytes = 256
 
-// Conversation is what the exporter counts of one turn; the query, response and sources are not read.
+// Conversation is what the exporter counts of one turn; the query, response and sources' titles are not read.
 type Conversation struct {
 	ID           string // the conversation's id, which the walk de-duplicates by
 	Resolution   string // Answered or Unanswered
@@ -40,6 +41,13 @@ type Conversation struct {
 	Category     string
 	Path         string
 	Time         time.Time
+	// PathDropped: a pageUrl given that left no usable path.
+	PathDropped bool
+	// Sources is how many sources the row gives; Cited the distinct paths of those with an http(s) URL
+	// (SourcePath), sorted; DroppedSources those whose URL gave none.
+	Sources        int
+	Cited          []string
+	DroppedSources int
 }
 
 // ConversationsPage is one answer of the endpoint.
@@ -59,6 +67,22 @@ type wireConversation struct {
 	ResponseType     *string          `json:"responseType"`
 	QueryCategory    nullable[string] `json:"queryCategory"`
 	PageURL          nullable[string] `json:"pageUrl"`
+	Sources          []wireSource     `json:"sources"`
+}
+
+// wireSource keeps a source's url only: its title is page text, never decoded. A source that is no object,
+// or whose url is no string, is kept unread (ok false) and dropped, rather than spoil the page.
+type wireSource struct {
+	url string
+	ok  bool
+}
+
+func (s *wireSource) UnmarshalJSON(b []byte) error {
+	var w struct {
+		URL json.RawMessage `json:"url"`
+	}
+	s.ok = json.Unmarshal(b, &w) == nil && json.Unmarshal(w.URL, &s.url) == nil
+	return nil
 }
 
 type conversationsAnswer struct {
@@ -133,8 +157,23 @@ func (p *ConversationsPage) row(i int, r *wireConversation) (Conversation, error
 			c.Path = path
 		} else {
 			p.DroppedPaths++
+			c.PathDropped = true
 		}
 	}
+	c.Sources = len(r.Sources)
+	for _, src := range r.Sources {
+		path, ok := "", src.ok
+		if ok {
+			path, ok = SourcePath(src.url)
+		}
+		switch {
+		case !ok:
+			c.DroppedSources++
+		case !slices.Contains(c.Cited, path):
+			c.Cited = append(c.Cited, path)
+		}
+	}
+	slices.Sort(c.Cited)
 	return c, nil
 }
 

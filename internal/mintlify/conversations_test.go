@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,7 +23,7 @@ func conversationJSON(category, pageURL, responseType string) string {
 	}
 	return `{"id":"01JD0000000000000000000000","timestamp":"2026-11-01T10:00:00.123Z",` +
 		`"query":"` + secretText + `","response":"` + secretText + `",` + rt +
-		`"sources":[{"title":"` + secretText + `","url":"https://x/` + secretText + `"}],` +
+		`"sources":[{"title":"` + secretText + `","url":"https://x/p?q=` + secretText + `#` + secretText + `"}],` +
 		`"resolutionStatus":"unanswered","queryCategory":` + category + `,"pageUrl":` + pageURL + `}`
 }
 
@@ -54,12 +55,13 @@ func TestConversationsDecodesCountsOnly(t *testing.T) {
 		{Resolution: Unanswered, ResponseType: ResponseAnswer, Category: "Authentication setup", Path: "/docs/auth"},
 		{Resolution: Unanswered, ResponseType: ResponseAnswer, Category: Uncategorized},
 		{Resolution: Unanswered, ResponseType: ResponseClarifying, Category: strings.Repeat("é", MaxCategoryRunes), Path: "/guides/start"},
-		{Resolution: Unanswered, ResponseType: ResponseAnswer, Category: Uncategorized},
+		{Resolution: Unanswered, ResponseType: ResponseAnswer, Category: Uncategorized, PathDropped: true},
 	}
 	at := time.Date(2026, 11, 1, 10, 0, 0, 123e6, time.UTC)
 	for i := range want {
 		want[i].ID, want[i].Time = "01JD0000000000000000000000", at
-		if p.Rows[i] != want[i] {
+		want[i].Sources, want[i].Cited = 1, []string{"/p"}
+		if !reflect.DeepEqual(p.Rows[i], want[i]) {
 			t.Errorf("row %d = %+v, want %+v", i, p.Rows[i], want[i])
 		}
 	}
@@ -68,6 +70,54 @@ func TestConversationsDecodesCountsOnly(t *testing.T) {
 	}
 	if s := fmt.Sprintf("%#v", p); strings.Contains(s, secretText) {
 		t.Errorf("visitor text decoded: %s", s)
+	}
+}
+
+// TestConversationsKeepsCitedPaths: of a row's sources only the paths
+// of http(s) URLs are kept, each once (an anchor, a query string or
+// another host give the same path); other URLs are counted as dropped,
+// and no title, query string or fragment is decoded.
+func TestConversationsKeepsCitedPaths(t *testing.T) {
+	row := func(sources string) string {
+		return `{"id":"01JD0000000000000000000000","timestamp":"2026-11-01T10:00:00Z","resolutionStatus":"answered",` +
+			`"queryCategory":null,"pageUrl":null` + sources + `}`
+	}
+	src := func(url string) string { return `{"title":"` + secretText + `","url":` + url + `}` }
+	for name, tc := range map[string]struct {
+		sources string
+		n       int
+		cited   []string
+		dropped int
+	}{
+		"absent": {"", 0, nil, 0},
+		"null":   {`,"sources":null`, 0, nil, 0},
+		"none":   {`,"sources":[]`, 0, nil, 0},
+		"one":    {`,"sources":[` + src(`"https://docs.example.com/a/b?q=`+secretText+`"`) + `]`, 1, []string{"/a/b"}, 0},
+		"several, one page twice, another host": {`,"sources":[` + strings.Join([]string{
+			src(`"https://docs.example.com/b#` + secretText + `"`), src(`"HTTP://acme.mintlify.app/b?x=1"`),
+			src(`"https://docs.example.com/a"`), src(`"https://docs.example.com"`)}, ",") + `]`, 4, []string{"/", "/a", "/b"}, 0},
+		"hostile": {`,"sources":[` + strings.Join([]string{
+			src(`"mailto:` + secretText + `@example.com"`), src(`"/relative/path"`), src(`"ftp://docs.example.com/a"`),
+			src(`"javascript:alert(1)"`), src(`null`), src(`42`), `{"title":"` + secretText + `"}`, src(`"https://"`),
+			src(`"https://docs.example.com/` + strings.Repeat("a", MaxPathBytes) + `"`), src(`"https://docs.example.com/c"`),
+			`"https://docs.example.com/d"`, `null`, `[]`, src(`{"href":"https://docs.example.com/e"}`)}, ",") + `]`,
+			14, []string{"/c"}, 13},
+	} {
+		t.Run(name, func(t *testing.T) {
+			body := `{"conversations":[` + row(tc.sources) + `],"nextCursor":null,"hasMore":false}`
+			c, _ := newTestClient(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(body)) }))
+			p, err := c.Conversations(context.Background(), "proj", DateRange{From: day.From, To: day.To, Days: true}, 100, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := p.Rows[0]
+			if got.Sources != tc.n || !reflect.DeepEqual(got.Cited, tc.cited) || got.DroppedSources != tc.dropped {
+				t.Errorf("sources %d, cited %q, dropped %d; want %d, %q, %d", got.Sources, got.Cited, got.DroppedSources, tc.n, tc.cited, tc.dropped)
+			}
+			if s := fmt.Sprintf("%#v", p); strings.Contains(s, secretText) {
+				t.Errorf("visitor text decoded: %s", s)
+			}
+		})
 	}
 }
 

@@ -60,6 +60,16 @@ func PagePath(raw string) (path string, ok bool) {
 	return path, true
 }
 
+// SourcePath is PagePath of an absolute http(s) URL with a host; the host is not kept (a site answers under
+// its custom domain and its mintlify.app one alike).
+func SourcePath(raw string) (path string, ok bool) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", false
+	}
+	return PagePath(raw)
+}
+
 // Category makes an upstream category a tidy label value (cut says it was longer); empty becomes Uncategorized.
 func Category(raw string) (category string, cut bool) {
 	var b strings.Builder

@@ -17,6 +17,7 @@ const (
 	tagFbCount
 	tagFb
 	tagGapPhase
+	tagSources
 )
 
 // Source is a documentation page an answer refers to.
@@ -102,7 +103,7 @@ func (s Site) conversation(h int64, x uint64, inGap bool) Conversation {
 		Timestamp:        at.Format("2006-01-02T15:04:05.000Z"),
 		Query:            s.visitorText("how do I set up " + topic + "?"),
 		Response:         s.visitorText(strings.Repeat("The "+topic+" guide explains each step in turn. ", 12)),
-		Sources:          []Source{{Title: s.visitorText("About " + topic), URL: s.visitorText(SiteURL + page + "#")}},
+		Sources:          s.sources(x, topic),
 		ResolutionStatus: "answered",
 		at:               at,
 	}
@@ -123,6 +124,33 @@ func (s Site) conversation(h int64, x uint64, inGap bool) Conversation {
 		c.PageURL = ptr(SiteURL + page)
 	}
 	return c
+}
+
+// OtherHost serves the synthetic sites' pages too, as a custom domain and its mintlify.app one do.
+const OtherHost = "https://acme.mintlify.app"
+
+// sources are the pages an answer cites, of every shape the API may give: none, one, several, one page
+// twice (anchor, query string), a non-http URL, another host; visitor text only in titles, queries, fragments.
+func (s Site) sources(x uint64, topic string) []Source {
+	y := mix64(x ^ tagSources) // its own draw: the rest of the row is as before
+	page := func(i uint64) string { return s.PathName(int((y >> (8 + 8*i)) % uint64(s.Paths))) }
+	src := func(url string) Source {
+		return Source{Title: s.visitorText("About " + topic), URL: s.visitorText(url)}
+	}
+	one := src(SiteURL + page(0) + "#")
+	switch y % 8 {
+	case 0:
+		return []Source{}
+	case 1:
+		return []Source{one, src(SiteURL + page(1) + "#"), src(SiteURL + page(2) + "?q=")}
+	case 2:
+		return []Source{one, src(SiteURL + page(0) + "?ref=")}
+	case 3:
+		return []Source{src("mailto:"), one}
+	case 4:
+		return []Source{src(OtherHost + page(1) + "#")}
+	}
+	return []Source{one}
 }
 
 // unanswer makes c a conversation the assistant could not answer.

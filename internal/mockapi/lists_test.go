@@ -3,6 +3,7 @@ package mockapi
 import (
 	"encoding/json"
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -294,5 +295,48 @@ func TestListFixturesCatchDrift(t *testing.T) {
 				t.Errorf("%s accepted %s", fixture, body)
 			}
 		}
+	}
+}
+
+// TestConversationsServeVariedSources: a day of answers cites every shape
+// the client must count: no source, one, several, one page twice (an
+// anchor and a query string), a non-http URL and another host; and the
+// same conversation always cites the same.
+func TestConversationsServeVariedSources(t *testing.T) {
+	site := Site{Seed: 1, Paths: 300}
+	seen := map[string]int{}
+	for _, c := range site.Conversations(t0.Add(-24*time.Hour), t0) {
+		if c.ResolutionStatus != "answered" {
+			continue
+		}
+		paths := map[string]bool{}
+		for _, src := range c.Sources {
+			switch {
+			case !strings.HasPrefix(src.URL, "http"):
+				seen["non-http"]++
+			case strings.HasPrefix(src.URL, OtherHost):
+				seen["another host"]++
+			}
+			paths[strings.FieldsFunc(strings.TrimPrefix(src.URL, SiteURL), func(r rune) bool { return r == '#' || r == '?' })[0]] = true
+		}
+		switch {
+		case len(c.Sources) == 0:
+			seen["none"]++
+		case len(c.Sources) == 1:
+			seen["one"]++
+		case len(paths) < len(c.Sources):
+			seen["a page twice"]++
+		case len(c.Sources) > 2:
+			seen["several"]++
+		}
+	}
+	for _, kind := range []string{"none", "one", "several", "a page twice", "non-http", "another host"} {
+		if seen[kind] == 0 {
+			t.Errorf("no answer cites %s: %v", kind, seen)
+		}
+	}
+	a, b := site.Conversations(t0.Add(-time.Hour), t0), site.Conversations(t0.Add(-time.Hour), t0)
+	if !reflect.DeepEqual(a, b) {
+		t.Error("the same hour served twice cites differently")
 	}
 }

@@ -57,19 +57,30 @@ func TestBackfillConversations(t *testing.T) {
 	}
 	for d := day("2026-08-29"); !d.After(day("2026-09-02")); d = d.AddDate(0, 0, 1) {
 		end := d.AddDate(0, 0, 1)
-		var unanswered float64
+		var unanswered, without float64
 		for _, c := range site.Conversations(monthStart(d), end) {
-			if c.ResolutionStatus == mintlify.Unanswered && (c.ResponseType == nil || *c.ResponseType == mintlify.ResponseAnswer) {
+			answer := c.ResponseType == nil || *c.ResponseType == mintlify.ResponseAnswer
+			if c.ResolutionStatus == mintlify.Unanswered && answer {
 				unanswered++
+			}
+			if c.ResolutionStatus == mintlify.Answered && answer && len(c.Sources) == 0 {
+				without++
 			}
 		}
 		key := fmt.Sprintf(`mintlify_assistant_conversations_total{project="proj-history",resolution="unanswered",response_type="answer"} %d`, end.Unix())
 		if v, ok := got[key]; !ok || v != unanswered || v == 0 {
 			t.Errorf("%s: %v (%v), want %v", d.Format(mintlify.DayLayout), v, ok, unanswered)
 		}
+		key = fmt.Sprintf(`mintlify_assistant_answers_without_sources_total{project="proj-history"} %d`, end.Unix())
+		if v, ok := got[key]; !ok || v != without || v == 0 {
+			t.Errorf("%s: answers without sources %v (%v), want %v", d.Format(mintlify.DayLayout), v, ok, without)
+		}
 	}
-	if !strings.Contains(body, "mintlify_assistant_unanswered_total{category=") || !strings.Contains(body, "mintlify_assistant_unanswered_pages_total{path=") {
-		t.Error("no categories or pages of unanswered conversations in the output")
+	for _, family := range []string{"mintlify_assistant_unanswered_total{category=", "mintlify_assistant_unanswered_pages_total{path=",
+		"mintlify_assistant_cited_pages_total{path=", "mintlify_assistant_page_conversations_total{path="} {
+		if !strings.Contains(body, family) {
+			t.Errorf("no %s… in the output", family)
+		}
 	}
 	files, _ := filepath.Glob(filepath.Join(h.dir, "*"))
 	for _, f := range files {
