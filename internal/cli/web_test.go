@@ -16,7 +16,7 @@ import (
 // ExitOK once the context ends, its server shut down.
 func TestWebServeStopsAtContextEnd(t *testing.T) {
 	app := kingpin.New("t", "")
-	w := AddWebFlags(app, ":0", "4", "2s")
+	w := AddWebFlags(app, ":0", "4", "10m")
 	if _, err := app.Parse(nil); err != nil {
 		t.Fatal(err)
 	}
@@ -27,10 +27,10 @@ func TestWebServeStopsAtContextEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) { io.WriteString(rw, "ok") })}
+	srv := &http.Server{ReadHeaderTimeout: time.Hour, Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) { io.WriteString(rw, "ok") })}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
-	go func() { done <- w.Serve(ctx, srv, l, time.Second, quiet) }()
+	go func() { done <- w.Serve(ctx, srv, l, time.Minute, quiet) }() // an idle server shuts down at once; no grace is waited out
 	resp, err := http.Get("http://" + l.Addr().String() + "/")
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mintlify-exporter/mintlify_exporter/internal/testkit"
 )
 
 // A FIFO or a device as the tracked-jobs file is refused at once: a
@@ -98,7 +100,7 @@ func TestAppendRefusesLinksAndFIFOs(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "tracked-jobs file") || !strings.Contains(err.Error(), path+" is not a regular file ("+kind+")") {
 				t.Errorf("Append(%s) = %v, want a refusal naming it and %s", path, err, kind)
 			}
-		case <-time.After(time.Minute): // only an open that blocks waits this long
+		case <-testkit.HangGuard(t).Done(): // only an open that blocks waits, until the test's deadline
 			t.Fatalf("Append(%s) blocked", path)
 		}
 	}
