@@ -32,7 +32,7 @@ var conversationsRow = spec.Collector{
 		{Name: "mintlify_assistant_cited_pages_total", Counter: true, Labels: []string{"path", "project"},
 			Help: "Assistant conversations since the start of the current UTC calendar month that cite the page (the path of an http(s) source URL; once a conversation); only the month's top pages (collector_top_n) are listed, see mintlify_assistant_pages_truncated." + monthCounter},
 		{Name: "mintlify_assistant_page_conversations_total", Counter: true, Labels: []string{"path", "project"},
-			Help: "Assistant conversations since the start of the current UTC calendar month by the page they started on; only the month's top pages (collector_top_n) are listed, see mintlify_assistant_pages_truncated." + monthCounter},
+			Help: "Assistant conversations since the start of the current UTC calendar month by the page they started on; only the month's top pages (collector_top_n) and the pages of mintlify_assistant_unanswered_pages_total are listed, see mintlify_assistant_pages_truncated." + monthCounter},
 		{Name: "mintlify_assistant_conversations_dropped_rows", Month: true, Labels: []string{"project", "reason", "window"},
 			Help: "Rows the month's walks of conversations read but did not count, by reason: duplicate (an id read before in the same walk: a page served twice) or out_of_range (a timestamp outside the day asked for: an upstream that widened the range), and URLs not counted: page_url (a pageUrl with no usable path), source_url (a source URL not http(s) or with no usable path). Duplicate or out_of_range not 0 means the upstream misbehaved; the counters stay exact."},
 		{Name: "mintlify_assistant_pages_truncated", Month: true, Labels: []string{"list", "project", "window"},
@@ -200,6 +200,7 @@ func walkDay(ctx context.Context, q Query, r mintlify.DateRange, w *Conversation
 		d.CitedCut = d.CitedCut || cut
 		d.Started, cut = top(started, n)
 		d.StartedCut = d.StartedCut || cut
+		d.Started = withNames(d.Started, started, d.Pages)
 	}
 	read := func(cursor string) (*mintlify.CursorPage[mintlify.Conversation], error) {
 		page, err := q.Client.Conversations(ctx, q.Project, r, mintlify.ConversationsPageSize, cursor)
@@ -273,6 +274,17 @@ func top(m map[string]float64, n int) ([]NamedCount, bool) {
 	return out, false
 }
 
+// withNames is l with each of names it lacks, counted as in m: the pages by conversations list every
+// unanswered page listed, so that its share is one division.
+func withNames(l []NamedCount, m map[string]float64, names []NamedCount) []NamedCount {
+	for _, n := range names {
+		if !slices.ContainsFunc(l, func(c NamedCount) bool { return c.Name == n.Name }) {
+			l = append(l, NamedCount{Name: n.Name, Count: m[n.Name]})
+		}
+	}
+	return l
+}
+
 func day(t time.Time) time.Time {
 	y, m, d := t.UTC().Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
@@ -340,6 +352,9 @@ func (conversations) Samples(pl Payload, s Settings) []Sample {
 		cut          bool
 	}{{"cited", "mintlify_assistant_cited_pages_total", cited, citedCut}, {"started", "mintlify_assistant_page_conversations_total", started, startedCut}} {
 		pages, cut := top(l.m, s.TopN)
+		if l.list == "started" {
+			pages = withNames(pages, l.m, topPages)
+		}
 		out = append(out, Sample{Family: "mintlify_assistant_pages_truncated", Labels: []Label{{Name: "list", Value: l.list}}, Value: boolFloat(cut || l.cut)})
 		for _, pg := range pages {
 			out = append(out, Sample{Family: l.family, Labels: []Label{{Name: "path", Value: pg.Name}}, Value: pg.Count})
@@ -417,7 +432,11 @@ func checkDay(d *ConversationsDay, now time.Time, keep int) error {
 		return err
 	}
 	for what, l := range map[string][]NamedCount{"pages": d.Pages, "cited": d.Cited, "started": d.Started} {
-		if err := checkNames(where+what, l, keep, mintlify.PathLabelOK); err != nil {
+		bound := keep
+		if what == "started" {
+			bound *= 2 // the top pages and the unanswered ones (withNames)
+		}
+		if err := checkNames(where+what, l, bound, mintlify.PathLabelOK); err != nil {
 			return err
 		}
 	}

@@ -68,3 +68,38 @@ func TestConversationsRewalksADayNotSealed(t *testing.T) {
 		t.Error("no request: the day wrongly final was trusted")
 	}
 }
+
+// TestPageConversationsCoverUnansweredPages: every page listed as
+// unanswered is also listed with all its conversations, however few, so
+// its unanswered share is one division; with 300 pages a day holds more
+// than its 100 kept, and a short top list leaves most unanswered pages
+// out of the top pages by conversations.
+func TestPageConversationsCoverUnansweredPages(t *testing.T) {
+	now := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+	got := fetchFrom(t, cursorSite, collector.Conversations, now, mockapi.Fault{})
+	if got.err != nil {
+		t.Fatal(got.err)
+	}
+	row, _ := collector.Lookup(collector.Conversations)
+	samples := row.Fetched.Samples(got.payload, spec.Settings{TopN: 5})
+	unanswered, started := map[string]float64{}, map[string]float64{}
+	for _, s := range samples {
+		switch s.Family {
+		case "mintlify_assistant_unanswered_pages_total":
+			unanswered[s.Labels[0].Value] = s.Value
+		case "mintlify_assistant_page_conversations_total":
+			started[s.Labels[0].Value] = s.Value
+		}
+	}
+	if len(unanswered) != 5 {
+		t.Fatalf("%d unanswered pages listed, want the top 5", len(unanswered))
+	}
+	for path, n := range unanswered {
+		if started[path] < n {
+			t.Errorf("page %s: %g unanswered, %g conversations listed", path, n, started[path])
+		}
+	}
+	if len(started) > 10 {
+		t.Errorf("%d pages by conversations, want at most the top 5 and the 5 unanswered", len(started))
+	}
+}

@@ -481,21 +481,24 @@ before=$(promql_at "$share" "$acted_at" | jq -r '.data.result[0].value[1] // "no
 jq -en --arg v "$before" '($v | tonumber? // 0) > 0.15' >/dev/null || fail "the share when the receiver acted was $before, not above the alert's 15%"
 # A window without a refresh in it is 0/0: NaN, which jq 1.6 orders below
 # every number; it is no fall.
-share_fell() { promql "$share" | jq -e '.data.result[0].value[1] | tonumber | . == . and . < 0.15' >/dev/null; }
+# fell_at is the instant the fall was seen at: a query's own time, as
+# `date +%s` after it would be up to a second earlier, before the fall.
+share_fell() {
+  fell_at=$(date -u +%s)
+  promql_at "$share" "$fell_at" | jq -e '.data.result[0].value[1] | tonumber | . == . and . < 0.15' >/dev/null
+}
 # The share can fall only after the merge (a minute after the pull
 # request), a whole 5-minute window of conversations since, and the
 # exporter's next refresh of them (up to its interval, some 200 s on the
 # demo): up to about 10 minutes, by the demo's clock, not the machine's.
 wait_for "the unanswered share to fall below 15% after the merge" 900 share_fell
-fell_at=$(date -u +%s)
 demo_resolved() { rules_json | jq -e '[.data.groups[].rules[] | select(.name == "MintlifyDemoUnansweredShareHigh") | .state] == ["inactive"]' >/dev/null; }
 wait_for "MintlifyDemoUnansweredShareHigh to resolve" 120 demo_resolved
 after=$(promql "$share" | jq -r '.data.result[0].value[1]')
 # Over the whole run, at each evaluation (5 s): the alert fired once (its
 # firing ALERTS series is one run of points; a resolution writes a stale
-# marker, and firing again takes the rule's minute). The share's highest
-# value after it fell is logged, not asserted: runs saw it back at 0.18-0.185
-# for less than the rule's minute, a cause not yet found.
+# marker, and firing again takes the rule's minute), and once below 15%
+# the share stayed there.
 promql_range() {
   curl -fsS --max-time 10 "$prom_url/api/v1/query_range" --data-urlencode "query=$1" \
     --data-urlencode "start=$2" --data-urlencode "end=$(date -u +%s)" --data-urlencode step=5
@@ -506,6 +509,8 @@ firings=$(promql_range 'ALERTS{alertname="MintlifyDemoUnansweredShareHigh",alert
 [ "$firings" = 1 ] || fail "MintlifyDemoUnansweredShareHigh fired $firings times over the run, want once"
 highest=$(promql_range "$share" "$fell_at" | jq -r '[.data.result[].values[][1] | tonumber? | select(. == .)] | max // "none"') ||
   fail "cannot read the share's history"
+jq -en --arg v "$highest" '$v | tonumber < 0.15' >/dev/null ||
+  fail "the share rose to $highest after it fell below 15%"
 log "the share's highest value after it fell below 15%: $highest"
 [ "$(acted)" = 1 ] && [ "$(jq -c 'select(.outcome == "acted")' "$audit" | grep -c .)" = 1 ] ||
   fail "more than one action: $(recv_metrics | grep '^mintlify_receiver_actions_total')"
