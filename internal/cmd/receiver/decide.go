@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/cli"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/secret"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/trackfile"
@@ -27,6 +28,7 @@ type receiver struct {
 	token         *secret.Secret // bearer token; nil: none asked
 	maxBody       int64
 	m             *metrics
+	reloads       *cli.Reloads
 
 	// mu serialises decisions and guards cfg (swapped by a reload), the
 	// state and the audit log.

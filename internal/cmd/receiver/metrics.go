@@ -26,8 +26,6 @@ type metrics struct {
 	notifications *prometheus.CounterVec
 	actions       *prometheus.CounterVec
 	acting        prometheus.Gauge
-	reloadOK      prometheus.Gauge
-	reloadTime    prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer, cfg *Config, act bool) *metrics {
@@ -44,14 +42,6 @@ func newMetrics(reg prometheus.Registerer, cfg *Config, act bool) *metrics {
 			Name: "mintlify_receiver_acting",
 			Help: "1 when the receiver acts on Mintlify, 0 in a dry run.",
 		}),
-		reloadOK: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "mintlify_receiver_config_last_reload_successful",
-			Help: "1 if the last load or reload (SIGHUP) of the routes file succeeded, else 0.",
-		}),
-		reloadTime: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "mintlify_receiver_config_last_reload_success_timestamp_seconds",
-			Help: "Unix time of the last successful load or reload of the routes file.",
-		}),
 	}
 	for _, s := range []string{"firing", "resolved", "unauthorized", "too_large", "malformed"} {
 		m.notifications.WithLabelValues(s)
@@ -60,8 +50,7 @@ func newMetrics(reg prometheus.Registerer, cfg *Config, act bool) *metrics {
 	if act {
 		m.acting.Set(1)
 	}
-	m.reloadOK.Set(1)
-	reg.MustRegister(m.notifications, m.actions, m.acting, m.reloadOK, m.reloadTime)
+	reg.MustRegister(m.notifications, m.actions, m.acting)
 	return m
 }
 

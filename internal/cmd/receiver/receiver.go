@@ -227,7 +227,7 @@ func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiv
 	}
 	reg := prometheus.NewRegistry()
 	rc.m = newMetrics(reg, cfg, rc.act)
-	rc.m.reloadTime.Set(unix(rc.now()))
+	rc.reloads = cli.NewReloads(reg, "mintlify_receiver", "the routes file", rc.now())
 	reg.MustRegister(newStateCollector(rc), versioncollector.NewCollector("mintlify_receiver"),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	rc.reportUnknown()
@@ -310,8 +310,8 @@ func (rc *receiver) reload(path string, actFlag bool) error {
 	if err == nil && (actFlag || cfg.Act) != rc.act {
 		err = fmt.Errorf("act would change to %t: restart the receiver to change acting", !rc.act)
 	}
+	rc.reloads.Done(err, rc.now())
 	if err != nil {
-		rc.m.reloadOK.Set(0)
 		rc.log.Error("Reloading the routes file failed; keeping the running routes", "file", path, "err", err)
 		return err
 	}
@@ -319,8 +319,6 @@ func (rc *receiver) reload(path string, actFlag bool) error {
 	rc.cfg = cfg
 	rc.m.addRoutes(cfg)
 	rc.mu.Unlock()
-	rc.m.reloadOK.Set(1)
-	rc.m.reloadTime.Set(unix(rc.now()))
 	rc.log.Info("Routes file reloaded", "file", path, "routes", len(cfg.Routes))
 	return nil
 }
@@ -352,19 +350,7 @@ func serve(ctx context.Context, rc *receiver, reg *prometheus.Registry, f *flags
 	defer wg.Wait()
 	fctx, stopFollowing := context.WithCancel(ctx)
 	defer stopFollowing()
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	wg.Go(func() {
-		for {
-			select {
-			case <-hup:
-				_ = rc.reload(f.common.ConfigFile, f.act)
-			case <-fctx.Done():
-				return
-			}
-		}
-	})
+	wg.Go(func() { cli.OnSIGHUP(fctx, func() { _ = rc.reload(f.common.ConfigFile, f.act) }) })
 	if f.followEvery > 0 && rc.client != nil {
 		wg.Go(func() {
 			t := time.NewTicker(f.followEvery)

@@ -147,19 +147,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, l net.L
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	wg.Go(func() {
-		for {
-			select {
-			case <-hup:
-				_ = srv.reload()
-			case <-ctx.Done():
-				return
-			}
-		}
-	})
+	wg.Go(func() { cli.OnSIGHUP(ctx, func() { _ = srv.reload() }) })
 	// A first refresh right away, so the first scrape finds data.
 	wg.Go(func() { srv.exporter.Refresh(ctx) })
 

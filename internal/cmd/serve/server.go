@@ -192,8 +192,7 @@ type server struct {
 
 	reloadMu      sync.Mutex
 	reloadTimeout time.Duration // 0: defaultReloadTimeout
-	reloadOK      prometheus.Gauge
-	reloadSuccess prometheus.Gauge
+	reloads       *cli.Reloads
 }
 
 func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Logger, o Options) (*server, error) {
@@ -201,14 +200,6 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 		f: f, src: src, log: logger,
 		registry: prometheus.NewRegistry(),
 		data:     prometheus.NewRegistry(),
-		reloadOK: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "mintlify_exporter_config_last_reload_successful",
-			Help: "1 if the last configuration load or reload succeeded, else 0.",
-		}),
-		reloadSuccess: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "mintlify_exporter_config_last_reload_success_timestamp_seconds",
-			Help: "Unix time of the last successful configuration load or reload.",
-		}),
 	}
 	var enabled []string
 	for _, name := range collector.Names() {
@@ -239,10 +230,9 @@ func newServer(f *flags, cfg *config.Config, src *configSource, logger *slog.Log
 	}
 	s.exporter = exp
 	s.render = exposition.NewRenderer(exp.Data(), exp.DataKey)
-	s.registry.MustRegister(exp.Live(), versioncollector.NewCollector(exporterName), s.reloadOK, s.reloadSuccess)
+	s.registry.MustRegister(exp.Live(), versioncollector.NewCollector(exporterName))
 	s.data.MustRegister(exp.Data())
-	s.reloadOK.Set(1)
-	s.reloadSuccess.SetToCurrentTime()
+	s.reloads = cli.NewReloads(s.registry, "mintlify_exporter", "the configuration", time.Now())
 	if !f.disableSelf {
 		s.registry.MustRegister(
 			collectors.NewGoCollector(),
@@ -304,13 +294,11 @@ func (s *server) reload() error {
 	if err == nil {
 		err = s.exporter.ApplyKeys(cfg, keys)
 	}
+	s.reloads.Done(err, time.Now())
 	if err != nil {
-		s.reloadOK.Set(0)
 		s.log.Error("Reload failed; keeping the running configuration", "err", err)
 		return err
 	}
-	s.reloadOK.Set(1)
-	s.reloadSuccess.SetToCurrentTime()
 	s.log.Info("Configuration reloaded", "projects", len(cfg.Projects))
 	return nil
 }
