@@ -428,17 +428,8 @@ func checkDay(d *ConversationsDay, now time.Time, keep int) error {
 	if err != nil {
 		return err
 	}
-	if err := checkNames(where+"categories", d.Categories, keep, sanitisedCategory); err != nil {
+	if err := checkDayNames(where, d, keep); err != nil {
 		return err
-	}
-	for what, l := range map[string][]NamedCount{"pages": d.Pages, "cited": d.Cited, "started": d.Started} {
-		bound := keep
-		if what == "started" {
-			bound *= 2 // the top pages and the unanswered ones (withNames)
-		}
-		if err := checkNames(where+what, l, bound, mintlify.PathLabelOK); err != nil {
-			return err
-		}
 	}
 	unanswered := d.Unanswered.Answer + d.Unanswered.Clarifying
 	switch {
@@ -455,6 +446,22 @@ func checkDay(d *ConversationsDay, now time.Time, keep int) error {
 	for _, pg := range d.Pages {
 		if n, ok := started[pg.Name]; ok && !d.StartedCut && pg.Count > n {
 			return fmt.Errorf("%spage %s: more unanswered than started on it", where, pg.Name)
+		}
+	}
+	return nil
+}
+
+func checkDayNames(where string, d *ConversationsDay, keep int) error {
+	if err := checkNames(where+"categories", d.Categories, keep, sanitisedCategory); err != nil {
+		return err
+	}
+	for what, l := range map[string][]NamedCount{"pages": d.Pages, "cited": d.Cited, "started": d.Started} {
+		bound := keep
+		if what == "started" {
+			bound *= 2 // the top pages and the unanswered ones (withNames)
+		}
+		if err := checkNames(where+what, l, bound, mintlify.PathLabelOK); err != nil {
+			return err
 		}
 	}
 	return nil
