@@ -3,10 +3,8 @@ package mintlify
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 )
 
@@ -180,22 +178,9 @@ func (p *ConversationsPage) row(i int, r *wireConversation) (Conversation, error
 // Conversations fetches one page of conversations in r; cursor is "" first, else the previous NextCursor.
 func (c *Client) Conversations(ctx context.Context, projectID string, r DateRange, limit int, cursor string) (*ConversationsPage, error) {
 	const endpoint = "conversations"
-	if projectID == "" {
-		return nil, errors.New("mintlify conversations: empty project id")
-	}
-	if limit < 1 || limit > MaxConversationsLimit {
-		return nil, fmt.Errorf("mintlify conversations: limit %d out of range 1..%d", limit, MaxConversationsLimit)
-	}
-	q, err := r.query()
+	q, err := cursorQuery(endpoint, projectID, r, limit, MaxConversationsLimit, cursor)
 	if err != nil {
-		return nil, fmt.Errorf("mintlify conversations: %w", err)
-	}
-	q.Set("limit", strconv.Itoa(limit))
-	if cursor != "" {
-		if !validCursor(cursor) {
-			return nil, errors.New("mintlify conversations: unusable cursor")
-		}
-		q.Set("cursor", cursor)
+		return nil, err
 	}
 	a := &conversationsAnswer{limit: limit}
 	req := request{endpoint: endpoint, method: "GET", path: analyticsPath(projectID, "assistant"), query: q,

@@ -3,7 +3,9 @@ package mintlify
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -77,6 +79,27 @@ func FollowPages[R CursorRow](w *CursorWalk, r DateRange, maxPages int, read fun
 			return nil
 		}
 	}
+}
+
+// cursorQuery checks a cursor-paged endpoint's arguments and returns its query.
+func cursorQuery(endpoint, projectID string, r DateRange, limit, maxLimit int, cursor string) (url.Values, error) {
+	q, err := r.query()
+	switch {
+	case projectID == "":
+		err = errors.New("empty project id")
+	case limit < 1 || limit > maxLimit:
+		err = fmt.Errorf("limit %d out of range 1..%d", limit, maxLimit)
+	case err == nil && cursor != "" && !validCursor(cursor):
+		err = errors.New("unusable cursor")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mintlify %s: %w", endpoint, err)
+	}
+	q.Set("limit", strconv.Itoa(limit))
+	if cursor != "" {
+		q.Set("cursor", cursor)
+	}
+	return q, nil
 }
 
 // Follow applies p, read from w.Cursor, to w and returns its new rows in r; done after the last page.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -124,5 +125,43 @@ func TestFollowResumes(t *testing.T) {
 	var old CursorWalk // a walk saved by 0.1.0: its cursor alone
 	if err := json.Unmarshal([]byte(`{"cursor":"A"}`), &old); err != nil || old.Cursor != "A" {
 		t.Errorf("old walk: %+v, %v", old, err)
+	}
+}
+
+// TestCursorQueryRefusesBadArguments: each cursor-paged endpoint's call
+// refuses, before any request, an empty project, a limit out of range, a
+// cursor it would not send and an open range, naming the endpoint.
+func TestCursorQueryRefusesBadArguments(t *testing.T) {
+	day := cursorDay
+	for _, tc := range []struct {
+		name, project string
+		r             DateRange
+		limit         int
+		cursor, want  string
+	}{
+		{"empty project", "", day, 10, "", "empty project id"},
+		{"limit 0", "p", day, 0, "", "limit 0 out of range 1..1000"},
+		{"limit over", "p", day, 1001, "", "limit 1001 out of range 1..1000"},
+		{"cursor with a space", "p", day, 10, "a b", "unusable cursor"},
+		{"cursor too long", "p", day, 10, strings.Repeat("a", maxCursorBytes+1), "unusable cursor"},
+		{"open range", "p", DateRange{From: day.From}, 10, "", "date range needs both From and To"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := cursorQuery("conversations", tc.project, tc.r, tc.limit, 1000, tc.cursor)
+			if want := "mintlify conversations: " + tc.want; err == nil || err.Error() != want {
+				t.Errorf("got %v, want %q", err, want)
+			}
+		})
+	}
+	q, err := cursorQuery("conversations", "p", day, 10, 1000, "abc")
+	if err != nil || q.Get("limit") != "10" || q.Get("cursor") != "abc" {
+		t.Errorf("good arguments: %v, %v", q, err)
+	}
+	c := &Client{} // refused before any request: no HTTP client needed
+	if _, err := c.Conversations(t.Context(), "", day, 10, ""); err == nil || !strings.Contains(err.Error(), "mintlify conversations: empty project id") {
+		t.Errorf("Conversations: %v", err)
+	}
+	if _, err := c.FeedbackEntries(t.Context(), "p", FeedbackFilter{Range: day}, 0, ""); err == nil || !strings.Contains(err.Error(), "mintlify feedback_entries: limit 0") {
+		t.Errorf("FeedbackEntries: %v", err)
 	}
 }

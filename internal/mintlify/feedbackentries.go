@@ -3,10 +3,8 @@ package mintlify
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -126,15 +124,9 @@ func (p *FeedbackEntriesPage) row(i int, r *wireFeedbackEntry) (FeedbackEntry, e
 // FeedbackEntries fetches one page of entries matching f; cursor is "" first, else the previous NextCursor.
 func (c *Client) FeedbackEntries(ctx context.Context, projectID string, f FeedbackFilter, limit int, cursor string) (*FeedbackEntriesPage, error) {
 	const endpoint = "feedback_entries"
-	if projectID == "" {
-		return nil, errors.New("mintlify feedback_entries: empty project id")
-	}
-	if limit < 1 || limit > MaxFeedbackEntriesLimit {
-		return nil, fmt.Errorf("mintlify feedback_entries: limit %d out of range 1..%d", limit, MaxFeedbackEntriesLimit)
-	}
-	q, err := f.Range.query()
+	q, err := cursorQuery(endpoint, projectID, f.Range, limit, MaxFeedbackEntriesLimit, cursor)
 	if err != nil {
-		return nil, fmt.Errorf("mintlify feedback_entries: %w", err)
+		return nil, err
 	}
 	for _, s := range f.Statuses {
 		if !slices.Contains(FeedbackStatuses, s) {
@@ -149,13 +141,6 @@ func (c *Client) FeedbackEntries(ctx context.Context, projectID string, f Feedba
 			return nil, fmt.Errorf("mintlify feedback_entries: unknown source %q", f.Source)
 		}
 		q.Set("source", f.Source)
-	}
-	q.Set("limit", strconv.Itoa(limit))
-	if cursor != "" {
-		if !validCursor(cursor) {
-			return nil, errors.New("mintlify feedback_entries: unusable cursor")
-		}
-		q.Set("cursor", cursor)
 	}
 	a := &feedbackEntriesAnswer{limit: limit}
 	req := request{endpoint: endpoint, method: "GET", path: analyticsPath(projectID, "feedback"), query: q,
