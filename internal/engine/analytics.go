@@ -28,32 +28,45 @@ func (p *perWindow) fetch(ctx context.Context, c *mintlify.Client, ws *windowSta
 func (p *perWindow) advance(ctx context.Context, c *mintlify.Client, ws *windowState, w windowSpec, now time.Time) (bool, error) {
 	r := rangeFor(ws, w, now)
 	pl, err := p.fetch(ctx, c, ws, r, now)
-	if refusedFuture(ws, r, err) {
+	if pl == nil && refusedFuture(ws, r, err) {
 		r = rangeFor(ws, w, now)
 		pl, err = p.fetch(ctx, c, ws, r, now)
-		if errors.Is(err, mintlify.ErrSweepStopped) && ctx.Err() == nil {
-			return false, nil // no budget left for the retry: it runs next
-		}
-	}
-	if err != nil {
-		if errors.Is(err, mintlify.ErrSweepStopped) && ctx.Err() == nil && pl != nil {
-			// The budget ran out mid-fetch: keep what the collector finished and go on from it next time (no failure).
-			// New data, or a first round's that has none yet, is shown as of now: up, and partial.
-			if p.newData(ws.Payload, pl) || ws.DataTime.IsZero() {
-				ws.Progress = now
-			}
-			ws.Payload, ws.Range = pl, &r
-			ws.Hint = p.code.Cost(pl)
+		// No budget left for the retry: it runs next; a walk keeps what it shows.
+		if wp, ok := pl.(spec.Walking); errors.Is(err, mintlify.ErrSweepStopped) && ctx.Err() == nil && (!ok || wp.ShownRange() == nil) {
 			return false, nil
 		}
-		if errors.Is(err, mintlify.ErrCursorRefused) && pl != nil {
-			ws.Payload = pl // the same data without the refused walk: the next round starts afresh
-		}
+	}
+	if err == nil {
+		p.keep(ws, pl, r)
+		ws.DataTime = now
+		return true, nil
+	}
+	stopped := errors.Is(err, mintlify.ErrSweepStopped)
+	if pl == nil || (stopped && ctx.Err() != nil) {
 		return false, err
 	}
-	ws.Payload, ws.DataTime, ws.Range = pl, now, &r
-	ws.Hint = p.code.Cost(pl)
-	return true, nil
+	// New data, or a first round's that has none yet, is shown as of now: up, and partial.
+	if (stopped && ws.DataTime.IsZero()) || p.newData(ws.Payload, pl) {
+		ws.Progress = now
+	}
+	if stopped {
+		// The budget ran out mid-fetch: keep what the collector finished and go on from it next time (no failure).
+		p.keep(ws, pl, r)
+		return false, nil
+	}
+	// Failed: a walk keeps the pages it read; a refused cursor walk is dropped, so the next round starts afresh.
+	ws.Payload = pl
+	if wp, ok := pl.(spec.Walking); ok {
+		ws.Range = wp.ShownRange()
+	}
+	return false, err
+}
+
+func (p *perWindow) keep(ws *windowState, pl spec.Payload, r mintlify.DateRange) {
+	ws.Payload, ws.Range, ws.Hint = pl, &r, p.code.Cost(pl)
+	if wp, ok := pl.(spec.Walking); ok {
+		ws.Range, ws.Hint = wp.ShownRange(), wp.Pages()
+	}
 }
 
 func (p *perWindow) shows(ws *windowState) bool {

@@ -80,19 +80,6 @@ type counterFloor struct {
 }
 
 func (u *unit) counters(ws *windowState, each func(CounterKey, float64)) (month time.Time, ok bool) {
-	if wk := u.collector.Walked; wk != nil {
-		walk := shown(ws)
-		if walk == nil {
-			return time.Time{}, false
-		}
-		wk.PathSamples(walk.Rows, func(path, traffic string, v float64) { each(CounterKey{wk.Page, path, traffic}, v) })
-		for _, s := range wk.SiteSamples(walk.Totals) {
-			if s.Family == wk.Site {
-				each(KeyOf(s), s.Value)
-			}
-		}
-		return walk.Range.From, true
-	}
 	code := u.collector.Fetched
 	if code == nil || ws.Range == nil || !u.src.shows(ws) {
 		return time.Time{}, false
@@ -106,7 +93,7 @@ func (u *unit) counters(ws *windowState, each func(CounterKey, float64)) (month 
 }
 
 func (u *unit) holdCounters(old, ws *windowState) {
-	if old.Payload == ws.Payload && shown(old) == shown(ws) {
+	if old.Payload == ws.Payload {
 		return // the data shown did not change
 	}
 	served := map[CounterKey]float64{}

@@ -84,16 +84,18 @@ func savedWalk(t *testing.T, path string) (rows int, complete bool) {
 	var st struct {
 		Units map[string]struct {
 			Windows map[string]struct {
-				Data, Walk *struct {
-					Rows []json.RawMessage `json:"rows"`
-				}
+				Payload struct {
+					Data, Walk *struct {
+						Rows []json.RawMessage `json:"rows"`
+					}
+				} `json:"payload"`
 			} `json:"windows"`
 		} `json:"units"`
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
 		t.Fatal(err)
 	}
-	w := st.Units["proj-docs/pageviews"].Windows["month"]
+	w := st.Units["proj-docs/pageviews"].Windows["month"].Payload
 	switch {
 	case w.Data != nil:
 		return len(w.Data.Rows), true

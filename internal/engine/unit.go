@@ -76,17 +76,14 @@ type unitState struct {
 }
 
 type windowState struct {
-	DataTime time.Time // when Data landed; zero if none
-	Hint     int       // pages the last walk had
+	DataTime time.Time // when Payload was fetched whole; zero if never
+	Hint     int       // what a whole round costs (spec.Walking)
 	// RefusedFuture is the month whose day range the upstream refused (400); it asks for [1st, now) instead.
 	RefusedFuture time.Time
-	// Data is the last complete walk; Walk the one in progress, whose pages are kept until it completes.
-	Data     *mintlify.Walk
-	Progress time.Time // when Walk last read a page
-	Walk     *mintlify.Walk
-	Range    *mintlify.DateRange
-	Payload  spec.Payload
-	Floor    *counterFloor
+	Progress      time.Time // when a paused round last brought new data
+	Range         *mintlify.DateRange
+	Payload       spec.Payload
+	Floor         *counterFloor
 }
 
 func (s *unitState) window(w windowSpec) *windowState {
@@ -101,22 +98,12 @@ func (s *unitState) window(w windowSpec) *windowState {
 	return ws
 }
 
-// fetcher advances one window's data; the unit owns scheduling, health and the budget.
-type fetcher interface {
-	cost(ws *windowState) int
-	// advance fetches through c, gated by the unit's grant; done says new data landed.
-	advance(ctx context.Context, c *mintlify.Client, ws *windowState, w windowSpec, now time.Time) (done bool, err error)
-	// shows: a first walk the budget paused may have nothing to show yet.
-	shows(ws *windowState) bool
-}
-
 type unit struct {
 	id        unitID
 	collector spec.Collector
 	project   string // label value
-	src       fetcher
+	src       *perWindow
 	settings  spec.Settings
-	filter    PathFilter
 	windows   []windowSpec
 	key       *keyState
 	timing    timing
@@ -358,10 +345,7 @@ func (u *unit) shownSince() time.Time {
 
 // shownAt: partial is what a round under way has read so far (a first walk's pages, finished days).
 func shownAt(ws *windowState) (t time.Time, partial bool) {
-	switch {
-	case ws.Payload != nil && ws.Progress.After(ws.DataTime):
-		return ws.Progress, true
-	case ws.DataTime.IsZero() && ws.Walk != nil && ws.Walk.Requests > 0:
+	if ws.Payload != nil && ws.Progress.After(ws.DataTime) {
 		return ws.Progress, true
 	}
 	return ws.DataTime, false
