@@ -274,10 +274,9 @@ func (b *builder) project(pr config.Project) error {
 		}
 		settings := spec.Settings{Keep: allowed, TopN: g.TopN(name), LookBack: g.LookBack(name), MaxPaths: pr.MaxPaths,
 			PageSize: g.PageSize, Concurrency: g.PageConcurrency, MaxPages: g.MaxPages}
-		src := &perWindow{collector: k, code: k.Fetched, project: label, id: pr.ID, settings: settings}
 		unitWindows := windowsOf(k, windows)
 		id := unitID{project: pr.ID, collector: name}
-		u := &unit{id: id, collector: k, project: label, src: src, settings: settings, windows: unitWindows, key: ks, timing: t,
+		u := &unit{id: id, collector: k, project: label, settings: settings, windows: unitWindows, key: ks, timing: t,
 			log: b.e.log.With("project", label, "collector", name), state: b.state(id)}
 		b.plan.units = append(b.plan.units, u)
 		ks.units = append(ks.units, u)

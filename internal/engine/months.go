@@ -81,7 +81,7 @@ type counterFloor struct {
 
 func (u *unit) counters(ws *windowState, each func(CounterKey, float64)) (month time.Time, ok bool) {
 	code := u.collector.Fetched
-	if code == nil || ws.Range == nil || !u.src.shows(ws) {
+	if code == nil || ws.Range == nil || !u.shows(ws) {
 		return time.Time{}, false
 	}
 	for _, s := range code.Samples(ws.Payload, u.settings) {

@@ -102,7 +102,6 @@ type unit struct {
 	id        unitID
 	collector spec.Collector
 	project   string // label value
-	src       *perWindow
 	settings  spec.Settings
 	windows   []windowSpec
 	key       *keyState
@@ -148,7 +147,7 @@ func (u *unit) expectedInterval(now time.Time, shares map[string]*collectorShare
 func (u *unit) cost() int {
 	return max(u.sumWindows(func(s *unitState, ws *windowState) int {
 		if s.round.IsZero() || ws.DataTime.Before(s.round) {
-			return u.src.cost(ws)
+			return u.collector.Fetched.Cost(ws.Payload)
 		}
 		return 0
 	}), 1)
@@ -208,10 +207,10 @@ func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) 
 		if skip {
 			continue
 		}
-		// The fetcher works on a copy, without the lock, so scrapes never wait for requests.
+		// advance works on a copy, without the lock, so scrapes never wait for requests.
 		var done bool
 		refused := work.RefusedFuture
-		done, err = u.src.advance(ctx, client, &work, w, now)
+		done, err = u.advance(ctx, client, &work, w, now)
 		if w.month {
 			u.holdCounters(&old, &work)
 		}
@@ -312,7 +311,7 @@ func authHint(c mintlify.Class) string {
 
 func (u *unit) showsData() bool {
 	for _, w := range u.windows {
-		if u.src.shows(u.state.window(w)) {
+		if u.shows(u.state.window(w)) {
 			return true
 		}
 	}
@@ -322,7 +321,7 @@ func (u *unit) showsData() bool {
 // forgetEmptyProgress: a failed first walk that shows nothing is not partial and has no last success.
 func (u *unit) forgetEmptyProgress() {
 	for _, w := range u.windows {
-		if ws := u.state.window(w); ws.DataTime.IsZero() && !ws.Progress.IsZero() && !u.src.shows(ws) {
+		if ws := u.state.window(w); ws.DataTime.IsZero() && !ws.Progress.IsZero() && !u.shows(ws) {
 			ws.Progress = time.Time{}
 			u.state.version++
 		}

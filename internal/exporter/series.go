@@ -37,24 +37,24 @@ func (p series) data(w engine.Window) []prometheus.Metric {
 	if w.Month {
 		created = timestamppb.New(w.Range.From)
 	}
-	pairs := pairCache{fixed: map[string]*dto.LabelPair{"project": labelPair("project", p.project), "window": labelPair("window", w.Label)}}
+	pairs := pairCache{fixed: map[string]*dto.LabelPair{"project": labelPair("project", p.project), "window": labelPair("window", w.Label)},
+		backing: make([]*dto.LabelPair, 4*len(samples))}
 	var last string
 	var f spec.Family
+	var ok bool
 	var desc *prometheus.Desc
 	for i, s := range samples {
 		if i == 0 || s.Family != last {
-			last, f = s.Family, p.collector.Family(s.Family)
-			if w.Month {
-				var ok bool
-				if f, ok = p.collector.MonthOf(s.Family); !ok {
-					f.Name = ""
-				}
+			if last = s.Family; w.Month {
+				f, ok = p.collector.MonthOf(s.Family)
+			} else {
+				f, ok = p.collector.Family(s.Family), true
 			}
-			if f.Name != "" {
+			if ok {
 				desc = familyDesc(f.Name)
 			}
 		}
-		if f.Name == "" {
+		if !ok {
 			continue
 		}
 		m := &backing[i]
@@ -80,7 +80,7 @@ type pairCache struct {
 // of is the pairs of names (sorted, as the registry expects) with the values of labels.
 func (c *pairCache) of(names []string, labels []spec.Label) []*dto.LabelPair {
 	if len(c.backing) < len(names) {
-		c.backing = make([]*dto.LabelPair, 1024*len(names))
+		c.backing = make([]*dto.LabelPair, 64*len(names))
 	}
 	out := c.backing[:len(names):len(names)]
 	c.backing = c.backing[len(names):]
