@@ -65,7 +65,12 @@ func (u *unit) shows(ws *windowState) bool {
 	return ws.Payload != nil && (!ws.DataTime.IsZero() || u.newData(nil, ws.Payload))
 }
 
+// newData compares what old and pl show; a walk's rows are read once, so it shows new data when it shows another walk.
 func (u *unit) newData(old, pl spec.Payload) bool {
+	if w, ok := pl.(spec.Walking); ok {
+		o, ok := old.(spec.Walking)
+		return w.ShownRange() != nil && (!ok || o.ShownRange() != w.ShownRange())
+	}
 	if old == nil {
 		old = u.collector.Fetched.Empty()
 	}

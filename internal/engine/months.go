@@ -93,8 +93,8 @@ func (u *unit) counters(ws *windowState, each func(CounterKey, float64)) (month 
 }
 
 func (u *unit) holdCounters(old, ws *windowState) {
-	if old.Payload == ws.Payload {
-		return // the data shown did not change
+	if _, walk := ws.Payload.(spec.Walking); old.Payload == ws.Payload || walk && (old.DataTime.IsZero() || !u.newData(old.Payload, ws.Payload)) {
+		return // the data shown did not change, or is a first walk's, whose counters do not fall until it completes
 	}
 	served := map[CounterKey]float64{}
 	oldMonth, ok := u.counters(old, func(k CounterKey, v float64) {
