@@ -37,8 +37,7 @@ func (p series) data(w engine.Window) []prometheus.Metric {
 	if w.Month {
 		created = timestamppb.New(w.Range.From)
 	}
-	pairs := pairCache{fixed: map[string]*dto.LabelPair{"project": labelPair("project", p.project), "window": labelPair("window", w.Label)},
-		backing: make([]*dto.LabelPair, 4*len(samples))}
+	pairs := pairCache{fixed: map[string]*dto.LabelPair{"project": labelPair("project", p.project), "window": labelPair("window", w.Label)}}
 	var last string
 	var f spec.Family
 	var ok bool
@@ -58,7 +57,7 @@ func (p series) data(w engine.Window) []prometheus.Metric {
 			continue
 		}
 		m := &backing[i]
-		m.desc, m.value, m.labels = desc, s.Value, pairs.of(f.Labels, s.Labels)
+		m.desc, m.value, m.labels = desc, s.Value, pairs.of(f.Labels, s.Labels, len(samples)-i)
 		if f.Counter {
 			m.created = created
 			if w.Floor != nil {
@@ -77,10 +76,10 @@ type pairCache struct {
 	backing []*dto.LabelPair
 }
 
-// of is the pairs of names (sorted, as the registry expects) with the values of labels.
-func (c *pairCache) of(names []string, labels []spec.Label) []*dto.LabelPair {
+// of is the pairs of names (sorted, as the registry expects) with the values of labels; room for the samples left.
+func (c *pairCache) of(names []string, labels []spec.Label, left int) []*dto.LabelPair {
 	if len(c.backing) < len(names) {
-		c.backing = make([]*dto.LabelPair, 64*len(names))
+		c.backing = make([]*dto.LabelPair, left*len(names))
 	}
 	out := c.backing[:len(names):len(names)]
 	c.backing = c.backing[len(names):]
