@@ -100,6 +100,9 @@ func (k walked) Fetch(ctx context.Context, q Query) (Payload, error) {
 	case err == nil:
 		err = mintlify.ErrSweepStopped
 	}
+	if old.Walk != nil && walk.Requests == old.Walk.Requests {
+		walk = old.Walk // nothing read: the same walk, so no new data to show
+	}
 	return &WalkPayload{Data: old.Data, Walk: walk, Hint: old.Hint}, err
 }
 
