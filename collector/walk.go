@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
@@ -122,14 +123,23 @@ func (k walked) Samples(pl Payload, s Settings) []Sample {
 	return append(out, k.siteSamples(walk.Totals)...)
 }
 
-// Exported is the rows of walk that s keeps (s.Keep also refuses what cannot be a label value).
+// Exported is the rows of walk that s keeps (s.Keep also refuses what cannot be a label value); walk's own
+// rows, not a copy, when it keeps them all: they are unique and sorted by path already (mintlify.MostViewed).
 func Exported(walk *mintlify.Walk, s Settings) []mintlify.PageViewRow {
 	allowed := s.Keep
 	if allowed == nil {
 		allowed = mintlify.PathLabelOK
 	}
-	keep := make([]mintlify.PageViewRow, 0, len(walk.Rows))
-	for _, r := range walk.Rows {
+	rows := walk.Rows
+	i := slices.IndexFunc(rows, func(r mintlify.PageViewRow) bool { return !allowed(r.Path) })
+	if i < 0 && (s.MaxPaths == 0 || len(rows) <= s.MaxPaths) {
+		return rows
+	}
+	if i < 0 {
+		i = len(rows)
+	}
+	keep := append(make([]mintlify.PageViewRow, 0, len(rows)), rows[:i]...)
+	for _, r := range rows[min(i+1, len(rows)):] {
 		if allowed(r.Path) {
 			keep = append(keep, r)
 		}
