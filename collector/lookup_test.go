@@ -9,9 +9,8 @@ func fetchedOf(name string) (spec.Fetched, bool) {
 }
 
 // walkedOf is the walk of the collector named name if it is walked page by page.
-func walkedOf(name string) (spec.Walked, bool) {
-	if k, _ := Lookup(name); k.Walked != nil {
-		return *k.Walked, true
-	}
-	return spec.Walked{}, false
+func walkedOf(name string) (walked, bool) {
+	k, _ := Lookup(name)
+	w, ok := k.Fetched.(walked)
+	return w, ok
 }

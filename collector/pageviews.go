@@ -5,8 +5,7 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
-// Page views: walked page by page (mintlify.Walk), resumed across budget grants; spec.Walked maps a walk
-// to samples, for the exporter's gauges and counters and the backfill's lines.
+// Page views: walked page by page (walked), resumed across budget grants.
 const PageViews = "pageviews"
 
 var pageViewsRow = spec.Collector{
@@ -22,5 +21,5 @@ var pageViewsRow = spec.Collector{
 		{Name: "mintlify_site_page_views", Labels: []string{"project", "traffic", "window"},
 			Help: "Views of the whole site in the rolling window, from the upstream site totals, by traffic (human, ai, and other when the total exceeds human + ai)."},
 	},
-	Walked: &spec.Walked{Rows: mintlify.Views, Page: "mintlify_page_views", Site: "mintlify_site_page_views", Walk: true},
+	Fetched: walked{rows: mintlify.Views, page: "mintlify_page_views", site: "mintlify_site_page_views"}, Walk: true,
 }

@@ -9,14 +9,15 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
-// TestEveryKindHasCode: each kind of the table has its code here, fetched
-// whole (Lookup) or walked (LookupWalked), not both.
+// TestEveryKindHasCode: each kind of the table has its code here, all of
+// one interface (spec.Fetched); page views and visitors, and they alone,
+// are walked page by page.
 func TestEveryKindHasCode(t *testing.T) {
 	for _, name := range Names() {
 		_, fetched := fetchedOf(name)
 		_, walks := walkedOf(name)
-		if fetched == walks {
-			t.Errorf("%s: fetched %v, walked %v; want exactly one", name, fetched, walks)
+		if !fetched || walks != (name == PageViews || name == Visitors) {
+			t.Errorf("%s: fetched %v, walked %v", name, fetched, walks)
 		}
 	}
 }
@@ -29,8 +30,8 @@ func TestWalkSamplesAreOfTheTable(t *testing.T) {
 	for _, name := range []string{PageViews, Visitors} {
 		k, _ := Lookup(name)
 		w, ok := walkedOf(name)
-		if !ok || w.Rows != mintlify.RowsKind(k.Endpoint) {
-			t.Fatalf("%s: walked %v, endpoint %q, want the row's %q", name, ok, w.Rows, k.Endpoint)
+		if !ok || w.rows != mintlify.RowsKind(k.Endpoint) {
+			t.Fatalf("%s: walked %v, endpoint %q, want the row's %q", name, ok, w.rows, k.Endpoint)
 		}
 		labels := func(family string) []string {
 			i := slices.IndexFunc(k.Families, func(f spec.Family) bool { return f.Name == family && !f.Counter })
@@ -40,16 +41,16 @@ func TestWalkSamplesAreOfTheTable(t *testing.T) {
 			return slices.DeleteFunc(slices.Clone(k.Families[i].Labels), func(l string) bool { return l == "project" || l == "window" })
 		}
 		var got []string
-		w.PathSamples([]mintlify.PageViewRow{{Path: "/a", Counts: mintlify.Counts{Human: 2, AI: 1}}}, func(path, traffic string, v float64) {
+		w.pathSamples([]mintlify.PageViewRow{{Path: "/a", Counts: mintlify.Counts{Human: 2, AI: 1}}}, func(path, traffic string, v float64) {
 			got = append(got, fmt.Sprintf("%s %s %v", path, traffic, v))
 		})
 		if want := []string{"/a ai 1", "/a human 2"}; !slices.Equal(got, want) {
 			t.Errorf("%s: path samples %q, want %q", name, got, want)
 		}
-		if !slices.Equal(labels(w.Page), []string{"path", "traffic"}) {
-			t.Errorf("%s: %s has labels %v", name, w.Page, labels(w.Page))
+		if !slices.Equal(labels(w.page), []string{"path", "traffic"}) {
+			t.Errorf("%s: %s has labels %v", name, w.page, labels(w.page))
 		}
-		for _, s := range w.SiteSamples(mintlify.Counts{Human: 2, AI: 1, Total: 4}) {
+		for _, s := range w.siteSamples(mintlify.Counts{Human: 2, AI: 1, Total: 4}) {
 			var names []string
 			for _, l := range s.Labels {
 				names = append(names, l.Name)
@@ -59,7 +60,7 @@ func TestWalkSamplesAreOfTheTable(t *testing.T) {
 			}
 		}
 		if k.Windows.HasMonth() {
-			for _, f := range []string{w.Page, w.Site} {
+			for _, f := range []string{w.page, w.site} {
 				if m, ok := k.MonthOf(f); !ok || !m.Counter {
 					t.Errorf("%s: %s has no month counter", name, f)
 				}
@@ -82,7 +83,7 @@ func TestSiteSamples(t *testing.T) {
 		return out
 	}
 	for _, tc := range []struct {
-		w    spec.Walked
+		w    walked
 		t    mintlify.Counts
 		want []string
 	}{
@@ -90,7 +91,7 @@ func TestSiteSamples(t *testing.T) {
 		{views, mintlify.Counts{Human: 5, AI: 3, Total: 10}, []string{"mintlify_site_page_views [{traffic human}] 5", "mintlify_site_page_views [{traffic ai}] 3", "mintlify_site_page_views [{traffic other}] 2"}},
 		{visitors, mintlify.Counts{Human: 5, AI: 3, Total: 7}, []string{"mintlify_site_visitors [{traffic human}] 5", "mintlify_site_visitors [{traffic ai}] 3", "mintlify_site_unique_visitors [] 7"}},
 	} {
-		if got := show(tc.w.SiteSamples(tc.t)); !slices.Equal(got, tc.want) {
+		if got := show(tc.w.siteSamples(tc.t)); !slices.Equal(got, tc.want) {
 			t.Errorf("%v: %q, want %q", tc.t, got, tc.want)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
@@ -24,6 +25,10 @@ var examples = map[string]Payload{
 		{Date: "2026-11-02", Rows: 2, Unanswered: ConversationsByType{Answer: 2},
 			Categories: []NamedCount{{"uncategorized", 2}}, Pages: []NamedCount{{"/b", 1}}, PagesCut: true, OutOfRange: 2,
 			Cited: []NamedCount{{"/c", 2}}, Started: []NamedCount{{"/b", 2}}, StartedCut: true, DroppedPages: 1, DroppedSources: 4}}},
+	PageViews: &WalkPayload{Hint: 1, Data: &mintlify.Walk{Kind: mintlify.Views, PageSize: 250, Range: mintlify.DateRange{From: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), To: time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC), Days: true}, Requests: 1, Last: 0, Next: 1, Totals: mintlify.Counts{Human: 9, AI: 3, Total: 13},
+		Rows: []mintlify.PageViewRow{{Path: "/a", Counts: mintlify.Counts{Human: 5, AI: 2, Total: 7}}, {Path: "/hidden", Counts: mintlify.Counts{Human: 4, AI: 1, Total: 5}}}}},
+	Visitors: &WalkPayload{Walk: &mintlify.Walk{Kind: mintlify.Visitors, PageSize: 250, Range: mintlify.DateRange{From: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), To: time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)}, Requests: 1, Last: -1, Next: 1, Totals: mintlify.Counts{Human: 4, AI: 2, Total: 5},
+		Rows: []mintlify.PageViewRow{{Path: "/a", Counts: mintlify.Counts{Human: 3, AI: 1, Total: 4}}}}},
 	FeedbackBacklog: &FeedbackBacklogPayload{Backlog: OpenFeedback{Entries: 3, Duplicates: 1, Oldest: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC),
 		Open: []FeedbackOpen{{"pending", "contextual", 2}, {"in_progress", "agent", 1}}}},
 }
@@ -34,10 +39,7 @@ var examples = map[string]Payload{
 func TestSamplesAreOfTheTable(t *testing.T) {
 	for _, k := range All {
 		name := k.Name
-		code, ok := fetchedOf(name)
-		if !ok {
-			continue // walked by the exporter
-		}
+		code, _ := fetchedOf(name)
 		p, ok := examples[name]
 		if !ok {
 			t.Errorf("%s: no example payload", name)

@@ -19,6 +19,6 @@ var visitorsRow = spec.Collector{
 		{Name: "mintlify_site_unique_visitors", Labels: []string{"project", "window"},
 			Help: "Unique visitors of the whole site in the rolling window, de-duplicated across traffic types by the upstream (approximate)."},
 	},
-	Walked: &spec.Walked{Rows: mintlify.Visitors, Page: "mintlify_page_visitors", Site: "mintlify_site_visitors",
-		Unique: "mintlify_site_unique_visitors"},
+	Fetched: walked{rows: mintlify.Visitors, page: "mintlify_page_visitors", site: "mintlify_site_visitors",
+		unique: "mintlify_site_unique_visitors"},
 }

@@ -10,59 +10,69 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
-// perWindow is the unit's side of a collector fetched whole (spec.Fetched): one fetch a window.
-type perWindow struct {
-	collector spec.Collector
-	code      spec.Fetched
-	project   string // label value
-	id        string // upstream project id
-	settings  spec.Settings
+// fetch asks the collector for window r; the unit owns scheduling, health and the budget.
+func (u *unit) fetch(ctx context.Context, c *mintlify.Client, ws *windowState, r mintlify.DateRange, now time.Time) (spec.Payload, error) {
+	return u.collector.Fetched.Fetch(ctx, spec.Query{Client: c, Project: u.id.project, Range: r, Old: ws.Payload, Now: now, Settings: u.settings})
 }
 
-func (p *perWindow) cost(ws *windowState) int { return p.code.Cost(ws.Payload) }
-
-func (p *perWindow) fetch(ctx context.Context, c *mintlify.Client, ws *windowState, r mintlify.DateRange, now time.Time) (spec.Payload, error) {
-	return p.code.Fetch(ctx, spec.Query{Client: c, Project: p.id, Range: r, Old: ws.Payload, Now: now, Settings: p.settings})
-}
-
-func (p *perWindow) advance(ctx context.Context, c *mintlify.Client, ws *windowState, w windowSpec, now time.Time) (bool, error) {
+// advance fetches through c, gated by the unit's grant; done says new data landed.
+func (u *unit) advance(ctx context.Context, c *mintlify.Client, ws *windowState, w windowSpec, now time.Time) (bool, error) {
 	r := rangeFor(ws, w, now)
-	pl, err := p.fetch(ctx, c, ws, r, now)
-	if refusedFuture(ws, r, err) {
+	pl, err := u.fetch(ctx, c, ws, r, now)
+	if pl == nil && refusedFuture(ws, r, err) {
 		r = rangeFor(ws, w, now)
-		pl, err = p.fetch(ctx, c, ws, r, now)
-		if errors.Is(err, mintlify.ErrSweepStopped) && ctx.Err() == nil {
-			return false, nil // no budget left for the retry: it runs next
-		}
-	}
-	if err != nil {
-		if errors.Is(err, mintlify.ErrSweepStopped) && ctx.Err() == nil && pl != nil {
-			// The budget ran out mid-fetch: keep what the collector finished and go on from it next time (no failure).
-			// New data, or a first round's that has none yet, is shown as of now: up, and partial.
-			if p.newData(ws.Payload, pl) || ws.DataTime.IsZero() {
-				ws.Progress = now
-			}
-			ws.Payload, ws.Range = pl, &r
-			ws.Hint = p.code.Cost(pl)
+		pl, err = u.fetch(ctx, c, ws, r, now)
+		// No budget left for the retry: it runs next; a walk keeps what it shows.
+		if wp, ok := pl.(spec.Walking); errors.Is(err, mintlify.ErrSweepStopped) && ctx.Err() == nil && (!ok || wp.ShownRange() == nil) {
 			return false, nil
 		}
-		if errors.Is(err, mintlify.ErrCursorRefused) && pl != nil {
-			ws.Payload = pl // the same data without the refused walk: the next round starts afresh
-		}
+	}
+	if err == nil {
+		u.keep(ws, pl, r)
+		ws.DataTime = now
+		return true, nil
+	}
+	stopped := errors.Is(err, mintlify.ErrSweepStopped)
+	if pl == nil || (stopped && ctx.Err() != nil) {
 		return false, err
 	}
-	ws.Payload, ws.DataTime, ws.Range = pl, now, &r
-	ws.Hint = p.code.Cost(pl)
-	return true, nil
-}
-
-func (p *perWindow) shows(ws *windowState) bool {
-	return ws.Payload != nil && (!ws.DataTime.IsZero() || p.newData(nil, ws.Payload))
-}
-
-func (p *perWindow) newData(old, pl spec.Payload) bool {
-	if old == nil {
-		old = p.code.Empty()
+	// New data, or a first round's that has none yet, is shown as of now: up, and partial.
+	if (stopped && ws.DataTime.IsZero()) || u.newData(ws.Payload, pl) {
+		ws.Progress = now
 	}
-	return !reflect.DeepEqual(p.code.Samples(pl, p.settings), p.code.Samples(old, p.settings))
+	if stopped {
+		// The budget ran out mid-fetch: keep what the collector finished and go on from it next time (no failure).
+		u.keep(ws, pl, r)
+		return false, nil
+	}
+	// Failed: a walk keeps the pages it read; a refused cursor walk is dropped, so the next round starts afresh.
+	ws.Payload = pl
+	if wp, ok := pl.(spec.Walking); ok {
+		ws.Range = wp.ShownRange()
+	}
+	return false, err
+}
+
+func (u *unit) keep(ws *windowState, pl spec.Payload, r mintlify.DateRange) {
+	ws.Payload, ws.Range, ws.Hint = pl, &r, u.collector.Fetched.Cost(pl)
+	if wp, ok := pl.(spec.Walking); ok {
+		ws.Range, ws.Hint = wp.ShownRange(), wp.Pages()
+	}
+}
+
+// shows: a first round the budget paused may have nothing to show yet.
+func (u *unit) shows(ws *windowState) bool {
+	return ws.Payload != nil && (!ws.DataTime.IsZero() || u.newData(nil, ws.Payload))
+}
+
+// newData compares what old and pl show; a walk's rows are read once, so it shows new data when it shows another walk.
+func (u *unit) newData(old, pl spec.Payload) bool {
+	if w, ok := pl.(spec.Walking); ok {
+		o, ok := old.(spec.Walking)
+		return w.ShownRange() != nil && (!ok || o.ShownRange() != w.ShownRange())
+	}
+	if old == nil {
+		old = u.collector.Fetched.Empty()
+	}
+	return !reflect.DeepEqual(u.collector.Fetched.Samples(pl, u.settings), u.collector.Fetched.Samples(old, u.settings))
 }

@@ -63,12 +63,12 @@ func TestBigSiteIsWalkedOverSeveralHours(t *testing.T) {
 		mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 3, Paths: 30000}}}, Options{})
 	e.refreshEvery(5*time.Minute, 12) // the first hour
 	walk, w := e.monthWalk(t, "docs")
-	if w.Remaining == 0 {
+	if remaining(w) == 0 {
 		// Pages are read in order of due time; with 90 requests the
 		// first walk (120 pages) cannot be done yet.
 		t.Fatal("the first walk claims to be done within the first hour")
 	}
-	if w.Complete {
+	if complete(w) {
 		t.Fatal("a walk in progress is shown as a complete one")
 	}
 	if !e.health(t, collector.PageViews, "docs").Up || len(walk.Rows) == 0 {

@@ -259,7 +259,7 @@ func (b *builder) project(pr config.Project) error {
 	for _, w := range pr.Windows {
 		windows = append(windows, windowSpec{label: w.Label, duration: w.Duration})
 	}
-	filter := PathFilter{Match: pr.PathAllowed, MaxPaths: pr.MaxPaths}
+	allowed := pathAllowed(pr.PathAllowed)
 	enabled := pr.Collectors
 	if len(enabled) == 0 {
 		enabled = b.e.defaultCollectors()
@@ -269,32 +269,20 @@ func (b *builder) project(pr config.Project) error {
 		if !ok {
 			return fmt.Errorf("project %q: unknown collector %q", label, name)
 		}
-		settings := spec.Settings{Keep: filter.Allowed, TopN: g.TopN(name), LookBack: g.LookBack(name)}
-		src, err := b.fetcher(k, pr.ID, label, ks, settings, filter)
-		if err != nil {
-			return err
+		if k.Fetched == nil {
+			return fmt.Errorf("project %q: collector %q has no Fetched", label, name)
 		}
+		settings := spec.Settings{Keep: allowed, TopN: g.TopN(name), LookBack: g.LookBack(name), MaxPaths: pr.MaxPaths,
+			PageSize: g.PageSize, Concurrency: g.PageConcurrency, MaxPages: g.MaxPages}
 		unitWindows := windowsOf(k, windows)
 		id := unitID{project: pr.ID, collector: name}
-		u := &unit{id: id, collector: k, project: label, src: src, settings: settings, filter: filter, windows: unitWindows, key: ks, timing: t,
+		u := &unit{id: id, collector: k, project: label, settings: settings, windows: unitWindows, key: ks, timing: t,
 			log: b.e.log.With("project", label, "collector", name), state: b.state(id)}
 		b.plan.units = append(b.plan.units, u)
 		ks.units = append(ks.units, u)
 	}
 	b.plan.jobs = append(b.plan.jobs, b.e.newJobsUnit(b.cfg, pr, label, ks, t))
 	return nil
-}
-
-func (b *builder) fetcher(k spec.Collector, id, label string, ks *keyState, settings spec.Settings, filter PathFilter) (fetcher, error) {
-	if k.Fetched != nil {
-		return &perWindow{collector: k, code: k.Fetched, project: label, id: id, settings: settings}, nil
-	}
-	if walked := k.Walked; walked != nil {
-		g := b.cfg.Global
-		return &pageViews{kind: walked.Rows, project: label, id: id, filter: filter,
-			opts: walkSettings{pageSize: g.PageSize, concurrency: g.PageConcurrency, maxPages: g.MaxPages}}, nil
-	}
-	return nil, fmt.Errorf("project %q: collector %q has neither Fetched nor Walked", label, k.Name)
 }
 
 // windowsOf: an additive collector counts the month to date, plus the config's rolling windows; one that is not

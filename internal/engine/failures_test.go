@@ -237,7 +237,7 @@ func TestSiteLargerThanTheBudgetIsTruncatedNotStarved(t *testing.T) {
 		t.Fatal("not up")
 	}
 	w, win := e.monthWalk(t, "docs")
-	if !w.Truncated && win.Complete {
+	if !w.Truncated && complete(win) {
 		t.Fatal("truncation not reported: the walk shown claims to be complete")
 	}
 	if len(w.Rows) != 90*250 {

@@ -80,21 +80,8 @@ type counterFloor struct {
 }
 
 func (u *unit) counters(ws *windowState, each func(CounterKey, float64)) (month time.Time, ok bool) {
-	if wk := u.collector.Walked; wk != nil {
-		walk := shown(ws)
-		if walk == nil {
-			return time.Time{}, false
-		}
-		wk.PathSamples(walk.Rows, func(path, traffic string, v float64) { each(CounterKey{wk.Page, path, traffic}, v) })
-		for _, s := range wk.SiteSamples(walk.Totals) {
-			if s.Family == wk.Site {
-				each(KeyOf(s), s.Value)
-			}
-		}
-		return walk.Range.From, true
-	}
 	code := u.collector.Fetched
-	if code == nil || ws.Range == nil || !u.src.shows(ws) {
+	if code == nil || ws.Range == nil || !u.shows(ws) {
 		return time.Time{}, false
 	}
 	for _, s := range code.Samples(ws.Payload, u.settings) {
@@ -106,8 +93,8 @@ func (u *unit) counters(ws *windowState, each func(CounterKey, float64)) (month 
 }
 
 func (u *unit) holdCounters(old, ws *windowState) {
-	if old.Payload == ws.Payload && shown(old) == shown(ws) {
-		return // the data shown did not change
+	if _, walk := ws.Payload.(spec.Walking); old.Payload == ws.Payload || walk && (old.DataTime.IsZero() || !u.newData(old.Payload, ws.Payload)) {
+		return // the data shown did not change, or is a first walk's, whose counters do not fall until it completes
 	}
 	served := map[CounterKey]float64{}
 	oldMonth, ok := u.counters(old, func(k CounterKey, v float64) {

@@ -96,8 +96,8 @@ func TestCounterRequestsCarryDayDates(t *testing.T) {
 func (e *testEngine) monthRange(t *testing.T, k string) *mintlify.DateRange {
 	t.Helper()
 	w := e.window(t, k, "docs", "month")
-	if w.Shown != nil {
-		return &w.Shown.Range
+	if walk := shownWalk(w); walk != nil {
+		return &walk.Range
 	}
 	return w.Range
 }

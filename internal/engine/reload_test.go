@@ -63,10 +63,10 @@ func (e *testEngine) viewText() string {
 		fmt.Fprintf(&b, "unit %s %s %+v %+v %v\n", u.Collector().Name, u.Project(), u.Settings(), u.Health(), u.Fresh())
 		u.Windows(func(w Window) {
 			rows := -1
-			if w.Shown != nil {
-				rows = len(w.Shown.Rows)
+			if walk := shownWalk(w); walk != nil {
+				rows = len(walk.Rows)
 			}
-			fmt.Fprintf(&b, "  window %q %v %v rows %d remaining %d payload %v\n", w.Label, w.DataTime, w.Complete, rows, w.Remaining, w.Payload != nil)
+			fmt.Fprintf(&b, "  window %q %v %v rows %d remaining %d payload %v\n", w.Label, w.DataTime, complete(w), rows, remaining(w), w.Payload != nil)
 		})
 	}
 	for _, j := range v.Jobs {
@@ -107,7 +107,7 @@ func TestReloadMidWalkLandsTheWalk(t *testing.T) {
 	small := strings.Replace(cfg, "api_key_env: TEST_MINTLIFY_KEY", "api_key_env: TEST_MINTLIFY_KEY\n    budget_per_hour: 40", 1)
 	e := newTestEngine(t, small, mockapi.Options{Projects: map[string]mockapi.Site{"proj-docs": {Seed: 1, Paths: 12000}}}, Options{})
 	e.refresh() // 36 of 48 pages: the walk pauses
-	if _, w := e.monthWalk(t, "docs"); w.Remaining == 0 {
+	if _, w := e.monthWalk(t, "docs"); remaining(w) == 0 {
 		t.Fatal("the walk is not paused mid-way")
 	}
 	e.apply(t, strings.Replace(small, "max_age: 3h", "max_age: 4h", 1)+"    exclude_paths: ['^/nothing$']\n")
@@ -120,7 +120,7 @@ func TestReloadMidWalkLandsTheWalk(t *testing.T) {
 	// while the walk waits an hour: a row that moved to a page not read
 	// yet comes twice, and pushes one row back onto a page already read.
 	walk, w := e.monthWalk(t, "docs")
-	if len(walk.Rows)+walk.Duplicates != 12000 || w.Remaining != 0 {
+	if len(walk.Rows)+walk.Duplicates != 12000 || remaining(w) != 0 {
 		t.Fatalf("%v paths and %v duplicate rows after the reloads, want the whole walk's 12000 rows", len(walk.Rows), walk.Duplicates)
 	}
 	if n := e.wasted(); n != 0 {
@@ -138,7 +138,7 @@ func TestIDChangeUnderSameNameRefetches(t *testing.T) {
 	e := newTestEngine(t, cfg, mockapi.Options{Projects: map[string]mockapi.Site{
 		"proj-docs": {Seed: 1, Paths: 10}, "proj-new": {Seed: 2, Paths: 3}}}, Options{})
 	e.refresh()
-	oldPaths := len(e.window(t, collector.PageViews, "docs", "month").Shown.Rows)
+	oldPaths := len(shownWalk(e.window(t, collector.PageViews, "docs", "month")).Rows)
 	e.apply(t, strings.Replace(cfg, "id: proj-docs", "id: proj-new", 1))
 	for _, u := range e.View().Units {
 		if u.Fresh() {
@@ -149,7 +149,7 @@ func TestIDChangeUnderSameNameRefetches(t *testing.T) {
 	if n := e.api.Server.CountRequests(func(r mockapi.Request) bool { return r.ProjectID == "proj-new" }); n == 0 {
 		t.Fatal("the new project id was never fetched")
 	}
-	if got := len(e.window(t, collector.PageViews, "docs", "month").Shown.Rows); got != 3 || oldPaths != 10 {
+	if got := len(shownWalk(e.window(t, collector.PageViews, "docs", "month")).Rows); got != 3 || oldPaths != 10 {
 		t.Fatalf("%d paths (%d before), want the new project's 3", got, oldPaths)
 	}
 }

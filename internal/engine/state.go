@@ -363,7 +363,7 @@ func (e *Engine) saveSites() {
 	}
 	sites := map[string]int{}
 	for _, u := range e.current().units {
-		if u.collector.Walked == nil || !u.collector.Walked.Walk {
+		if !u.collector.Walk {
 			continue
 		}
 		u.state.mu.Lock()

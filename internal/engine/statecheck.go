@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
@@ -36,7 +35,6 @@ func (h *health) check() error {
 	return nil
 }
 
-// check: a walked collector keeps walks and no payload, the others a payload and no walk.
 func (rec *windowRecord) check(c spec.Collector) error {
 	if rec.Hint < 0 || rec.Hint > maxStoredPages {
 		return fmt.Errorf("hint %d out of range", rec.Hint)
@@ -45,21 +43,6 @@ func (rec *windowRecord) check(c spec.Collector) error {
 		if err := rec.Range.check(); err != nil {
 			return err
 		}
-	}
-	var rows mintlify.RowsKind
-	switch {
-	case c.Walked == nil && (rec.Data != nil || rec.Walk != nil):
-		return fmt.Errorf("a walk, which collector %s does not make", c.Name)
-	case c.Walked != nil && len(rec.Payload) > 0:
-		return fmt.Errorf("a payload, which collector %s does not make", c.Name)
-	case c.Walked != nil:
-		rows = c.Walked.Rows
-	}
-	if err := rec.Data.check(rows, true); err != nil {
-		return fmt.Errorf("data: %w", err)
-	}
-	if err := rec.Walk.check(rows, false); err != nil {
-		return fmt.Errorf("walk: %w", err)
 	}
 	return rec.Floor.check(c)
 }
@@ -91,61 +74,4 @@ func (r rangeRecord) check() error {
 		return fmt.Errorf("range %s to %s is not a range", r.From, r.To)
 	}
 	return nil
-}
-
-// Rows whose path is no label value are no error: older versions kept them, and the export drops them.
-func (rec *walkRecord) check(rows mintlify.RowsKind, data bool) error {
-	if rec == nil {
-		return nil
-	}
-	if err := rec.checkBounds(rows); err != nil {
-		return err
-	}
-	if err := rec.Range.check(); err != nil {
-		return err
-	}
-	if err := rec.Totals.check("totals"); err != nil {
-		return err
-	}
-	return rec.checkRows(data)
-}
-
-func (rec *walkRecord) checkBounds(rows mintlify.RowsKind) error {
-	switch {
-	case rec.Kind != string(rows):
-		return fmt.Errorf("a walk of %q, not %q", mintlify.EscapeText(rec.Kind), rows)
-	case rec.PageSize < 1 || rec.PageSize > mintlify.MaxPageSize:
-		return fmt.Errorf("page size %d out of range", rec.PageSize)
-	case rec.Next < 0 || rec.Next > maxStoredPages || rec.Last < -1 || rec.Last > rec.Next:
-		return fmt.Errorf("pages next %d, last %d out of range", rec.Next, rec.Last)
-	case rec.Requests < 0 || rec.Requests > maxStoredPages || rec.Duplicates < 0 || rec.Dropped < 0:
-		return fmt.Errorf("counts of requests %d, duplicates %d, dropped %d out of range", rec.Requests, rec.Duplicates, rec.Dropped)
-	case len(rec.Rows) > rec.Requests*rec.PageSize || len(rec.Seen) > rec.Requests*rec.PageSize:
-		return fmt.Errorf("%d rows, %d seen: more than %d requests of %d hold", len(rec.Rows), len(rec.Seen), rec.Requests, rec.PageSize)
-	}
-	return nil
-}
-
-func (rec *walkRecord) checkRows(data bool) error {
-	var paths map[string]bool
-	if data {
-		paths = make(map[string]bool, len(rec.Rows))
-	}
-	for _, r := range rec.Rows {
-		if err := (countRecord{r.Human, r.AI, r.Total}).check("row"); err != nil {
-			return fmt.Errorf("path %q: %w", mintlify.EscapeText(r.Path), err)
-		}
-		if paths != nil {
-			if paths[r.Path] {
-				return fmt.Errorf("path %q twice", mintlify.EscapeText(r.Path))
-			}
-			paths[r.Path] = true
-		}
-	}
-	return nil
-}
-
-func (c countRecord) check(where string) error {
-	return errors.Join(mintlify.CheckCount(c.Human, where+".human"), mintlify.CheckCount(c.AI, where+".ai"),
-		mintlify.CheckCount(c.Total, where+".total"))
 }

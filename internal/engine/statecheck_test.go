@@ -92,15 +92,15 @@ func TestStateRecordsAreCheckedOneByOne(t *testing.T) {
 		damage    func(u map[string]any)
 		window    bool // only the month window is dropped, not the unit
 	}{
-		"negative": {"pageviews", func(u map[string]any) { obj(t, u, "windows", "month", "data", "totals")["total"] = -100 }, true},
-		"huge":     {"pageviews", func(u map[string]any) { obj(t, u, "windows", "month", "data", "rows", 0)["human"] = 1e308 }, true},
+		"negative": {"pageviews", func(u map[string]any) { obj(t, u, "windows", "month", "payload", "data", "totals")["total"] = -100 }, true},
+		"huge":     {"pageviews", func(u map[string]any) { obj(t, u, "windows", "month", "payload", "data", "rows", 0)["human"] = 1e308 }, true},
 		"twice": {"pageviews", func(u map[string]any) {
-			r := obj(t, u, "windows", "month", "data")
+			r := obj(t, u, "windows", "month", "payload", "data")
 			r["rows"] = append(r["rows"].([]any), r["rows"].([]any)[0])
 		}, true},
-		"walkkind": {"pageviews", func(u map[string]any) { obj(t, u, "windows", "month", "data")["kind"] = "visitors" }, true},
+		"walkkind": {"pageviews", func(u map[string]any) { obj(t, u, "windows", "month", "payload", "data")["kind"] = "visitors" }, true},
 		"walkthere": {"assistant", func(u map[string]any) {
-			obj(t, u, "windows", "month")["data"] = obj(t, units["proj-docs/pageviews"], "windows", "month", "data")
+			obj(t, u, "windows", "month")["data"] = obj(t, units["proj-docs/pageviews"], "windows", "month", "payload", "data")
 		}, true},
 		"typed":     {"pageviews", func(u map[string]any) { obj(t, u, "windows", "month")["hint"] = "many" }, true},
 		"payload":   {"assistant", func(u map[string]any) { obj(t, u, "windows", "month")["payload"] = "not an object" }, true},

@@ -112,7 +112,7 @@ func TestDamagedStateRecordIsFetchedAgain(t *testing.T) {
 	}
 	e.Close()
 	editState(t, state, func(units map[string]any) {
-		data := units["proj-docs/pageviews"].(map[string]any)["windows"].(map[string]any)["month"].(map[string]any)["data"].(map[string]any)
+		data := units["proj-docs/pageviews"].(map[string]any)["windows"].(map[string]any)["month"].(map[string]any)["payload"].(map[string]any)["data"].(map[string]any)
 		data["totals"].(map[string]any)["total"] = 1e308
 		for _, r := range data["rows"].([]any) {
 			r.(map[string]any)["human"] = -100

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -15,15 +16,16 @@ import (
 // cannot change the disk format; an incompatible change bumps stateVersion, with a migration and a fixture test.
 
 type windowRecord struct {
-	DataTime      time.Time       `json:"data_time"`
-	Hint          int             `json:"hint"`
-	RefusedFuture time.Time       `json:"refused_future,omitempty"`
-	Data          *walkRecord     `json:"data,omitempty"`
-	Progress      time.Time       `json:"progress"`
-	Walk          *walkRecord     `json:"walk,omitempty"`
-	Range         *rangeRecord    `json:"range,omitempty"`
-	Payload       json.RawMessage `json:"payload,omitempty"` // the collector's (collector/)
-	Floor         *floorRecord    `json:"floor,omitempty"`
+	DataTime      time.Time `json:"data_time"`
+	Hint          int       `json:"hint"`
+	RefusedFuture time.Time `json:"refused_future,omitempty"`
+	// Data and Walk are page views' and visitors' walks as stored before they were a payload (migrate).
+	Data     json.RawMessage `json:"data,omitempty"`
+	Progress time.Time       `json:"progress"`
+	Walk     json.RawMessage `json:"walk,omitempty"`
+	Range    *rangeRecord    `json:"range,omitempty"`
+	Payload  json.RawMessage `json:"payload,omitempty"` // the collector's (collector/)
+	Floor    *floorRecord    `json:"floor,omitempty"`
 }
 
 type floorRecord struct {
@@ -44,35 +46,6 @@ type rangeRecord struct {
 	Days bool      `json:"days,omitempty"`
 }
 
-type walkRecord struct {
-	Kind       string      `json:"kind"`
-	Range      rangeRecord `json:"range"`
-	PageSize   int         `json:"page_size"`
-	Next       int         `json:"next"`
-	Last       int         `json:"last"`
-	Totals     countRecord `json:"totals"`
-	Rows       []rowRecord `json:"rows"`
-	Requests   int         `json:"requests"`
-	Duplicates int         `json:"duplicates"`
-	Dropped    int         `json:"dropped"`
-	Repeated   bool        `json:"repeated"`
-	Truncated  bool        `json:"truncated"`
-	Seen       []uint64    `json:"seen"`
-}
-
-type countRecord struct {
-	Human float64 `json:"human"`
-	AI    float64 `json:"ai"`
-	Total float64 `json:"total"`
-}
-
-type rowRecord struct {
-	Path  string  `json:"path"`
-	Human float64 `json:"human"`
-	AI    float64 `json:"ai"`
-	Total float64 `json:"total"`
-}
-
 func toRange(r mintlify.DateRange) rangeRecord {
 	return rangeRecord{From: r.From, To: r.To, Days: r.Days}
 }
@@ -81,37 +54,25 @@ func (r rangeRecord) dateRange() mintlify.DateRange {
 	return mintlify.DateRange{From: r.From, To: r.To, Days: r.Days}
 }
 
-func toWalk(w *mintlify.Walk) *walkRecord {
-	if w == nil {
+// migrate makes a walk stored beside its window a payload; its progress counted only before a first walk
+// completed, so a later walk's is no partial data.
+func (rec *windowRecord) migrate() error {
+	if len(rec.Data) == 0 && len(rec.Walk) == 0 {
 		return nil
 	}
-	rec := &walkRecord{Kind: string(w.Kind), Range: toRange(w.Range), PageSize: w.PageSize, Next: w.Next, Last: w.Last,
-		Totals:   countRecord(w.Totals),
-		Requests: w.Requests, Duplicates: w.Duplicates, Dropped: w.Dropped, Repeated: w.Repeated, Truncated: w.Truncated, Seen: w.Seen,
-		Rows: make([]rowRecord, len(w.Rows))}
-	for i, r := range w.Rows {
-		rec.Rows[i] = rowRecord{Path: r.Path, Human: r.Human, AI: r.AI, Total: r.Total}
+	if len(rec.Payload) > 0 {
+		return errors.New("a walk beside a payload")
 	}
-	return rec
-}
-
-func (rec *walkRecord) walk() *mintlify.Walk {
-	if rec == nil {
-		return nil
+	var err error
+	rec.Payload, err = json.Marshal(map[string]any{"data": rec.Data, "walk": rec.Walk, "hint": rec.Hint})
+	if !rec.DataTime.IsZero() && rec.Progress.After(rec.DataTime) {
+		rec.Progress = rec.DataTime
 	}
-	w := &mintlify.Walk{Kind: mintlify.RowsKind(rec.Kind), Range: rec.Range.dateRange(), PageSize: rec.PageSize, Next: rec.Next, Last: rec.Last,
-		Totals:   mintlify.Counts(rec.Totals),
-		Requests: rec.Requests, Duplicates: rec.Duplicates, Dropped: rec.Dropped, Repeated: rec.Repeated, Truncated: rec.Truncated, Seen: rec.Seen,
-		Rows: make([]mintlify.PageViewRow, len(rec.Rows))}
-	for i, r := range rec.Rows {
-		w.Rows[i] = mintlify.PageViewRow{Path: r.Path, Counts: mintlify.Counts{Human: r.Human, AI: r.AI, Total: r.Total}}
-	}
-	return w
+	return err
 }
 
 func (ws *windowState) record() (*windowRecord, error) {
-	rec := &windowRecord{DataTime: ws.DataTime, Hint: ws.Hint, RefusedFuture: ws.RefusedFuture,
-		Data: toWalk(ws.Data), Progress: ws.Progress, Walk: toWalk(ws.Walk)}
+	rec := &windowRecord{DataTime: ws.DataTime, Hint: ws.Hint, RefusedFuture: ws.RefusedFuture, Progress: ws.Progress}
 	if ws.Range != nil {
 		r := toRange(*ws.Range)
 		rec.Range = &r
@@ -136,8 +97,7 @@ func (ws *windowState) record() (*windowRecord, error) {
 }
 
 func (rec *windowRecord) window(c spec.Collector, now time.Time) (*windowState, error) {
-	ws := &windowState{DataTime: rec.DataTime, Hint: rec.Hint, RefusedFuture: rec.RefusedFuture,
-		Data: rec.Data.walk(), Progress: rec.Progress, Walk: rec.Walk.walk()}
+	ws := &windowState{DataTime: rec.DataTime, Hint: rec.Hint, RefusedFuture: rec.RefusedFuture, Progress: rec.Progress}
 	if rec.Range != nil {
 		r := rec.Range.dateRange()
 		ws.Range = &r
@@ -148,6 +108,9 @@ func (rec *windowRecord) window(c spec.Collector, now time.Time) (*windowState, 
 			return nil, err
 		}
 		ws.Payload = p
+		if wp, ok := p.(spec.Walking); ok {
+			ws.Range = wp.ShownRange() // kept in the payload, and not stored before it was one
+		}
 	}
 	if f := rec.Floor; f != nil {
 		ws.Floor = &counterFloor{Month: f.Month, Values: make(map[CounterKey]float64, len(f.Series))}
@@ -181,6 +144,9 @@ func decodeWindows(c spec.Collector, raws map[string]json.RawMessage, now time.T
 		}
 		var rec windowRecord
 		err := json.Unmarshal(raw, &rec)
+		if err == nil {
+			err = rec.migrate()
+		}
 		if err == nil {
 			err = rec.check(c)
 		}

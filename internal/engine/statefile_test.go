@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mockapi"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
@@ -84,16 +85,18 @@ func savedWalk(t *testing.T, path string) (rows int, complete bool) {
 	var st struct {
 		Units map[string]struct {
 			Windows map[string]struct {
-				Data, Walk *struct {
-					Rows []json.RawMessage `json:"rows"`
-				}
+				Payload struct {
+					Data, Walk *struct {
+						Rows []json.RawMessage `json:"rows"`
+					}
+				} `json:"payload"`
 			} `json:"windows"`
 		} `json:"units"`
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
 		t.Fatal(err)
 	}
-	w := st.Units["proj-docs/pageviews"].Windows["month"]
+	w := st.Units["proj-docs/pageviews"].Windows["month"].Payload
 	switch {
 	case w.Data != nil:
 		return len(w.Data.Rows), true
@@ -163,5 +166,28 @@ func TestWalkProgressIsSavedWhenTheRefreshPauses(t *testing.T) {
 	}
 	if n := writes.count() - first; n != 2 {
 		t.Errorf("%d writes of the state file for two runs and a pause, want 2", n)
+	}
+}
+
+// TestFailedPageKeepsTheWalksProgressTime: a first walk the budget paused
+// shows its pages as of the run that read them; a later run whose first
+// request fails reads nothing, so the unit's last success stays the
+// paused run's, and the walk goes on from its page next time.
+func TestFailedPageKeepsTheWalksProgressTime(t *testing.T) {
+	e, _, _ := walkEngine(t, 12)
+	e.refresh()
+	paused := e.clock.Now()
+	if h := e.health(t, collector.PageViews, "docs"); !h.Partial || !h.LastSuccess.Equal(paused) {
+		t.Fatalf("after the paused run: %+v, want partial data of %v", h, paused)
+	}
+	e.clock.Advance(time.Hour + time.Minute)
+	e.api.Server.SetFault(mockapi.Fault{Endpoint: mockapi.EndpointViews, Status: 500})
+	e.refresh()
+	if h := e.health(t, collector.PageViews, "docs"); !h.Partial || !h.LastSuccess.Equal(paused) || len(h.FailCounts) == 0 {
+		t.Errorf("after a failed run: %+v, want the paused run's partial data of %v and a failure", h, paused)
+	}
+	walk, _ := e.monthWalk(t, "docs")
+	if walk.Requests != 12 {
+		t.Errorf("the walk read %d pages, want the paused run's 12", walk.Requests)
 	}
 }

@@ -76,17 +76,14 @@ type unitState struct {
 }
 
 type windowState struct {
-	DataTime time.Time // when Data landed; zero if none
-	Hint     int       // pages the last walk had
+	DataTime time.Time // when Payload was fetched whole; zero if never
+	Hint     int       // what a whole round costs (spec.Walking)
 	// RefusedFuture is the month whose day range the upstream refused (400); it asks for [1st, now) instead.
 	RefusedFuture time.Time
-	// Data is the last complete walk; Walk the one in progress, whose pages are kept until it completes.
-	Data     *mintlify.Walk
-	Progress time.Time // when Walk last read a page
-	Walk     *mintlify.Walk
-	Range    *mintlify.DateRange
-	Payload  spec.Payload
-	Floor    *counterFloor
+	Progress      time.Time // when a paused round last brought new data
+	Range         *mintlify.DateRange
+	Payload       spec.Payload
+	Floor         *counterFloor
 }
 
 func (s *unitState) window(w windowSpec) *windowState {
@@ -101,22 +98,11 @@ func (s *unitState) window(w windowSpec) *windowState {
 	return ws
 }
 
-// fetcher advances one window's data; the unit owns scheduling, health and the budget.
-type fetcher interface {
-	cost(ws *windowState) int
-	// advance fetches through c, gated by the unit's grant; done says new data landed.
-	advance(ctx context.Context, c *mintlify.Client, ws *windowState, w windowSpec, now time.Time) (done bool, err error)
-	// shows: a first walk the budget paused may have nothing to show yet.
-	shows(ws *windowState) bool
-}
-
 type unit struct {
 	id        unitID
 	collector spec.Collector
 	project   string // label value
-	src       fetcher
 	settings  spec.Settings
-	filter    PathFilter
 	windows   []windowSpec
 	key       *keyState
 	timing    timing
@@ -161,7 +147,7 @@ func (u *unit) expectedInterval(now time.Time, shares map[string]*collectorShare
 func (u *unit) cost() int {
 	return max(u.sumWindows(func(s *unitState, ws *windowState) int {
 		if s.round.IsZero() || ws.DataTime.Before(s.round) {
-			return u.src.cost(ws)
+			return u.collector.Fetched.Cost(ws.Payload)
 		}
 		return 0
 	}), 1)
@@ -221,10 +207,10 @@ func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) 
 		if skip {
 			continue
 		}
-		// The fetcher works on a copy, without the lock, so scrapes never wait for requests.
+		// advance works on a copy, without the lock, so scrapes never wait for requests.
 		var done bool
 		refused := work.RefusedFuture
-		done, err = u.src.advance(ctx, client, &work, w, now)
+		done, err = u.advance(ctx, client, &work, w, now)
 		if w.month {
 			u.holdCounters(&old, &work)
 		}
@@ -325,7 +311,7 @@ func authHint(c mintlify.Class) string {
 
 func (u *unit) showsData() bool {
 	for _, w := range u.windows {
-		if u.src.shows(u.state.window(w)) {
+		if u.shows(u.state.window(w)) {
 			return true
 		}
 	}
@@ -335,7 +321,7 @@ func (u *unit) showsData() bool {
 // forgetEmptyProgress: a failed first walk that shows nothing is not partial and has no last success.
 func (u *unit) forgetEmptyProgress() {
 	for _, w := range u.windows {
-		if ws := u.state.window(w); ws.DataTime.IsZero() && !ws.Progress.IsZero() && !u.src.shows(ws) {
+		if ws := u.state.window(w); ws.DataTime.IsZero() && !ws.Progress.IsZero() && !u.shows(ws) {
 			ws.Progress = time.Time{}
 			u.state.version++
 		}
@@ -358,10 +344,7 @@ func (u *unit) shownSince() time.Time {
 
 // shownAt: partial is what a round under way has read so far (a first walk's pages, finished days).
 func shownAt(ws *windowState) (t time.Time, partial bool) {
-	switch {
-	case ws.Payload != nil && ws.Progress.After(ws.DataTime):
-		return ws.Progress, true
-	case ws.DataTime.IsZero() && ws.Walk != nil && ws.Walk.Requests > 0:
+	if ws.Payload != nil && ws.Progress.After(ws.DataTime) {
 		return ws.Progress, true
 	}
 	return ws.DataTime, false

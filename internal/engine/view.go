@@ -103,9 +103,6 @@ func (v UnitView) Project() string { return v.u.project }
 // Settings are the project's settings of the collector's samples.
 func (v UnitView) Settings() spec.Settings { return v.u.settings }
 
-// Filter is the paths the project exports (page views, visitors).
-func (v UnitView) Filter() PathFilter { return v.u.filter }
-
 // Health is the unit's health now; its age is unit.shownSince's.
 func (v UnitView) Health() Health {
 	u := v.u
@@ -131,14 +128,10 @@ func (v UnitView) Version() (version int, fresh bool) { return v.u.dataVersion(v
 type Window struct {
 	Label string // the window label: "month" for the month window, "" for a snapshot
 	Month bool   // the month-to-date window, whose series are the counters
-	// The fetched collectors' last payload, when it landed (zero if none) and its range.
+	// The last payload, when it was fetched whole (zero if never) and the range of what it shows.
 	DataTime time.Time
 	Payload  spec.Payload
 	Range    *mintlify.DateRange
-	// Shown is the walk exported (the last complete, else the one in progress); Remaining what is left to read.
-	Shown     *mintlify.Walk
-	Complete  bool
-	Remaining int
 	// Floor holds month counters at the higher values they served; nil when none fell; not to be changed.
 	Floor map[CounterKey]float64
 	// Partial: Payload holds more than DataTime says (what a paused round finished); shown all the same.
@@ -153,10 +146,7 @@ func (v UnitView) Windows(fn func(Window)) {
 	for _, w := range v.u.windows {
 		ws := s.window(w)
 		win := Window{Label: w.label, Month: w.month, DataTime: ws.DataTime, Payload: ws.Payload, Range: ws.Range,
-			Shown: shown(ws), Complete: ws.Data != nil, Partial: ws.Payload != nil && ws.Progress.After(ws.DataTime)}
-		if ws.Walk != nil {
-			win.Remaining = ws.Walk.Remaining(ws.Hint)
-		}
+			Partial: ws.Payload != nil && ws.Progress.After(ws.DataTime)}
 		if ws.Floor != nil {
 			win.Floor = ws.Floor.Values
 		}

@@ -78,7 +78,7 @@ func TestViewWithoutPrometheus(t *testing.T) {
 		}
 		switch u.Collector().Name {
 		case collector.PageViews:
-			if month.Shown == nil || !month.Complete || len(month.Shown.Rows) != 300 || month.Remaining != 0 {
+			if walk := shownWalk(*month); walk == nil || !complete(*month) || len(walk.Rows) != 300 || remaining(*month) != 0 {
 				t.Errorf("page views' month: %+v", month)
 			}
 		case collector.Searches:

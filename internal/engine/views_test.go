@@ -58,8 +58,14 @@ func (e *testEngine) window(t *testing.T, k, project, label string) Window {
 	e.unit(t, k, project).Windows(func(w Window) {
 		if w.Label == label {
 			out, found = w, true
-			if w.Shown != nil {
-				out.Shown = w.Shown.Clone()
+			if p, ok := w.Payload.(*collector.WalkPayload); ok {
+				c := *p
+				for _, w := range []**mintlify.Walk{&c.Data, &c.Walk} {
+					if *w != nil {
+						*w = (*w).Clone()
+					}
+				}
+				out.Payload = &c
 			}
 		}
 	})
@@ -74,10 +80,39 @@ func (e *testEngine) window(t *testing.T, k, project, label string) Window {
 func (e *testEngine) monthWalk(t *testing.T, project string) (*mintlify.Walk, Window) {
 	t.Helper()
 	w := e.window(t, collector.PageViews, project, "month")
-	if w.Shown == nil {
+	if shownWalk(w) == nil {
 		t.Fatalf("project %s shows no month walk", project)
 	}
-	return w.Shown, w
+	return shownWalk(w), w
+}
+
+// shownWalk is the walk a page views' or visitors' window exports: the last
+// complete, else the one in progress once it read a page.
+func shownWalk(w Window) *mintlify.Walk {
+	p, ok := w.Payload.(*collector.WalkPayload)
+	switch {
+	case !ok:
+		return nil
+	case p.Data != nil:
+		return p.Data
+	case p.Walk != nil && p.Walk.Requests > 0:
+		return p.Walk
+	}
+	return nil
+}
+
+// complete reports whether a walked window shows a complete walk.
+func complete(w Window) bool {
+	p, ok := w.Payload.(*collector.WalkPayload)
+	return ok && p.Data != nil
+}
+
+// remaining is what the walk in progress of a walked window has left to read.
+func remaining(w Window) int {
+	if p, ok := w.Payload.(*collector.WalkPayload); ok {
+		return p.Remaining()
+	}
+	return 0
 }
 
 // key is the budget of the key named name.

@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -21,12 +22,12 @@ func FuzzPathLabel(f *testing.F) {
 			return // a walk never holds one path twice
 		}
 		k, _ := collector.Lookup(collector.PageViews)
-		p := walkSeries{collector: k, walked: *k.Walked, project: "docs"}
+		p := series{collector: k, project: "docs"}
 		walk := &mintlify.Walk{Requests: 1, Last: 0, Next: 1,
 			Rows: []mintlify.PageViewRow{{Path: path, Counts: mintlify.Counts{Human: 1, AI: 2, Total: 3}}, {Path: "/ok", Counts: mintlify.Counts{Human: 1}}}}
-		w := engine.Window{Label: "24h", Shown: walk, Complete: true}
-		exported := len(p.filter.Exported(walk))
-		if want := 1 + int(boolFloat(p.filter.Allowed(path))); exported != want {
+		w := engine.Window{Label: "24h", DataTime: time.Unix(1, 0), Payload: &collector.WalkPayload{Data: walk}, Range: &walk.Range}
+		exported := len(collector.Exported(walk, p.settings))
+		if want := 1 + int(boolFloat(mintlify.PathLabelOK(path))); exported != want {
 			t.Fatalf("exported %d rows, want %d", exported, want)
 		}
 		data, book := p.data(w), p.bookkeeping(w)

@@ -2,68 +2,135 @@ package exporter
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
-type series interface {
-	data(w engine.Window) []prometheus.Metric
-	// bookkeeping is how the window was fetched, shown even when the data is stale.
-	bookkeeping(w engine.Window) []prometheus.Metric
-}
-
-func seriesOf(u engine.UnitView) series {
-	k := u.Collector()
-	if k.Fetched != nil {
-		return fetchedSeries{collector: k, project: u.Project(), settings: u.Settings()}
-	}
-	return walkSeries{collector: k, walked: *k.Walked, project: u.Project(), filter: u.Filter()}
-}
-
-// fetchedSeries shows a collector's samples as window gauges, or for the month as spec.Collector.MonthOf says.
-type fetchedSeries struct {
+// series are the series of a unit's collector: its samples as window gauges, or for the month as
+// spec.Collector.MonthOf says.
+type series struct {
 	collector spec.Collector
 	project   string // label value
 	settings  spec.Settings
 }
 
-func (p fetchedSeries) data(w engine.Window) []prometheus.Metric {
+func seriesOf(u engine.UnitView) series {
+	return series{collector: u.Collector(), project: u.Project(), settings: u.Settings()}
+}
+
+// data shares label pairs between samples (a path's ai and human, every traffic pair): a project can have
+// 10 000 paths, so a scrape builds no more of them than it must.
+func (p series) data(w engine.Window) []prometheus.Metric {
 	// A round the budget paused shows what it finished (w.Partial).
 	if (w.DataTime.IsZero() && !w.Partial) || w.Payload == nil || (w.Month && w.Range == nil) {
 		return nil
 	}
 	samples := p.collector.Fetched.Samples(w.Payload, p.settings)
 	ms := make([]prometheus.Metric, 0, len(samples))
-	for _, s := range samples {
-		if !w.Month {
-			f := p.collector.Family(s.Family)
-			ms = append(ms, prometheus.MustNewConstMetric(familyDesc(f.Name), prometheus.GaugeValue, s.Value, s.LabelValues(f, p.project, w.Label)...))
+	backing := make([]sample, len(samples))
+	var created *timestamppb.Timestamp
+	if w.Month {
+		created = timestamppb.New(w.Range.From)
+	}
+	pairs := pairCache{fixed: map[string]*dto.LabelPair{"project": labelPair("project", p.project), "window": labelPair("window", w.Label)}}
+	var last string
+	var f spec.Family
+	var ok bool
+	var desc *prometheus.Desc
+	for i, s := range samples {
+		if i == 0 || s.Family != last {
+			if last = s.Family; w.Month {
+				f, ok = p.collector.MonthOf(s.Family)
+			} else {
+				f, ok = p.collector.Family(s.Family), true
+			}
+			if ok {
+				desc = familyDesc(f.Name)
+			}
+		}
+		if !ok {
 			continue
 		}
-		f, ok := p.collector.MonthOf(s.Family)
-		switch {
-		case !ok:
-		case f.Counter:
-			v := s.Value
+		m := &backing[i]
+		m.desc, m.value, m.labels = desc, s.Value, pairs.of(f.Labels, s.Labels, len(samples)-i)
+		if f.Counter {
+			m.created = created
 			if w.Floor != nil {
-				v = max(v, w.Floor[engine.KeyOf(s)])
+				m.value = max(m.value, w.Floor[engine.KeyOf(s)])
 			}
-			ms = append(ms, prometheus.MustNewConstMetricWithCreatedTimestamp(familyDesc(f.Name), prometheus.CounterValue, v, w.Range.From, s.LabelValues(f, p.project, "")...))
-		default:
-			ms = append(ms, prometheus.MustNewConstMetric(familyDesc(f.Name), prometheus.GaugeValue, s.Value, s.LabelValues(f, p.project, w.Label)...))
 		}
+		ms = append(ms, m)
 	}
 	return ms
 }
 
-// bookkeeping is the month window's date fallback; windows have none.
-func (p fetchedSeries) bookkeeping(w engine.Window) []prometheus.Metric {
-	if !w.Month || (w.DataTime.IsZero() && !w.Partial) || w.Range == nil {
-		return nil
+// pairCache keeps each label's last two pairs: samples come a path's ai then human, traffic alternating.
+type pairCache struct {
+	fixed   map[string]*dto.LabelPair
+	last    [8][2]*dto.LabelPair
+	backing []*dto.LabelPair
+}
+
+// of is the pairs of names (sorted, as the registry expects) with the values of labels; room for the samples left.
+func (c *pairCache) of(names []string, labels []spec.Label, left int) []*dto.LabelPair {
+	if len(c.backing) < len(names) {
+		c.backing = make([]*dto.LabelPair, left*len(names))
 	}
-	return []prometheus.Metric{prometheus.MustNewConstMetric(descDateFallback, prometheus.GaugeValue, boolFloat(!w.Range.Days), p.collector.Name, p.project)}
+	out := c.backing[:len(names):len(names)]
+	c.backing = c.backing[len(names):]
+	for i, name := range names {
+		if p, ok := c.fixed[name]; ok {
+			out[i] = p
+			continue
+		}
+		value := ""
+		for _, l := range labels {
+			if l.Name == name {
+				value = l.Value
+			}
+		}
+		last := &c.last[i%len(c.last)]
+		switch {
+		case last[0] != nil && last[0].GetName() == name && last[0].GetValue() == value:
+			out[i] = last[0]
+		case last[1] != nil && last[1].GetName() == name && last[1].GetValue() == value:
+			out[i] = last[1]
+		default:
+			out[i] = labelPair(name, value)
+			last[0], last[1] = out[i], last[0]
+		}
+	}
+	return out
+}
+
+// bookkeeping is how the window was fetched, shown even when the data is older than max_age, so a stuck
+// walk can be seen: the month's date fallback, and a walk's paths and pages.
+func (p series) bookkeeping(w engine.Window) []prometheus.Metric {
+	var ms []prometheus.Metric
+	if w.Month && (!w.DataTime.IsZero() || w.Partial) && w.Range != nil {
+		ms = append(ms, prometheus.MustNewConstMetric(descDateFallback, prometheus.GaugeValue, boolFloat(!w.Range.Days), p.collector.Name, p.project))
+	}
+	wp, ok := w.Payload.(*collector.WalkPayload)
+	if !ok || !p.collector.Walk || wp.Shown() == nil {
+		return ms
+	}
+	data := wp.Shown()
+	exported := len(collector.Exported(data, p.settings))
+	lv := []string{p.project, w.Label}
+	return append(ms,
+		prometheus.MustNewConstMetric(descPathsExported, prometheus.GaugeValue, float64(exported), lv...),
+		prometheus.MustNewConstMetric(descPathsDropped, prometheus.GaugeValue, float64(data.Dropped+data.Merged+len(data.Rows)-exported), lv...),
+		prometheus.MustNewConstMetric(descSweepTruncated, prometheus.GaugeValue, boolFloat(data.Truncated || wp.Data == nil), lv...),
+		prometheus.MustNewConstMetric(descSweepDuplicates, prometheus.GaugeValue, float64(data.Duplicates), lv...),
+		prometheus.MustNewConstMetric(descSweepRequests, prometheus.GaugeValue, float64(data.Requests), lv...),
+		prometheus.MustNewConstMetric(descWalkRepeated, prometheus.GaugeValue, boolFloat(data.Repeated), lv...),
+		prometheus.MustNewConstMetric(descWalkPagesLeft, prometheus.GaugeValue, float64(wp.Remaining()), lv...),
+	)
 }
 
 func emitHealth(ch chan<- prometheus.Metric, h engine.Health) {

@@ -22,7 +22,7 @@ type Counts struct {
 
 // PageViewRow is the views of one path.
 type PageViewRow struct {
-	Path string
+	Path string `json:"path"`
 	// Raw is the path as sent when it differs from Path, so paths escaped alike are told apart; never stored.
 	Raw string `json:"-"`
 	Counts
@@ -53,8 +53,9 @@ type PageViewsPage struct {
 // DateRange is [From, To): the API's dateTo is exclusive. With Days set both are sent as YYYY-MM-DD, the one
 // form that means the same whatever time resolution the upstream applies.
 type DateRange struct {
-	From, To time.Time
-	Days     bool `json:"days,omitempty"`
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+	Days bool      `json:"days,omitempty"`
 }
 
 // DayLayout is the API's date-only form.

@@ -36,8 +36,9 @@ type Walk struct {
 	Requests   int           `json:"requests"`
 	Duplicates int           `json:"duplicates"` // rows whose path came on an earlier page
 	Dropped    int           `json:"dropped"`    // rows not kept (Keep said no, or beyond MaxRows)
-	// Merged counts rows summed into another of the same label value (see PathLabel), so no views are lost.
-	Merged int `json:"merged,omitempty"`
+	// Merged counts rows summed into another of the same label value (see PathLabel), so no views are lost;
+	// not stored, as no state file held it before.
+	Merged int `json:"-"`
 	// Repeated: a page brought no new path, so the upstream loops and the walk ended.
 	Repeated bool `json:"repeated"`
 	// Truncated: MaxPages ended the walk while the upstream reported more.

@@ -38,11 +38,20 @@ type Query struct {
 	Settings Settings
 }
 
-// Settings are what a project's configuration says about its samples.
+// Settings are what a project's configuration says about its requests and samples.
 type Settings struct {
 	Keep     func(path string) bool
 	TopN     int
 	LookBack time.Duration
+	// A walk's: its rows kept (0 for all), its page size, pages in flight and pages at most.
+	MaxPaths, PageSize, Concurrency, MaxPages int
+}
+
+// Walking is a payload of a walk that outlasts a fetch: a whole round costs its last complete walk's pages
+// (0 before one), not what is left of the walk under way, and its data's range is the walk's, kept across midnight.
+type Walking interface {
+	Pages() int
+	ShownRange() *mintlify.DateRange
 }
 
 // Sample is one value of a collector's family; Labels exclude project and window.
@@ -97,37 +106,3 @@ const (
 	// TrafficOther is what a site total holds beyond human + ai.
 	TrafficOther = "other"
 )
-
-// Walked is a collector walked page by page (mintlify.Walk), resumed across budget grants: page views and visitors.
-type Walked struct {
-	Rows       mintlify.RowsKind // the endpoint walked
-	Page, Site string
-	// Unique is the family of de-duplicated site visitors, which do not add up; "" for page views.
-	Unique string
-	// Walk: its walk's bookkeeping series are shown and its month walk's pages saved for the backfill (page views).
-	Walk bool
-}
-
-// PathSamples emits each row's ai then human sample of family Page: the registry sorts by label values,
-// and sorted input sorts fastest.
-func (w Walked) PathSamples(rows []mintlify.PageViewRow, emit func(path, traffic string, value float64)) {
-	for _, r := range rows {
-		emit(r.Path, TrafficAI, r.AI)
-		emit(r.Path, TrafficHuman, r.Human)
-	}
-}
-
-// SiteSamples: human and ai of Site, then other (page views) or the de-duplicated total of Unique (visitors).
-func (w Walked) SiteSamples(t mintlify.Counts) []Sample {
-	out := []Sample{
-		{Family: w.Site, Labels: []Label{{"traffic", TrafficHuman}}, Value: t.Human},
-		{Family: w.Site, Labels: []Label{{"traffic", TrafficAI}}, Value: t.AI},
-	}
-	switch other := t.Total - t.Human - t.AI; {
-	case w.Unique != "":
-		out = append(out, Sample{Family: w.Unique, Value: t.Total})
-	case other > 0:
-		out = append(out, Sample{Family: w.Site, Labels: []Label{{"traffic", TrafficOther}}, Value: other})
-	}
-	return out
-}

@@ -43,7 +43,7 @@ type Family struct {
 	Month   bool // a gauge also shown as window="month"
 }
 
-// Collector is one collector's row and its code: Fetched for one fetched whole, Walked for one walked page by page.
+// Collector is one collector's row and its code.
 type Collector struct {
 	Name     string
 	Summary  string // for --collector.NAME and the docs
@@ -59,7 +59,8 @@ type Collector struct {
 	LookBack    time.Duration // how far back a Snapshot looks
 	LookBackKey string
 	Fetched     Fetched
-	Walked      *Walked
+	// Walk: its walks' bookkeeping series are shown and its month walk's pages saved for the backfill (page views).
+	Walk bool
 }
 
 const (

@@ -14,9 +14,8 @@ import (
 // renderBackfill builds the other kinds' counters from their samples, as the exporter's month counters are.
 func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress, now time.Time) error {
 	pv, _ := collector.Lookup(collector.Views)
-	views := pv.Walked
-	site, _ := pv.MonthOf(views.Site)
-	page, _ := pv.MonthOf(views.Page)
+	site, _ := pv.MonthOf("mintlify_site_page_views")
+	page, _ := pv.MonthOf("mintlify_page_views")
 	families := []*omFamily{counterFamily(site), counterFamily(page)}
 	counters := map[string]*omFamily{site.Name: families[0], page.Name: families[1]}
 	for _, name := range extraKinds {
@@ -35,14 +34,9 @@ func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress,
 			return fmt.Errorf("no data for project %s, day %s", id, d.Format(mintlify.DayLayout))
 		}
 		end := d.AddDate(0, 0, 1)
-		for _, s := range views.SiteSamples(walk.Totals) {
+		for _, s := range collector.DaySamples(walk, plan.paths > 0) {
 			f, _ := pv.MonthOf(s.Family)
 			counters[f.Name].add(with(samplePairs(label, s)...), end, s.Value)
-		}
-		if plan.paths > 0 {
-			views.PathSamples(walk.Rows, func(path, traffic string, v float64) {
-				counters[page.Name].add(with(labelPair{"path", path}, labelPair{"project", label}, labelPair{"traffic", traffic}), end, v)
-			})
 		}
 		for _, name := range plan.extra[id] {
 			jp, ok := progress.extra[taskKind{t, name}]
