@@ -162,7 +162,7 @@ func (conversations) Fetch(ctx context.Context, q Query) (Payload, error) {
 			if errors.Is(err, mintlify.ErrCursorRefused) {
 				return &ConversationsPayload{Days: oldDays}, err
 			}
-			if !errors.Is(err, mintlify.ErrSweepStopped) {
+			if !errors.Is(err, mintlify.ErrWalkStopped) {
 				return nil, err
 			}
 			out.Walk = w

@@ -212,7 +212,7 @@ func TestRefusedCursorRestartsTheWalk(t *testing.T) {
 			well := fetchUnder(t, k.Name, now, mockapi.Fault{})
 			want, wellDropped := counted(code.Samples(well.payload, settings))
 			paused := fetchGated(t, cursorSite, k.Name, now, mockapi.Fault{}, nil, 2)
-			if !errors.Is(paused.err, mintlify.ErrSweepStopped) || paused.payload == nil {
+			if !errors.Is(paused.err, mintlify.ErrWalkStopped) || paused.payload == nil {
 				t.Fatalf("the gated fetch ended with %v, payload %v; want a walk stopped by the budget", paused.err, paused.payload)
 			}
 			got := fetchAfter(t, cursorSite, k.Name, now, mockapi.Fault{RefusedCursors: 1}, paused.payload)

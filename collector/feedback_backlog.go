@@ -121,7 +121,7 @@ func (feedbackBacklog) Fetch(ctx context.Context, q Query) (Payload, error) {
 			w.Counted.Oldest = e.Created
 		}
 	})
-	if errors.Is(err, mintlify.ErrSweepStopped) {
+	if errors.Is(err, mintlify.ErrWalkStopped) {
 		w.Counted.Open = openList(open)
 		out.Walk = w
 		return out, err

@@ -99,7 +99,7 @@ func (k walked) Fetch(ctx context.Context, q Query) (Payload, error) {
 	case walk.Requests == 0 && walk.Range.Days && mintlify.IsBadRequest(err):
 		return nil, err
 	case err == nil:
-		err = mintlify.ErrSweepStopped
+		err = mintlify.ErrWalkStopped
 	}
 	if old.Walk != nil && walk.Requests == old.Walk.Requests {
 		walk = old.Walk // nothing read: the same walk, so no new data to show

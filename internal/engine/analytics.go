@@ -23,7 +23,7 @@ func (u *unit) advance(ctx context.Context, c *mintlify.Client, ws *windowState,
 		r = rangeFor(ws, w, now)
 		pl, err = u.fetch(ctx, c, ws, r, now)
 		// No budget left for the retry: it runs next; a walk keeps what it shows.
-		if wp, ok := pl.(spec.Walking); errors.Is(err, mintlify.ErrSweepStopped) && ctx.Err() == nil && (!ok || wp.ShownRange() == nil) {
+		if wp, ok := pl.(spec.Walking); errors.Is(err, mintlify.ErrWalkStopped) && ctx.Err() == nil && (!ok || wp.ShownRange() == nil) {
 			return false, nil
 		}
 	}
@@ -32,11 +32,11 @@ func (u *unit) advance(ctx context.Context, c *mintlify.Client, ws *windowState,
 		ws.DataTime = now
 		return true, nil
 	}
-	stopped := errors.Is(err, mintlify.ErrSweepStopped)
+	stopped := errors.Is(err, mintlify.ErrWalkStopped)
 	if pl == nil || (stopped && ctx.Err() != nil) {
 		return false, err
 	}
-	// New data, or a first round's that has none yet, is shown as of now: up, and partial.
+	// New data, or a first refresh's that has none yet, is shown as of now: up, and partial.
 	if (stopped && ws.DataTime.IsZero()) || u.newData(ws.Payload, pl) {
 		ws.Progress = now
 	}
@@ -45,7 +45,7 @@ func (u *unit) advance(ctx context.Context, c *mintlify.Client, ws *windowState,
 		u.keep(ws, pl, r)
 		return false, nil
 	}
-	// Failed: a walk keeps the pages it read; a refused cursor walk is dropped, so the next round starts afresh.
+	// Failed: a walk keeps the pages it read; a refused cursor walk is dropped, so the next refresh starts afresh.
 	ws.Payload = pl
 	if wp, ok := pl.(spec.Walking); ok {
 		ws.Range = wp.ShownRange()
@@ -60,7 +60,7 @@ func (u *unit) keep(ws *windowState, pl spec.Payload, r mintlify.DateRange) {
 	}
 }
 
-// shows: a first round the budget paused may have nothing to show yet.
+// shows: a first refresh the budget paused may have nothing to show yet.
 func (u *unit) shows(ws *windowState) bool {
 	return ws.Payload != nil && (!ws.DataTime.IsZero() || u.newData(nil, ws.Payload))
 }

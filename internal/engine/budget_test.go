@@ -16,7 +16,7 @@ import (
 // fake clock; none depends on how fast the machine is.
 
 // Two big projects under one key need more than the hour's budget for a
-// round (2 × 48 pages against 90). Both must have data all the time, no
+// refresh (2 × 48 pages against 90). Both must have data all the time, no
 // page may be paid twice, and the budget must hold in every hour.
 func TestTwoBigProjectsShareTheHour(t *testing.T) {
 	t.Parallel() // hours of simulated work; a test engine shares nothing
@@ -48,7 +48,7 @@ func TestTwoBigProjectsShareTheHour(t *testing.T) {
 		}
 	}
 	// The budget is used, not left idle: 5 hours at 90 an hour are 450
-	// requests, over 4 rounds of 96 pages.
+	// requests, over 4 refreshes of 96 pages.
 	if n := e.requests(mockapi.EndpointViews); n < 400 {
 		t.Errorf("only %d requests in 5 hours: the budget sat idle", n)
 	}

@@ -89,8 +89,8 @@ projects:
 	// every sliding hour of that.
 	e.refreshEvery(5*time.Second, 2*720)
 	e.expectWithinBudget(t)
-	// 3 projects × 8 pages = 24 requests a round; 90 an hour allow 3.75
-	// rounds, so two hours must see at least 6 rounds.
+	// 3 projects × 8 pages = 24 requests a refresh; 90 an hour allow 3.75
+	// refreshes, so two hours must see at least 6 refreshes.
 	if n := e.requests(mockapi.EndpointViews); n < 6*24 {
 		t.Fatalf("only %d requests in two hours: the budget is under-used", n)
 	}

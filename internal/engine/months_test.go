@@ -194,8 +194,8 @@ func cycleWarnings(logs *testkit.LockedBuffer) []string {
 }
 
 // TestBudgetCycleOfAThousandProjects: 1,000 projects of one request a
-// round each under one key of 90 requests an hour take 1,000/90 h =
-// 40,000 s a round. The engine says so: one WARN at start with the
+// refresh each under one key of 90 requests an hour take 1,000/90 h =
+// 40,000 s a refresh. The engine says so: one WARN at start with the
 // numbers, the key's cycle 40000 s, and each project's refresh interval
 // 40000 s, not the 21,600 of max_refresh_interval. A reload warns again,
 // once; a reload to 100 projects (4,000 s, within max_age) does not.

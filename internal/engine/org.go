@@ -89,7 +89,7 @@ type keyState struct {
 	expiresAt   time.Time // the configuration's expires_at; zero when unset
 }
 
-// cycle is one full round of the key's analytics work at its budget: the longest unit interval and its collector.
+// cycle is one full refresh of the key's analytics work at its budget: the longest unit interval and its collector.
 func (k *keyState) cycle(shares map[string]*collectorShare) (d time.Duration, requests int, longest string) {
 	for _, u := range k.units {
 		requests += u.fullCost()

@@ -11,11 +11,11 @@ import (
 // How a key's hour is shared (docs/budget.md): each enabled collector gets a rate, its weight's share of the limit
 // but no more than it can use; the rest goes to the others by weight. A collector may spend its rate in any sliding
 // hour, so a large walk spreads over hours while every other collector still gets its share. The least served collector
-// goes first, then the most overdue unit; one stopped mid-round is due again behind those due before.
+// goes first, then the most overdue unit; one stopped mid-refresh is due again behind those due before.
 
 type collectorShare struct {
-	cost   int     // requests a full round of the collector's units costs
-	demand float64 // requests an hour it can use at most: a round every min_refresh_interval
+	cost   int     // requests a full refresh of the collector's units costs
+	demand float64 // requests an hour it can use at most: a refresh every min_refresh_interval
 	weight float64
 	rate   float64 // requests an hour it gets
 }
@@ -50,7 +50,7 @@ func (k *keyState) shares() map[string]*collectorShare {
 	return out
 }
 
-// demandPeriod: a unit backing off uses a round only at its retry; its unused share goes to the other collectors.
+// demandPeriod: a unit backing off uses a refresh only at its retry; its unused share goes to the other collectors.
 func (u *unit) demandPeriod(now time.Time) time.Duration {
 	u.state.mu.Lock()
 	h := u.state.health
@@ -132,7 +132,7 @@ func (o *org) spentBy(collector string, now time.Time) int {
 	return len(times)
 }
 
-// next picks the unit to run and reserves what its round needs, within its collector's and the key's hour.
+// next picks the unit to run and reserves what its refresh needs, within its collector's and the key's hour.
 func (k *keyState) next(now time.Time) (*unit, *budget.Reservation) {
 	if k.org.pausedUntil().After(now) {
 		return nil, nil

@@ -187,7 +187,7 @@ func TestReloadTurningOnABigWalkDoesNotBurst(t *testing.T) {
 	}
 }
 
-// A unit its grant stopped mid-round waits behind the other due units:
+// A unit its grant stopped mid-refresh waits behind the other due units:
 // two projects' first walks of conversations share the run instead of the
 // first walking until the hour is spent.
 func TestPausedUnitWaitsItsTurn(t *testing.T) {
@@ -401,7 +401,7 @@ func TestBacklogFirstWalkIsUpWithNoCount(t *testing.T) {
 	}
 }
 
-// TestCycleWarningOnceAWalkLearnsItsCost: a key whose round looks short
+// TestCycleWarningOnceAWalkLearnsItsCost: a key whose refresh looks short
 // at start (a backlog's cost is not known before its first walk) warns
 // once, when the walk has learnt a cost that makes the cycle longer than
 // max_age, and names the kind that takes that long; not at start, and not

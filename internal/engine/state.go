@@ -38,7 +38,7 @@ type stateFile struct {
 
 type unitSnapshot struct {
 	Health  health                     `json:"health"`
-	Round   time.Time                  `json:"round"`
+	Begun   time.Time                  `json:"round"`            // unitState.begun; the key is 0.1.0's
 	Retired time.Time                  `json:"retired,omitzero"` // unitState.retired
 	Windows map[string]json.RawMessage `json:"windows"`          // windowRecord each, decoded one by one
 	windows map[string]*windowState    // decoded Windows
@@ -139,7 +139,7 @@ func (s *stateFile) clamp(now time.Time, maxRefresh time.Duration) int {
 	for _, u := range s.units {
 		notAfter(&u.Health.LastSuccess, now)
 		notAfter(&u.Health.NextRefresh, now.Add(maxRefresh))
-		notAfter(&u.Round, now)
+		notAfter(&u.Begun, now)
 		notAfter(&u.Retired, now)
 		for _, w := range u.windows {
 			if w != nil {
@@ -232,7 +232,7 @@ func (s *savedState) restoreUnit(id unitID) *unitState {
 	if !ok {
 		return st
 	}
-	st.health, st.round, st.retired = snap.Health, snap.Round, snap.Retired
+	st.health, st.begun, st.retired = snap.Health, snap.Begun, snap.Retired
 	for k, w := range snap.windows {
 		if w != nil {
 			st.windows[k] = w
@@ -252,7 +252,7 @@ func (e *Engine) save() {
 // walkSaveInterval: rewriting megabytes after every few pages of a first walk would write it hundreds of times.
 const walkSaveInterval = time.Minute
 
-// saveProgress always writes the ledger (the requests are spent), the data cache only when a round settled
+// saveProgress always writes the ledger (the requests are spent), the data cache only when a refresh settled
 // or walkSaveInterval passed: a crash loses at most a minute of pages, never the record of requests.
 func (e *Engine) saveProgress(settled bool) {
 	e.saveLedger()
@@ -391,7 +391,7 @@ func (s *unitState) encode() (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(unitSnapshot{Health: s.health, Round: s.round, Retired: s.retired, Windows: windows})
+	b, err := json.Marshal(unitSnapshot{Health: s.health, Begun: s.begun, Retired: s.retired, Windows: windows})
 	if err != nil {
 		return nil, err
 	}

@@ -123,7 +123,7 @@ func walkEngine(t *testing.T, budget int) (e *testEngine, state string, writes *
 
 // TestGrowingWalkIsNotRewrittenEveryRun: a first walk of 40 pages runs on
 // grants of 8 (five runs of the scheduler at the same moment): the state
-// file is written after the first run and when the round ends, not after
+// file is written after the first run and when the refresh ends, not after
 // each run, and holds the whole walk.
 func TestGrowingWalkIsNotRewrittenEveryRun(t *testing.T) {
 	e, state, writes := walkEngine(t, 1000)
@@ -141,7 +141,7 @@ func TestGrowingWalkIsNotRewrittenEveryRun(t *testing.T) {
 
 // TestWalkProgressIsSavedWhenTheRefreshPauses: a walk that the hour's
 // budget stops halfway is on disk as soon as the scheduler stops, with
-// the pages it read, though its round has not ended; a minute later the
+// the pages it read, though its refresh has not ended; a minute later the
 // next run writes again.
 func TestWalkProgressIsSavedWhenTheRefreshPauses(t *testing.T) {
 	e, state, writes := walkEngine(t, 12)

@@ -61,8 +61,8 @@ type unitState struct {
 	health  health
 	windows map[string]*windowState // by windowSpec.key()
 	version int                     // bumped whenever data changes
-	// round is when the current round began: a window whose data is as new is done for it.
-	round time.Time
+	// begun is when the refresh under way began: a window whose data is as new is done for it.
+	begun time.Time
 	// turn: of two units due together, the one picked longer ago goes first. Not saved.
 	turn uint64
 
@@ -77,10 +77,10 @@ type unitState struct {
 
 type windowState struct {
 	DataTime time.Time // when Payload was fetched whole; zero if never
-	Hint     int       // what a whole round costs (spec.Walking)
+	Hint     int       // what a whole refresh costs (spec.Walking)
 	// RefusedFuture is the month whose day range the upstream refused (400); it asks for [1st, now) instead.
 	RefusedFuture time.Time
-	Progress      time.Time // when a paused round last brought new data
+	Progress      time.Time // when a paused refresh last brought new data
 	Range         *mintlify.DateRange
 	Payload       spec.Payload
 	Floor         *counterFloor
@@ -130,11 +130,11 @@ func (u *unit) plannedInterval(shares map[string]*collectorShare) time.Duration 
 	return max(iv, u.timing.minInterval)
 }
 
-// expectedInterval (mintlify_refresh_interval_seconds) also counts a paused round's run so far and its rest.
+// expectedInterval (mintlify_refresh_interval_seconds) also counts a paused refresh's run so far and its rest.
 func (u *unit) expectedInterval(now time.Time, shares map[string]*collectorShare) time.Duration {
 	iv := u.plannedInterval(shares)
 	u.state.mu.Lock()
-	start, failed := u.state.round, u.state.health.Failed
+	start, failed := u.state.begun, u.state.health.Failed
 	u.state.mu.Unlock()
 	s, ok := shares[u.collector.Name]
 	if start.IsZero() || start.After(now) || failed || !ok || s.rate <= 0 {
@@ -146,14 +146,14 @@ func (u *unit) expectedInterval(now time.Time, shares map[string]*collectorShare
 
 func (u *unit) cost() int {
 	return max(u.sumWindows(func(s *unitState, ws *windowState) int {
-		if s.round.IsZero() || ws.DataTime.Before(s.round) {
+		if s.begun.IsZero() || ws.DataTime.Before(s.begun) {
 			return u.collector.Fetched.Cost(ws.Payload)
 		}
 		return 0
 	}), 1)
 }
 
-// fullCost is a whole round's cost: the budget planning figure.
+// fullCost is a whole refresh's cost: the budget planning figure.
 func (u *unit) fullCost() int {
 	return u.sumWindows(func(_ *unitState, ws *windowState) int { return max(ws.Hint, 1) })
 }
@@ -175,7 +175,7 @@ func (u *unit) dueAt() time.Time {
 	return u.state.health.NextRefresh
 }
 
-// run: settled means the round ended, in success or failure, not paused for the budget.
+// run: settled means the refresh ended, in success or failure, not paused for the budget.
 func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) (settled bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, u.timing.refreshTimeout)
 	defer cancel()
@@ -191,8 +191,8 @@ func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) 
 	})
 	s := u.state
 	s.mu.Lock()
-	if s.round.IsZero() {
-		s.round = now
+	if s.begun.IsZero() {
+		s.begun = now
 	}
 	s.mu.Unlock()
 
@@ -202,7 +202,7 @@ func (u *unit) run(ctx context.Context, now time.Time, res *budget.Reservation) 
 		ws := s.window(w)
 		work := *ws
 		old := work
-		skip := !ws.DataTime.Before(s.round)
+		skip := !ws.DataTime.Before(s.begun)
 		s.mu.Unlock()
 		if skip {
 			continue
@@ -259,14 +259,14 @@ func (u *unit) finish(now time.Time, complete bool, err error) {
 		if h.Failed {
 			u.log.Info("refresh succeeded again")
 		}
-		// A round spread over hours counts from its start, so a walk taking its whole interval restarts at once.
-		start := s.round
+		// A refresh spread over hours counts from its start, so a walk taking its whole interval restarts at once.
+		start := s.begun
 		if start.IsZero() || start.After(now) {
 			start = now
 		}
 		h.succeed(now, iv)
 		h.NextRefresh = laterOf(start.Add(iv), now.Add(u.timing.minInterval))
-		s.round = time.Time{}
+		s.begun = time.Time{}
 		return
 	}
 	class := mintlify.Classify(err)
@@ -328,7 +328,7 @@ func (u *unit) forgetEmptyProgress() {
 	}
 }
 
-// shownSince is the last complete round, or the oldest shown window when a paused round showed newer data:
+// shownSince is the last complete refresh, or the oldest shown window when a paused refresh showed newer data:
 // a first walk shows as soon as its pages are paid for. The caller holds the state lock.
 func (u *unit) shownSince() time.Time {
 	s := u.state
@@ -342,7 +342,7 @@ func (u *unit) shownSince() time.Time {
 	return laterOf(s.health.LastSuccess, last)
 }
 
-// shownAt: partial is what a round under way has read so far (a first walk's pages, finished days).
+// shownAt: partial is what a refresh under way has read so far (a first walk's pages, finished days).
 func shownAt(ws *windowState) (t time.Time, partial bool) {
 	if ws.Payload != nil && ws.Progress.After(ws.DataTime) {
 		return ws.Progress, true

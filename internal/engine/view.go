@@ -66,7 +66,7 @@ type KeyView struct {
 	Name    string
 	Limit   int           // requests an hour the exporter allows itself
 	Used    int           // requests made in the last hour
-	Cycle   time.Duration // planned time of one full round of the key's work
+	Cycle   time.Duration // planned time of one full refresh of the key's work
 	Backoff time.Duration // left before requests resume; 0 when not backing off
 }
 
@@ -77,7 +77,7 @@ type Health struct {
 	Up          bool
 	LastSuccess time.Time     // zero before the first
 	Interval    time.Duration // between refreshes, as the budget allows now
-	// Partial: what is shown is what a round still under way has read so far.
+	// Partial: what is shown is what a refresh still under way has read so far.
 	Partial    bool
 	FailCounts map[string]float64 // failed refreshes by reason (mintlify.Reasons)
 }
@@ -134,7 +134,7 @@ type Window struct {
 	Range    *mintlify.DateRange
 	// Floor holds month counters at the higher values they served; nil when none fell; not to be changed.
 	Floor map[CounterKey]float64
-	// Partial: Payload holds more than DataTime says (what a paused round finished); shown all the same.
+	// Partial: Payload holds more than DataTime says (what a paused refresh finished); shown all the same.
 	Partial bool
 }
 

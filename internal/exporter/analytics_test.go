@@ -100,7 +100,7 @@ projects:
 		}
 	}
 	// With every kind on, page views gets its weight's share of the 90
-	// requests an hour: 3 projects × 8 pages = 24 requests a round.
+	// requests an hour: 3 projects × 8 pages = 24 requests a refresh.
 	pv, _ := collector.Lookup(collector.PageViews)
 	want := 3600 * 24 * weights / (90 * pv.Weight)
 	if got := mustValue(t, out, `mintlify_refresh_interval_seconds{collector="pageviews",project="p1"}`); got != want {

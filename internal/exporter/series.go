@@ -26,7 +26,7 @@ func seriesOf(u engine.UnitView) series {
 // data shares label pairs between samples (a path's ai and human, every traffic pair): a project can have
 // 10 000 paths, so a scrape builds no more of them than it must.
 func (p series) data(w engine.Window) []prometheus.Metric {
-	// A round the budget paused shows what it finished (w.Partial).
+	// A refresh the budget paused shows what it finished (w.Partial).
 	if (w.DataTime.IsZero() && !w.Partial) || w.Payload == nil || (w.Month && w.Range == nil) {
 		return nil
 	}

@@ -52,7 +52,7 @@ func TestClassify(t *testing.T) {
 		{"400", api(400), KindBadRequest, 400, ReasonOther, true, false, false},
 		{"409", api(409), KindOther, 409, ReasonOther, true, false, false},
 		{"connection refused", &net.OpError{Op: "dial", Err: errors.New("connection refused")}, KindOther, 0, ReasonOther, true, false, true},
-		{"gate refused", fmt.Errorf("%w: %w", ErrSweepStopped, errors.New("no budget")), KindOther, 0, ReasonOther, true, false, true},
+		{"gate refused", fmt.Errorf("%w: %w", ErrWalkStopped, errors.New("no budget")), KindOther, 0, ReasonOther, true, false, true},
 		{"cancelled", context.Canceled, KindOther, 0, ReasonOther, true, false, true},
 	} {
 		c := Classify(tc.err)

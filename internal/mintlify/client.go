@@ -155,7 +155,7 @@ func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLa
 // Gate lets one HTTP attempt through or refuses it: where the exporter and the backfill charge the budget.
 type Gate func(ctx context.Context) error
 
-// Gated returns a copy of c whose every HTTP attempt, retries included, first passes gate (ErrSweepStopped).
+// Gated returns a copy of c whose every HTTP attempt, retries included, first passes gate (ErrWalkStopped).
 func (c *Client) Gated(gate Gate) *Client {
 	g := *c
 	g.gate = gate
@@ -232,7 +232,7 @@ func gateRefused(lastErr, err error) error {
 	if lastErr != nil {
 		return lastErr
 	}
-	return fmt.Errorf("%w: %w", ErrSweepStopped, err)
+	return fmt.Errorf("%w: %w", ErrWalkStopped, err)
 }
 
 // final: neither a 2xx nor a 3xx answer is retried; the next would be the same.

@@ -18,8 +18,8 @@ const (
 	DefaultWalkMaxPages    = 400 // 100 000 paths at 250 a page
 )
 
-// ErrSweepStopped wraps a Gate's refusal: the budget for now is spent, or the caller is shutting down.
-var ErrSweepStopped = errors.New("walk stopped before a request")
+// ErrWalkStopped wraps a Gate's refusal: the budget for now is spent, or the caller is shutting down.
+var ErrWalkStopped = errors.New("walk stopped before a request")
 
 // Walk reads every page of a per-path endpoint over one range, in as many Continue calls as the gate allows,
 // keeping every row it paid for; its exported fields let a walk in progress survive a restart.
@@ -158,7 +158,7 @@ func (c *Client) Continue(ctx context.Context, projectID string, w *Walk, o Walk
 func stoppedByGate(err error) bool {
 	var ae *APIError
 	var re *ResponseError
-	return errors.Is(err, ErrSweepStopped) && !errors.As(err, &ae) && !errors.As(err, &re)
+	return errors.Is(err, ErrWalkStopped) && !errors.As(err, &ae) && !errors.As(err, &re)
 }
 
 func (w *Walk) index() {
@@ -296,7 +296,7 @@ func (r *walkRun) take(ctx context.Context) int {
 			if gate := r.c.gate; gate != nil {
 				if err := gate(ctx); err != nil {
 					// Pages in flight were paid for: let them land.
-					r.refused = fmt.Errorf("%w: %w", ErrSweepStopped, err)
+					r.refused = fmt.Errorf("%w: %w", ErrWalkStopped, err)
 					return -1
 				}
 			}

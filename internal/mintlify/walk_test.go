@@ -337,8 +337,8 @@ func TestGatedLeavesTheClientAlone(t *testing.T) {
 	site := &pagedSite{n: 100, failOffset: -1}
 	c, _ := newTestClient(t, site)
 	refused := c.Gated(func(context.Context) error { return errors.New("no budget") })
-	if _, err := refused.Rows(context.Background(), Views, "p", day, 10, 0); !errors.Is(err, ErrSweepStopped) || site.calls.Load() != 0 {
-		t.Fatalf("gated: %v after %d calls, want ErrSweepStopped before any", err, site.calls.Load())
+	if _, err := refused.Rows(context.Background(), Views, "p", day, 10, 0); !errors.Is(err, ErrWalkStopped) || site.calls.Load() != 0 {
+		t.Fatalf("gated: %v after %d calls, want ErrWalkStopped before any", err, site.calls.Load())
 	}
 	var passed atomic.Int32
 	counted := c.Gated(func(context.Context) error { passed.Add(1); return nil })

@@ -47,7 +47,7 @@ type Settings struct {
 	MaxPaths, PageSize, Concurrency, MaxPages int
 }
 
-// Walking is a payload of a walk that outlasts a fetch: a whole round costs its last complete walk's pages
+// Walking is a payload of a walk that outlasts a fetch: a whole refresh costs its last complete walk's pages
 // (0 before one), not what is left of the walk under way, and its data's range is the walk's, kept across midnight.
 type Walking interface {
 	Pages() int
