@@ -220,6 +220,11 @@ func (k walked) check(w *mintlify.Walk, data bool) error {
 	if err := checkWalkCounts(w.Totals, "totals"); err != nil {
 		return err
 	}
+	return checkWalkRows(w, data)
+}
+
+// checkWalkRows: a complete walk (data) holds each path once.
+func checkWalkRows(w *mintlify.Walk, data bool) error {
 	var paths map[string]bool
 	if data {
 		paths = make(map[string]bool, len(w.Rows))

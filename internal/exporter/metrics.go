@@ -1,8 +1,6 @@
 package exporter
 
 import (
-	"slices"
-	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -161,8 +159,3 @@ func labelPair(name, value string) *dto.LabelPair {
 	return &dto.LabelPair{Name: &name, Value: &value}
 }
 
-func newSample(desc *prometheus.Desc, value float64, pairs ...*dto.LabelPair) *sample {
-	pairs = slices.DeleteFunc(slices.Clone(pairs), func(p *dto.LabelPair) bool { return p == nil })
-	slices.SortFunc(pairs, func(a, b *dto.LabelPair) int { return strings.Compare(a.GetName(), b.GetName()) })
-	return &sample{desc: desc, labels: pairs, value: value}
-}
