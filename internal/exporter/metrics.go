@@ -1,7 +1,6 @@
 package exporter
 
 import (
-
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -158,4 +157,3 @@ func (s *sample) Write(m *dto.Metric) error {
 func labelPair(name, value string) *dto.LabelPair {
 	return &dto.LabelPair{Name: &name, Value: &value}
 }
-
