@@ -96,7 +96,11 @@ func (s Site) hourCount(h int64) int {
 func (s Site) conversation(h int64, x uint64, inGap bool) Conversation {
 	ms := h*3_600_000 + int64(x%3_600_000)
 	at := time.UnixMilli(ms).UTC()
-	page := s.PathName(int((x >> 40) % uint64(s.Paths)))
+	pages := uint64(s.Paths)
+	if inGap && s.Gap.Pages > 0 && x>>63 == 0 {
+		pages = uint64(min(s.Gap.Pages, s.Paths))
+	}
+	page := s.PathName(int((x >> 40) % pages))
 	topic := words[(x>>22)%uint64(len(words))]
 	c := Conversation{
 		ID:               ulid(ms, mix64(x^0x5bd1e995)),

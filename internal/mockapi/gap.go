@@ -12,6 +12,9 @@ type Gap struct {
 	PerHour           int       // conversations an hour from then on
 	UnansweredPercent int       // 0 to 100, before the fix
 	FixedPercent      int       // 0 to 100, after the fix
+	// Pages: half its conversations start on the site's first Pages pages, as a gap is about a few
+	// pages, so each refresh brings those pages new conversations; 0: spread over all.
+	Pages int
 }
 
 // DefaultUnansweredPercent applies where no Gap does.

@@ -151,3 +151,42 @@ func TestGapUnansweredSpreadEvenly(t *testing.T) {
 		}
 	}
 }
+
+// TestGapStartsOnItsPages: half a gap's conversations start on its first
+// Pages pages, so every few minutes of them reach those pages (the
+// demo's unanswered share by page has new conversations to divide by);
+// before the gap they spread over all pages.
+func TestGapStartsOnItsPages(t *testing.T) {
+	from := t0.Add(-2 * time.Hour)
+	s, clk := newTest(t, func(o *Options) {
+		o.Projects["p1"] = Site{Seed: 1, Paths: 300, Live: true,
+			Gap: &Gap{From: from, PerHour: 600, UnansweredPercent: 30, FixedPercent: 3, Pages: 5}}
+	})
+	clk.Advance(time.Minute)
+	gapPages := map[string]bool{}
+	for i := range 5 {
+		gapPages[SiteURL+(Site{Seed: 1, Paths: 300}).PathName(i)] = true
+	}
+	var in, on, before, beforeOn int
+	for _, c := range conversationsOf(t, s) {
+		at, _ := time.Parse(timeLayout, c.Timestamp)
+		onGap := c.PageURL != nil && gapPages[*c.PageURL]
+		if at.Before(from.Truncate(time.Hour)) {
+			before++
+			if onGap {
+				beforeOn++
+			}
+			continue
+		}
+		in++
+		if onGap {
+			on++
+		}
+	}
+	if in < 500 || float64(on) < 0.35*float64(in) {
+		t.Errorf("%d of %d gap conversations on its 5 pages, want about half (with a page)", on, in)
+	}
+	if before > 0 && float64(beforeOn) > 0.05*float64(before) {
+		t.Errorf("%d of %d conversations before the gap on its pages, want about 5/300", beforeOn, before)
+	}
+}

@@ -89,7 +89,7 @@ type demoAPI struct {
 
 // demoGap makes MintlifyDemoUnansweredShareHigh fire within minutes, and fall once a job's pull request merges
 // (docs/loop.md); the rate applies from the start's hour only, so the first walk costs no more.
-var demoGap = mockapi.Gap{PerHour: 600, UnansweredPercent: 30, FixedPercent: 3}
+var demoGap = mockapi.Gap{PerHour: 600, UnansweredPercent: 30, FixedPercent: 3, Pages: 5}
 
 const demoMergeAfter = time.Minute
 
