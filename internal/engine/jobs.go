@@ -119,7 +119,7 @@ func (a *agentJobs) refresh(ctx context.Context, now time.Time) error {
 		sem  = make(chan struct{}, max(a.concurrency, 1))
 	)
 	for _, id := range poll {
-		if err := a.limiter.Wait(ctx); err != nil {
+		if err := waitToken(ctx, a.limiter, now); err != nil {
 			mu.Lock()
 			errs = append(errs, err)
 			mu.Unlock()
@@ -142,6 +142,25 @@ func (a *agentJobs) refresh(ctx context.Context, now time.Time) error {
 		a.forget(ids)
 	}
 	return errors.Join(readErr, errors.Join(errs...))
+}
+
+// waitToken takes a poll's token as of now, the engine's clock, so that a test's fake time refills the
+// limiter as real time would; only a token not yet due waits, in real time.
+func waitToken(ctx context.Context, l *rate.Limiter, now time.Time) error {
+	r := l.ReserveN(now, 1)
+	d := r.DelayFrom(now)
+	if d == 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		r.CancelAt(now)
+		return ctx.Err()
+	}
 }
 
 func (a *agentJobs) poll(ctx context.Context, id string, now time.Time) error {
