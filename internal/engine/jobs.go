@@ -152,15 +152,11 @@ func waitToken(ctx context.Context, l *rate.Limiter, now time.Time) error {
 	if d == 0 {
 		return nil
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
+	err := mintlify.Sleep(ctx, d)
+	if err != nil {
 		r.CancelAt(now)
-		return ctx.Err()
 	}
+	return err
 }
 
 func (a *agentJobs) poll(ctx context.Context, id string, now time.Time) error {
