@@ -11,6 +11,11 @@ func fetchedOf(name string) (spec.Fetched, bool) {
 // walkedOf is the walk of the collector named name if it is walked page by page.
 func walkedOf(name string) (walked, bool) {
 	k, _ := Lookup(name)
-	w, ok := k.Fetched.(walked)
-	return w, ok
+	switch w := k.Fetched.(type) {
+	case walked:
+		return w, true
+	case pageViewsWalk:
+		return w.walked, true
+	}
+	return walked{}, false
 }

@@ -172,7 +172,7 @@ func (k walked) siteSamples(t mintlify.Counts) []Sample {
 
 // DaySamples are the page views of one day's walk, as the backfill writes them: its site, and its paths if paths.
 func DaySamples(walk *mintlify.Walk, paths bool) []Sample {
-	k := pageViewsRow.Fetched.(walked)
+	k := pageViewsRow.Fetched.(pageViewsWalk).walked
 	out := k.siteSamples(walk.Totals)
 	if paths {
 		k.pathSamples(walk.Rows, func(path, traffic string, v float64) {

@@ -115,14 +115,20 @@ func New(cfg *config.Config, o Options) (*Engine, error) {
 	if o.Clock == nil {
 		o.Clock = realClock{}
 	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
 	if o.HTTPClient == nil {
 		// One pool of connections for every key's client, across reloads.
 		o.HTTPClient = mintlify.NewHTTPClient()
 	}
+	if len(o.DefaultCollectors) == 0 {
+		o.DefaultCollectors = o.Collectors.Defaults()
+	}
 	e := &Engine{opts: o, log: o.Logger, clock: o.Clock,
-		orgs: map[string]*org{}, states: map[unitID]*unitState{}}
+		orgs: map[string]*org{}, states: map[unitID]*unitState{}, limiters: map[string]*rate.Limiter{}}
 	// Keys first: a configuration that cannot start touches no state file.
-	secrets, err := cfg.ResolveKeys(e.getenv())
+	secrets, err := cfg.ResolveKeys(o.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +147,7 @@ func New(cfg *config.Config, o Options) (*Engine, error) {
 // Apply switches to cfg in one step once its whole plan is built, so a refused reload changes nothing. Units
 // keep their state by project id and collector, organizations by key fingerprint (a renamed key keeps its spend).
 func (e *Engine) Apply(cfg *config.Config) error {
-	secrets, err := cfg.ResolveKeys(e.getenv())
+	secrets, err := cfg.ResolveKeys(e.opts.Getenv)
 	if err != nil {
 		return err
 	}
@@ -262,7 +268,7 @@ func (b *builder) project(pr config.Project) error {
 	allowed := pathAllowed(pr.PathAllowed)
 	enabled := pr.Collectors
 	if len(enabled) == 0 {
-		enabled = b.e.defaultCollectors()
+		enabled = b.e.opts.DefaultCollectors
 	}
 	for _, name := range enabled {
 		k, ok := b.e.opts.Collectors.Lookup(name)
@@ -352,9 +358,6 @@ const (
 func (e *Engine) jobLimiter(projectID string) *rate.Limiter {
 	e.limMu.Lock()
 	defer e.limMu.Unlock()
-	if e.limiters == nil {
-		e.limiters = make(map[string]*rate.Limiter)
-	}
 	l, ok := e.limiters[projectID]
 	if !ok {
 		l = rate.NewLimiter(jobPollRate, jobPollBurst)
@@ -366,20 +369,6 @@ func (e *Engine) jobLimiter(projectID string) *rate.Limiter {
 // refreshTimeout keeps a hung upstream from holding a singleflight slot for ever.
 func refreshTimeout(maxInterval time.Duration) time.Duration {
 	return min(max(maxInterval/2, time.Minute), 10*time.Minute)
-}
-
-func (e *Engine) defaultCollectors() []string {
-	if len(e.opts.DefaultCollectors) == 0 {
-		return e.opts.Collectors.Defaults()
-	}
-	return e.opts.DefaultCollectors
-}
-
-func (e *Engine) getenv() func(string) string {
-	if e.opts.Getenv != nil {
-		return e.opts.Getenv
-	}
-	return os.Getenv
 }
 
 // Refresh starts each key's scheduler and each due job poll, and waits for them until ctx ends (the

@@ -1,6 +1,8 @@
 package exporter
 
 import (
+	"slices"
+
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -14,8 +16,12 @@ const cacheNote = " Served from the exporter's cache; see mintlify_last_refresh_
 var familyDescs = func() map[string]*prometheus.Desc {
 	ds := map[string]*prometheus.Desc{}
 	for _, k := range collector.All {
-		for _, f := range k.Families {
-			ds[f.Name] = prometheus.NewDesc(f.Name, f.Help+cacheNote, f.Labels, nil)
+		for _, f := range append(slices.Clone(k.Families), k.Bookkeeping...) {
+			help := f.Help
+			if !f.Live {
+				help += cacheNote
+			}
+			ds[f.Name] = prometheus.NewDesc(f.Name, help, f.Labels, nil)
 		}
 	}
 	return ds
@@ -30,29 +36,6 @@ func familyDesc(name string) *prometheus.Desc {
 }
 
 var (
-	descPathsExported = prometheus.NewDesc("mintlify_page_views_paths",
-		"Paths exported as mintlify_page_views series after filters and max_paths."+cacheNote,
-		[]string{"project", "window"}, nil)
-	descPathsDropped = prometheus.NewDesc("mintlify_page_views_paths_dropped",
-		"Paths the upstream reported but the exporter did not export, because of include/exclude filters, max_paths, or a path too long to be a label."+cacheNote,
-		[]string{"project", "window"}, nil)
-	descSweepTruncated = prometheus.NewDesc("mintlify_page_views_sweep_truncated",
-		"1 if the last page-view sweep stopped at max_pages while the upstream still had more rows, else 0."+cacheNote,
-		[]string{"project", "window"}, nil)
-	descSweepDuplicates = prometheus.NewDesc("mintlify_page_views_sweep_duplicate_rows",
-		"Rows of the last sweep whose path had already come on an earlier page (rows move between pages while views change); each path is exported once."+cacheNote,
-		[]string{"project", "window"}, nil)
-	descSweepRequests = prometheus.NewDesc("mintlify_page_views_sweep_requests",
-		"Upstream requests the last page-view sweep of this window made."+cacheNote,
-		[]string{"project", "window"}, nil)
-
-	descWalkRepeated = prometheus.NewDesc("mintlify_page_views_walk_repeated",
-		"1 if the last page-view walk ended at a page that brought no path the walk had not already seen: the upstream repeated itself, and following it would have spent the budget on nothing."+cacheNote,
-		[]string{"project", "window"}, nil)
-	descWalkPagesLeft = prometheus.NewDesc("mintlify_page_views_walk_pages_remaining",
-		"Pages the walk in progress still expects to read (0 when none is in progress); a site larger than one hour's budget is walked over several hours.",
-		[]string{"project", "window"}, nil)
-
 	descUp = prometheus.NewDesc("mintlify_up",
 		"1 if the collector's last refresh succeeded (a refresh deferred by the rate limit does not count as a failure) and its data is younger than max_age, else 0.",
 		[]string{"collector", "project"}, nil)
@@ -118,14 +101,13 @@ var descDateFallback = prometheus.NewDesc("mintlify_analytics_date_fallback",
 
 var allDescs = func() []*prometheus.Desc {
 	ds := []*prometheus.Desc{
-		descPathsExported, descPathsDropped, descSweepTruncated,
-		descSweepDuplicates, descSweepRequests, descWalkRepeated, descWalkPagesLeft, descUp, descLastSuccess, descInterval, descPartial, descRefreshFailures,
+		descUp, descLastSuccess, descInterval, descPartial, descRefreshFailures,
 		descBudgetLimit, descBudgetUsed, descBudgetCycle, descBackoff,
 		descJobStatus, descJobInfo, descJobPR, descJobCreated, descJobArchived, descJobsNotFound, descJobsTracked, descJobsIgnored,
 		descDateFallback,
 	}
 	for _, k := range collector.All {
-		for _, f := range k.Families {
+		for _, f := range append(slices.Clone(k.Families), k.Bookkeeping...) {
 			ds = append(ds, familyDescs[f.Name])
 		}
 	}

@@ -1,11 +1,12 @@
 package exporter
 
 import (
+	"slices"
+
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/mintlify-exporter/mintlify_exporter/collector"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/engine"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
 	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
@@ -109,28 +110,25 @@ func (c *pairCache) of(names []string, labels []spec.Label, left int) []*dto.Lab
 }
 
 // bookkeeping is how the window was fetched, shown even when the data is older than max_age, so a stuck
-// walk can be seen: the month's date fallback, and a walk's paths and pages.
+// walk can be seen: the month's date fallback, and the collector's Bookkeeping families.
 func (p series) bookkeeping(w engine.Window) []prometheus.Metric {
 	var ms []prometheus.Metric
 	if w.Month && (!w.DataTime.IsZero() || w.Partial) && w.Range != nil {
 		ms = append(ms, prometheus.MustNewConstMetric(descDateFallback, prometheus.GaugeValue, boolFloat(!w.Range.Days), p.collector.Name, p.project))
 	}
-	wp, ok := w.Payload.(*collector.WalkPayload)
-	if !ok || !p.collector.Walk || wp.Shown() == nil {
+	b, ok := p.collector.Fetched.(spec.Bookkept)
+	if !ok || w.Payload == nil {
 		return ms
 	}
-	data := wp.Shown()
-	exported := len(collector.Exported(data, p.settings))
-	lv := []string{p.project, w.Label}
-	return append(ms,
-		prometheus.MustNewConstMetric(descPathsExported, prometheus.GaugeValue, float64(exported), lv...),
-		prometheus.MustNewConstMetric(descPathsDropped, prometheus.GaugeValue, float64(data.Dropped+data.Merged+len(data.Rows)-exported), lv...),
-		prometheus.MustNewConstMetric(descSweepTruncated, prometheus.GaugeValue, boolFloat(data.Truncated || wp.Data == nil), lv...),
-		prometheus.MustNewConstMetric(descSweepDuplicates, prometheus.GaugeValue, float64(data.Duplicates), lv...),
-		prometheus.MustNewConstMetric(descSweepRequests, prometheus.GaugeValue, float64(data.Requests), lv...),
-		prometheus.MustNewConstMetric(descWalkRepeated, prometheus.GaugeValue, boolFloat(data.Repeated), lv...),
-		prometheus.MustNewConstMetric(descWalkPagesLeft, prometheus.GaugeValue, float64(wp.Remaining()), lv...),
-	)
+	for _, s := range b.Bookkeeping(w.Payload, p.settings) {
+		i := slices.IndexFunc(p.collector.Bookkeeping, func(f spec.Family) bool { return f.Name == s.Family })
+		if i < 0 {
+			continue
+		}
+		f := p.collector.Bookkeeping[i]
+		ms = append(ms, prometheus.MustNewConstMetric(familyDesc(f.Name), prometheus.GaugeValue, s.Value, s.LabelValues(f, p.project, w.Label)...))
+	}
+	return ms
 }
 
 func emitHealth(ch chan<- prometheus.Metric, h engine.Health) {

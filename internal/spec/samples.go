@@ -27,6 +27,11 @@ type Fetched interface {
 	Check(p Payload, now time.Time) error
 }
 
+// Bookkept is a Fetched whose payloads tell how they were fetched: samples of the row's Bookkeeping families.
+type Bookkept interface {
+	Bookkeeping(p Payload, s Settings) []Sample
+}
+
 // Query is one window's fetch.
 type Query struct {
 	Client  *mintlify.Client

@@ -41,6 +41,8 @@ type Family struct {
 	Labels  []string
 	Counter bool // a month-to-date counter; else a gauge
 	Month   bool // a gauge also shown as window="month"
+	// Live: of the walk under way, not the cached data, so its HELP has no note on the cache.
+	Live bool
 }
 
 // Collector is one collector's row and its code.
@@ -59,8 +61,11 @@ type Collector struct {
 	LookBack    time.Duration // how far back a Snapshot looks
 	LookBackKey string
 	Fetched     Fetched
-	// Walk: its walks' bookkeeping series are shown and its month walk's pages saved for the backfill (page views).
+	// Walk: its month walk's pages are saved for the backfill (page views).
 	Walk bool
+	// Bookkeeping are the families of how its windows were fetched (its Fetched is then a Bookkept), shown
+	// even when the data is older than max_age, so a stuck walk can be seen.
+	Bookkeeping []Family
 }
 
 const (
