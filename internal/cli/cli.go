@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -54,11 +55,7 @@ func DefaultStoragePath(getenv func(string) string) string {
 
 // UserAgent is mintlify_exporter/<version>, "dev" for an unstamped build.
 func UserAgent() string {
-	v := version.Version
-	if v == "" {
-		v = "dev"
-	}
-	return Name + "/" + v
+	return Name + "/" + cmp.Or(version.Version, "dev")
 }
 
 // SleepContext waits d or until ctx ends; tests replace it with a fake clock's.

@@ -4,6 +4,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -257,10 +258,7 @@ func (b *builder) project(pr config.Project) error {
 		refreshTimeout: refreshTimeout(time.Duration(g.MaxRefreshInterval)),
 	}
 	ks := b.keys[pr.KeyName(b.cfg)]
-	label := pr.Name
-	if label == "" {
-		label = pr.ID
-	}
+	label := cmp.Or(pr.Name, pr.ID)
 	var windows []windowSpec
 	for _, w := range pr.Windows {
 		windows = append(windows, windowSpec{label: w.Label, duration: w.Duration})

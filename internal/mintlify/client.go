@@ -4,6 +4,7 @@ package mintlify
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -74,9 +75,7 @@ func New(o Options) (*Client, error) {
 	if err := ValidateKey(o.Key.Reveal()); err != nil {
 		return nil, err
 	}
-	if o.BaseURL == "" {
-		o.BaseURL = DefaultBaseURL
-	}
+	o.BaseURL = cmp.Or(o.BaseURL, DefaultBaseURL)
 	base, err := url.Parse(strings.TrimRight(o.BaseURL, "/"))
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 		return nil, fmt.Errorf("invalid API URL %q: want an absolute http(s) URL", o.BaseURL)
@@ -84,7 +83,7 @@ func New(o Options) (*Client, error) {
 	c := &Client{
 		base:      base,
 		key:       o.Key,
-		userAgent: o.UserAgent,
+		userAgent: cmp.Or(o.UserAgent, "mintlify_exporter"),
 		http:      o.HTTPClient,
 		timeout:   o.RequestTimeout,
 		retries:   o.MaxRetries,
@@ -93,9 +92,6 @@ func New(o Options) (*Client, error) {
 		maxBody:   o.MaxBodyBytes,
 		observe:   o.Observer,
 		logger:    o.Logger,
-	}
-	if c.userAgent == "" {
-		c.userAgent = "mintlify_exporter"
 	}
 	if c.http == nil {
 		c.http = NewHTTPClient()

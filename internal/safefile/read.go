@@ -1,6 +1,7 @@
 package safefile
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -16,10 +17,7 @@ type NotRegularError struct {
 }
 
 func (e *NotRegularError) Error() string {
-	op, name := e.Op, e.Path
-	if op == "" {
-		op = "read"
-	}
+	op, name := cmp.Or(e.Op, "read"), e.Path
 	if e.Role != "" {
 		name = e.Role + " " + name
 	}

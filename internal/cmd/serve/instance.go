@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -38,10 +39,7 @@ func New(ctx context.Context, args []string, o Options) (*Instance, error) {
 	if err := checkWebFlags(&f); err != nil {
 		return nil, err
 	}
-	logger := o.Logger
-	if logger == nil {
-		logger = quiet
-	}
+	logger := cmp.Or(o.Logger, quiet)
 	src, err := newConfigSource(ctx, &f, logger, o.Clock)
 	if err != nil {
 		return nil, fmt.Errorf("invalid configuration: %w", err)
