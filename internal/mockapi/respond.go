@@ -3,6 +3,7 @@ package mockapi
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"strconv"
 )
@@ -17,15 +18,8 @@ type response struct {
 }
 
 func (res *response) write(w http.ResponseWriter) {
-	h := w.Header()
-	for k, v := range res.header {
-		h[k] = v
-	}
-	n := len(res.body)
-	if res.declaredLen > n {
-		n = res.declaredLen
-	}
-	h.Set("Content-Length", strconv.Itoa(n))
+	maps.Copy(w.Header(), res.header)
+	w.Header().Set("Content-Length", strconv.Itoa(max(len(res.body), res.declaredLen)))
 	w.WriteHeader(res.status)
 	_, _ = w.Write(res.body)
 }
