@@ -176,16 +176,12 @@ func (f *Fault) mangle(rt route, res *response) *response {
 		res.body = res.body[:full/2]
 		res.declaredLen = full
 	case Oversize:
-		var b bytes.Buffer
-		b.Grow(len(res.body) + OversizeBytes + 32)
-		b.WriteString(`{"_padding":"`)
-		b.Write(bytes.Repeat([]byte("x"), OversizeBytes))
-		b.WriteString(`"`)
-		if rest := bytes.TrimPrefix(bytes.TrimSpace(res.body), []byte("{")); len(bytes.TrimSpace(rest)) > 1 {
-			b.WriteString(",")
+		rest := bytes.TrimPrefix(bytes.TrimSpace(res.body), []byte("{"))
+		sep := `"`
+		if len(bytes.TrimSpace(rest)) > 1 {
+			sep = `",`
 		}
-		b.Write(bytes.TrimPrefix(bytes.TrimSpace(res.body), []byte("{")))
-		res.body = b.Bytes()
+		res.body = slices.Concat([]byte(`{"_padding":"`), bytes.Repeat([]byte("x"), OversizeBytes), []byte(sep), rest)
 	case MissingField:
 		field := f.Field
 		if field == "" {

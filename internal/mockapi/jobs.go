@@ -106,10 +106,7 @@ type JobSeed struct {
 func (s *Server) SeedJob(projectID string, js JobSeed) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	org := js.Org
-	if org == "" {
-		org = s.ownerOf(projectID)
-	}
+	org := cmp.Or(js.Org, s.ownerOf(projectID))
 	created := js.CreatedAt
 	if created.IsZero() {
 		created = s.clock.Now()
