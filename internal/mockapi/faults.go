@@ -169,8 +169,7 @@ func (f *Fault) early(rt route) *response {
 func (f *Fault) mangle(rt route, res *response) *response {
 	switch f.Body {
 	case MalformedJSON:
-		cut := res.body[:len(res.body)/2]
-		res.body = append(append([]byte{}, cut...), []byte(`,,"oops":}`)...)
+		res.body = slices.Concat(res.body[:len(res.body)/2], []byte(`,,"oops":}`))
 	case Truncated:
 		full := len(res.body)
 		res.body = res.body[:full/2]

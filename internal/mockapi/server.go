@@ -360,11 +360,9 @@ func (s *Server) serve(r *http.Request, now time.Time, rec *Request) *response {
 	}
 	c := &call{r: r, rt: rt, now: now, fault: cmp.Or(f, &Fault{})}
 	res := s.authorize(c)
+	rec.Org = c.key.Org // "" unless the key was found
 	if res == nil {
-		rec.Org = c.key.Org
 		res = s.dispatch(c)
-	} else if c.key.Key != "" {
-		rec.Org = c.key.Org
 	}
 	if f != nil {
 		res = f.mangle(rt, res)
