@@ -140,12 +140,8 @@ func (s *Server) answerFor(c *call, v *validator) func(from, to time.Time) *resp
 		}
 	}
 	pq := s.pageQuery(c.rt.endpoint, v)
-	f := c.fault
-	if f == nil {
-		f = &Fault{}
-	}
 	return func(from, to time.Time) *response {
-		return analyticsAnswer(c.rt.endpoint, c.site.compute(from, to), pq, f)
+		return analyticsAnswer(c.rt.endpoint, c.site.compute(from, to), pq, c.fault)
 	}
 }
 
@@ -160,7 +156,7 @@ func (s *Server) pageQuery(endpoint string, v *validator) pageQuery {
 	case EndpointFeedback:
 		pq.limit = v.integer("limit", 10, 1, 100, true)
 		pq.offset = v.integer("offset", 0, 0, maxInt, false) // undocumented; hasMore implies it
-		if src, ok := v.q["source"]; ok && !slices.Contains([]string{"code_snippet", "contextual", "agent", "thumbs_only"}, src[0]) {
+		if src, ok := v.q["source"]; ok && !slices.Contains(feedbackSources, src[0]) {
 			v.failf("source: invalid value %q", src[0])
 		}
 	case EndpointSearches:
@@ -247,13 +243,7 @@ func encodeCursor(offset int) string {
 
 func decodeCursor(s string) (int, bool) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return 0, false
-	}
 	rest, ok := strings.CutPrefix(string(b), "o:")
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.Atoi(rest)
-	return n, err == nil && n >= 0
+	n, nerr := strconv.Atoi(rest)
+	return n, err == nil && ok && nerr == nil && n >= 0
 }

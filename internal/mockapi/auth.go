@@ -24,10 +24,8 @@ func (s *Server) authorize(c *call) *response {
 	if !strings.HasPrefix(token, adminPrefix) {
 		return errorResponse(http.StatusUnauthorized, an, "Invalid API key")
 	}
-	for _, p := range foreignPrefixes {
-		if strings.HasPrefix(token, p) {
-			return errorResponse(http.StatusUnauthorized, an, "Invalid API key: an admin API key is required")
-		}
+	if slices.ContainsFunc(foreignPrefixes, func(p string) bool { return strings.HasPrefix(token, p) }) {
+		return errorResponse(http.StatusUnauthorized, an, "Invalid API key: an admin API key is required")
 	}
 	key, ok := s.keys[token] // read-only after New
 	if !ok {

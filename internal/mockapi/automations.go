@@ -37,21 +37,10 @@ var automationIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 func (s *Server) SetAutomation(projectID, id string, a Automation) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.automations.defs == nil {
-		s.automations.defs = map[string]map[string]Automation{}
-	}
 	if s.automations.defs[projectID] == nil {
 		s.automations.defs[projectID] = map[string]Automation{}
 	}
 	s.automations.defs[projectID][id] = a
-}
-
-// matchAutomation records the automation id as the request's JobID.
-func matchAutomation(seg []string) (route, bool) {
-	if len(seg) != 5 || seg[1] != "workflow" || seg[3] == "" || seg[4] != "trigger" {
-		return route{}, false
-	}
-	return route{endpoint: EndpointTriggerAutomation, method: http.MethodPost, project: seg[2], jobID: seg[3]}, true
 }
 
 func (s *Server) triggerAutomation(c *call) *response {
@@ -69,9 +58,6 @@ func (s *Server) triggerAutomation(c *call) *response {
 		return errorResponse(http.StatusBadRequest, false, "Automation is not active")
 	case !a.CustomSchedule:
 		return errorResponse(http.StatusBadRequest, false, "Only custom schedule automations can be triggered")
-	}
-	if s.automations.triggers.hits == nil {
-		s.automations.triggers = newWindow(AutomationTriggerWindow)
 	}
 	if ok, wait := s.automations.triggers.admit(c.key.Org, AutomationTriggersPerWindow, c.now); !ok {
 		return s.rateLimited(false, wait)

@@ -212,34 +212,23 @@ const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 func ulid(ms int64, r uint64) string {
 	var b [26]byte
-	t := uint64(ms)
-	for i := 9; i >= 0; i-- {
-		b[i] = crockford[t&31]
-		t >>= 5
-	}
-	lo, hi := r, mix64(r)
-	for i := range 16 {
-		src := &lo
-		if i >= 12 {
-			src = &hi
-		}
-		b[25-i] = crockford[*src&31]
-		*src >>= 5
-	}
+	putBase32(b[:10], uint64(ms))
+	putBase32(b[10:14], mix64(r))
+	putBase32(b[14:], r)
 	return string(b[:])
+}
+
+// putBase32 writes v's low 5*len(b) bits into b, least significant digit last.
+func putBase32(b []byte, v uint64) {
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = crockford[v&31]
+		v >>= 5
+	}
 }
 
 // validULID: the first character is at most 7, so the time fits 48 bits.
 func validULID(s string) bool {
-	if len(s) != 26 || s[0] > '7' {
-		return false
-	}
-	for i := range len(s) {
-		if strings.IndexByte(crockford, s[i]) < 0 {
-			return false
-		}
-	}
-	return true
+	return len(s) == 26 && s[0] <= '7' && strings.Trim(s, crockford) == ""
 }
 
 func ulidMillis(s string) int64 {

@@ -167,11 +167,8 @@ func HourRange(from, to time.Time) (first, end int64) {
 		}
 		return -floorDiv(-sec, 3600)
 	}
-	first, end = ceilHour(from), ceilHour(to)
-	if end < first {
-		end = first
-	}
-	return first, end
+	first = ceilHour(from)
+	return first, max(ceilHour(to), first)
 }
 
 // computed is cached because a client pages through the same range dozens of times.
@@ -201,10 +198,7 @@ func (s Site) compute(from, to time.Time) *computed {
 
 // byTotalThenPath is deliberately not alphabetical so clients cannot rely on order.
 func byTotalThenPath(a, b Row) int {
-	if c := cmp.Compare(b.Total, a.Total); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.Path, b.Path)
+	return cmp.Or(cmp.Compare(b.Total, a.Total), cmp.Compare(a.Path, b.Path))
 }
 
 func (s Site) reorder(rows []Row, first int64) {
@@ -270,10 +264,7 @@ func (s Site) build(sp span) *computed {
 	s.reorder(c.views, sp.first)
 	s.reorder(c.visitors, sp.first)
 	slices.SortFunc(c.feedback, func(a, b FeedbackRow) int {
-		if x := cmp.Compare(b.Total, a.Total); x != 0 {
-			return x
-		}
-		return cmp.Compare(a.Path, b.Path)
+		return cmp.Or(cmp.Compare(b.Total, a.Total), cmp.Compare(a.Path, b.Path))
 	})
 	c.callers.Web = c.viewTotals.Human / 25
 	c.callers.API = c.viewTotals.AI / 12
@@ -359,10 +350,7 @@ func (s Site) buildSearches(sp span) ([]SearchRow, int64) {
 		rows = append(rows, r)
 	}
 	slices.SortFunc(rows, func(a, b SearchRow) int {
-		if x := cmp.Compare(b.Hits, a.Hits); x != 0 {
-			return x
-		}
-		return cmp.Compare(a.SearchQuery, b.SearchQuery)
+		return cmp.Or(cmp.Compare(b.Hits, a.Hits), cmp.Compare(a.SearchQuery, b.SearchQuery))
 	})
 	return rows, total
 }

@@ -34,9 +34,6 @@ func (sp span) wholeDays() (d0, d1 int64) {
 	if sp.live {
 		lo, hi = sp.first+1, sp.last
 	}
-	d0, d1 = -floorDiv(-lo, 24), floorDiv(hi, 24)
-	if d1 < d0 {
-		d1 = d0
-	}
-	return d0, d1
+	d0 = -floorDiv(-lo, 24)
+	return d0, max(floorDiv(hi, 24), d0)
 }

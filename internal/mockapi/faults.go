@@ -2,10 +2,12 @@ package mockapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -96,7 +98,7 @@ func (s *Server) Faults() []Fault {
 	for _, st := range s.faults {
 		out = append(out, st.f)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Endpoint < out[j].Endpoint })
+	slices.SortFunc(out, func(a, b Fault) int { return strings.Compare(a.Endpoint, b.Endpoint) })
 	return out
 }
 
@@ -150,10 +152,7 @@ const htmlPage = `<html>
 // early answers for faults in front of the application (Status, HTML), or nil.
 func (f *Fault) early(rt route) *response {
 	if f.Body == HTML {
-		st := f.Status
-		if st == 0 {
-			st = http.StatusBadGateway
-		}
+		st := cmp.Or(f.Status, http.StatusBadGateway)
 		body := strings.ReplaceAll(htmlPage, "%d", strconv.Itoa(st))
 		return newResponse(st, "text/html; charset=utf-8", []byte(body))
 	}
@@ -170,23 +169,18 @@ func (f *Fault) early(rt route) *response {
 func (f *Fault) mangle(rt route, res *response) *response {
 	switch f.Body {
 	case MalformedJSON:
-		cut := res.body[:len(res.body)/2]
-		res.body = append(append([]byte{}, cut...), []byte(`,,"oops":}`)...)
+		res.body = slices.Concat(res.body[:len(res.body)/2], []byte(`,,"oops":}`))
 	case Truncated:
 		full := len(res.body)
 		res.body = res.body[:full/2]
 		res.declaredLen = full
 	case Oversize:
-		var b bytes.Buffer
-		b.Grow(len(res.body) + OversizeBytes + 32)
-		b.WriteString(`{"_padding":"`)
-		b.Write(bytes.Repeat([]byte("x"), OversizeBytes))
-		b.WriteString(`"`)
-		if rest := bytes.TrimPrefix(bytes.TrimSpace(res.body), []byte("{")); len(bytes.TrimSpace(rest)) > 1 {
-			b.WriteString(",")
+		rest := bytes.TrimPrefix(bytes.TrimSpace(res.body), []byte("{"))
+		sep := `"`
+		if len(bytes.TrimSpace(rest)) > 1 {
+			sep = `",`
 		}
-		b.Write(bytes.TrimPrefix(bytes.TrimSpace(res.body), []byte("{")))
-		res.body = b.Bytes()
+		res.body = slices.Concat([]byte(`{"_padding":"`), bytes.Repeat([]byte("x"), OversizeBytes), []byte(sep), rest)
 	case MissingField:
 		field := f.Field
 		if field == "" {
@@ -219,13 +213,8 @@ func dropField(body []byte, field string) []byte {
 		return body
 	}
 	delete(m, field)
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	b := []byte{'{'}
-	for i, k := range keys {
+	for i, k := range slices.Sorted(maps.Keys(m)) {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -245,9 +234,6 @@ type cursorPage struct {
 // cursorAnswer is a cursor-paged endpoint's answer with the call's cursor faults.
 func (s *Server) cursorAnswer(c *call, field string, from, to time.Time, cursor string, page func(from, to time.Time, cursor string) cursorPage) *response {
 	f := c.fault
-	if f == nil {
-		f = &Fault{}
-	}
 	if f.WidenedRange {
 		from, to = from.AddDate(0, 0, -1), to.AddDate(0, 0, 1)
 		if to.After(c.now) {

@@ -1,11 +1,13 @@
 package mockapi
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -74,24 +76,18 @@ func (s *Server) view(j *job, now time.Time) JobView {
 	if failed {
 		v.Status = StatusFailed
 	} else if !j.noPR {
-		pr := j.pr
-		v.PRLink = &pr
+		v.PRLink = ptr(j.pr)
 	}
 	if archived := end.Add(s.archiveAfter); !now.Before(archived) {
 		v.Status = StatusArchived
-		a := archived.UTC().Format(timeLayout)
-		v.ArchivedAt = &a
+		v.ArchivedAt = ptr(archived.UTC().Format(timeLayout))
 	}
 	return v
 }
 
 func hasWord(prompt, w string) bool {
-	for _, f := range strings.FieldsFunc(prompt, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if strings.EqualFold(f, w) {
-			return true
-		}
-	}
-	return false
+	fields := strings.FieldsFunc(prompt, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	return slices.ContainsFunc(fields, func(f string) bool { return strings.EqualFold(f, w) })
 }
 
 // JobSeed pre-creates a job (--demo); its status follows CreatedAt and the clock.
@@ -110,10 +106,7 @@ type JobSeed struct {
 func (s *Server) SeedJob(projectID string, js JobSeed) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	org := js.Org
-	if org == "" {
-		org = s.ownerOf(projectID)
-	}
+	org := cmp.Or(js.Org, s.ownerOf(projectID))
 	created := js.CreatedAt
 	if created.IsZero() {
 		created = s.clock.Now()
@@ -167,16 +160,11 @@ func (s *Server) Job(projectID, id string) (JobView, bool) {
 func (s *Server) ownerOf(projectID string) string {
 	best := ""
 	for _, k := range s.keys {
-		for _, p := range k.ProjectIDs {
-			if p == projectID && (best == "" || k.Org < best) {
-				best = k.Org
-			}
+		if slices.Contains(k.ProjectIDs, projectID) && (best == "" || k.Org < best) {
+			best = k.Org
 		}
 	}
-	if best == "" {
-		return "acme"
-	}
-	return best
+	return cmp.Or(best, "acme")
 }
 
 func (s *Server) newJobLocked(project, org, prompt string, now time.Time) *job {
@@ -195,8 +183,7 @@ func (s *Server) newJobLocked(project, org, prompt string, now time.Time) *job {
 		pr:        fmt.Sprintf("%s/pull/%d", repo, 100+n),
 	}
 	if n%4 != 0 { // every fourth job has no branch, to exercise ref: null
-		ref := "main"
-		j.ref = &ref
+		j.ref = ptr("main")
 	}
 	if s.jobs[project] == nil {
 		s.jobs[project] = map[string]*job{}

@@ -3,6 +3,7 @@ package mockapi
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"strconv"
 )
@@ -17,15 +18,8 @@ type response struct {
 }
 
 func (res *response) write(w http.ResponseWriter) {
-	h := w.Header()
-	for k, v := range res.header {
-		h[k] = v
-	}
-	n := len(res.body)
-	if res.declaredLen > n {
-		n = res.declaredLen
-	}
-	h.Set("Content-Length", strconv.Itoa(n))
+	maps.Copy(w.Header(), res.header)
+	w.Header().Set("Content-Length", strconv.Itoa(max(len(res.body), res.declaredLen)))
 	w.WriteHeader(res.status)
 	_, _ = w.Write(res.body)
 }
@@ -98,15 +92,8 @@ func rowsBody(key string, totals Counts, rows []Row, hasMore bool) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"path":`...)
-		b = appendString(b, r.Path)
-		b = append(b, `,"human":`...)
-		b = strconv.AppendInt(b, r.Human, 10)
-		b = append(b, `,"ai":`...)
-		b = strconv.AppendInt(b, r.AI, 10)
-		b = append(b, `,"total":`...)
-		b = strconv.AppendInt(b, r.Total, 10)
-		b = append(b, '}')
+		b = appendString(append(b, `{"path":`...), r.Path)
+		b = append(appendCounts(append(b, ','), r.Human, r.AI, r.Total), '}')
 	}
 	return appendRowsTail(b, hasMore)
 }
@@ -132,15 +119,15 @@ func endlessBody(totals Counts, offset, n int) []byte {
 }
 
 func appendRowsHead(b []byte, key string, totals Counts) []byte {
-	b = append(b, `{"totals":{"human":`...)
-	b = strconv.AppendInt(b, totals.Human, 10)
-	b = append(b, `,"ai":`...)
-	b = strconv.AppendInt(b, totals.AI, 10)
-	b = append(b, `,"total":`...)
-	b = strconv.AppendInt(b, totals.Total, 10)
-	b = append(b, `},"`...)
-	b = append(b, key...)
+	b = appendCounts(append(b, `{"totals":{`...), totals.Human, totals.AI, totals.Total)
+	b = append(append(b, `},"`...), key...)
 	return append(b, `":[`...)
+}
+
+func appendCounts(b []byte, human, ai, total int64) []byte {
+	b = strconv.AppendInt(append(b, `"human":`...), human, 10)
+	b = strconv.AppendInt(append(b, `,"ai":`...), ai, 10)
+	return strconv.AppendInt(append(b, `,"total":`...), total, 10)
 }
 
 func appendRowsTail(b []byte, hasMore bool) []byte {

@@ -4,7 +4,9 @@
 package mockapi
 
 import (
+	"cmp"
 	"errors"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -112,48 +114,36 @@ type Server struct {
 // New builds a Server from opts, filling defaults.
 func New(opts Options) *Server {
 	s := &Server{
-		clock:        opts.Clock,
+		clock:        cmp.Or(opts.Clock, Clock(RealClock{})),
 		keys:         map[string]KeySpec{},
-		analyticsCap: opts.AnalyticsBudgetPerHour,
-		agentCap:     opts.AgentBudgetPerHour,
+		analyticsCap: cmp.Or(opts.AnalyticsBudgetPerHour, 100),
+		agentCap:     cmp.Or(opts.AgentBudgetPerHour, 100),
 		retryAfter:   opts.RetryAfter,
-		activeFor:    opts.JobActiveFor,
-		archiveAfter: opts.JobArchiveAfter,
+		activeFor:    positiveOr(opts.JobActiveFor, 2*time.Minute),
+		archiveAfter: positiveOr(opts.JobArchiveAfter, time.Hour),
 		mergeAfter:   opts.MergeAfter,
-		maxPage:      opts.MaxPageSize,
+		maxPage:      positiveOr(opts.MaxPageSize, 250),
 		refuseFuture: opts.RefuseFutureDates,
 		projects:     map[string]Site{},
 		faults:       map[string]*faultState{},
+		analytics:    newWindow(time.Hour),
+		agent:        newWindow(time.Hour),
 		jobs:         map[string]map[string]*job{},
+		automations:  automationState{defs: map[string]map[string]Automation{}, triggers: newWindow(AutomationTriggerWindow)},
 	}
-	if s.clock == nil {
-		s.clock = RealClock{}
-	}
-	if s.analyticsCap == 0 {
-		s.analyticsCap = 100
-	}
-	if s.agentCap == 0 {
-		s.agentCap = 100
-	}
-	if s.activeFor <= 0 {
-		s.activeFor = 2 * time.Minute
-	}
-	if s.archiveAfter <= 0 {
-		s.archiveAfter = time.Hour
-	}
-	if s.maxPage <= 0 {
-		s.maxPage = 250
-	}
+	maps.Copy(s.projects, opts.Projects)
 	for _, k := range opts.Keys {
-		k.ProjectIDs = append([]string(nil), k.ProjectIDs...)
+		k.ProjectIDs = slices.Clone(k.ProjectIDs)
 		s.keys[k.Key] = k
 	}
-	for id, site := range opts.Projects {
-		s.projects[id] = site
-	}
-	s.analytics = newWindow(time.Hour)
-	s.agent = newWindow(time.Hour)
 	return s
+}
+
+func positiveOr[T ~int | ~int64](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // Running is a Server listening on a loopback port.
@@ -309,8 +299,9 @@ func matchRoute(path string) (route, bool) {
 			return route{}, false
 		}
 		return r, true
-	case seg[0] == "v1" && seg[1] == "workflow":
-		return matchAutomation(seg)
+	case seg[0] == "v1" && seg[1] == "workflow" && len(seg) == 5 && seg[3] != "" && seg[4] == "trigger":
+		// The automation id is recorded as the request's JobID.
+		return route{endpoint: EndpointTriggerAutomation, method: http.MethodPost, project: seg[2], jobID: seg[3]}, true
 	}
 	return route{}, false
 }
@@ -321,7 +312,7 @@ type call struct {
 	key   KeySpec
 	now   time.Time
 	site  Site
-	fault *Fault // paging faults (DuplicateAcrossPages etc.), may be nil
+	fault *Fault // paging faults (DuplicateAcrossPages etc.), never nil
 }
 
 // ServeHTTP checks route, method, front faults, auth, scope, project, validation, then the rate
@@ -367,13 +358,11 @@ func (s *Server) serve(r *http.Request, now time.Time, rec *Request) *response {
 			return res
 		}
 	}
-	c := &call{r: r, rt: rt, now: now, fault: f}
+	c := &call{r: r, rt: rt, now: now, fault: cmp.Or(f, &Fault{})}
 	res := s.authorize(c)
+	rec.Org = c.key.Org // "" unless the key was found
 	if res == nil {
-		rec.Org = c.key.Org
 		res = s.dispatch(c)
-	} else if c.key.Key != "" {
-		rec.Org = c.key.Org
 	}
 	if f != nil {
 		res = f.mangle(rt, res)
