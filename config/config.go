@@ -5,12 +5,14 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -120,10 +122,7 @@ func (g *Global) SetTopN(name string, n int) {
 		*p = n
 		return
 	}
-	g.CollectorTopN = maps.Clone(g.CollectorTopN)
-	if g.CollectorTopN == nil {
-		g.CollectorTopN = map[string]int{}
-	}
+	g.CollectorTopN = maps.Collect(maps.All(g.CollectorTopN)) // a copy, never nil
 	g.CollectorTopN[name] = n
 }
 
@@ -134,10 +133,7 @@ func (g *Global) SetLookBack(name string, d time.Duration) {
 		*p = Duration(d)
 		return
 	}
-	g.CollectorLookBack = maps.Clone(g.CollectorLookBack)
-	if g.CollectorLookBack == nil {
-		g.CollectorLookBack = map[string]Duration{}
-	}
+	g.CollectorLookBack = maps.Collect(maps.All(g.CollectorLookBack))
 	g.CollectorLookBack[name] = Duration(d)
 }
 
@@ -173,10 +169,7 @@ func (w *CollectorWeights) UnmarshalYAML(node *yaml.Node) error {
 	if node.Kind != yaml.MappingNode {
 		return nodeErrorf(node, "expected a mapping of collector names to weights")
 	}
-	out := maps.Clone(*w)
-	if out == nil {
-		out = CollectorWeights{}
-	}
+	out := CollectorWeights(maps.Collect(maps.All(*w)))
 	for i := 0; i+1 < len(node.Content); i += 2 {
 		name, value := node.Content[i], node.Content[i+1]
 		if _, ok := collector.Lookup(name.Value); !ok {
@@ -393,9 +386,7 @@ func prefixEach(path string, err error) error {
 // Single builds the flag-only configuration, validated as a file is; flags names the flags for its errors.
 func Single(projectID, apiURL, keyEnv, keyFile string, flags FlagNames) (*Config, error) {
 	c := &Config{Global: DefaultGlobal, flags: flags}
-	if apiURL != "" {
-		c.Global.APIURL = apiURL
-	}
+	c.Global.APIURL = cmp.Or(apiURL, c.Global.APIURL)
 	k := DefaultKey
 	k.Name = "default"
 	if keyFile == "" {
@@ -427,18 +418,6 @@ func (p Project) KeyName(c *Config) string {
 
 // PathAllowed reports whether a page path is exported; exclusion wins, so a broad include can be trimmed.
 func (p Project) PathAllowed(path string) bool {
-	for _, re := range p.ExcludePaths {
-		if re.MatchString(path) {
-			return false
-		}
-	}
-	if len(p.IncludePaths) == 0 {
-		return true
-	}
-	for _, re := range p.IncludePaths {
-		if re.MatchString(path) {
-			return true
-		}
-	}
-	return false
+	match := func(re Regexp) bool { return re.MatchString(path) }
+	return !slices.ContainsFunc(p.ExcludePaths, match) && (len(p.IncludePaths) == 0 || slices.ContainsFunc(p.IncludePaths, match))
 }

@@ -16,9 +16,6 @@ const MaxKeyFileSize = 4096
 
 // ResolveKeys reads every key, apart from Parse so a file is checked without its secrets; errors never hold a value.
 func (c *Config) ResolveKeys(getenv func(string) string) (map[string]secret.Secret, error) {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
 	out := make(map[string]secret.Secret, len(c.Keys))
 	var errs []error
 	for i, k := range c.Keys {
