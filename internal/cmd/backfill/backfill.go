@@ -83,14 +83,11 @@ type backfillOptions struct {
 }
 
 func collectorFlags() string {
-	flags := make([]string, len(extraKinds))
-	for i, name := range extraKinds {
-		flags[i] = "--collector." + name
+	s := "--collector." + strings.Join(extraKinds, ", --collector.")
+	if i := strings.LastIndex(s, ", "); i >= 0 {
+		s = s[:i] + " and " + s[i+len(", "):]
 	}
-	if len(flags) < 2 {
-		return strings.Join(flags, "")
-	}
-	return strings.Join(flags[:len(flags)-1], ", ") + " and " + flags[len(flags)-1]
+	return s
 }
 
 func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
@@ -193,7 +190,8 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 	for _, k := range keys {
 		var closeClient func()
 		var err error
-		if k.client, closeClient, err = e.client(plan, k.secret); err != nil {
+		// One retry, charged like any request, as the exporter does.
+		if k.client, closeClient, err = cli.NewClient(plan.apiURL, k.secret, plan.timeout, 1); err != nil {
 			return e.failf(cli.ExitUsage, "%v", err)
 		}
 		defer closeClient()
@@ -290,10 +288,13 @@ func (e *backfillEnv) openJournal(o *backfillOptions, plan *backfillPlan, toStdo
 func (e *backfillEnv) printCost(plan *backfillPlan, keys []*backfillKey, progress *backfillProgress, partial string) {
 	all := progress.costs(nil)
 	hours := 0.0
+	var per []string
 	for i, k := range keys {
-		k.left = progress.requestsLeft(func(id string) bool { return plan.keyOf[id] == i })
+		c := progress.costs(func(id string) bool { return plan.keyOf[id] == i }).total()
+		k.left = c.expected
 		// The keys' projects are fetched one after the other.
 		hours += float64(k.left) / float64(k.budget)
+		per = append(per, fmt.Sprintf("key %s %s at %d per hour", k.name, rangeText(c), k.budget))
 	}
 	fmt.Fprintf(e.stderr, "%s: %d project(s) × %d day(s) (%s to %s): %s",
 		backfillCmdName, len(plan.projects), plan.days(), plan.from.Format(mintlify.DayLayout), plan.to.Format(mintlify.DayLayout), costText(all, progress.done))
@@ -303,11 +304,6 @@ func (e *backfillEnv) printCost(plan *backfillPlan, keys []*backfillKey, progres
 	if len(keys) == 1 {
 		fmt.Fprintf(e.stderr, ": %.1f hour(s) of a budget of %d requests per hour\n", hours, keys[0].budget)
 		return
-	}
-	var per []string
-	for i, k := range keys {
-		c := progress.costs(func(id string) bool { return plan.keyOf[id] == i }).total()
-		per = append(per, fmt.Sprintf("key %s %s at %d per hour", k.name, rangeText(c), k.budget))
 	}
 	fmt.Fprintf(e.stderr, ": %.1f hour(s) of the keys' budgets (%s)\n", hours, strings.Join(per, ", "))
 }

@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -83,15 +84,8 @@ func (p *backfillProgress) viewsCost(t backfillTask) cost {
 	if w := p.walks[t]; w != nil {
 		read = w.Next
 	}
-	most := max(p.plan.walkMaxPages()-read, 1)
+	most := max(cmp.Or(p.plan.maxPages, mintlify.DefaultWalkMaxPages)-read, 1)
 	return cost{1, most, min(max(p.plan.pagesPerDay(t.project)-read, 1), most)}
-}
-
-func (p *backfillPlan) walkMaxPages() int {
-	if p.maxPages > 0 {
-		return p.maxPages
-	}
-	return mintlify.DefaultWalkMaxPages
 }
 
 // kindCost: a conversations task walks its day alone when the day before is journaled by then, else every

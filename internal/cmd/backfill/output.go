@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -190,10 +191,6 @@ type omFamily struct {
 	series     map[string]*omSeries
 }
 
-func newFamily(name, help string) *omFamily {
-	return &omFamily{name: name, help: help, series: map[string]*omSeries{}}
-}
-
 // add: days must come in increasing order per series.
 func (f *omFamily) add(labels []labelPair, end time.Time, v float64) {
 	slices.SortFunc(labels, func(a, b labelPair) int { return strings.Compare(a.name, b.name) })
@@ -216,17 +213,11 @@ func renderOpenMetrics(w io.Writer, families ...*omFamily) error {
 			continue
 		}
 		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s counter\n", f.name, escapeOM(f.help), f.name)
-		all := make([]*omSeries, 0, len(f.series))
-		for _, s := range f.series {
-			all = append(all, s)
-		}
+		all := slices.Collect(maps.Values(f.series))
 		slices.SortFunc(all, func(a, b *omSeries) int {
-			for i := range min(len(a.labels), len(b.labels)) {
-				if c := cmp.Or(strings.Compare(a.labels[i].name, b.labels[i].name), strings.Compare(a.labels[i].value, b.labels[i].value)); c != 0 {
-					return c
-				}
-			}
-			return cmp.Compare(len(a.labels), len(b.labels))
+			return slices.CompareFunc(a.labels, b.labels, func(x, y labelPair) int {
+				return cmp.Or(strings.Compare(x.name, y.name), strings.Compare(x.value, y.value))
+			})
 		})
 		for _, s := range all {
 			var ls strings.Builder

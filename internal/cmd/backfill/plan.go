@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
@@ -45,12 +46,7 @@ var extraKinds = func() []string {
 	return names
 }()
 
-func (p *backfillPlan) label(id string) string {
-	if name := p.names[id]; name != "" {
-		return name
-	}
-	return id
-}
+func (p *backfillPlan) label(id string) string { return cmp.Or(p.names[id], id) }
 
 // keyRef: index -1 is the --mintlify.api-key-file or MINTLIFY_API_KEY key, else keys[index] of the configuration.
 type keyRef struct {
@@ -91,9 +87,6 @@ func (p *backfillPlan) pagesPerDay(id string) int {
 func (p *backfillPlan) knownSites(sites map[string]int) {
 	for _, id := range p.projects {
 		if n := sites[id]; n > 0 && p.walkPages[id] == 0 {
-			if p.walkPages == nil {
-				p.walkPages = map[string]int{}
-			}
 			p.walkPages[id] = n
 		}
 	}
@@ -149,7 +142,7 @@ func (p *backfillPlan) args() string {
 var labelName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
 
 func checkBackfillArgs(o *backfillOptions, now time.Time, cfg *config.Config) (*backfillPlan, error) {
-	p := &backfillPlan{names: map[string]string{}, keyOf: map[string]int{}, extra: map[string][]string{}}
+	p := &backfillPlan{names: map[string]string{}, keyOf: map[string]int{}, extra: map[string][]string{}, walkPages: map[string]int{}}
 	steps := []func() error{
 		func() error { return p.setDays(o, now) },
 		func() error {
