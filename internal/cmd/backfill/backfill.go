@@ -27,9 +27,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
-// defaultBackfillBudget: the API's hourly analytics requests per organization, less the exporter's reserve.
-func defaultBackfillBudget() int { return config.DefaultKey.BudgetPerHour - config.DefaultKey.Reserve }
-
 const (
 	backfillCmdName = cli.Name + " backfill"
 	// maxRateLimitWaits: the 429 answers in a row sat out before giving up (resumably).
@@ -58,9 +55,8 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	context.AfterFunc(ctx, stop)
 	env := &backfillEnv{stdout: stdout, stderr: stderr, getenv: os.Getenv, now: time.Now, sleep: cli.SleepContext}
 	if f, ok := stderr.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			env.tty = true
-		}
+		fi, err := f.Stat()
+		env.tty = err == nil && fi.Mode()&os.ModeCharDevice != 0
 	}
 	return env.run(ctx, args)
 }
@@ -123,7 +119,7 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	app.Flag("output", "OpenMetrics file to write; FILE.partial keeps the progress of a run until it is complete. '-' writes to stdout once the run is complete, keeping the progress in a file named after the arguments next to --storage.path (or in the user's cache directory when it is empty).").Short('o').PlaceHolder("FILE").Required().StringVar(&o.output)
 	app.Flag("force", "Overwrite an existing --output, and start again over a FILE.partial from a run with other arguments or a regular file that is no journal. Never over a symbolic link, FIFO, socket, device or directory: those are refused.").BoolVar(&o.force)
 	app.Flag("yes", "Spend more than is left of the budget this hour (the run is paced to --budget requests per hour).").BoolVar(&o.yes)
-	app.Flag("budget", fmt.Sprintf("Analytics requests per hour the backfill may make with a key: the API allows %d per organization, and the exporter keeps %d in reserve. With --config.file the default is each key's budget_per_hour less its reserve, times its share.", config.DefaultKey.BudgetPerHour, config.DefaultKey.Reserve)).Default(strconv.Itoa(defaultBackfillBudget())).IsSetByUser(&o.budgetSet).IntVar(&o.budget)
+	app.Flag("budget", fmt.Sprintf("Analytics requests per hour the backfill may make with a key: the API allows %d per organization, and the exporter keeps %d in reserve. With --config.file the default is each key's budget_per_hour less its reserve, times its share.", config.DefaultKey.BudgetPerHour, config.DefaultKey.Reserve)).Default(strconv.Itoa(config.DefaultKey.BudgetPerHour - config.DefaultKey.Reserve)).IsSetByUser(&o.budgetSet).IntVar(&o.budget)
 	o.AddStoragePath(app, "The exporter's state file (its --storage.path): the backfill records its requests there, under a lock, and counts the exporter's, so that together they stay within --budget. Empty not to share (then lower --budget by what the exporter spends).")
 	o.AddKeyFile(app, "Not with --config.file, which says where each key is.")
 	o.AddAPIURL(app, "Not with --config.file, which has its api_url.")
@@ -137,15 +133,6 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	return app, helped
 }
 
-func (e *backfillEnv) parse(args []string, o *backfillOptions) (code int, done bool) {
-	app, _ := newBackfillApp(o)
-	_, code, done = cli.Parse(app, args, e.stdout, e.stderr, backfillCmdName, cli.ExitUsage)
-	if !done {
-		o.Warn(e.stderr, backfillCmdName)
-	}
-	return code, done
-}
-
 func (e *backfillEnv) failf(code int, format string, args ...any) int {
 	e.endBar()
 	fmt.Fprintf(e.stderr, backfillCmdName+": "+format+"\n", args...)
@@ -154,9 +141,11 @@ func (e *backfillEnv) failf(code int, format string, args ...any) int {
 
 func (e *backfillEnv) run(ctx context.Context, args []string) int {
 	var o backfillOptions
-	if code, done := e.parse(args, &o); done {
+	app, _ := newBackfillApp(&o)
+	if _, code, done := cli.Parse(app, args, e.stdout, e.stderr, backfillCmdName, cli.ExitUsage); done {
 		return code
 	}
+	o.Warn(e.stderr, backfillCmdName)
 	plan, cfg, code := e.plan(&o)
 	if code != cli.ExitOK {
 		return code

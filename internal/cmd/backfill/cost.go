@@ -51,11 +51,8 @@ func (p *backfillProgress) costs(of func(id string) bool) *collectorCosts {
 	cc := &collectorCosts{by: map[string]cost{}}
 	cc.add(collector.Views, cost{})
 	for _, name := range extraKinds {
-		for _, id := range p.plan.projects {
-			if (of == nil || of(id)) && slices.Contains(p.plan.extra[id], name) {
-				cc.add(name, cost{})
-				break
-			}
+		if slices.ContainsFunc(p.plan.projects, func(id string) bool { return (of == nil || of(id)) && slices.Contains(p.plan.extra[id], name) }) {
+			cc.add(name, cost{})
 		}
 	}
 	for _, t := range p.tasks {

@@ -45,11 +45,7 @@ func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*bac
 	made := 0
 	for _, task := range progress.tasks {
 		k, c := keys[plan.keyOf[task.project]], gated[plan.keyOf[task.project]]
-		for {
-			step, offset, ok := progress.nextStep(task)
-			if !ok {
-				break
-			}
+		for step, offset, ok := progress.nextStep(task); ok; step, offset, ok = progress.nextStep(task) {
 			before := f.requests
 			jp, code := f.request(c, k, task, step, offset)
 			progress.done += f.requests - before

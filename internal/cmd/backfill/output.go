@@ -212,7 +212,7 @@ func renderOpenMetrics(w io.Writer, families ...*omFamily) error {
 		if len(f.series) == 0 {
 			continue
 		}
-		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s counter\n", f.name, escapeOM(f.help), f.name)
+		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s counter\n", f.name, omEscaper.Replace(f.help), f.name)
 		all := slices.Collect(maps.Values(f.series))
 		slices.SortFunc(all, func(a, b *omSeries) int {
 			return slices.CompareFunc(a.labels, b.labels, func(x, y labelPair) int {
@@ -220,15 +220,12 @@ func renderOpenMetrics(w io.Writer, families ...*omFamily) error {
 			})
 		})
 		for _, s := range all {
-			var ls strings.Builder
+			pairs := make([]string, len(s.labels))
 			for i, l := range s.labels {
-				if i > 0 {
-					ls.WriteByte(',')
-				}
-				ls.WriteString(l.name + `="` + escapeOM(l.value) + `"`)
+				pairs[i] = l.name + `="` + omEscaper.Replace(l.value) + `"`
 			}
 			for _, v := range s.values {
-				fmt.Fprintf(bw, "%s_total{%s} %s %d\n", f.name, ls.String(), strconv.FormatFloat(v.value, 'f', -1, 64), v.at.Unix())
+				fmt.Fprintf(bw, "%s_total{%s} %s %d\n", f.name, strings.Join(pairs, ","), strconv.FormatFloat(v.value, 'f', -1, 64), v.at.Unix())
 			}
 		}
 	}
@@ -236,6 +233,4 @@ func renderOpenMetrics(w io.Writer, families ...*omFamily) error {
 	return bw.Flush()
 }
 
-func escapeOM(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
-}
+var omEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
