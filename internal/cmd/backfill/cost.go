@@ -31,10 +31,10 @@ type collectorCosts struct {
 }
 
 func (cc *collectorCosts) add(name string, c cost) {
-	if _, ok := cc.by[name]; !ok {
+	sum, ok := cc.by[name]
+	if !ok {
 		cc.names = append(cc.names, name)
 	}
-	sum := cc.by[name]
 	sum.add(c)
 	cc.by[name] = sum
 }

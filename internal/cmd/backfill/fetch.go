@@ -44,10 +44,10 @@ func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*bac
 	}
 	made := 0
 	for _, task := range progress.tasks {
-		k, c := keys[plan.keyOf[task.project]], gated[plan.keyOf[task.project]]
+		c := gated[plan.keyOf[task.project]]
 		for step, offset, ok := progress.nextStep(task); ok; step, offset, ok = progress.nextStep(task) {
 			before := f.requests
-			jp, code := f.request(c, k, task, step, offset)
+			jp, code := f.request(c, task, step, offset)
 			progress.done += f.requests - before
 			if code != cli.ExitOK {
 				return code
@@ -107,7 +107,7 @@ func (f *fetcher) gate(k *backfillKey) mintlify.Gate {
 }
 
 // request sits out up to maxRateLimitWaits 429s in a row; any other failure ends the run (resumably).
-func (f *fetcher) request(c *mintlify.Client, k *backfillKey, task backfillTask, step string, offset int) (journalPage, int) {
+func (f *fetcher) request(c *mintlify.Client, task backfillTask, step string, offset int) (journalPage, int) {
 	e := f.e
 	interrupted := func() int {
 		return e.failf(cli.ExitError, "interrupted; %d of %d requests are done and kept in %s: run the same command again to continue", f.progress.done, f.progress.total, f.j.f.Name())

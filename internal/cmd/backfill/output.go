@@ -110,16 +110,17 @@ func (j *journal) load(args string) error {
 		return err
 	}
 	good := 0 // bytes of whole, readable lines
-	lines := bytes.SplitAfter(b, []byte("\n"))
-	for i, line := range lines {
+	for i, line := range bytes.SplitAfter(b, []byte("\n")) {
 		if len(line) == 0 {
 			continue
 		}
-		complete := line[len(line)-1] == '\n'
+		if line[len(line)-1] != '\n' {
+			break // cut short by a crash while writing it; a header so: start again
+		}
 		if i == 0 {
 			var h journalHeader
-			if !complete || json.Unmarshal(line, &h) != nil {
-				break // a header cut short: start again
+			if json.Unmarshal(line, &h) != nil {
+				break // start again
 			}
 			if h.Version == 1 {
 				return errPreReleaseJournal
@@ -128,9 +129,6 @@ func (j *journal) load(args string) error {
 				return errJournalArgs
 			}
 		} else {
-			if !complete {
-				break // the last line, cut short by a crash while writing it
-			}
 			var p journalPage
 			if err := json.Unmarshal(line, &p); err != nil {
 				return fmt.Errorf("line %d is not a page: %v", i+1, err)
