@@ -73,9 +73,8 @@ type backfillOptions struct {
 	force        bool
 	yes          bool
 	budget       int
+	budgetSet    bool             // set on the command line, not defaulted
 	collectors   map[string]*bool // --collector.feedback etc.
-	// Set on the command line, not defaulted.
-	budgetSet bool
 }
 
 func collectorFlags() string {
@@ -154,8 +153,7 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 	if code != cli.ExitOK {
 		return code
 	}
-	toStdout := o.output == "-"
-	j, partial, code := e.openJournal(&o, plan, toStdout)
+	j, partial, code := e.openJournal(&o, plan)
 	if code != cli.ExitOK {
 		return code
 	}
@@ -189,7 +187,7 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 	if code := e.fetch(ctx, plan, keys, j, progress); code != cli.ExitOK {
 		return code
 	}
-	return e.write(&o, plan, progress, j, partial, toStdout)
+	return e.write(&o, plan, progress, j, partial)
 }
 
 func (e *backfillEnv) plan(o *backfillOptions) (*backfillPlan, *config.Config, int) {
@@ -246,11 +244,11 @@ func (e *backfillEnv) readKeys(o *backfillOptions, plan *backfillPlan, cfg *conf
 }
 
 // openJournal replaces a journal of a run with other arguments only with --force.
-func (e *backfillEnv) openJournal(o *backfillOptions, plan *backfillPlan, toStdout bool) (*journal, string, int) {
+func (e *backfillEnv) openJournal(o *backfillOptions, plan *backfillPlan) (*journal, string, int) {
 	args := plan.args()
 	partial := o.output + ".partial"
 	var err error
-	if toStdout {
+	if o.output == "-" {
 		if partial, err = stdoutJournalPath(o.StoragePath, args); err != nil {
 			return nil, "", e.failf(cli.ExitError, "no place for the progress file of --output -: %v (give --storage.path, or --output FILE)", err)
 		}
@@ -337,7 +335,8 @@ func writeOutput(path string, plan *backfillPlan, progress *backfillProgress, no
 	return p.Commit()
 }
 
-func (e *backfillEnv) write(o *backfillOptions, plan *backfillPlan, progress *backfillProgress, j *journal, partial string, toStdout bool) int {
+func (e *backfillEnv) write(o *backfillOptions, plan *backfillPlan, progress *backfillProgress, j *journal, partial string) int {
+	toStdout := o.output == "-"
 	if toStdout {
 		// Only now, every page journaled: an interrupted run writes nothing to stdout, the one completing it the whole text.
 		if err := renderBackfill(e.stdout, plan, progress, e.now()); err != nil {
