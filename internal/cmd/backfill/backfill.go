@@ -27,9 +27,6 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/statefiles"
 )
 
-// defaultBackfillBudget: the API's hourly analytics requests per organization, less the exporter's reserve.
-func defaultBackfillBudget() int { return config.DefaultKey.BudgetPerHour - config.DefaultKey.Reserve }
-
 const (
 	backfillCmdName = cli.Name + " backfill"
 	// maxRateLimitWaits: the 429 answers in a row sat out before giving up (resumably).
@@ -58,9 +55,8 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	context.AfterFunc(ctx, stop)
 	env := &backfillEnv{stdout: stdout, stderr: stderr, getenv: os.Getenv, now: time.Now, sleep: cli.SleepContext}
 	if f, ok := stderr.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			env.tty = true
-		}
+		fi, err := f.Stat()
+		env.tty = err == nil && fi.Mode()&os.ModeCharDevice != 0
 	}
 	return env.run(ctx, args)
 }
@@ -77,20 +73,16 @@ type backfillOptions struct {
 	force        bool
 	yes          bool
 	budget       int
+	budgetSet    bool             // set on the command line, not defaulted
 	collectors   map[string]*bool // --collector.feedback etc.
-	// Set on the command line, not defaulted.
-	budgetSet bool
 }
 
 func collectorFlags() string {
-	flags := make([]string, len(extraKinds))
-	for i, name := range extraKinds {
-		flags[i] = "--collector." + name
+	s := "--collector." + strings.Join(extraKinds, ", --collector.")
+	if i := strings.LastIndex(s, ", "); i >= 0 {
+		s = s[:i] + " and " + s[i+len(", "):]
 	}
-	if len(flags) < 2 {
-		return strings.Join(flags, "")
-	}
-	return strings.Join(flags[:len(flags)-1], ", ") + " and " + flags[len(flags)-1]
+	return s
 }
 
 func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
@@ -126,7 +118,7 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	app.Flag("output", "OpenMetrics file to write; FILE.partial keeps the progress of a run until it is complete. '-' writes to stdout once the run is complete, keeping the progress in a file named after the arguments next to --storage.path (or in the user's cache directory when it is empty).").Short('o').PlaceHolder("FILE").Required().StringVar(&o.output)
 	app.Flag("force", "Overwrite an existing --output, and start again over a FILE.partial from a run with other arguments or a regular file that is no journal. Never over a symbolic link, FIFO, socket, device or directory: those are refused.").BoolVar(&o.force)
 	app.Flag("yes", "Spend more than is left of the budget this hour (the run is paced to --budget requests per hour).").BoolVar(&o.yes)
-	app.Flag("budget", fmt.Sprintf("Analytics requests per hour the backfill may make with a key: the API allows %d per organization, and the exporter keeps %d in reserve. With --config.file the default is each key's budget_per_hour less its reserve, times its share.", config.DefaultKey.BudgetPerHour, config.DefaultKey.Reserve)).Default(strconv.Itoa(defaultBackfillBudget())).IsSetByUser(&o.budgetSet).IntVar(&o.budget)
+	app.Flag("budget", fmt.Sprintf("Analytics requests per hour the backfill may make with a key: the API allows %d per organization, and the exporter keeps %d in reserve. With --config.file the default is each key's budget_per_hour less its reserve, times its share.", config.DefaultKey.BudgetPerHour, config.DefaultKey.Reserve)).Default(strconv.Itoa(config.DefaultKey.BudgetPerHour - config.DefaultKey.Reserve)).IsSetByUser(&o.budgetSet).IntVar(&o.budget)
 	o.AddStoragePath(app, "The exporter's state file (its --storage.path): the backfill records its requests there, under a lock, and counts the exporter's, so that together they stay within --budget. Empty not to share (then lower --budget by what the exporter spends).")
 	o.AddKeyFile(app, "Not with --config.file, which says where each key is.")
 	o.AddAPIURL(app, "Not with --config.file, which has its api_url.")
@@ -140,15 +132,6 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	return app, helped
 }
 
-func (e *backfillEnv) parse(args []string, o *backfillOptions) (code int, done bool) {
-	app, _ := newBackfillApp(o)
-	_, code, done = cli.Parse(app, args, e.stdout, e.stderr, backfillCmdName, cli.ExitUsage)
-	if !done {
-		o.Warn(e.stderr, backfillCmdName)
-	}
-	return code, done
-}
-
 func (e *backfillEnv) failf(code int, format string, args ...any) int {
 	e.endBar()
 	fmt.Fprintf(e.stderr, backfillCmdName+": "+format+"\n", args...)
@@ -157,9 +140,11 @@ func (e *backfillEnv) failf(code int, format string, args ...any) int {
 
 func (e *backfillEnv) run(ctx context.Context, args []string) int {
 	var o backfillOptions
-	if code, done := e.parse(args, &o); done {
+	app, _ := newBackfillApp(&o)
+	if _, code, done := cli.Parse(app, args, e.stdout, e.stderr, backfillCmdName, cli.ExitUsage); done {
 		return code
 	}
+	o.Warn(e.stderr, backfillCmdName)
 	plan, cfg, code := e.plan(&o)
 	if code != cli.ExitOK {
 		return code
@@ -168,8 +153,7 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 	if code != cli.ExitOK {
 		return code
 	}
-	toStdout := o.output == "-"
-	j, partial, code := e.openJournal(&o, plan, toStdout)
+	j, partial, code := e.openJournal(&o, plan)
 	if code != cli.ExitOK {
 		return code
 	}
@@ -193,7 +177,8 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 	for _, k := range keys {
 		var closeClient func()
 		var err error
-		if k.client, closeClient, err = e.client(plan, k.secret); err != nil {
+		// One retry, charged like any request, as the exporter does.
+		if k.client, closeClient, err = cli.NewClient(plan.apiURL, k.secret, plan.timeout, 1); err != nil {
 			return e.failf(cli.ExitUsage, "%v", err)
 		}
 		defer closeClient()
@@ -202,7 +187,7 @@ func (e *backfillEnv) run(ctx context.Context, args []string) int {
 	if code := e.fetch(ctx, plan, keys, j, progress); code != cli.ExitOK {
 		return code
 	}
-	return e.write(&o, plan, progress, j, partial, toStdout)
+	return e.write(&o, plan, progress, j, partial)
 }
 
 func (e *backfillEnv) plan(o *backfillOptions) (*backfillPlan, *config.Config, int) {
@@ -259,11 +244,11 @@ func (e *backfillEnv) readKeys(o *backfillOptions, plan *backfillPlan, cfg *conf
 }
 
 // openJournal replaces a journal of a run with other arguments only with --force.
-func (e *backfillEnv) openJournal(o *backfillOptions, plan *backfillPlan, toStdout bool) (*journal, string, int) {
+func (e *backfillEnv) openJournal(o *backfillOptions, plan *backfillPlan) (*journal, string, int) {
 	args := plan.args()
 	partial := o.output + ".partial"
 	var err error
-	if toStdout {
+	if o.output == "-" {
 		if partial, err = stdoutJournalPath(o.StoragePath, args); err != nil {
 			return nil, "", e.failf(cli.ExitError, "no place for the progress file of --output -: %v (give --storage.path, or --output FILE)", err)
 		}
@@ -290,10 +275,13 @@ func (e *backfillEnv) openJournal(o *backfillOptions, plan *backfillPlan, toStdo
 func (e *backfillEnv) printCost(plan *backfillPlan, keys []*backfillKey, progress *backfillProgress, partial string) {
 	all := progress.costs(nil)
 	hours := 0.0
+	var per []string
 	for i, k := range keys {
-		k.left = progress.requestsLeft(func(id string) bool { return plan.keyOf[id] == i })
+		c := progress.costs(func(id string) bool { return plan.keyOf[id] == i }).total()
+		k.left = c.expected
 		// The keys' projects are fetched one after the other.
 		hours += float64(k.left) / float64(k.budget)
+		per = append(per, fmt.Sprintf("key %s %s at %d per hour", k.name, rangeText(c), k.budget))
 	}
 	fmt.Fprintf(e.stderr, "%s: %d project(s) × %d day(s) (%s to %s): %s",
 		backfillCmdName, len(plan.projects), plan.days(), plan.from.Format(mintlify.DayLayout), plan.to.Format(mintlify.DayLayout), costText(all, progress.done))
@@ -303,11 +291,6 @@ func (e *backfillEnv) printCost(plan *backfillPlan, keys []*backfillKey, progres
 	if len(keys) == 1 {
 		fmt.Fprintf(e.stderr, ": %.1f hour(s) of a budget of %d requests per hour\n", hours, keys[0].budget)
 		return
-	}
-	var per []string
-	for i, k := range keys {
-		c := progress.costs(func(id string) bool { return plan.keyOf[id] == i }).total()
-		per = append(per, fmt.Sprintf("key %s %s at %d per hour", k.name, rangeText(c), k.budget))
 	}
 	fmt.Fprintf(e.stderr, ": %.1f hour(s) of the keys' budgets (%s)\n", hours, strings.Join(per, ", "))
 }
@@ -352,7 +335,8 @@ func writeOutput(path string, plan *backfillPlan, progress *backfillProgress, no
 	return p.Commit()
 }
 
-func (e *backfillEnv) write(o *backfillOptions, plan *backfillPlan, progress *backfillProgress, j *journal, partial string, toStdout bool) int {
+func (e *backfillEnv) write(o *backfillOptions, plan *backfillPlan, progress *backfillProgress, j *journal, partial string) int {
+	toStdout := o.output == "-"
 	if toStdout {
 		// Only now, every page journaled: an interrupted run writes nothing to stdout, the one completing it the whole text.
 		if err := renderBackfill(e.stdout, plan, progress, e.now()); err != nil {

@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,10 +31,10 @@ type collectorCosts struct {
 }
 
 func (cc *collectorCosts) add(name string, c cost) {
-	if _, ok := cc.by[name]; !ok {
+	sum, ok := cc.by[name]
+	if !ok {
 		cc.names = append(cc.names, name)
 	}
-	sum := cc.by[name]
 	sum.add(c)
 	cc.by[name] = sum
 }
@@ -50,11 +51,8 @@ func (p *backfillProgress) costs(of func(id string) bool) *collectorCosts {
 	cc := &collectorCosts{by: map[string]cost{}}
 	cc.add(collector.Views, cost{})
 	for _, name := range extraKinds {
-		for _, id := range p.plan.projects {
-			if (of == nil || of(id)) && slices.Contains(p.plan.extra[id], name) {
-				cc.add(name, cost{})
-				break
-			}
+		if slices.ContainsFunc(p.plan.projects, func(id string) bool { return (of == nil || of(id)) && slices.Contains(p.plan.extra[id], name) }) {
+			cc.add(name, cost{})
 		}
 	}
 	for _, t := range p.tasks {
@@ -83,15 +81,8 @@ func (p *backfillProgress) viewsCost(t backfillTask) cost {
 	if w := p.walks[t]; w != nil {
 		read = w.Next
 	}
-	most := max(p.plan.walkMaxPages()-read, 1)
+	most := max(cmp.Or(p.plan.maxPages, mintlify.DefaultWalkMaxPages)-read, 1)
 	return cost{1, most, min(max(p.plan.pagesPerDay(t.project)-read, 1), most)}
-}
-
-func (p *backfillPlan) walkMaxPages() int {
-	if p.maxPages > 0 {
-		return p.maxPages
-	}
-	return mintlify.DefaultWalkMaxPages
 }
 
 // kindCost: a conversations task walks its day alone when the day before is journaled by then, else every

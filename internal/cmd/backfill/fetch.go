@@ -32,11 +32,6 @@ func (k *backfillKey) of() string {
 	return " for key " + k.name
 }
 
-func (e *backfillEnv) client(plan *backfillPlan, key secret.Secret) (*mintlify.Client, func(), error) {
-	// One retry, charged like any request, as the exporter does.
-	return cli.NewClient(plan.apiURL, key, plan.timeout, 1)
-}
-
 type clockFunc func() time.Time
 
 func (f clockFunc) Now() time.Time { return f() }
@@ -49,14 +44,10 @@ func (e *backfillEnv) fetch(ctx context.Context, plan *backfillPlan, keys []*bac
 	}
 	made := 0
 	for _, task := range progress.tasks {
-		k, c := keys[plan.keyOf[task.project]], gated[plan.keyOf[task.project]]
-		for {
-			step, offset, ok := progress.nextStep(task)
-			if !ok {
-				break
-			}
+		c := gated[plan.keyOf[task.project]]
+		for step, offset, ok := progress.nextStep(task); ok; step, offset, ok = progress.nextStep(task) {
 			before := f.requests
-			jp, code := f.request(c, k, task, step, offset)
+			jp, code := f.request(c, task, step, offset)
 			progress.done += f.requests - before
 			if code != cli.ExitOK {
 				return code
@@ -116,7 +107,7 @@ func (f *fetcher) gate(k *backfillKey) mintlify.Gate {
 }
 
 // request sits out up to maxRateLimitWaits 429s in a row; any other failure ends the run (resumably).
-func (f *fetcher) request(c *mintlify.Client, k *backfillKey, task backfillTask, step string, offset int) (journalPage, int) {
+func (f *fetcher) request(c *mintlify.Client, task backfillTask, step string, offset int) (journalPage, int) {
 	e := f.e
 	interrupted := func() int {
 		return e.failf(cli.ExitError, "interrupted; %d of %d requests are done and kept in %s: run the same command again to continue", f.progress.done, f.progress.total, f.j.f.Name())
@@ -152,7 +143,7 @@ func (f *fetcher) failed(task backfillTask, err error) int {
 	code := cli.ExitOfAPIError(err) // ExitUsage for a range the API refuses (400)
 	what := err.Error()
 	if code == cli.ExitUsage {
-		r := task.viewsRange()
+		r := mintlify.MonthToDate(task.day)
 		what = "the API refused the range " + r.From.Format(mintlify.DayLayout) + " to " + r.To.Format(mintlify.DayLayout) + " (it may not keep history that old): " + what
 	}
 	return f.e.failf(code, "project %s, day %s: %s; what was fetched is kept in %s", task.project, task.day.Format(mintlify.DayLayout), what, f.j.f.Name())
@@ -160,7 +151,7 @@ func (f *fetcher) failed(task backfillTask, err error) int {
 
 // fetchStep: old, the kind's answer of the day before in the month, lets a kind that keeps finished days ask only for the new day.
 func fetchStep(ctx context.Context, c *mintlify.Client, plan *backfillPlan, task backfillTask, step string, offset int, old spec.Payload, now time.Time) (journalPage, error) {
-	r := task.viewsRange()
+	r := mintlify.MonthToDate(task.day)
 	jp := journalPage{Project: task.project, Day: task.day.Format(mintlify.DayLayout), Kind: step}
 	if k, _ := collector.Lookup(step); k.Fetched != nil {
 		q := spec.Query{Client: c, Project: task.project, Range: r, Old: old, Now: now,

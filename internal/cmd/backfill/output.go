@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -109,16 +110,17 @@ func (j *journal) load(args string) error {
 		return err
 	}
 	good := 0 // bytes of whole, readable lines
-	lines := bytes.SplitAfter(b, []byte("\n"))
-	for i, line := range lines {
+	for i, line := range bytes.SplitAfter(b, []byte("\n")) {
 		if len(line) == 0 {
 			continue
 		}
-		complete := line[len(line)-1] == '\n'
+		if line[len(line)-1] != '\n' {
+			break // cut short by a crash while writing it; a header so: start again
+		}
 		if i == 0 {
 			var h journalHeader
-			if !complete || json.Unmarshal(line, &h) != nil {
-				break // a header cut short: start again
+			if json.Unmarshal(line, &h) != nil {
+				break // start again
 			}
 			if h.Version == 1 {
 				return errPreReleaseJournal
@@ -127,9 +129,6 @@ func (j *journal) load(args string) error {
 				return errJournalArgs
 			}
 		} else {
-			if !complete {
-				break // the last line, cut short by a crash while writing it
-			}
 			var p journalPage
 			if err := json.Unmarshal(line, &p); err != nil {
 				return fmt.Errorf("line %d is not a page: %v", i+1, err)
@@ -190,10 +189,6 @@ type omFamily struct {
 	series     map[string]*omSeries
 }
 
-func newFamily(name, help string) *omFamily {
-	return &omFamily{name: name, help: help, series: map[string]*omSeries{}}
-}
-
 // add: days must come in increasing order per series.
 func (f *omFamily) add(labels []labelPair, end time.Time, v float64) {
 	slices.SortFunc(labels, func(a, b labelPair) int { return strings.Compare(a.name, b.name) })
@@ -215,29 +210,20 @@ func renderOpenMetrics(w io.Writer, families ...*omFamily) error {
 		if len(f.series) == 0 {
 			continue
 		}
-		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s counter\n", f.name, escapeOM(f.help), f.name)
-		all := make([]*omSeries, 0, len(f.series))
-		for _, s := range f.series {
-			all = append(all, s)
-		}
+		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s counter\n", f.name, omEscaper.Replace(f.help), f.name)
+		all := slices.Collect(maps.Values(f.series))
 		slices.SortFunc(all, func(a, b *omSeries) int {
-			for i := range min(len(a.labels), len(b.labels)) {
-				if c := cmp.Or(strings.Compare(a.labels[i].name, b.labels[i].name), strings.Compare(a.labels[i].value, b.labels[i].value)); c != 0 {
-					return c
-				}
-			}
-			return cmp.Compare(len(a.labels), len(b.labels))
+			return slices.CompareFunc(a.labels, b.labels, func(x, y labelPair) int {
+				return cmp.Or(strings.Compare(x.name, y.name), strings.Compare(x.value, y.value))
+			})
 		})
 		for _, s := range all {
-			var ls strings.Builder
+			pairs := make([]string, len(s.labels))
 			for i, l := range s.labels {
-				if i > 0 {
-					ls.WriteByte(',')
-				}
-				ls.WriteString(l.name + `="` + escapeOM(l.value) + `"`)
+				pairs[i] = l.name + `="` + omEscaper.Replace(l.value) + `"`
 			}
 			for _, v := range s.values {
-				fmt.Fprintf(bw, "%s_total{%s} %s %d\n", f.name, ls.String(), strconv.FormatFloat(v.value, 'f', -1, 64), v.at.Unix())
+				fmt.Fprintf(bw, "%s_total{%s} %s %d\n", f.name, strings.Join(pairs, ","), strconv.FormatFloat(v.value, 'f', -1, 64), v.at.Unix())
 			}
 		}
 	}
@@ -245,6 +231,4 @@ func renderOpenMetrics(w io.Writer, families ...*omFamily) error {
 	return bw.Flush()
 }
 
-func escapeOM(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
-}
+var omEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)

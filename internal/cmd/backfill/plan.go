@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
@@ -45,12 +46,7 @@ var extraKinds = func() []string {
 	return names
 }()
 
-func (p *backfillPlan) label(id string) string {
-	if name := p.names[id]; name != "" {
-		return name
-	}
-	return id
-}
+func (p *backfillPlan) label(id string) string { return cmp.Or(p.names[id], id) }
 
 // keyRef: index -1 is the --mintlify.api-key-file or MINTLIFY_API_KEY key, else keys[index] of the configuration.
 type keyRef struct {
@@ -65,13 +61,6 @@ func (p *backfillPlan) keep(id, path string) bool {
 	}
 	pr, ok := p.configured[id]
 	return !ok || pr.PathAllowed(path)
-}
-
-func (p *backfillPlan) maxPaths(id string) int {
-	if pr, ok := p.configured[id]; ok && pr.MaxPaths > 0 {
-		return min(p.paths, pr.MaxPaths)
-	}
-	return p.paths
 }
 
 func (p *backfillPlan) days() int { return int(p.to.Sub(p.from)/(24*time.Hour)) + 1 }
@@ -91,9 +80,6 @@ func (p *backfillPlan) pagesPerDay(id string) int {
 func (p *backfillPlan) knownSites(sites map[string]int) {
 	for _, id := range p.projects {
 		if n := sites[id]; n > 0 && p.walkPages[id] == 0 {
-			if p.walkPages == nil {
-				p.walkPages = map[string]int{}
-			}
 			p.walkPages[id] = n
 		}
 	}
@@ -108,11 +94,11 @@ func (p *backfillPlan) limit() int {
 }
 
 func (p *backfillPlan) walkOptions(id string) mintlify.WalkOptions {
-	return mintlify.WalkOptions{
-		Keep:     func(path string) bool { return p.keep(id, path) },
-		MaxRows:  p.maxPaths(id),
-		MaxPages: p.maxPages,
+	o := mintlify.WalkOptions{Keep: func(path string) bool { return p.keep(id, path) }, MaxRows: p.paths, MaxPages: p.maxPages}
+	if pr, ok := p.configured[id]; ok && pr.MaxPaths > 0 {
+		o.MaxRows = min(p.paths, pr.MaxPaths)
 	}
+	return o
 }
 
 // args: a journal resumes only a run of the same.
@@ -149,33 +135,27 @@ func (p *backfillPlan) args() string {
 var labelName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
 
 func checkBackfillArgs(o *backfillOptions, now time.Time, cfg *config.Config) (*backfillPlan, error) {
-	p := &backfillPlan{names: map[string]string{}, keyOf: map[string]int{}, extra: map[string][]string{}}
-	steps := []func() error{
-		func() error { return p.setDays(o, now) },
-		func() error {
-			if cfg != nil {
-				return p.fromConfig(o, cfg)
-			}
-			return p.fromFlags(o)
-		},
-		func() error { return p.setNames(o) },
-		func() error { return p.setPaths(o) },
-		func() error { return p.setLabels(o) },
-		func() error {
-			if err := cli.CheckRequestTimeout(p.timeout); err != nil {
-				return err
-			}
-			if cfg != nil {
-				return nil
-			}
-			if err := config.CheckAPIURL(o.APIURL); err != nil {
-				return fmt.Errorf("--mintlify.api-url %w", err)
-			}
-			return cli.CheckAPIURL(o.APIURL)
-		},
+	p := &backfillPlan{names: map[string]string{}, keyOf: map[string]int{}, extra: map[string][]string{}, walkPages: map[string]int{}}
+	if err := p.setDays(o, now); err != nil {
+		return nil, err
 	}
-	for _, step := range steps {
-		if err := step(); err != nil {
+	projects := p.fromFlags
+	if cfg != nil {
+		projects = func(o *backfillOptions) error { return p.fromConfig(o, cfg) }
+	}
+	for _, step := range []func(*backfillOptions) error{projects, p.setNames, p.setPaths, p.setLabels} {
+		if err := step(o); err != nil {
+			return nil, err
+		}
+	}
+	if err := cli.CheckRequestTimeout(p.timeout); err != nil {
+		return nil, err
+	}
+	if cfg == nil {
+		if err := config.CheckAPIURL(o.APIURL); err != nil {
+			return nil, fmt.Errorf("--mintlify.api-url %w", err)
+		}
+		if err := cli.CheckAPIURL(o.APIURL); err != nil {
 			return nil, err
 		}
 	}

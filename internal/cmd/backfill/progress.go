@@ -13,11 +13,6 @@ type backfillTask struct {
 	day     time.Time
 }
 
-// viewsRange is what the exporter's month walk covers at the end of the task's day.
-func (t backfillTask) viewsRange() mintlify.DateRange {
-	return mintlify.MonthToDate(t.day)
-}
-
 // backfillProgress rebuilds each views walk with the exporter's walk code, so the same rows end it and the same paths are kept.
 type backfillProgress struct {
 	plan        *backfillPlan
@@ -59,29 +54,21 @@ func (p *backfillProgress) record(jp journalPage) {
 	}
 	w := p.walks[t]
 	if w == nil {
-		w = mintlify.NewWalk(mintlify.Views, t.viewsRange(), p.plan.limit())
+		w = mintlify.NewWalk(mintlify.Views, mintlify.MonthToDate(t.day), p.plan.limit())
 		p.walks[t] = w
 	}
 	if jp.Offset != w.Next*w.PageSize {
 		return // not the page the walk needs next: never written so
 	}
 	w.Add(jp.page(), p.plan.walkOptions(t.project))
-	if p.viewsDone(t) {
-		if n := w.Pages(); n > p.plan.walkPages[t.project] {
-			if p.plan.walkPages == nil {
-				p.plan.walkPages = map[string]int{}
-			}
-			p.plan.walkPages[t.project] = n
-		}
+	if n := w.Pages(); p.viewsDone(t) && n > p.plan.walkPages[t.project] {
+		p.plan.walkPages[t.project] = n
 	}
 }
 
 func (p *backfillProgress) viewsDone(t backfillTask) bool {
 	w := p.walks[t]
-	if w == nil {
-		return false
-	}
-	return w.Done() || (p.plan.paths == 0 && w.Requests > 0)
+	return w != nil && (w.Done() || (p.plan.paths == 0 && w.Requests > 0))
 }
 
 func (p *backfillProgress) nextStep(t backfillTask) (kind string, offset int, ok bool) {

@@ -25,18 +25,16 @@ func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress,
 			families = append(families, counters[f.Name])
 		}
 	}
-	with := func(pairs ...labelPair) []labelPair { return append(pairs, plan.labels...) }
 	for _, t := range progress.tasks {
 		id, d := t.project, t.day
 		label := plan.label(id)
-		walk := progress.walks[t]
 		if !progress.viewsDone(t) {
 			return fmt.Errorf("no data for project %s, day %s", id, d.Format(mintlify.DayLayout))
 		}
 		end := d.AddDate(0, 0, 1)
-		for _, s := range collector.DaySamples(walk, plan.paths > 0) {
+		for _, s := range collector.DaySamples(progress.walks[t], plan.paths > 0) {
 			f, _ := pv.MonthOf(s.Family)
-			counters[f.Name].add(with(samplePairs(label, s)...), end, s.Value)
+			counters[f.Name].add(samplePairs(label, s, plan.labels), end, s.Value)
 		}
 		for _, name := range plan.extra[id] {
 			jp, ok := progress.extra[taskKind{t, name}]
@@ -48,19 +46,19 @@ func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress,
 				return fmt.Errorf("project %s, day %s: %v", id, d.Format(mintlify.DayLayout), err)
 			}
 			for _, s := range samples {
-				counters[s.Family].add(with(samplePairs(label, s)...), end, s.Value)
+				counters[s.Family].add(samplePairs(label, s, plan.labels), end, s.Value)
 			}
 		}
 	}
 	return renderOpenMetrics(w, families...)
 }
 
-func samplePairs(label string, s spec.Sample) []labelPair {
+func samplePairs(label string, s spec.Sample, extra []labelPair) []labelPair {
 	pairs := []labelPair{{"project", label}}
 	for _, l := range s.Labels {
 		pairs = append(pairs, labelPair{l.Name, l.Value})
 	}
-	return pairs
+	return append(pairs, extra...)
 }
 
 // daySamples refuses a payload this program could not have written by now (collector.Decode).
@@ -84,5 +82,5 @@ func daySamples(name string, jp journalPage, settings spec.Settings, now time.Ti
 }
 
 func counterFamily(f spec.Family) *omFamily {
-	return newFamily(strings.TrimSuffix(f.Name, "_total"), f.Help+" Written by mintlify_exporter backfill: the value at the end of each day.")
+	return &omFamily{name: strings.TrimSuffix(f.Name, "_total"), help: f.Help + " Written by mintlify_exporter backfill: the value at the end of each day.", series: map[string]*omSeries{}}
 }
