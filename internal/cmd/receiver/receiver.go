@@ -3,6 +3,7 @@
 package receiver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -128,12 +129,7 @@ func parse(args []string, stdout, stderr io.Writer) (*flags, int, bool) {
 	case f.common.StoragePath == "":
 		err = errors.New("--storage.path must not be empty: the state is what keeps actions to one")
 	}
-	if err == nil {
-		err = cli.CheckAPIURL(f.common.APIURL)
-	}
-	if err == nil {
-		err = cli.CheckRequestTimeout(f.common.RequestTimeout)
-	}
+	err = cmp.Or(err, cli.CheckAPIURL(f.common.APIURL), cli.CheckRequestTimeout(f.common.RequestTimeout))
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", cmdName, err)
 		return nil, cli.ExitUsage, true
@@ -287,15 +283,12 @@ func (rc *receiver) reportUnknown() {
 	defer rc.mu.Unlock()
 	lost := rc.st.d.unknownIntents()
 	for _, g := range lost {
-		rec := &auditRecord{Time: rc.now().UTC(), Route: g.Route, GroupKey: "sha256:" + g.Group, Fingerprints: []string{},
+		rec := &auditRecord{Time: rc.now().UTC(), Route: g.Route, GroupKey: "sha256:" + g.Group, Fingerprints: []string{}, Action: "removed_route",
 			Outcome: OutcomeUnknown, Reason: "the receiver stopped between the intent and the outcome: Mintlify may have acted; not tried again"}
 		for _, r := range rc.cfg.Routes {
 			if r.Name == g.Route {
 				rec.Project, rec.Action = r.Action.Project, r.Action.Kind
 			}
-		}
-		if rec.Action == "" {
-			rec.Action = "removed_route"
 		}
 		rc.finish(rec)
 	}

@@ -483,12 +483,10 @@ func (r *Route) slotValues(labels map[string]string) (map[string]string, error) 
 }
 
 func (c *Config) projectIDs() []string {
-	var ps []string
+	ps := make([]string, 0, len(c.Routes))
 	for _, r := range c.Routes {
-		if !slices.Contains(ps, r.Action.Project) {
-			ps = append(ps, r.Action.Project)
-		}
+		ps = append(ps, r.Action.Project)
 	}
 	slices.Sort(ps)
-	return ps
+	return slices.Compact(ps)
 }

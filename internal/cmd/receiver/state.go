@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
@@ -103,7 +104,7 @@ func (d *stateData) reserve(route, project, group string, now time.Time) reserva
 // (a dry run's entry res replaced stays gone).
 func (d *stateData) undo(res reservation) {
 	if i := d.find(res.route, res.group); i >= 0 {
-		d.remove(i)
+		d.Groups = slices.Delete(d.Groups, i, i+1)
 	}
 	if d.LastAction[res.route].Equal(res.at) {
 		restore(d.LastAction, res.route, res.lastRoute, res.hadRoute)
@@ -158,7 +159,7 @@ func (d *stateData) resolve(route, group string) bool {
 	if i < 0 || d.Groups[i].State == entryIntent {
 		return false
 	}
-	d.remove(i)
+	d.Groups = slices.Delete(d.Groups, i, i+1)
 	return true
 }
 
@@ -209,22 +210,13 @@ func (d *stateData) followed(project, jobID, link string) []jobEntry {
 // put replaces the route's entry for the group, if any, by e at the end (entries are kept in time order).
 func (d *stateData) put(e groupEntry) {
 	if i := d.find(e.Route, e.Group); i >= 0 {
-		d.remove(i)
+		d.Groups = slices.Delete(d.Groups, i, i+1)
 	}
 	d.Groups = append(d.Groups, e)
 }
 
 func (d *stateData) find(route, group string) int {
-	for i, g := range d.Groups {
-		if g.Route == route && g.Group == group {
-			return i
-		}
-	}
-	return -1
-}
-
-func (d *stateData) remove(i int) {
-	d.Groups = append(d.Groups[:i], d.Groups[i+1:]...)
+	return slices.IndexFunc(d.Groups, func(g groupEntry) bool { return g.Route == route && g.Group == group })
 }
 
 func (d *stateData) usedToday(project string, now time.Time) int {
@@ -460,10 +452,7 @@ func (s *store) save() error {
 }
 
 func sealState(state []byte) []byte {
-	sum := sha256.Sum256(state)
-	out := append([]byte(`{"sha256":"`), hex.EncodeToString(sum[:])...)
-	out = append(append(append(out, `","state":`...), state...), "}\n"...)
-	return out
+	return fmt.Appendf(nil, `{"sha256":"%x","state":%s}`+"\n", sha256.Sum256(state), state)
 }
 
 func (s *store) close() {
@@ -472,6 +461,5 @@ func (s *store) close() {
 }
 
 func groupHash(groupKey string) string {
-	sum := sha256.Sum256([]byte(groupKey))
-	return hex.EncodeToString(sum[:])
+	return fmt.Sprintf("%x", sha256.Sum256([]byte(groupKey)))
 }
