@@ -30,8 +30,7 @@ type receiver struct {
 	m             *metrics
 	reloads       *cli.Reloads
 
-	// mu serialises decisions and guards cfg (swapped by a reload), the
-	// state and the audit log.
+	// mu serialises decisions and guards cfg (swapped by a reload), the state and the audit log.
 	mu    sync.Mutex
 	st    *store
 	audit auditWriter

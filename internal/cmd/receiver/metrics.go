@@ -54,8 +54,7 @@ func newMetrics(reg prometheus.Registerer, cfg *Config, act bool) *metrics {
 	return m
 }
 
-// addRoutes shows every outcome of each route at 0 from its start; a
-// removed route's counts stay until the receiver restarts.
+// addRoutes shows every outcome of each route at 0 from its start; a removed route's counts stay until a restart.
 func (m *metrics) addRoutes(cfg *Config) {
 	for _, r := range cfg.Routes {
 		for _, o := range outcomes {
@@ -64,8 +63,7 @@ func (m *metrics) addRoutes(cfg *Config) {
 	}
 }
 
-// stateCollector exports what the state file holds: each route's and
-// project's last action and each project's cap left today.
+// stateCollector exports the state file's last actions of each route and project and each project's cap left today.
 type stateCollector struct {
 	rc                     *receiver
 	lastRoute, lastProject *prometheus.Desc

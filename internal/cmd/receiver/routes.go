@@ -353,7 +353,7 @@ func checkWork(n tparse.Node, inRange bool) error {
 		}
 	case *tparse.TextNode, *tparse.CommentNode, *tparse.BreakNode, *tparse.ContinueNode:
 	case *tparse.ActionNode:
-		return checkPipe(n.Pipe)
+		return checkFuncs(n.Pipe)
 	case *tparse.IfNode:
 		return checkBranch(&n.BranchNode, inRange, inRange)
 	case *tparse.WithNode:
@@ -370,39 +370,32 @@ func checkWork(n tparse.Node, inRange bool) error {
 }
 
 func checkBranch(b *tparse.BranchNode, listInRange, elseInRange bool) error {
-	if err := checkPipe(b.Pipe); err != nil {
+	if err := checkFuncs(b.Pipe); err != nil {
 		return err
 	}
-	if err := checkWork(b.List, listInRange); err != nil {
+	if err := checkWork(b.List, listInRange); err != nil || b.ElseList == nil {
 		return err
-	}
-	if b.ElseList == nil {
-		return nil
 	}
 	return checkWork(b.ElseList, elseInRange)
 }
 
-func checkPipe(p *tparse.PipeNode) error {
-	for _, c := range p.Cmds {
-		for _, a := range c.Args {
-			if err := checkArg(a); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func checkArg(a tparse.Node) error {
-	switch a := a.(type) {
+// checkFuncs refuses a call to a function not in templateFuncs anywhere in a pipeline or argument.
+func checkFuncs(n tparse.Node) error {
+	switch n := n.(type) {
 	case *tparse.IdentifierNode:
-		if !slices.Contains(templateFuncs, a.Ident) {
-			return fmt.Errorf("function %s is not allowed in a prompt template (only %s)", a.Ident, strings.Join(templateFuncs, ", "))
+		if !slices.Contains(templateFuncs, n.Ident) {
+			return fmt.Errorf("function %s is not allowed in a prompt template (only %s)", n.Ident, strings.Join(templateFuncs, ", "))
 		}
 	case *tparse.PipeNode:
-		return checkPipe(a)
+		for _, c := range n.Cmds {
+			for _, a := range c.Args {
+				if err := checkFuncs(a); err != nil {
+					return err
+				}
+			}
+		}
 	case *tparse.ChainNode:
-		return checkArg(a.Node)
+		return checkFuncs(n.Node)
 	}
 	return nil
 }

@@ -438,12 +438,9 @@ func (s *store) reset() {
 }
 
 func (s *store) save() error {
-	if over := len(s.d.Groups) - maxGroups; over > 0 {
-		s.d.Groups = s.d.Groups[over:] // appended in time order: the oldest first
-	}
-	if over := len(s.d.Jobs) - maxJobs; over > 0 {
-		s.d.Jobs = s.d.Jobs[over:]
-	}
+	// Appended in time order: the oldest go first.
+	s.d.Groups = s.d.Groups[max(len(s.d.Groups)-maxGroups, 0):]
+	s.d.Jobs = s.d.Jobs[max(len(s.d.Jobs)-maxJobs, 0):]
 	b, err := json.Marshal(&s.d)
 	if err != nil {
 		return err
