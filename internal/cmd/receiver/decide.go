@@ -51,7 +51,10 @@ type auditWriter interface {
 
 // process reports whether Alertmanager should retry (some action failed for now).
 func (rc *receiver) process(ctx context.Context, msg *message) (retry bool) {
-	for _, r := range rc.config().Routes {
+	rc.mu.Lock()
+	routes := rc.cfg.Routes
+	rc.mu.Unlock()
+	for _, r := range routes {
 		if msg.Status == "resolved" {
 			if msg.matching(r) {
 				rc.resolved(r, msg)

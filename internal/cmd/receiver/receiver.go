@@ -316,12 +316,6 @@ func (rc *receiver) reload(path string, actFlag bool) error {
 	return nil
 }
 
-func (rc *receiver) config() *Config {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return rc.cfg
-}
-
 func (rc *receiver) close() {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()

@@ -4,6 +4,7 @@ package receiver
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -175,12 +176,8 @@ func parseConfig(data []byte) (*Config, error) {
 	if dec.Decode(&extra) != io.EOF {
 		return nil, errors.New("more than one YAML document")
 	}
-	if c.Cooldown == 0 {
-		c.Cooldown = model.Duration(DefaultCooldown)
-	}
-	if c.DailyCap == 0 {
-		c.DailyCap = DefaultDailyCap
-	}
+	c.Cooldown = cmp.Or(c.Cooldown, model.Duration(DefaultCooldown))
+	c.DailyCap = cmp.Or(c.DailyCap, DefaultDailyCap)
 	return &c, c.validate()
 }
 

@@ -237,10 +237,7 @@ func (d *stateData) check(now time.Time) error {
 	if len(d.Groups) > maxGroups || len(d.LastAction) > MaxRoutes*10 || len(d.Daily) > MaxRoutes*10 || len(d.ProjectLast) > MaxRoutes*10 {
 		return errors.New("more entries than the receiver keeps")
 	}
-	if err := d.checkGroups(now); err != nil {
-		return err
-	}
-	if err := d.checkJobs(now); err != nil {
+	if err := cmp.Or(d.checkGroups(now), d.checkJobs(now)); err != nil {
 		return err
 	}
 	for r, t := range d.LastAction {
