@@ -284,10 +284,8 @@ func (s *Slot) compile() error {
 			return fmt.Errorf("map value for %q: %w", k, err)
 		}
 	}
-	p := s.Pattern
-	if p == "" {
-		p, s.hidden = DefaultLabelPattern, true
-	}
+	p := cmp.Or(s.Pattern, DefaultLabelPattern)
+	s.hidden = s.Pattern == ""
 	if !strings.HasPrefix(p, "^") || !strings.HasSuffix(p, "$") {
 		return fmt.Errorf("pattern %q must be anchored (^...$)", p)
 	}
@@ -450,21 +448,17 @@ func (r *Route) slotValues(labels map[string]string) (map[string]string, error) 
 	out := make(map[string]string, len(r.Labels))
 	for _, s := range r.Labels {
 		v, ok := labels[s.Name]
-		if !ok {
+		text, mapped := s.Map[v]
+		switch {
+		case !ok:
 			return nil, fmt.Errorf("label %s is missing", s.Name)
-		}
-		if s.Map != nil {
-			text, ok := s.Map[v]
-			if !ok {
-				return nil, fmt.Errorf("label %s: value (%d bytes) is not in the route's map", s.Name, len(v))
-			}
-			out[s.Name] = text
-			continue
-		}
-		if !s.re.MatchString(v) {
+		case s.Map != nil && !mapped:
+			return nil, fmt.Errorf("label %s: value (%d bytes) is not in the route's map", s.Name, len(v))
+		case s.Map != nil:
+			v = text // the operator's text, not the label's
+		case !s.re.MatchString(v):
 			return nil, fmt.Errorf("label %s: value (%d bytes) does not match %s", s.Name, len(v), s.re)
-		}
-		if s.hidden && hiddenSegment.MatchString(v) {
+		case s.hidden && hiddenSegment.MatchString(v):
 			return nil, fmt.Errorf("label %s: value (%d bytes) has a path segment starting with \".\"", s.Name, len(v))
 		}
 		out[s.Name] = v
