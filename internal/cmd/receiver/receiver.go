@@ -243,19 +243,18 @@ func (rc *receiver) authenticate(f *flags) error {
 		}
 		s := secret.New(tok)
 		rc.token = &s
+		return nil
 	}
-	if rc.token == nil {
-		basic, err := basicAuthConfigured(*f.web.WebConfigFile)
-		switch {
-		case err != nil:
-			return err
-		case basic:
-		case rc.act && !f.trustNetwork:
-			return errors.New("--receiver.act (or act: true in the routes file) needs authentication: --receiver.bearer-token-file, or a --web.config.file with basic_auth_users; " +
-				"give --receiver.trust-network if nothing but Alertmanager can reach the port")
-		default:
-			rc.log.Warn("No --receiver.bearer-token-file and no basic auth in --web.config.file: anyone who can reach the port can send notifications")
-		}
+	basic, err := basicAuthConfigured(*f.web.WebConfigFile)
+	switch {
+	case err != nil:
+		return err
+	case basic:
+	case rc.act && !f.trustNetwork:
+		return errors.New("--receiver.act (or act: true in the routes file) needs authentication: --receiver.bearer-token-file, or a --web.config.file with basic_auth_users; " +
+			"give --receiver.trust-network if nothing but Alertmanager can reach the port")
+	default:
+		rc.log.Warn("No --receiver.bearer-token-file and no basic auth in --web.config.file: anyone who can reach the port can send notifications")
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"cmp"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -323,8 +322,7 @@ func (r *Route) setTemplate(src, projectName string) error {
 		return err
 	}
 	r.tmpl = t
-	sum := sha256.Sum256([]byte(src))
-	r.templateHash = "sha256:" + hex.EncodeToString(sum[:])
+	r.templateHash = fmt.Sprintf("sha256:%x", sha256.Sum256([]byte(src)))
 	sample := map[string]string{}
 	for _, s := range r.Labels {
 		sample[s.Name] = "x"
@@ -408,14 +406,12 @@ func overLabels(p *tparse.PipeNode) bool {
 	return false
 }
 
-var errPromptTooLong = fmt.Errorf("renders a prompt over %d bytes", MaxPromptBytes)
-
 // boundedBuffer fails a write past MaxPromptBytes, so a prompt never grows past it in memory.
 type boundedBuffer struct{ bytes.Buffer }
 
 func (b *boundedBuffer) Write(p []byte) (int, error) {
 	if b.Len()+len(p) > MaxPromptBytes {
-		return 0, errPromptTooLong
+		return 0, fmt.Errorf("renders a prompt over %d bytes", MaxPromptBytes)
 	}
 	return b.Buffer.Write(p)
 }

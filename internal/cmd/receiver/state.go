@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"cmp"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -394,7 +393,7 @@ func decodeState(data []byte, d *stateData, now time.Time) error {
 	if err := decodeStrict(data, &f); err != nil {
 		return fmt.Errorf("not a state file with its checksum: %w", err)
 	}
-	if sum := sha256.Sum256(f.State); hex.EncodeToString(sum[:]) != f.SHA256 {
+	if fmt.Sprintf("%x", sha256.Sum256(f.State)) != f.SHA256 {
 		return errors.New("checksum mismatch: the file was changed outside the receiver")
 	}
 	if err := decodeStrict(f.State, d); err != nil {
