@@ -178,15 +178,11 @@ func (d *stateData) unknownIntents() []groupEntry {
 func (d *stateData) toFollow(now time.Time) []jobEntry {
 	var out []jobEntry
 	for i := range d.Jobs {
-		j := &d.Jobs[i]
-		if j.Done || j.JobID == "" {
-			continue
-		}
-		if now.Sub(j.At) > followFor {
+		switch j := &d.Jobs[i]; {
+		case j.Done || j.JobID == "":
+		case now.Sub(j.At) > followFor:
 			j.Done = true
-			continue
-		}
-		if len(out) < followPerRound {
+		case len(out) < followPerRound:
 			out = append(out, *j)
 		}
 	}
