@@ -25,7 +25,6 @@ var outcomes = []string{OutcomeActed, OutcomeDryRun, OutcomeCooldown, OutcomeCap
 type metrics struct {
 	notifications *prometheus.CounterVec
 	actions       *prometheus.CounterVec
-	acting        prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer, cfg *Config, act bool) *metrics {
@@ -38,19 +37,19 @@ func newMetrics(reg prometheus.Registerer, cfg *Config, act bool) *metrics {
 			Name: "mintlify_receiver_actions_total",
 			Help: "Decisions on firing notifications, by route, action kind and outcome (acted, dry_run, cooldown, capped, duplicate, refused, error, unknown).",
 		}, []string{"route", "kind", "outcome"}),
-		acting: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "mintlify_receiver_acting",
-			Help: "1 when the receiver acts on Mintlify, 0 in a dry run.",
-		}),
 	}
+	acting := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "mintlify_receiver_acting",
+		Help: "1 when the receiver acts on Mintlify, 0 in a dry run.",
+	})
 	for _, s := range []string{"firing", "resolved", "unauthorized", "too_large", "malformed"} {
 		m.notifications.WithLabelValues(s)
 	}
 	m.addRoutes(cfg)
 	if act {
-		m.acting.Set(1)
+		acting.Set(1)
 	}
-	reg.MustRegister(m.notifications, m.actions, m.acting)
+	reg.MustRegister(m.notifications, m.actions, acting)
 	return m
 }
 

@@ -108,8 +108,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 
 func parse(args []string, stdout, stderr io.Writer) (*flags, int, bool) {
 	f := &flags{}
-	app := newApp(f)
-	if _, code, done := cli.Parse(app, args, stdout, stderr, cmdName, cli.ExitUsage); done {
+	if _, code, done := cli.Parse(newApp(f), args, stdout, stderr, cmdName, cli.ExitUsage); done {
 		return nil, code, true
 	}
 	var err error
@@ -195,9 +194,8 @@ func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiv
 		if err != nil {
 			return nil, nil, err
 		}
-		timeout := min(f.common.RequestTimeout, f.answerTimeout-time.Second)
 		// No retries: a create that may have reached Mintlify is never sent twice.
-		c, _, err := cli.NewClient(f.common.APIURL, key, timeout, -1)
+		c, _, err := cli.NewClient(f.common.APIURL, key, min(f.common.RequestTimeout, f.answerTimeout-time.Second), -1)
 		if err != nil {
 			return nil, nil, err
 		}
