@@ -204,7 +204,6 @@ func (c *Config) validate() error {
 			return fmt.Errorf("projects: name of %s: %w", id, err)
 		}
 	}
-	seen := map[string]bool{}
 	for i, r := range c.Routes {
 		if r == nil {
 			return fmt.Errorf("routes[%d] is empty", i)
@@ -212,10 +211,9 @@ func (c *Config) validate() error {
 		if err := r.validate(c.Projects); err != nil {
 			return fmt.Errorf("routes[%d]: %w", i, err)
 		}
-		if seen[r.Name] {
+		if slices.ContainsFunc(c.Routes[:i], func(o *Route) bool { return o.Name == r.Name }) {
 			return fmt.Errorf("routes[%d]: name %q used twice", i, r.Name)
 		}
-		seen[r.Name] = true
 	}
 	return nil
 }

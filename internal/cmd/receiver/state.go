@@ -371,7 +371,7 @@ func (s *store) moveAside(why error, now time.Time, routes []string) error {
 }
 
 func (s *store) startCooldowns(now time.Time, routes []string) error {
-	s.reset()
+	s.d = emptyState()
 	for _, r := range routes {
 		s.d.LastAction[r] = now
 	}
@@ -420,13 +420,11 @@ func decodeStrict(data []byte, v any) error {
 }
 
 func newStore(write func([]byte) error) *store {
-	s := &store{write: write}
-	s.reset()
-	return s
+	return &store{write: write, d: emptyState()}
 }
 
-func (s *store) reset() {
-	s.d = stateData{Version: stateVersion, LastAction: map[string]time.Time{}, ProjectLast: map[string]time.Time{}, Daily: map[string]dayCount{}}
+func emptyState() stateData {
+	return stateData{Version: stateVersion, LastAction: map[string]time.Time{}, ProjectLast: map[string]time.Time{}, Daily: map[string]dayCount{}}
 }
 
 func (s *store) save() error {
