@@ -80,9 +80,8 @@ type Route struct {
 	Name     string            `yaml:"name"`
 	Alert    string            `yaml:"alert"`
 	Matchers map[string]string `yaml:"matchers"`
-	// Labels are the labels whose values the template may use.
-	Labels []*Slot `yaml:"labels"`
-	Action Action  `yaml:"action"`
+	Labels   []*Slot           `yaml:"labels"`
+	Action   Action            `yaml:"action"`
 
 	tmpl         *template.Template
 	templateHash string

@@ -44,8 +44,7 @@ type stateData struct {
 	// Groups are keyed by the SHA-256 of Alertmanager's group key, which holds label values.
 	Groups []groupEntry `json:"groups"`
 	// LastAction is each route's last action, for its cooldown.
-	LastAction map[string]time.Time `json:"last_action"`
-	// ProjectLast is each project's last action.
+	LastAction  map[string]time.Time `json:"last_action"`
 	ProjectLast map[string]time.Time `json:"project_last"`
 	// Daily is each project's count of actions on one UTC day.
 	Daily map[string]dayCount `json:"daily"`
