@@ -203,11 +203,7 @@ func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiv
 	} else {
 		logger.Warn("DRY RUN: nothing is sent to Mintlify; give --receiver.act to act")
 	}
-	routes := make([]string, 0, len(cfg.Routes))
-	for _, r := range cfg.Routes {
-		routes = append(routes, r.Name)
-	}
-	st, err := openStore(f.common.StoragePath, f.auditPath, rc.now(), routes)
+	st, err := openStore(f.common.StoragePath, f.auditPath, rc.now(), cfg.Routes)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -316,7 +316,7 @@ type store struct {
 
 // openStore: a state unusable, or missing after the receiver ran, counts every route as having acted now,
 // so a lost state never lets the receiver act again on what it may have acted on.
-func openStore(path, auditPath string, now time.Time, routes []string) (*store, error) {
+func openStore(path, auditPath string, now time.Time, routes []*Route) (*store, error) {
 	// A link there could make root read, move or replace a file it was never given.
 	if err := safefile.CheckTarget(path); err != nil {
 		return nil, fmt.Errorf("state file: %w", err)
@@ -360,7 +360,7 @@ func exists(path string) bool {
 	return !errors.Is(err, fs.ErrNotExist)
 }
 
-func (s *store) moveAside(why error, now time.Time, routes []string) error {
+func (s *store) moveAside(why error, now time.Time, routes []*Route) error {
 	aside, err := safefile.MoveAside(s.path, now)
 	if err != nil {
 		return fmt.Errorf("state file %s cannot be used (%v) nor moved aside: %w", s.path, why, err)
@@ -369,10 +369,10 @@ func (s *store) moveAside(why error, now time.Time, routes []string) error {
 	return s.startCooldowns(now, routes)
 }
 
-func (s *store) startCooldowns(now time.Time, routes []string) error {
+func (s *store) startCooldowns(now time.Time, routes []*Route) error {
 	s.d = emptyState()
 	for _, r := range routes {
-		s.d.LastAction[r] = now
+		s.d.LastAction[r.Name] = now
 	}
 	return s.save()
 }
