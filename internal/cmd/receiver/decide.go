@@ -30,8 +30,7 @@ type receiver struct {
 	m             *metrics
 	reloads       *cli.Reloads
 
-	// mu serialises decisions and guards cfg (swapped by a reload), the
-	// state and the audit log.
+	// mu serialises decisions and guards cfg (swapped by a reload), the state and the audit log.
 	mu    sync.Mutex
 	st    *store
 	audit auditWriter
@@ -52,18 +51,15 @@ type auditWriter interface {
 
 // process reports whether Alertmanager should retry (some action failed for now).
 func (rc *receiver) process(ctx context.Context, msg *message) (retry bool) {
-	for _, r := range rc.config().Routes {
+	rc.mu.Lock()
+	routes := rc.cfg.Routes
+	rc.mu.Unlock()
+	for _, r := range routes {
 		if msg.Status == "resolved" {
 			if msg.matching(r) {
 				rc.resolved(r, msg)
 			}
-			continue
-		}
-		alerts := msg.firing(r)
-		if len(alerts) == 0 {
-			continue
-		}
-		if rc.fire(ctx, r, msg, alerts) {
+		} else if alerts := msg.firing(r); len(alerts) > 0 && rc.fire(ctx, r, msg, alerts) {
 			retry = true
 		}
 	}
@@ -229,7 +225,7 @@ var errNotSent = errors.New("not sent: the notification's answer time ran out be
 
 // answeredNoAction: a 5xx counts only in the API's own error body, as a gateway's may come after Mintlify acted.
 func answeredNoAction(err error) bool {
-	if dialFailed(err) || errors.Is(err, errNotSent) {
+	if notSent(err) {
 		return true
 	}
 	switch mintlify.Classify(err).Kind {
@@ -243,17 +239,14 @@ func answeredNoAction(err error) bool {
 	return false
 }
 
-// dialFailed: no connection was made, so nothing reached Mintlify.
-func dialFailed(err error) bool {
+// notSent: no connection was made, or no request tried, so nothing reached Mintlify.
+func notSent(err error) bool {
 	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
+	return errors.Is(err, errNotSent) || errors.As(err, &op) && op.Op == "dial"
 }
 
 // transient: the same request may succeed later.
 func transient(err error) bool {
-	if dialFailed(err) || errors.Is(err, errNotSent) {
-		return true
-	}
 	k := mintlify.Classify(err).Kind
-	return k == mintlify.KindRateLimited || k == mintlify.KindServerError
+	return notSent(err) || k == mintlify.KindRateLimited || k == mintlify.KindServerError
 }

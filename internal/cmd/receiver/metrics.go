@@ -25,7 +25,6 @@ var outcomes = []string{OutcomeActed, OutcomeDryRun, OutcomeCooldown, OutcomeCap
 type metrics struct {
 	notifications *prometheus.CounterVec
 	actions       *prometheus.CounterVec
-	acting        prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer, cfg *Config, act bool) *metrics {
@@ -38,24 +37,23 @@ func newMetrics(reg prometheus.Registerer, cfg *Config, act bool) *metrics {
 			Name: "mintlify_receiver_actions_total",
 			Help: "Decisions on firing notifications, by route, action kind and outcome (acted, dry_run, cooldown, capped, duplicate, refused, error, unknown).",
 		}, []string{"route", "kind", "outcome"}),
-		acting: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "mintlify_receiver_acting",
-			Help: "1 when the receiver acts on Mintlify, 0 in a dry run.",
-		}),
 	}
+	acting := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "mintlify_receiver_acting",
+		Help: "1 when the receiver acts on Mintlify, 0 in a dry run.",
+	})
 	for _, s := range []string{"firing", "resolved", "unauthorized", "too_large", "malformed"} {
 		m.notifications.WithLabelValues(s)
 	}
 	m.addRoutes(cfg)
 	if act {
-		m.acting.Set(1)
+		acting.Set(1)
 	}
-	reg.MustRegister(m.notifications, m.actions, m.acting)
+	reg.MustRegister(m.notifications, m.actions, acting)
 	return m
 }
 
-// addRoutes shows every outcome of each route at 0 from its start; a
-// removed route's counts stay until the receiver restarts.
+// addRoutes shows every outcome of each route at 0 from its start; a removed route's counts stay until a restart.
 func (m *metrics) addRoutes(cfg *Config) {
 	for _, r := range cfg.Routes {
 		for _, o := range outcomes {
@@ -64,8 +62,7 @@ func (m *metrics) addRoutes(cfg *Config) {
 	}
 }
 
-// stateCollector exports what the state file holds: each route's and
-// project's last action and each project's cap left today.
+// stateCollector exports the state file's last actions of each route and project and each project's cap left today.
 type stateCollector struct {
 	rc                     *receiver
 	lastRoute, lastProject *prometheus.Desc

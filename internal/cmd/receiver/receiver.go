@@ -3,6 +3,7 @@
 package receiver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -107,8 +108,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 
 func parse(args []string, stdout, stderr io.Writer) (*flags, int, bool) {
 	f := &flags{}
-	app := newApp(f)
-	if _, code, done := cli.Parse(app, args, stdout, stderr, cmdName, cli.ExitUsage); done {
+	if _, code, done := cli.Parse(newApp(f), args, stdout, stderr, cmdName, cli.ExitUsage); done {
 		return nil, code, true
 	}
 	var err error
@@ -128,12 +128,7 @@ func parse(args []string, stdout, stderr io.Writer) (*flags, int, bool) {
 	case f.common.StoragePath == "":
 		err = errors.New("--storage.path must not be empty: the state is what keeps actions to one")
 	}
-	if err == nil {
-		err = cli.CheckAPIURL(f.common.APIURL)
-	}
-	if err == nil {
-		err = cli.CheckRequestTimeout(f.common.RequestTimeout)
-	}
+	err = cmp.Or(err, cli.CheckAPIURL(f.common.APIURL), cli.CheckRequestTimeout(f.common.RequestTimeout))
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", cmdName, err)
 		return nil, cli.ExitUsage, true
@@ -199,9 +194,8 @@ func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiv
 		if err != nil {
 			return nil, nil, err
 		}
-		timeout := min(f.common.RequestTimeout, f.answerTimeout-time.Second)
 		// No retries: a create that may have reached Mintlify is never sent twice.
-		c, _, err := cli.NewClient(f.common.APIURL, key, timeout, -1)
+		c, _, err := cli.NewClient(f.common.APIURL, key, min(f.common.RequestTimeout, f.answerTimeout-time.Second), -1)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -209,11 +203,7 @@ func newReceiver(f *flags, cfg *Config, logger *slog.Logger, o Options) (*receiv
 	} else {
 		logger.Warn("DRY RUN: nothing is sent to Mintlify; give --receiver.act to act")
 	}
-	routes := make([]string, 0, len(cfg.Routes))
-	for _, r := range cfg.Routes {
-		routes = append(routes, r.Name)
-	}
-	st, err := openStore(f.common.StoragePath, f.auditPath, rc.now(), routes)
+	st, err := openStore(f.common.StoragePath, f.auditPath, rc.now(), cfg.Routes)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -247,19 +237,18 @@ func (rc *receiver) authenticate(f *flags) error {
 		}
 		s := secret.New(tok)
 		rc.token = &s
+		return nil
 	}
-	if rc.token == nil {
-		basic, err := basicAuthConfigured(*f.web.WebConfigFile)
-		switch {
-		case err != nil:
-			return err
-		case basic:
-		case rc.act && !f.trustNetwork:
-			return errors.New("--receiver.act (or act: true in the routes file) needs authentication: --receiver.bearer-token-file, or a --web.config.file with basic_auth_users; " +
-				"give --receiver.trust-network if nothing but Alertmanager can reach the port")
-		default:
-			rc.log.Warn("No --receiver.bearer-token-file and no basic auth in --web.config.file: anyone who can reach the port can send notifications")
-		}
+	basic, err := basicAuthConfigured(*f.web.WebConfigFile)
+	switch {
+	case err != nil:
+		return err
+	case basic:
+	case rc.act && !f.trustNetwork:
+		return errors.New("--receiver.act (or act: true in the routes file) needs authentication: --receiver.bearer-token-file, or a --web.config.file with basic_auth_users; " +
+			"give --receiver.trust-network if nothing but Alertmanager can reach the port")
+	default:
+		rc.log.Warn("No --receiver.bearer-token-file and no basic auth in --web.config.file: anyone who can reach the port can send notifications")
 	}
 	return nil
 }
@@ -287,15 +276,12 @@ func (rc *receiver) reportUnknown() {
 	defer rc.mu.Unlock()
 	lost := rc.st.d.unknownIntents()
 	for _, g := range lost {
-		rec := &auditRecord{Time: rc.now().UTC(), Route: g.Route, GroupKey: "sha256:" + g.Group, Fingerprints: []string{},
+		rec := &auditRecord{Time: rc.now().UTC(), Route: g.Route, GroupKey: "sha256:" + g.Group, Fingerprints: []string{}, Action: "removed_route",
 			Outcome: OutcomeUnknown, Reason: "the receiver stopped between the intent and the outcome: Mintlify may have acted; not tried again"}
 		for _, r := range rc.cfg.Routes {
 			if r.Name == g.Route {
 				rec.Project, rec.Action = r.Action.Project, r.Action.Kind
 			}
-		}
-		if rec.Action == "" {
-			rec.Action = "removed_route"
 		}
 		rc.finish(rec)
 	}
@@ -321,12 +307,6 @@ func (rc *receiver) reload(path string, actFlag bool) error {
 	rc.mu.Unlock()
 	rc.log.Info("Routes file reloaded", "file", path, "routes", len(cfg.Routes))
 	return nil
-}
-
-func (rc *receiver) config() *Config {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return rc.cfg
 }
 
 func (rc *receiver) close() {

@@ -4,8 +4,8 @@ package receiver
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -80,9 +80,8 @@ type Route struct {
 	Name     string            `yaml:"name"`
 	Alert    string            `yaml:"alert"`
 	Matchers map[string]string `yaml:"matchers"`
-	// Labels are the labels whose values the template may use.
-	Labels []*Slot `yaml:"labels"`
-	Action Action  `yaml:"action"`
+	Labels   []*Slot           `yaml:"labels"`
+	Action   Action            `yaml:"action"`
 
 	tmpl         *template.Template
 	templateHash string
@@ -175,12 +174,8 @@ func parseConfig(data []byte) (*Config, error) {
 	if dec.Decode(&extra) != io.EOF {
 		return nil, errors.New("more than one YAML document")
 	}
-	if c.Cooldown == 0 {
-		c.Cooldown = model.Duration(DefaultCooldown)
-	}
-	if c.DailyCap == 0 {
-		c.DailyCap = DefaultDailyCap
-	}
+	c.Cooldown = cmp.Or(c.Cooldown, model.Duration(DefaultCooldown))
+	c.DailyCap = cmp.Or(c.DailyCap, DefaultDailyCap)
 	return &c, c.validate()
 }
 
@@ -208,7 +203,6 @@ func (c *Config) validate() error {
 			return fmt.Errorf("projects: name of %s: %w", id, err)
 		}
 	}
-	seen := map[string]bool{}
 	for i, r := range c.Routes {
 		if r == nil {
 			return fmt.Errorf("routes[%d] is empty", i)
@@ -216,10 +210,9 @@ func (c *Config) validate() error {
 		if err := r.validate(c.Projects); err != nil {
 			return fmt.Errorf("routes[%d]: %w", i, err)
 		}
-		if seen[r.Name] {
+		if slices.ContainsFunc(c.Routes[:i], func(o *Route) bool { return o.Name == r.Name }) {
 			return fmt.Errorf("routes[%d]: name %q used twice", i, r.Name)
 		}
-		seen[r.Name] = true
 	}
 	return nil
 }
@@ -287,10 +280,8 @@ func (s *Slot) compile() error {
 			return fmt.Errorf("map value for %q: %w", k, err)
 		}
 	}
-	p := s.Pattern
-	if p == "" {
-		p, s.hidden = DefaultLabelPattern, true
-	}
+	p := cmp.Or(s.Pattern, DefaultLabelPattern)
+	s.hidden = s.Pattern == ""
 	if !strings.HasPrefix(p, "^") || !strings.HasSuffix(p, "$") {
 		return fmt.Errorf("pattern %q must be anchored (^...$)", p)
 	}
@@ -328,8 +319,7 @@ func (r *Route) setTemplate(src, projectName string) error {
 		return err
 	}
 	r.tmpl = t
-	sum := sha256.Sum256([]byte(src))
-	r.templateHash = "sha256:" + hex.EncodeToString(sum[:])
+	r.templateHash = fmt.Sprintf("sha256:%x", sha256.Sum256([]byte(src)))
 	sample := map[string]string{}
 	for _, s := range r.Labels {
 		sample[s.Name] = "x"
@@ -353,7 +343,7 @@ func checkWork(n tparse.Node, inRange bool) error {
 		}
 	case *tparse.TextNode, *tparse.CommentNode, *tparse.BreakNode, *tparse.ContinueNode:
 	case *tparse.ActionNode:
-		return checkPipe(n.Pipe)
+		return checkFuncs(n.Pipe)
 	case *tparse.IfNode:
 		return checkBranch(&n.BranchNode, inRange, inRange)
 	case *tparse.WithNode:
@@ -370,39 +360,32 @@ func checkWork(n tparse.Node, inRange bool) error {
 }
 
 func checkBranch(b *tparse.BranchNode, listInRange, elseInRange bool) error {
-	if err := checkPipe(b.Pipe); err != nil {
+	if err := checkFuncs(b.Pipe); err != nil {
 		return err
 	}
-	if err := checkWork(b.List, listInRange); err != nil {
+	if err := checkWork(b.List, listInRange); err != nil || b.ElseList == nil {
 		return err
-	}
-	if b.ElseList == nil {
-		return nil
 	}
 	return checkWork(b.ElseList, elseInRange)
 }
 
-func checkPipe(p *tparse.PipeNode) error {
-	for _, c := range p.Cmds {
-		for _, a := range c.Args {
-			if err := checkArg(a); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func checkArg(a tparse.Node) error {
-	switch a := a.(type) {
+// checkFuncs refuses a call to a function not in templateFuncs anywhere in a pipeline or argument.
+func checkFuncs(n tparse.Node) error {
+	switch n := n.(type) {
 	case *tparse.IdentifierNode:
-		if !slices.Contains(templateFuncs, a.Ident) {
-			return fmt.Errorf("function %s is not allowed in a prompt template (only %s)", a.Ident, strings.Join(templateFuncs, ", "))
+		if !slices.Contains(templateFuncs, n.Ident) {
+			return fmt.Errorf("function %s is not allowed in a prompt template (only %s)", n.Ident, strings.Join(templateFuncs, ", "))
 		}
 	case *tparse.PipeNode:
-		return checkPipe(a)
+		for _, c := range n.Cmds {
+			for _, a := range c.Args {
+				if err := checkFuncs(a); err != nil {
+					return err
+				}
+			}
+		}
 	case *tparse.ChainNode:
-		return checkArg(a.Node)
+		return checkFuncs(n.Node)
 	}
 	return nil
 }
@@ -420,14 +403,12 @@ func overLabels(p *tparse.PipeNode) bool {
 	return false
 }
 
-var errPromptTooLong = fmt.Errorf("renders a prompt over %d bytes", MaxPromptBytes)
-
 // boundedBuffer fails a write past MaxPromptBytes, so a prompt never grows past it in memory.
 type boundedBuffer struct{ bytes.Buffer }
 
 func (b *boundedBuffer) Write(p []byte) (int, error) {
 	if b.Len()+len(p) > MaxPromptBytes {
-		return 0, errPromptTooLong
+		return 0, fmt.Errorf("renders a prompt over %d bytes", MaxPromptBytes)
 	}
 	return b.Buffer.Write(p)
 }
@@ -460,21 +441,17 @@ func (r *Route) slotValues(labels map[string]string) (map[string]string, error) 
 	out := make(map[string]string, len(r.Labels))
 	for _, s := range r.Labels {
 		v, ok := labels[s.Name]
-		if !ok {
+		text, mapped := s.Map[v]
+		switch {
+		case !ok:
 			return nil, fmt.Errorf("label %s is missing", s.Name)
-		}
-		if s.Map != nil {
-			text, ok := s.Map[v]
-			if !ok {
-				return nil, fmt.Errorf("label %s: value (%d bytes) is not in the route's map", s.Name, len(v))
-			}
-			out[s.Name] = text
-			continue
-		}
-		if !s.re.MatchString(v) {
+		case s.Map != nil && !mapped:
+			return nil, fmt.Errorf("label %s: value (%d bytes) is not in the route's map", s.Name, len(v))
+		case s.Map != nil:
+			v = text // the operator's text, not the label's
+		case !s.re.MatchString(v):
 			return nil, fmt.Errorf("label %s: value (%d bytes) does not match %s", s.Name, len(v), s.re)
-		}
-		if s.hidden && hiddenSegment.MatchString(v) {
+		case s.hidden && hiddenSegment.MatchString(v):
 			return nil, fmt.Errorf("label %s: value (%d bytes) has a path segment starting with \".\"", s.Name, len(v))
 		}
 		out[s.Name] = v
@@ -483,12 +460,10 @@ func (r *Route) slotValues(labels map[string]string) (map[string]string, error) 
 }
 
 func (c *Config) projectIDs() []string {
-	var ps []string
+	ps := make([]string, 0, len(c.Routes))
 	for _, r := range c.Routes {
-		if !slices.Contains(ps, r.Action.Project) {
-			ps = append(ps, r.Action.Project)
-		}
+		ps = append(ps, r.Action.Project)
 	}
 	slices.Sort(ps)
-	return ps
+	return slices.Compact(ps)
 }

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"cmp"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/mintlify-exporter/mintlify_exporter/internal/mintlify"
@@ -44,8 +44,7 @@ type stateData struct {
 	// Groups are keyed by the SHA-256 of Alertmanager's group key, which holds label values.
 	Groups []groupEntry `json:"groups"`
 	// LastAction is each route's last action, for its cooldown.
-	LastAction map[string]time.Time `json:"last_action"`
-	// ProjectLast is each project's last action.
+	LastAction  map[string]time.Time `json:"last_action"`
 	ProjectLast map[string]time.Time `json:"project_last"`
 	// Daily is each project's count of actions on one UTC day.
 	Daily map[string]dayCount `json:"daily"`
@@ -103,7 +102,7 @@ func (d *stateData) reserve(route, project, group string, now time.Time) reserva
 // (a dry run's entry res replaced stays gone).
 func (d *stateData) undo(res reservation) {
 	if i := d.find(res.route, res.group); i >= 0 {
-		d.remove(i)
+		d.Groups = slices.Delete(d.Groups, i, i+1)
 	}
 	if d.LastAction[res.route].Equal(res.at) {
 		restore(d.LastAction, res.route, res.lastRoute, res.hadRoute)
@@ -158,7 +157,7 @@ func (d *stateData) resolve(route, group string) bool {
 	if i < 0 || d.Groups[i].State == entryIntent {
 		return false
 	}
-	d.remove(i)
+	d.Groups = slices.Delete(d.Groups, i, i+1)
 	return true
 }
 
@@ -178,15 +177,11 @@ func (d *stateData) unknownIntents() []groupEntry {
 func (d *stateData) toFollow(now time.Time) []jobEntry {
 	var out []jobEntry
 	for i := range d.Jobs {
-		j := &d.Jobs[i]
-		if j.Done || j.JobID == "" {
-			continue
-		}
-		if now.Sub(j.At) > followFor {
+		switch j := &d.Jobs[i]; {
+		case j.Done || j.JobID == "":
+		case now.Sub(j.At) > followFor:
 			j.Done = true
-			continue
-		}
-		if len(out) < followPerRound {
+		case len(out) < followPerRound:
 			out = append(out, *j)
 		}
 	}
@@ -209,22 +204,13 @@ func (d *stateData) followed(project, jobID, link string) []jobEntry {
 // put replaces the route's entry for the group, if any, by e at the end (entries are kept in time order).
 func (d *stateData) put(e groupEntry) {
 	if i := d.find(e.Route, e.Group); i >= 0 {
-		d.remove(i)
+		d.Groups = slices.Delete(d.Groups, i, i+1)
 	}
 	d.Groups = append(d.Groups, e)
 }
 
 func (d *stateData) find(route, group string) int {
-	for i, g := range d.Groups {
-		if g.Route == route && g.Group == group {
-			return i
-		}
-	}
-	return -1
-}
-
-func (d *stateData) remove(i int) {
-	d.Groups = append(d.Groups[:i], d.Groups[i+1:]...)
+	return slices.IndexFunc(d.Groups, func(g groupEntry) bool { return g.Route == route && g.Group == group })
 }
 
 func (d *stateData) usedToday(project string, now time.Time) int {
@@ -245,10 +231,7 @@ func (d *stateData) check(now time.Time) error {
 	if len(d.Groups) > maxGroups || len(d.LastAction) > MaxRoutes*10 || len(d.Daily) > MaxRoutes*10 || len(d.ProjectLast) > MaxRoutes*10 {
 		return errors.New("more entries than the receiver keeps")
 	}
-	if err := d.checkGroups(now); err != nil {
-		return err
-	}
-	if err := d.checkJobs(now); err != nil {
+	if err := cmp.Or(d.checkGroups(now), d.checkJobs(now)); err != nil {
 		return err
 	}
 	for r, t := range d.LastAction {
@@ -333,7 +316,7 @@ type store struct {
 
 // openStore: a state unusable, or missing after the receiver ran, counts every route as having acted now,
 // so a lost state never lets the receiver act again on what it may have acted on.
-func openStore(path, auditPath string, now time.Time, routes []string) (*store, error) {
+func openStore(path, auditPath string, now time.Time, routes []*Route) (*store, error) {
 	// A link there could make root read, move or replace a file it was never given.
 	if err := safefile.CheckTarget(path); err != nil {
 		return nil, fmt.Errorf("state file: %w", err)
@@ -377,7 +360,7 @@ func exists(path string) bool {
 	return !errors.Is(err, fs.ErrNotExist)
 }
 
-func (s *store) moveAside(why error, now time.Time, routes []string) error {
+func (s *store) moveAside(why error, now time.Time, routes []*Route) error {
 	aside, err := safefile.MoveAside(s.path, now)
 	if err != nil {
 		return fmt.Errorf("state file %s cannot be used (%v) nor moved aside: %w", s.path, why, err)
@@ -386,10 +369,10 @@ func (s *store) moveAside(why error, now time.Time, routes []string) error {
 	return s.startCooldowns(now, routes)
 }
 
-func (s *store) startCooldowns(now time.Time, routes []string) error {
-	s.reset()
+func (s *store) startCooldowns(now time.Time, routes []*Route) error {
+	s.d = emptyState()
 	for _, r := range routes {
-		s.d.LastAction[r] = now
+		s.d.LastAction[r.Name] = now
 	}
 	return s.save()
 }
@@ -405,7 +388,7 @@ func decodeState(data []byte, d *stateData, now time.Time) error {
 	if err := decodeStrict(data, &f); err != nil {
 		return fmt.Errorf("not a state file with its checksum: %w", err)
 	}
-	if sum := sha256.Sum256(f.State); hex.EncodeToString(sum[:]) != f.SHA256 {
+	if fmt.Sprintf("%x", sha256.Sum256(f.State)) != f.SHA256 {
 		return errors.New("checksum mismatch: the file was changed outside the receiver")
 	}
 	if err := decodeStrict(f.State, d); err != nil {
@@ -436,22 +419,17 @@ func decodeStrict(data []byte, v any) error {
 }
 
 func newStore(write func([]byte) error) *store {
-	s := &store{write: write}
-	s.reset()
-	return s
+	return &store{write: write, d: emptyState()}
 }
 
-func (s *store) reset() {
-	s.d = stateData{Version: stateVersion, LastAction: map[string]time.Time{}, ProjectLast: map[string]time.Time{}, Daily: map[string]dayCount{}}
+func emptyState() stateData {
+	return stateData{Version: stateVersion, LastAction: map[string]time.Time{}, ProjectLast: map[string]time.Time{}, Daily: map[string]dayCount{}}
 }
 
 func (s *store) save() error {
-	if over := len(s.d.Groups) - maxGroups; over > 0 {
-		s.d.Groups = s.d.Groups[over:] // appended in time order: the oldest first
-	}
-	if over := len(s.d.Jobs) - maxJobs; over > 0 {
-		s.d.Jobs = s.d.Jobs[over:]
-	}
+	// Appended in time order: the oldest go first.
+	s.d.Groups = s.d.Groups[max(len(s.d.Groups)-maxGroups, 0):]
+	s.d.Jobs = s.d.Jobs[max(len(s.d.Jobs)-maxJobs, 0):]
 	b, err := json.Marshal(&s.d)
 	if err != nil {
 		return err
@@ -460,10 +438,7 @@ func (s *store) save() error {
 }
 
 func sealState(state []byte) []byte {
-	sum := sha256.Sum256(state)
-	out := append([]byte(`{"sha256":"`), hex.EncodeToString(sum[:])...)
-	out = append(append(append(out, `","state":`...), state...), "}\n"...)
-	return out
+	return fmt.Appendf(nil, `{"sha256":"%x","state":%s}`+"\n", sha256.Sum256(state), state)
 }
 
 func (s *store) close() {
@@ -472,6 +447,5 @@ func (s *store) close() {
 }
 
 func groupHash(groupKey string) string {
-	sum := sha256.Sum256([]byte(groupKey))
-	return hex.EncodeToString(sum[:])
+	return fmt.Sprintf("%x", sha256.Sum256([]byte(groupKey)))
 }

@@ -212,8 +212,7 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// the answer timeout, under Alertmanager's own, ends them.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), rc.answerTimeout)
 	defer cancel()
-	retry := rc.process(ctx, msg)
-	if retry {
+	if rc.process(ctx, msg) {
 		http.Error(w, "Mintlify could not be reached or refused for now; retry", http.StatusServiceUnavailable)
 		return
 	}
