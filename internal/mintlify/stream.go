@@ -29,23 +29,16 @@ func (c *Client) readStream(r request, req *http.Request, resp *http.Response, l
 	} else {
 		err = decodeStreamFrom(rd, r.stream)
 	}
-	elapsed := time.Since(start)
-	c.observe(r.endpoint, status, elapsed)
-	c.logger.Debug("API request", "endpoint", r.endpoint, "method", r.method, "path", req.URL.Path, "status", status, "duration", elapsed)
+	c.answered(r, req, status, start)
 	switch {
 	case rd.n > limit:
-		return status, nil, nil, &ResponseError{Endpoint: r.endpoint, StatusCode: status,
-			Reason: fmt.Sprintf("body exceeds %d bytes", limit)}
+		return status, nil, nil, tooLarge(r, status, limit)
 	case rd.err != nil:
-		if req.Context().Err() != nil || isTimeout(rd.err) {
-			return 0, nil, nil, fmt.Errorf("mintlify %s: reading response (HTTP %d): %w", r.endpoint, status, rd.err)
-		}
-		return 0, nil, nil, &ResponseError{Endpoint: r.endpoint, StatusCode: status,
-			Reason: "reading body: " + ScrubText(rd.err.Error(), c.key.Reveal())}
+		return 0, nil, nil, c.readError(r, req, status, rd.err)
 	case err != nil:
 		// Validation messages may quote upstream values.
 		return status, nil, nil, &ResponseError{Endpoint: r.endpoint, StatusCode: status,
-			Reason: ScrubText(streamError(err).Error(), c.key.Reveal())}
+			Reason: ScrubText(streamError(err).Error(), c.o.Key.Reveal())}
 	}
 	return status, nil, resp.Header, nil
 }
