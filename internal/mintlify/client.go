@@ -184,6 +184,14 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 	}
 }
 
+// result is out, or nil and err.
+func result[T any](out *T, err error) (*T, error) {
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *Client) prepare(r request) (target string, payload []byte, err error) {
 	if r.body != nil {
 		if payload, err = json.Marshal(r.body); err != nil {

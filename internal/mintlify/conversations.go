@@ -185,8 +185,5 @@ func (c *Client) Conversations(ctx context.Context, projectID string, r DateRang
 	a := &conversationsAnswer{limit: limit}
 	req := request{endpoint: endpoint, method: "GET", path: analyticsPath(projectID, "assistant"), query: q,
 		idempotent: true, maxBody: ConversationsMaxBodyBytes, stream: a}
-	if err := c.do(ctx, req, nil); err != nil {
-		return nil, err
-	}
-	return &a.page, nil
+	return result(&a.page, c.do(ctx, req, nil))
 }

@@ -81,25 +81,32 @@ func FollowPages[R CursorRow](w *CursorWalk, r DateRange, maxPages int, read fun
 	}
 }
 
-// cursorQuery checks a cursor-paged endpoint's arguments and returns its query.
-func cursorQuery(endpoint, projectID string, r DateRange, limit, maxLimit int, cursor string) (url.Values, error) {
+// pageQuery checks a paged endpoint's arguments and returns its query.
+func pageQuery(endpoint, projectID string, r DateRange, limit, maxLimit int) (url.Values, error) {
 	q, err := r.query()
 	switch {
 	case projectID == "":
 		err = errors.New("empty project id")
 	case limit < 1 || limit > maxLimit:
 		err = fmt.Errorf("limit %d out of range 1..%d", limit, maxLimit)
-	case err == nil && cursor != "" && !validCursor(cursor):
-		err = errors.New("unusable cursor")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("mintlify %s: %w", endpoint, err)
 	}
 	q.Set("limit", strconv.Itoa(limit))
-	if cursor != "" {
+	return q, nil
+}
+
+// cursorQuery is pageQuery with a cursor, refused if the client could not have been handed it.
+func cursorQuery(endpoint, projectID string, r DateRange, limit, maxLimit int, cursor string) (url.Values, error) {
+	q, err := pageQuery(endpoint, projectID, r, limit, maxLimit)
+	if err == nil && cursor != "" {
+		if !validCursor(cursor) {
+			return nil, fmt.Errorf("mintlify %s: unusable cursor", endpoint)
+		}
 		q.Set("cursor", cursor)
 	}
-	return q, nil
+	return q, err
 }
 
 // Follow applies p, read from w.Cursor, to w and returns its new rows in r; done after the last page.

@@ -145,8 +145,5 @@ func (c *Client) FeedbackEntries(ctx context.Context, projectID string, f Feedba
 	a := &feedbackEntriesAnswer{limit: limit}
 	req := request{endpoint: endpoint, method: "GET", path: analyticsPath(projectID, "feedback"), query: q,
 		idempotent: true, maxBody: FeedbackEntriesMaxBodyBytes, stream: a}
-	if err := c.do(ctx, req, nil); err != nil {
-		return nil, err
-	}
-	return &a.page, nil
+	return result(&a.page, c.do(ctx, req, nil))
 }
