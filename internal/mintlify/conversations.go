@@ -90,18 +90,8 @@ type conversationsAnswer struct {
 
 func (a *conversationsAnswer) decodeStream(dec *json.Decoder) error {
 	a.page = ConversationsPage{} // a retry decodes again from the start
-	p := &a.page
-	p.endpoint = "conversations"
-	var err error
-	p.NextCursor, p.HasMore, err = decodeCursorPage(dec, "conversations", a.limit, func(i int, r *wireConversation) error {
-		c, err := p.row(i, r)
-		if err != nil {
-			return err
-		}
-		p.Rows = append(p.Rows, c)
-		return nil
-	})
-	return err
+	a.page.endpoint = "conversations"
+	return decodeCursorPage(dec, &a.page.CursorPage, "conversations", a.limit, a.page.row)
 }
 
 func rowID(field string, i int, id *string) (string, error) {

@@ -72,18 +72,8 @@ type feedbackEntriesAnswer struct {
 
 func (a *feedbackEntriesAnswer) decodeStream(dec *json.Decoder) error {
 	a.page = FeedbackEntriesPage{} // a retry decodes again from the start
-	p := &a.page
-	p.endpoint = "feedback_entries"
-	var err error
-	p.NextCursor, p.HasMore, err = decodeCursorPage(dec, "feedback", a.limit, func(i int, r *wireFeedbackEntry) error {
-		e, err := p.row(i, r)
-		if err != nil {
-			return err
-		}
-		p.Rows = append(p.Rows, e)
-		return nil
-	})
-	return err
+	a.page.endpoint = "feedback_entries"
+	return decodeCursorPage(dec, &a.page.CursorPage, "feedback", a.limit, a.page.row)
 }
 
 func (p *FeedbackEntriesPage) row(i int, r *wireFeedbackEntry) (FeedbackEntry, error) {

@@ -74,8 +74,9 @@ type skipValue struct{}
 
 func (*skipValue) UnmarshalJSON([]byte) error { return nil }
 
-// decodeCursorPage decodes at most limit rows under field into W (other keys skipped unread) and the paging fields.
-func decodeCursorPage[W any](dec *json.Decoder, field string, limit int, row func(i int, w *W) error) (string, bool, error) {
+// decodeCursorPage decodes into p at most limit rows under field, each read into a W and made an R by row (other
+// keys skipped unread), and the paging fields.
+func decodeCursorPage[R CursorRow, W any](dec *json.Decoder, p *CursorPage[R], field string, limit int, row func(i int, w *W) (R, error)) error {
 	started := false
 	token := func() (json.Token, error) {
 		t, err := dec.Token()
@@ -86,42 +87,44 @@ func decodeCursorPage[W any](dec *json.Decoder, field string, limit int, row fun
 		return t, err
 	}
 	if t, err := token(); err == io.EOF {
-		return "", false, errors.New("empty body")
+		return errors.New("empty body")
 	} else if err != nil {
-		return "", false, err
+		return err
 	} else if t != json.Delim('{') {
-		return "", false, errors.New("the body is not a JSON object")
+		return errors.New("the body is not a JSON object")
 	}
 	var f cursorFields
 	for dec.More() {
 		t, err := token()
 		if err != nil {
-			return "", false, err
+			return err
 		}
 		var key string
 		if key, _ = t.(string); key == field {
 			if f.rows {
-				return "", false, fmt.Errorf("field %q given twice", field)
+				return fmt.Errorf("field %q given twice", field)
 			}
 			f.rows = true
-			err = decodeRows(dec, token, field, limit, row)
+			err = decodeRows(dec, p, token, field, limit, row)
 		} else {
 			err = f.decode(dec, key)
 		}
 		if err != nil {
-			return "", false, err
+			return err
 		}
 	}
 	if _, err := token(); err != nil { // the object's end
-		return "", false, err
+		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return "", false, errors.New("trailing data after JSON body")
+		return errors.New("trailing data after JSON body")
 	}
-	return f.check(field)
+	var err error
+	p.NextCursor, p.HasMore, err = f.check(field)
+	return err
 }
 
-func decodeRows[W any](dec *json.Decoder, token func() (json.Token, error), field string, limit int, row func(int, *W) error) error {
+func decodeRows[R CursorRow, W any](dec *json.Decoder, p *CursorPage[R], token func() (json.Token, error), field string, limit int, row func(int, *W) (R, error)) error {
 	t, err := token()
 	switch {
 	case err != nil:
@@ -142,9 +145,11 @@ func decodeRows[W any](dec *json.Decoder, token func() (json.Token, error), fiel
 			}
 			return fmt.Errorf("field %q: %w", field, err)
 		}
-		if err := row(i, &w); err != nil {
+		r, err := row(i, &w)
+		if err != nil {
 			return err
 		}
+		p.Rows = append(p.Rows, r)
 	}
 	_, err = token() // the array's end
 	return err
