@@ -233,16 +233,10 @@ func (c *Client) rows(ctx context.Context, kind RowsKind, projectID string, r Da
 	}
 	if kind == Visitors {
 		w := wireVisitorsPage{Visitors: newRows[wireViewRow]("visitors", limit)}
-		if err := c.do(ctx, req, &w); err != nil {
-			return nil, err
-		}
-		return &w.page, nil
+		return result(&w.page, c.do(ctx, req, &w))
 	}
 	w := wireViewsPage{Views: newRows[wireViewRow]("views", limit)}
-	if err := c.do(ctx, req, &w); err != nil {
-		return nil, err
-	}
-	return &w.page, nil
+	return result(&w.page, c.do(ctx, req, &w))
 }
 
 func analyticsPath(projectID, endpoint string) string {

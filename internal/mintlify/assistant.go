@@ -43,8 +43,5 @@ func (c *Client) AssistantCallerStats(ctx context.Context, projectID string, r D
 		return nil, fmt.Errorf("mintlify caller_stats: %w", err)
 	}
 	var w wireCallerStats
-	if err := c.do(ctx, request{endpoint: "caller_stats", method: "GET", path: analyticsPath(projectID, "assistant/caller-stats"), query: q, idempotent: true}, &w); err != nil {
-		return nil, err
-	}
-	return &w.stats, nil
+	return result(&w.stats, c.do(ctx, request{endpoint: "caller_stats", method: "GET", path: analyticsPath(projectID, "assistant/caller-stats"), query: q, idempotent: true}, &w))
 }

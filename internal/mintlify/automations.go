@@ -41,8 +41,5 @@ func (c *Client) TriggerAutomation(ctx context.Context, projectID, automationID 
 	}
 	path := "/v1/workflow/" + url.PathEscape(projectID) + "/" + url.PathEscape(automationID) + "/trigger"
 	var run AutomationRun
-	if err := c.do(ctx, request{endpoint: "trigger_automation", method: "POST", path: path}, &run); err != nil {
-		return nil, err
-	}
-	return &run, nil
+	return result(&run, c.do(ctx, request{endpoint: "trigger_automation", method: "POST", path: path}, &run))
 }

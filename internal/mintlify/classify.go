@@ -52,61 +52,43 @@ func Classify(err error) Class {
 	}
 	var ae *APIError
 	var re *ResponseError
+	var ne net.Error
 	c := Class{Kind: KindOther}
-	switch {
-	case errors.As(err, &ae):
+	if errors.As(err, &ae) {
 		c.Status = ae.StatusCode
+	}
+	switch {
+	case c.Status == http.StatusTooManyRequests:
+		c.Kind = KindRateLimited
+	case c.Status == http.StatusUnauthorized:
+		c.Kind = KindUnauthorized
+	case c.Status == http.StatusForbidden:
+		c.Kind = KindForbidden
+	case c.Status >= 500:
+		c.Kind = KindServerError
 	case errors.As(err, &re):
+		c.Kind = KindBadResponse
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		c.Kind = KindTimeout
+	case c.Status == http.StatusNotFound:
+		c.Kind = KindNotFound
+	case c.Status == http.StatusBadRequest:
+		c.Kind = KindBadRequest
+	}
+	if ae == nil && re != nil {
 		c.Status = re.StatusCode
 	}
-	c.Kind = kindOf(err, ae, re)
 	return c
 }
 
-func kindOf(err error, ae *APIError, re *ResponseError) Kind {
-	status := 0
-	if ae != nil {
-		status = ae.StatusCode
-	}
-	var ne net.Error
-	switch {
-	case status == http.StatusTooManyRequests:
-		return KindRateLimited
-	case status == http.StatusUnauthorized:
-		return KindUnauthorized
-	case status == http.StatusForbidden:
-		return KindForbidden
-	case status >= 500:
-		return KindServerError
-	case re != nil || errors.As(err, &re):
-		return KindBadResponse
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return KindTimeout
-	case status == http.StatusNotFound:
-		return KindNotFound
-	case status == http.StatusBadRequest:
-		return KindBadRequest
-	}
-	return KindOther
-}
+// reasons holds each kind's reason label; the kinds after KindTimeout are "other".
+var reasons = [...]string{KindRateLimited: ReasonRateLimited, KindUnauthorized: ReasonUnauthorized, KindForbidden: ReasonForbidden,
+	KindServerError: ReasonServerError, KindBadResponse: ReasonBadResponse, KindTimeout: ReasonTimeout}
 
 // Reason is the reason label, "" for none; a 404 or 400 is "other": a project id the API does not know.
 func (c Class) Reason() string {
-	switch c.Kind {
-	case KindNone:
-		return ""
-	case KindRateLimited:
-		return ReasonRateLimited
-	case KindUnauthorized:
-		return ReasonUnauthorized
-	case KindForbidden:
-		return ReasonForbidden
-	case KindServerError:
-		return ReasonServerError
-	case KindBadResponse:
-		return ReasonBadResponse
-	case KindTimeout:
-		return ReasonTimeout
+	if c.Kind >= 0 && int(c.Kind) < len(reasons) {
+		return reasons[c.Kind]
 	}
 	return ReasonOther
 }

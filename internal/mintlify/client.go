@@ -56,18 +56,9 @@ type Options struct {
 
 // Client calls the API. It is safe for concurrent use.
 type Client struct {
-	base      *url.URL
-	key       secret.Secret
-	userAgent string
-	http      *http.Client
-	timeout   time.Duration
-	retries   int
-	retryBase time.Duration
-	retryMax  time.Duration
-	maxBody   int64
-	observe   Observer
-	logger    *slog.Logger
-	gate      Gate // nil: requests are not gated (see Gated)
+	o    Options // every default filled in
+	base *url.URL
+	gate Gate // nil: requests are not gated (see Gated)
 }
 
 // New validates the options (the key's type among them) and returns a Client.
@@ -80,51 +71,39 @@ func New(o Options) (*Client, error) {
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 		return nil, fmt.Errorf("invalid API URL %q: want an absolute http(s) URL", o.BaseURL)
 	}
-	c := &Client{
-		base:      base,
-		key:       o.Key,
-		userAgent: cmp.Or(o.UserAgent, "mintlify_exporter"),
-		http:      o.HTTPClient,
-		timeout:   o.RequestTimeout,
-		retries:   o.MaxRetries,
-		retryBase: o.RetryBase,
-		retryMax:  o.RetryMax,
-		maxBody:   o.MaxBodyBytes,
-		observe:   o.Observer,
-		logger:    o.Logger,
-	}
-	if c.http == nil {
-		c.http = NewHTTPClient()
-	} else if c.http.CheckRedirect == nil {
+	o.UserAgent = cmp.Or(o.UserAgent, "mintlify_exporter")
+	if o.HTTPClient == nil {
+		o.HTTPClient = NewHTTPClient()
+	} else if o.HTTPClient.CheckRedirect == nil {
 		// Never follow a redirect (see refuseRedirect); a shallow copy keeps the caller's connection pool.
-		hc := *c.http
+		hc := *o.HTTPClient
 		hc.CheckRedirect = refuseRedirect
-		c.http = &hc
+		o.HTTPClient = &hc
 	}
-	if c.timeout <= 0 {
-		c.timeout = DefaultRequestTimeout
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = DefaultRequestTimeout
 	}
-	if c.retries == 0 {
-		c.retries = DefaultMaxRetries
-	} else if c.retries < 0 {
-		c.retries = 0
+	if o.MaxRetries == 0 {
+		o.MaxRetries = DefaultMaxRetries
+	} else if o.MaxRetries < 0 {
+		o.MaxRetries = 0
 	}
-	if c.retryBase <= 0 {
-		c.retryBase = DefaultRetryBase
+	if o.RetryBase <= 0 {
+		o.RetryBase = DefaultRetryBase
 	}
-	if c.retryMax <= 0 {
-		c.retryMax = DefaultRetryMax
+	if o.RetryMax <= 0 {
+		o.RetryMax = DefaultRetryMax
 	}
-	if c.maxBody <= 0 {
-		c.maxBody = DefaultMaxBodyBytes
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
-	if c.observe == nil {
-		c.observe = func(string, int, time.Duration) {}
+	if o.Observer == nil {
+		o.Observer = func(string, int, time.Duration) {}
 	}
-	if c.logger == nil {
-		c.logger = slog.New(slog.DiscardHandler)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return c, nil
+	return &Client{o: o, base: base}, nil
 }
 
 // String keeps the key out of %v and %+v of a Client and of anything embedding one.
@@ -188,7 +167,7 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 		}
 		if gate != nil && (attempt > 0 || !r.prepaid) {
 			if err := gate(ctx); err != nil {
-				return gateRefused(lastErr, err)
+				return cmp.Or(lastErr, fmt.Errorf("%w: %w", ErrWalkStopped, err))
 			}
 		}
 		status, body, hdr, err := c.attempt(ctx, r, target, payload)
@@ -199,10 +178,18 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 			err = c.apiError(r.endpoint, status, body, hdr)
 		}
 		lastErr = err
-		if ctx.Err() != nil || attempt >= c.retries || !c.retryable(r, status, err) {
+		if ctx.Err() != nil || attempt >= c.o.MaxRetries || !c.retryable(r, status, err) {
 			return err
 		}
 	}
+}
+
+// result is out, or nil and err.
+func result[T any](out *T, err error) (*T, error) {
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func (c *Client) prepare(r request) (target string, payload []byte, err error) {
@@ -224,13 +211,6 @@ func (c *Client) prepare(r request) (target string, payload []byte, err error) {
 	return u.String(), payload, nil
 }
 
-func gateRefused(lastErr, err error) error {
-	if lastErr != nil {
-		return lastErr
-	}
-	return fmt.Errorf("%w: %w", ErrWalkStopped, err)
-}
-
 // final: neither a 2xx nor a 3xx answer is retried; the next would be the same.
 func (c *Client) final(r request, status int, body []byte, hdr http.Header, out any) error {
 	if status >= 300 {
@@ -241,7 +221,7 @@ func (c *Client) final(r request, status int, body []byte, hdr http.Header, out 
 	}
 	if err := decodeJSON(body, out); err != nil {
 		// Validation messages may quote upstream values.
-		return &ResponseError{Endpoint: r.endpoint, StatusCode: status, Reason: ScrubText(err.Error(), c.key.Reveal())}
+		return &ResponseError{Endpoint: r.endpoint, StatusCode: status, Reason: ScrubText(err.Error(), c.o.Key.Reveal())}
 	}
 	return nil
 }
@@ -258,9 +238,9 @@ func (c *Client) retryable(r request, status int, err error) bool {
 }
 
 func (c *Client) backoff(ctx context.Context, attempt int) error {
-	d := c.retryBase << (attempt - 1)
-	if d > c.retryMax || d <= 0 {
-		d = c.retryMax
+	d := c.o.RetryBase << (attempt - 1)
+	if d > c.o.RetryMax || d <= 0 {
+		d = c.o.RetryMax
 	}
 	return Sleep(ctx, d/2+rand.N(d/2+1))
 }
@@ -278,7 +258,7 @@ func Sleep(ctx context.Context, d time.Duration) error {
 }
 
 func (c *Client) attempt(ctx context.Context, r request, target string, payload []byte) (int, []byte, http.Header, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	ctx, cancel := context.WithTimeout(ctx, c.o.RequestTimeout)
 	defer cancel()
 	var rd io.Reader
 	if payload != nil {
@@ -288,22 +268,22 @@ func (c *Client) attempt(ctx context.Context, r request, target string, payload 
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("mintlify %s: building request: %w", r.endpoint, err)
 	}
-	req.Header.Set("Authorization", "Bearer "+c.key.Reveal())
+	req.Header.Set("Authorization", "Bearer "+c.o.Key.Reveal())
 	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", c.userAgent)
+	req.Header.Set("User-Agent", c.o.UserAgent)
 	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	start := time.Now()
-	resp, err := c.http.Do(req)
+	resp, err := c.o.HTTPClient.Do(req)
 	if err != nil {
 		elapsed := time.Since(start)
-		c.observe(r.endpoint, 0, elapsed)
-		c.logger.Debug("API request failed", "endpoint", r.endpoint, "duration", elapsed, "err", scrubURLError(err))
+		c.o.Observer(r.endpoint, 0, elapsed)
+		c.o.Logger.Debug("API request failed", "endpoint", r.endpoint, "duration", elapsed, "err", scrubURLError(err))
 		return 0, nil, nil, fmt.Errorf("mintlify %s: %w", r.endpoint, scrubURLError(err))
 	}
 	defer resp.Body.Close()
-	limit := c.maxBody
+	limit := c.o.MaxBodyBytes
 	if r.maxBody > 0 && (r.maxBody < limit || r.stream != nil) {
 		limit = r.maxBody
 	}
@@ -311,23 +291,34 @@ func (c *Client) attempt(ctx context.Context, r request, target string, payload 
 		return c.readStream(r, req, resp, limit, start)
 	}
 	body, over, err := readBody(resp, limit)
-	elapsed := time.Since(start)
-	c.observe(r.endpoint, resp.StatusCode, elapsed)
-	c.logger.Debug("API request", "endpoint", r.endpoint, "method", r.method, "path", req.URL.Path, "status", resp.StatusCode, "duration", elapsed)
+	c.answered(r, req, resp.StatusCode, start)
 	if err != nil {
-		if ctx.Err() != nil || isTimeout(err) {
-			return 0, nil, nil, fmt.Errorf("mintlify %s: reading response (HTTP %d): %w", r.endpoint, resp.StatusCode, err)
-		}
-		// Cut short: retried like a transport error, since the next answer may well be whole.
-		return 0, nil, nil, &ResponseError{Endpoint: r.endpoint, StatusCode: resp.StatusCode,
-			Reason: "reading body: " + ScrubText(err.Error(), c.key.Reveal())}
+		return 0, nil, nil, c.readError(r, req, resp.StatusCode, err)
 	}
 	if over {
-		// Too large to be a real answer; not retried, a retry would be as big.
-		return resp.StatusCode, nil, nil, &ResponseError{Endpoint: r.endpoint, StatusCode: resp.StatusCode,
-			Reason: fmt.Sprintf("body exceeds %d bytes", limit)}
+		return resp.StatusCode, nil, nil, tooLarge(r, resp.StatusCode, limit)
 	}
 	return resp.StatusCode, body, resp.Header, nil
+}
+
+// answered observes and logs an attempt that got an answer.
+func (c *Client) answered(r request, req *http.Request, status int, start time.Time) {
+	elapsed := time.Since(start)
+	c.o.Observer(r.endpoint, status, elapsed)
+	c.o.Logger.Debug("API request", "endpoint", r.endpoint, "method", r.method, "path", req.URL.Path, "status", status, "duration", elapsed)
+}
+
+// readError: a body cut short is retried like a transport error (status 0), since the next answer may well be whole.
+func (c *Client) readError(r request, req *http.Request, status int, err error) error {
+	if req.Context().Err() != nil || isTimeout(err) {
+		return fmt.Errorf("mintlify %s: reading response (HTTP %d): %w", r.endpoint, status, err)
+	}
+	return &ResponseError{Endpoint: r.endpoint, StatusCode: status, Reason: "reading body: " + ScrubText(err.Error(), c.o.Key.Reveal())}
+}
+
+// tooLarge: too large to be a real answer; not retried, a retry would be as big.
+func tooLarge(r request, status int, limit int64) error {
+	return &ResponseError{Endpoint: r.endpoint, StatusCode: status, Reason: fmt.Sprintf("body exceeds %d bytes", limit)}
 }
 
 // readBody refuses unread a body whose Content-Length is over limit, else allocates once: io.ReadAll would
@@ -391,7 +382,7 @@ type errorBody struct {
 // apiError scrubs the upstream's text of keys and credentials, cut to MaxUpstreamText, before any log.
 func (c *Client) apiError(endpoint string, status int, body []byte, hdr http.Header) error {
 	e := &APIError{Endpoint: endpoint, StatusCode: status}
-	key := c.key.Reveal()
+	key := c.o.Key.Reveal()
 	var eb errorBody
 	if json.Unmarshal(body, &eb) == nil && eb.Error != "" {
 		e.Documented = documentedError(body, hdr)
@@ -440,7 +431,7 @@ func documentedError(body []byte, hdr http.Header) bool {
 func (c *Client) redirectError(endpoint string, status int, hdr http.Header) error {
 	reason := "redirect not followed (the exporter never follows redirects: set api_url to the address that answers)"
 	if loc, err := url.Parse(hdr.Get("Location")); err == nil && loc.Host != "" {
-		reason += "; Location points to " + ScrubText(loc.Scheme+"://"+loc.Host, c.key.Reveal())
+		reason += "; Location points to " + ScrubText(loc.Scheme+"://"+loc.Host, c.o.Key.Reveal())
 	}
 	return &ResponseError{Endpoint: endpoint, StatusCode: status, Reason: reason}
 }

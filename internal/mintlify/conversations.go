@@ -90,18 +90,8 @@ type conversationsAnswer struct {
 
 func (a *conversationsAnswer) decodeStream(dec *json.Decoder) error {
 	a.page = ConversationsPage{} // a retry decodes again from the start
-	p := &a.page
-	p.endpoint = "conversations"
-	var err error
-	p.NextCursor, p.HasMore, err = decodeCursorPage(dec, "conversations", a.limit, func(i int, r *wireConversation) error {
-		c, err := p.row(i, r)
-		if err != nil {
-			return err
-		}
-		p.Rows = append(p.Rows, c)
-		return nil
-	})
-	return err
+	a.page.endpoint = "conversations"
+	return decodeCursorPage(dec, &a.page.CursorPage, "conversations", a.limit, a.page.row)
 }
 
 func rowID(field string, i int, id *string) (string, error) {
@@ -185,8 +175,5 @@ func (c *Client) Conversations(ctx context.Context, projectID string, r DateRang
 	a := &conversationsAnswer{limit: limit}
 	req := request{endpoint: endpoint, method: "GET", path: analyticsPath(projectID, "assistant"), query: q,
 		idempotent: true, maxBody: ConversationsMaxBodyBytes, stream: a}
-	if err := c.do(ctx, req, nil); err != nil {
-		return nil, err
-	}
-	return &a.page, nil
+	return result(&a.page, c.do(ctx, req, nil))
 }

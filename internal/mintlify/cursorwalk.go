@@ -81,31 +81,38 @@ func FollowPages[R CursorRow](w *CursorWalk, r DateRange, maxPages int, read fun
 	}
 }
 
-// cursorQuery checks a cursor-paged endpoint's arguments and returns its query.
-func cursorQuery(endpoint, projectID string, r DateRange, limit, maxLimit int, cursor string) (url.Values, error) {
+// pageQuery checks a paged endpoint's arguments and returns its query.
+func pageQuery(endpoint, projectID string, r DateRange, limit, maxLimit int) (url.Values, error) {
 	q, err := r.query()
 	switch {
 	case projectID == "":
 		err = errors.New("empty project id")
 	case limit < 1 || limit > maxLimit:
 		err = fmt.Errorf("limit %d out of range 1..%d", limit, maxLimit)
-	case err == nil && cursor != "" && !validCursor(cursor):
-		err = errors.New("unusable cursor")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("mintlify %s: %w", endpoint, err)
 	}
 	q.Set("limit", strconv.Itoa(limit))
-	if cursor != "" {
+	return q, nil
+}
+
+// cursorQuery is pageQuery with a cursor, refused if the client could not have been handed it.
+func cursorQuery(endpoint, projectID string, r DateRange, limit, maxLimit int, cursor string) (url.Values, error) {
+	q, err := pageQuery(endpoint, projectID, r, limit, maxLimit)
+	if err == nil && cursor != "" {
+		if !validCursor(cursor) {
+			return nil, fmt.Errorf("mintlify %s: unusable cursor", endpoint)
+		}
 		q.Set("cursor", cursor)
 	}
-	return q, nil
+	return q, err
 }
 
 // Follow applies p, read from w.Cursor, to w and returns its new rows in r; done after the last page.
 func Follow[R CursorRow](w *CursorWalk, r DateRange, maxPages int, p *CursorPage[R]) (rows []R, done bool, err error) {
 	w.index()
-	if h := cursorHash(w.Cursor); w.Cursor != "" {
+	if h := hash64(w.Cursor); w.Cursor != "" {
 		if _, ok := w.followed[h]; !ok {
 			w.followed[h] = struct{}{}
 			w.Followed = append(w.Followed, h)
@@ -116,7 +123,7 @@ func Follow[R CursorRow](w *CursorWalk, r DateRange, maxPages int, p *CursorPage
 	rows = p.Rows[:0] // filtered in place
 	for _, row := range p.Rows {
 		id, at := row.walkKey()
-		h := cursorHash(id)
+		h := hash64(id)
 		if _, dup := w.seen[h]; dup {
 			w.Duplicates++
 			continue
@@ -139,7 +146,7 @@ func Follow[R CursorRow](w *CursorWalk, r DateRange, maxPages int, p *CursorPage
 		return rows, true, nil
 	}
 	if fresh == 0 {
-		if _, again := w.followed[cursorHash(p.NextCursor)]; again || w.Stale {
+		if _, again := w.followed[hash64(p.NextCursor)]; again || w.Stale {
 			return nil, false, &ResponseError{Endpoint: p.endpoint, StatusCode: 200,
 				Reason: fmt.Sprintf("the cursor walk loops: page %d brought no row not read before and leads to a cursor already followed or to another such page", w.Pages)}
 		}
@@ -154,20 +161,12 @@ func Follow[R CursorRow](w *CursorWalk, r DateRange, maxPages int, p *CursorPage
 
 func (w *CursorWalk) index() {
 	if w.seen == nil {
-		w.seen = make(map[uint64]struct{}, len(w.Seen))
-		for _, h := range w.Seen {
-			w.seen[h] = struct{}{}
-		}
+		w.seen = hashSet(w.Seen)
 	}
 	if w.followed == nil {
-		w.followed = make(map[uint64]struct{}, len(w.Followed))
-		for _, h := range w.Followed {
-			w.followed[h] = struct{}{}
-		}
+		w.followed = hashSet(w.Followed)
 	}
 }
-
-func cursorHash(s string) uint64 { return pathHash(s) }
 
 // Clone shares nothing with w, so a resumed walk leaves the stored payload as it was.
 func (w *CursorWalk) Clone() CursorWalk {

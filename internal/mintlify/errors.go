@@ -22,21 +22,17 @@ type APIError struct {
 }
 
 func (e *APIError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "mintlify %s: HTTP %d", e.Endpoint, e.StatusCode)
+	s := fmt.Sprintf("mintlify %s: HTTP %d", e.Endpoint, e.StatusCode)
 	if e.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Message)
+		s += ": " + e.Message
 	}
 	if len(e.Details) > 0 {
-		b.WriteString(" (")
-		b.WriteString(strings.Join(e.Details, "; "))
-		b.WriteString(")")
+		s += " (" + strings.Join(e.Details, "; ") + ")"
 	}
 	if e.HasRetryAfter {
-		fmt.Fprintf(&b, " [retry after %s]", e.RetryAfter)
+		s += fmt.Sprintf(" [retry after %s]", e.RetryAfter)
 	}
-	return b.String()
+	return s
 }
 
 // ResponseError is an answer unusable as data: not JSON, cut short, too large, or lacking a required field.

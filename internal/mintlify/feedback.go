@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 )
 
 // MaxFeedbackLimit and MaxSearchesLimit are the documented page sizes.
@@ -69,20 +68,10 @@ func (w *wireFeedbackPage) validate() error {
 
 // FeedbackByPage fetches the one page the endpoint has (no offset documented); HasMore says rows were left out.
 func (c *Client) FeedbackByPage(ctx context.Context, projectID string, r DateRange, limit int) (*FeedbackPage, error) {
-	if projectID == "" {
-		return nil, errors.New("mintlify feedback_by_page: empty project id")
-	}
-	if limit < 1 || limit > MaxFeedbackLimit {
-		return nil, fmt.Errorf("mintlify feedback_by_page: limit %d out of range 1..%d", limit, MaxFeedbackLimit)
-	}
-	q, err := r.query()
+	q, err := pageQuery("feedback_by_page", projectID, r, limit, MaxFeedbackLimit)
 	if err != nil {
-		return nil, fmt.Errorf("mintlify feedback_by_page: %w", err)
-	}
-	q.Set("limit", strconv.Itoa(limit))
-	w := wireFeedbackPage{Feedback: newRows[wireFeedbackRow]("feedback", limit)}
-	if err := c.do(ctx, request{endpoint: "feedback_by_page", method: "GET", path: analyticsPath(projectID, "feedback/by-page"), query: q, idempotent: true}, &w); err != nil {
 		return nil, err
 	}
-	return &w.page, nil
+	w := wireFeedbackPage{Feedback: newRows[wireFeedbackRow]("feedback", limit)}
+	return result(&w.page, c.do(ctx, request{endpoint: "feedback_by_page", method: "GET", path: analyticsPath(projectID, "feedback/by-page"), query: q, idempotent: true}, &w))
 }

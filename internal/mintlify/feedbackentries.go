@@ -72,18 +72,8 @@ type feedbackEntriesAnswer struct {
 
 func (a *feedbackEntriesAnswer) decodeStream(dec *json.Decoder) error {
 	a.page = FeedbackEntriesPage{} // a retry decodes again from the start
-	p := &a.page
-	p.endpoint = "feedback_entries"
-	var err error
-	p.NextCursor, p.HasMore, err = decodeCursorPage(dec, "feedback", a.limit, func(i int, r *wireFeedbackEntry) error {
-		e, err := p.row(i, r)
-		if err != nil {
-			return err
-		}
-		p.Rows = append(p.Rows, e)
-		return nil
-	})
-	return err
+	a.page.endpoint = "feedback_entries"
+	return decodeCursorPage(dec, &a.page.CursorPage, "feedback", a.limit, a.page.row)
 }
 
 func (p *FeedbackEntriesPage) row(i int, r *wireFeedbackEntry) (FeedbackEntry, error) {
@@ -145,8 +135,5 @@ func (c *Client) FeedbackEntries(ctx context.Context, projectID string, f Feedba
 	a := &feedbackEntriesAnswer{limit: limit}
 	req := request{endpoint: endpoint, method: "GET", path: analyticsPath(projectID, "feedback"), query: q,
 		idempotent: true, maxBody: FeedbackEntriesMaxBodyBytes, stream: a}
-	if err := c.do(ctx, req, nil); err != nil {
-		return nil, err
-	}
-	return &a.page, nil
+	return result(&a.page, c.do(ctx, req, nil))
 }

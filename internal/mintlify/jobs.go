@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -26,14 +27,7 @@ var JobStatuses = []JobStatus{JobActive, JobCompleted, JobArchived, JobFailed}
 // Terminal reports whether the job will not change on its own (its later archiving does not matter).
 func (s JobStatus) Terminal() bool { return s != JobActive }
 
-func (s JobStatus) valid() bool {
-	for _, k := range JobStatuses {
-		if s == k {
-			return true
-		}
-	}
-	return false
-}
+func (s JobStatus) valid() bool { return slices.Contains(JobStatuses, s) }
 
 // Job is an agent job as the v2 API returns it.
 type Job struct {
@@ -107,10 +101,7 @@ func (c *Client) GetJob(ctx context.Context, projectID, id string) (*Job, error)
 		return nil, errors.New("mintlify get_job: project id and job id are required")
 	}
 	var w wireJob
-	if err := c.do(ctx, request{endpoint: "get_job", method: "GET", path: jobPath(projectID, id), idempotent: true}, &w); err != nil {
-		return nil, err
-	}
-	return &w.job, nil
+	return result(&w.job, c.do(ctx, request{endpoint: "get_job", method: "GET", path: jobPath(projectID, id), idempotent: true}, &w))
 }
 
 type promptBody struct {
@@ -126,10 +117,7 @@ func (c *Client) CreateJob(ctx context.Context, projectID, prompt string) (*Job,
 		return nil, errors.New("mintlify create_job: prompt is empty")
 	}
 	var w wireJob
-	if err := c.do(ctx, request{endpoint: "create_job", method: "POST", path: jobPath(projectID), body: promptBody{prompt}}, &w); err != nil {
-		return nil, err
-	}
-	return &w.job, nil
+	return result(&w.job, c.do(ctx, request{endpoint: "create_job", method: "POST", path: jobPath(projectID), body: promptBody{prompt}}, &w))
 }
 
 // SendMessage sends a follow-up prompt; an empty one, which the API refuses, is refused before any request.
@@ -141,8 +129,5 @@ func (c *Client) SendMessage(ctx context.Context, projectID, id, prompt string) 
 		return nil, errors.New("mintlify send_message: prompt is empty (the API requires at least 1 character)")
 	}
 	var w wireJob
-	if err := c.do(ctx, request{endpoint: "send_message", method: "POST", path: jobPath(projectID, id, "message"), body: promptBody{prompt}}, &w); err != nil {
-		return nil, err
-	}
-	return &w.job, nil
+	return result(&w.job, c.do(ctx, request{endpoint: "send_message", method: "POST", path: jobPath(projectID, id, "message"), body: promptBody{prompt}}, &w))
 }

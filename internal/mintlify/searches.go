@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 )
 
 // SearchRow is one search term.
@@ -73,23 +72,13 @@ func (w *wireSearchesPage) validate() error {
 
 // Searches fetches one page of search terms; cursor is "" first, else the previous NextCursor.
 func (c *Client) Searches(ctx context.Context, projectID string, r DateRange, limit int, cursor string) (*SearchesPage, error) {
-	if projectID == "" {
-		return nil, errors.New("mintlify searches: empty project id")
-	}
-	if limit < 1 || limit > MaxSearchesLimit {
-		return nil, fmt.Errorf("mintlify searches: limit %d out of range 1..%d", limit, MaxSearchesLimit)
-	}
-	q, err := r.query()
+	q, err := pageQuery("searches", projectID, r, limit, MaxSearchesLimit)
 	if err != nil {
-		return nil, fmt.Errorf("mintlify searches: %w", err)
+		return nil, err
 	}
-	q.Set("limit", strconv.Itoa(limit))
 	if cursor != "" {
 		q.Set("cursor", cursor)
 	}
 	w := wireSearchesPage{Searches: newRows[wireSearchRow]("searches", limit)}
-	if err := c.do(ctx, request{endpoint: "searches", method: "GET", path: analyticsPath(projectID, "searches"), query: q, idempotent: true}, &w); err != nil {
-		return nil, err
-	}
-	return &w.page, nil
+	return result(&w.page, c.do(ctx, request{endpoint: "searches", method: "GET", path: analyticsPath(projectID, "searches"), query: q, idempotent: true}, &w))
 }

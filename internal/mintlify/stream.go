@@ -29,23 +29,16 @@ func (c *Client) readStream(r request, req *http.Request, resp *http.Response, l
 	} else {
 		err = decodeStreamFrom(rd, r.stream)
 	}
-	elapsed := time.Since(start)
-	c.observe(r.endpoint, status, elapsed)
-	c.logger.Debug("API request", "endpoint", r.endpoint, "method", r.method, "path", req.URL.Path, "status", status, "duration", elapsed)
+	c.answered(r, req, status, start)
 	switch {
 	case rd.n > limit:
-		return status, nil, nil, &ResponseError{Endpoint: r.endpoint, StatusCode: status,
-			Reason: fmt.Sprintf("body exceeds %d bytes", limit)}
+		return status, nil, nil, tooLarge(r, status, limit)
 	case rd.err != nil:
-		if req.Context().Err() != nil || isTimeout(rd.err) {
-			return 0, nil, nil, fmt.Errorf("mintlify %s: reading response (HTTP %d): %w", r.endpoint, status, rd.err)
-		}
-		return 0, nil, nil, &ResponseError{Endpoint: r.endpoint, StatusCode: status,
-			Reason: "reading body: " + ScrubText(rd.err.Error(), c.key.Reveal())}
+		return 0, nil, nil, c.readError(r, req, status, rd.err)
 	case err != nil:
 		// Validation messages may quote upstream values.
 		return status, nil, nil, &ResponseError{Endpoint: r.endpoint, StatusCode: status,
-			Reason: ScrubText(streamError(err).Error(), c.key.Reveal())}
+			Reason: ScrubText(streamError(err).Error(), c.o.Key.Reveal())}
 	}
 	return status, nil, resp.Header, nil
 }
@@ -81,8 +74,9 @@ type skipValue struct{}
 
 func (*skipValue) UnmarshalJSON([]byte) error { return nil }
 
-// decodeCursorPage decodes at most limit rows under field into W (other keys skipped unread) and the paging fields.
-func decodeCursorPage[W any](dec *json.Decoder, field string, limit int, row func(i int, w *W) error) (string, bool, error) {
+// decodeCursorPage decodes into p at most limit rows under field, each read into a W and made an R by row (other
+// keys skipped unread), and the paging fields.
+func decodeCursorPage[R CursorRow, W any](dec *json.Decoder, p *CursorPage[R], field string, limit int, row func(i int, w *W) (R, error)) error {
 	started := false
 	token := func() (json.Token, error) {
 		t, err := dec.Token()
@@ -93,42 +87,44 @@ func decodeCursorPage[W any](dec *json.Decoder, field string, limit int, row fun
 		return t, err
 	}
 	if t, err := token(); err == io.EOF {
-		return "", false, errors.New("empty body")
+		return errors.New("empty body")
 	} else if err != nil {
-		return "", false, err
+		return err
 	} else if t != json.Delim('{') {
-		return "", false, errors.New("the body is not a JSON object")
+		return errors.New("the body is not a JSON object")
 	}
 	var f cursorFields
 	for dec.More() {
 		t, err := token()
 		if err != nil {
-			return "", false, err
+			return err
 		}
 		var key string
 		if key, _ = t.(string); key == field {
 			if f.rows {
-				return "", false, fmt.Errorf("field %q given twice", field)
+				return fmt.Errorf("field %q given twice", field)
 			}
 			f.rows = true
-			err = decodeRows(dec, token, field, limit, row)
+			err = decodeRows(dec, p, token, field, limit, row)
 		} else {
 			err = f.decode(dec, key)
 		}
 		if err != nil {
-			return "", false, err
+			return err
 		}
 	}
 	if _, err := token(); err != nil { // the object's end
-		return "", false, err
+		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return "", false, errors.New("trailing data after JSON body")
+		return errors.New("trailing data after JSON body")
 	}
-	return f.check(field)
+	var err error
+	p.NextCursor, p.HasMore, err = f.check(field)
+	return err
 }
 
-func decodeRows[W any](dec *json.Decoder, token func() (json.Token, error), field string, limit int, row func(int, *W) error) error {
+func decodeRows[R CursorRow, W any](dec *json.Decoder, p *CursorPage[R], token func() (json.Token, error), field string, limit int, row func(int, *W) (R, error)) error {
 	t, err := token()
 	switch {
 	case err != nil:
@@ -149,9 +145,11 @@ func decodeRows[W any](dec *json.Decoder, token func() (json.Token, error), fiel
 			}
 			return fmt.Errorf("field %q: %w", field, err)
 		}
-		if err := row(i, &w); err != nil {
+		r, err := row(i, &w)
+		if err != nil {
 			return err
 		}
+		p.Rows = append(p.Rows, r)
 	}
 	_, err = token() // the array's end
 	return err

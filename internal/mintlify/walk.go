@@ -62,10 +62,7 @@ func (w *Walk) Clone() *Walk {
 	c := *w
 	c.Rows = slices.Clone(w.Rows)
 	c.Seen = slices.Clone(w.Seen)
-	c.seen = nil
-	if w.seen != nil {
-		c.seen = maps.Clone(w.seen)
-	}
+	c.seen = maps.Clone(w.seen)
 	return &c
 }
 
@@ -110,10 +107,7 @@ func (c *Client) Continue(ctx context.Context, projectID string, w *Walk, o Walk
 		o.MaxPages = DefaultWalkMaxPages
 	}
 	w.index()
-	if !w.Done() && w.Next >= o.MaxPages {
-		w.Truncated = true
-	}
-	if w.Done() {
+	if w.capped(o.MaxPages) {
 		return nil
 	}
 	r := &walkRun{c: c, project: projectID, w: w, o: o,
@@ -122,28 +116,19 @@ func (c *Client) Continue(ctx context.Context, projectID string, w *Walk, o Walk
 	r.scheduled = min(max(o.ExpectedPages, w.Next+1), o.MaxPages)
 	var wg sync.WaitGroup
 	for range o.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.worker(ctx)
-		}()
+		wg.Go(func() { r.worker(ctx) })
 	}
 	wg.Wait()
-	if !w.Done() && w.Next >= o.MaxPages {
-		w.Truncated = true
-	}
+	done := w.capped(o.MaxPages)
 	w.trim(o.MaxRows)
-	if w.Done() {
+	if done {
 		// A done walk is kept for minutes as data: no spare hash capacity.
 		w.Seen, w.seen = nil, nil
 		if cap(w.Rows) > len(w.Rows)+len(w.Rows)/8 {
 			w.Rows = slices.Clone(w.Rows)
 		}
 	} else {
-		w.Seen = w.Seen[:0]
-		for h := range w.seen {
-			w.Seen = append(w.Seen, h)
-		}
+		w.Seen = slices.AppendSeq(w.Seen[:0], maps.Keys(w.seen))
 		slices.Sort(w.Seen)
 	}
 	if r.err != nil {
@@ -161,17 +146,30 @@ func stoppedByGate(err error) bool {
 	return errors.Is(err, ErrWalkStopped) && !errors.As(err, &ae) && !errors.As(err, &re)
 }
 
-func (w *Walk) index() {
-	if w.seen != nil {
-		return
+// capped marks the walk Truncated when MaxPages ends it with pages left, and reports whether it is done.
+func (w *Walk) capped(maxPages int) bool {
+	if !w.Done() && w.Next >= maxPages {
+		w.Truncated = true
 	}
-	w.seen = make(map[uint64]struct{}, len(w.Seen))
-	for _, h := range w.Seen {
-		w.seen[h] = struct{}{}
+	return w.Done()
+}
+
+func (w *Walk) index() {
+	if w.seen == nil {
+		w.seen = hashSet(w.Seen)
 	}
 }
 
-func pathHash(p string) uint64 {
+func hashSet(hashes []uint64) map[uint64]struct{} {
+	m := make(map[uint64]struct{}, len(hashes))
+	for _, h := range hashes {
+		m[h] = struct{}{}
+	}
+	return m
+}
+
+// hash64 hashes the paths, ids and cursors walks remember; the values are stored, so it never changes.
+func hash64(p string) uint64 {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(p))
 	return h.Sum64()
@@ -185,7 +183,7 @@ func (w *Walk) apply(idx int, p *PageViewsPage, keep func(string) bool) {
 	}
 	fresh := 0
 	for _, row := range p.Rows {
-		h := pathHash(row.key())
+		h := hash64(row.key())
 		if _, dup := w.seen[h]; dup {
 			w.Duplicates++
 			continue
@@ -257,10 +255,7 @@ func (w *Walk) Add(p *PageViewsPage, o WalkOptions) {
 	}
 	w.index()
 	w.apply(w.Next, p, o.Keep)
-	if !w.Done() && w.Next >= o.MaxPages {
-		w.Truncated = true
-	}
-	if w.Done() {
+	if w.capped(o.MaxPages) {
 		w.trim(o.MaxRows)
 		w.Seen, w.seen = nil, nil
 	}
