@@ -78,7 +78,7 @@ type backfillOptions struct {
 }
 
 func collectorFlags() string {
-	s := "--collector." + strings.Join(extraKinds, ", --collector.")
+	s := "--collector." + strings.Join(extraCollectors, ", --collector.")
 	if i := strings.LastIndex(s, ", "); i >= 0 {
 		s = s[:i] + " and " + s[i+len(", "):]
 	}
@@ -106,7 +106,7 @@ func newBackfillApp(o *backfillOptions) (*kingpin.Application, *bool) {
 	app.Flag("paths", "Per-page counters of the N most viewed paths of each day's month to date, out of its whole walk.").Default("250").IsSetByUser(&o.pathsSet).IntVar(&o.paths)
 	app.Flag("site-only", "Site totals only (mintlify_site_page_views_total): one request per project and day of a single row.").BoolVar(&o.siteOnly)
 	o.collectors = map[string]*bool{}
-	for _, name := range extraKinds {
+	for _, name := range extraCollectors {
 		k, _ := collector.Lookup(name)
 		per := "one more request per project and day"
 		if k.Paging == spec.CursorPages {

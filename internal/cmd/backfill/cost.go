@@ -50,7 +50,7 @@ func (cc *collectorCosts) total() cost {
 func (p *backfillProgress) costs(of func(id string) bool) *collectorCosts {
 	cc := &collectorCosts{by: map[string]cost{}}
 	cc.add(collector.Views, cost{})
-	for _, name := range extraKinds {
+	for _, name := range extraCollectors {
 		if slices.ContainsFunc(p.plan.projects, func(id string) bool { return (of == nil || of(id)) && slices.Contains(p.plan.extra[id], name) }) {
 			cc.add(name, cost{})
 		}
@@ -61,8 +61,8 @@ func (p *backfillProgress) costs(of func(id string) bool) *collectorCosts {
 		}
 		cc.add(collector.Views, p.viewsCost(t))
 		for _, name := range p.plan.extra[t.project] {
-			if _, ok := p.extra[taskKind{t, name}]; !ok {
-				cc.add(name, p.plan.kindCost(t, name))
+			if _, ok := p.extra[taskCollector{t, name}]; !ok {
+				cc.add(name, p.plan.collectorCost(t, name))
 			}
 		}
 	}
@@ -85,9 +85,9 @@ func (p *backfillProgress) viewsCost(t backfillTask) cost {
 	return cost{1, most, min(max(p.plan.pagesPerDay(t.project)-read, 1), most)}
 }
 
-// kindCost: a conversations task walks its day alone when the day before is journaled by then, else every
+// collectorCost: a conversations task walks its day alone when the day before is journaled by then, else every
 // day of its month to date; the pages beyond each walk's first are known only by walking.
-func (p *backfillPlan) kindCost(t backfillTask, name string) cost {
+func (p *backfillPlan) collectorCost(t backfillTask, name string) cost {
 	k, _ := collector.Lookup(name)
 	if k.Paging != spec.CursorPages {
 		return cost{1, 1, 1}

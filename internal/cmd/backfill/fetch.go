@@ -149,10 +149,10 @@ func (f *fetcher) failed(task backfillTask, err error) int {
 	return f.e.failf(code, "project %s, day %s: %s; what was fetched is kept in %s", task.project, task.day.Format(mintlify.DayLayout), what, f.j.f.Name())
 }
 
-// fetchStep: old, the kind's answer of the day before in the month, lets a kind that keeps finished days ask only for the new day.
+// fetchStep: old, the collector's answer of the day before in the month, lets a collector that keeps finished days ask only for the new day.
 func fetchStep(ctx context.Context, c *mintlify.Client, plan *backfillPlan, task backfillTask, step string, offset int, old spec.Payload, now time.Time) (journalPage, error) {
 	r := mintlify.MonthToDate(task.day)
-	jp := journalPage{Project: task.project, Day: task.day.Format(mintlify.DayLayout), Kind: step}
+	jp := journalPage{Project: task.project, Day: task.day.Format(mintlify.DayLayout), Collector: step}
 	if k, _ := collector.Lookup(step); k.Fetched != nil {
 		q := spec.Query{Client: c, Project: task.project, Range: r, Old: old, Now: now,
 			Settings: plan.settings(step, func(string) bool { return true })}

@@ -48,15 +48,15 @@ func TestJournalOf010IsRead(t *testing.T) {
 	}
 	kinds := map[string]int{}
 	for _, p := range j.pages {
-		kinds[p.Kind]++
-		if p.Kind == "" {
+		kinds[p.Collector]++
+		if p.Collector == "" {
 			if len(p.Rows) == 0 || p.Totals.Total == 0 {
 				t.Errorf("%s: a views page without rows or totals", p.Day)
 			}
 			continue
 		}
-		if _, err := collector.Decode(p.Kind, p.Payload, time.Now()); err != nil {
-			t.Errorf("%s %s: %v", p.Day, p.Kind, err)
+		if _, err := collector.Decode(p.Collector, p.Payload, time.Now()); err != nil {
+			t.Errorf("%s %s: %v", p.Day, p.Collector, err)
 		}
 	}
 	for _, k := range []string{"", "feedback", "searches", "assistant", "conversations"} {

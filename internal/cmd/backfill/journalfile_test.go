@@ -281,7 +281,7 @@ func TestBackfillJournalIsPrivate(t *testing.T) {
 func TestJournalIsTagged(t *testing.T) {
 	testkit.CheckJSONTags(t, journalHeader{})
 	testkit.CheckJSONTags(t, journalPage{})
-	for _, name := range extraKinds {
+	for _, name := range extraCollectors {
 		k, _ := collector.Lookup(name)
 		testkit.CheckJSONTags(t, k.Fetched.Empty())
 	}

@@ -33,15 +33,15 @@ type journalHeader struct {
 	Args    string `json:"args"`
 }
 
-// journalPage is a views page as fetched or, with Kind set, another counter's answer as its payload.
+// journalPage is a views page as fetched or, with Collector set, another collector's answer as its payload.
 type journalPage struct {
-	Project string          `json:"project"`
-	Day     string          `json:"day"`
-	Kind    string          `json:"kind,omitempty"` // "": views
-	Offset  int             `json:"offset"`
-	Totals  mintlify.Counts `json:"totals"`
-	Rows    []journalRow    `json:"rows,omitempty"`
-	HasMore bool            `json:"hasMore"`
+	Project   string          `json:"project"`
+	Day       string          `json:"day"`
+	Collector string          `json:"kind,omitempty"` // "": views
+	Offset    int             `json:"offset"`
+	Totals    mintlify.Counts `json:"totals"`
+	Rows      []journalRow    `json:"rows,omitempty"`
+	HasMore   bool            `json:"hasMore"`
 
 	Payload json.RawMessage `json:"payload,omitempty"`
 }

@@ -35,8 +35,8 @@ type backfillPlan struct {
 	walkPages map[string]int
 }
 
-// extraKinds: every kind with month-to-date counters but the page views, in output order.
-var extraKinds = func() []string {
+// extraCollectors: every kind with month-to-date counters but the page views, in output order.
+var extraCollectors = func() []string {
 	var names []string
 	for _, k := range collector.All {
 		if k.Windows.HasMonth() && k.Name != collector.Views {
@@ -111,8 +111,8 @@ func (p *backfillPlan) args() string {
 		if name := p.names[id]; name != "" {
 			fmt.Fprintf(&b, " name=%q", name)
 		}
-		if kinds := p.extra[id]; len(kinds) > 0 {
-			fmt.Fprintf(&b, " counters=%s", strings.Join(kinds, ","))
+		if names := p.extra[id]; len(names) > 0 {
+			fmt.Fprintf(&b, " counters=%s", strings.Join(names, ","))
 		}
 		if pr, ok := p.configured[id]; ok {
 			for _, re := range pr.IncludePaths {
@@ -208,7 +208,7 @@ func (p *backfillPlan) fromFlags(o *backfillOptions) error {
 	p.keys = []keyRef{{index: -1, budget: o.budget}}
 	for _, id := range p.projects {
 		p.keyOf[id] = 0
-		p.extra[id] = o.extraKinds(nil)
+		p.extra[id] = o.extraCollectors(nil)
 	}
 	p.apiURL, p.timeout = o.APIURL, o.RequestTimeout
 	return nil
@@ -272,15 +272,15 @@ func (p *backfillPlan) setLabels(o *backfillOptions) error {
 
 var seriesLabels = []string{"project", "path", "traffic", "kind", "caller"}
 
-// extraKinds: a project's configured collectors when it lists some, as the exporter does, else the --collector.NAME flags.
-func (o *backfillOptions) extraKinds(configured []string) []string {
-	var kinds []string
-	for _, k := range extraKinds {
+// extraCollectors: a project's configured collectors when it lists some, as the exporter does, else the --collector.NAME flags.
+func (o *backfillOptions) extraCollectors(configured []string) []string {
+	var names []string
+	for _, k := range extraCollectors {
 		if len(configured) > 0 && slices.Contains(configured, k) || len(configured) == 0 && o.collectors[k] != nil && *o.collectors[k] {
-			kinds = append(kinds, k)
+			names = append(names, k)
 		}
 	}
-	return kinds
+	return names
 }
 
 func (p *backfillPlan) fromConfig(o *backfillOptions, cfg *config.Config) error {
@@ -335,7 +335,7 @@ func (p *backfillPlan) fromConfig(o *backfillOptions, cfg *config.Config) error 
 			p.keys = append(p.keys, keyRef{name: name, index: ci, budget: b})
 		}
 		p.keyOf[pr.ID] = ki
-		p.extra[pr.ID] = o.extraKinds(pr.Collectors)
+		p.extra[pr.ID] = o.extraCollectors(pr.Collectors)
 	}
 	p.apiURL, p.maxPages = cfg.Global.APIURL, cfg.Global.MaxPages
 	p.global = &cfg.Global
@@ -346,7 +346,7 @@ func (p *backfillPlan) fromConfig(o *backfillOptions, cfg *config.Config) error 
 	return nil
 }
 
-// settings: top lists as long as the exporter's; 1 for a kind whose top lists have no counter (search terms).
+// settings: top lists as long as the exporter's; 1 for a collector whose top lists have no counter (search terms).
 func (p *backfillPlan) settings(name string, keep func(string) bool) spec.Settings {
 	n := 1
 	if k, _ := collector.Lookup(name); k.TopN > 0 {

@@ -18,17 +18,17 @@ type backfillProgress struct {
 	plan        *backfillPlan
 	tasks       []backfillTask
 	walks       map[backfillTask]*mintlify.Walk
-	extra       map[taskKind]journalPage
+	extra       map[taskCollector]journalPage
 	done, total int
 }
 
-type taskKind struct {
+type taskCollector struct {
 	backfillTask
-	kind string
+	name string // the collector
 }
 
 func newBackfillProgress(plan *backfillPlan, journaled []journalPage) *backfillProgress {
-	p := &backfillProgress{plan: plan, walks: map[backfillTask]*mintlify.Walk{}, extra: map[taskKind]journalPage{}}
+	p := &backfillProgress{plan: plan, walks: map[backfillTask]*mintlify.Walk{}, extra: map[taskCollector]journalPage{}}
 	for _, id := range plan.projects {
 		for d := plan.from; !d.After(plan.to); d = d.AddDate(0, 0, 1) {
 			p.tasks = append(p.tasks, backfillTask{id, d})
@@ -48,8 +48,8 @@ func (p *backfillProgress) record(jp journalPage) {
 		return
 	}
 	t := backfillTask{jp.Project, day}
-	if jp.Kind != "" {
-		p.extra[taskKind{t, jp.Kind}] = jp
+	if jp.Collector != "" {
+		p.extra[taskCollector{t, jp.Collector}] = jp
 		return
 	}
 	w := p.walks[t]
@@ -71,32 +71,32 @@ func (p *backfillProgress) viewsDone(t backfillTask) bool {
 	return w != nil && (w.Done() || (p.plan.paths == 0 && w.Requests > 0))
 }
 
-func (p *backfillProgress) nextStep(t backfillTask) (kind string, offset int, ok bool) {
+func (p *backfillProgress) nextStep(t backfillTask) (name string, offset int, ok bool) {
 	if !p.viewsDone(t) {
 		if w := p.walks[t]; w != nil {
 			offset = w.Next * w.PageSize
 		}
 		return "", offset, true
 	}
-	for _, kind := range p.plan.extra[t.project] {
-		if _, ok := p.extra[taskKind{t, kind}]; !ok {
-			return kind, 0, true
+	for _, name := range p.plan.extra[t.project] {
+		if _, ok := p.extra[taskCollector{t, name}]; !ok {
+			return name, 0, true
 		}
 	}
 	return "", 0, false
 }
 
 // previous is nil when the day before is not journaled, or refused (collector.Decode).
-func (p *backfillProgress) previous(t backfillTask, kind string, now time.Time) spec.Payload {
+func (p *backfillProgress) previous(t backfillTask, name string, now time.Time) spec.Payload {
 	before := t.day.AddDate(0, 0, -1)
 	if before.Month() != t.day.Month() {
 		return nil
 	}
-	jp, ok := p.extra[taskKind{backfillTask{t.project, before}, kind}]
+	jp, ok := p.extra[taskCollector{backfillTask{t.project, before}, name}]
 	if !ok || len(jp.Payload) == 0 {
 		return nil
 	}
-	old, err := collector.Decode(kind, jp.Payload, now)
+	old, err := collector.Decode(name, jp.Payload, now)
 	if err != nil {
 		return nil // fetched again whole
 	}

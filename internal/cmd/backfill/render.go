@@ -11,14 +11,14 @@ import (
 	"github.com/mintlify-exporter/mintlify_exporter/internal/spec"
 )
 
-// renderBackfill builds the other kinds' counters from their samples, as the exporter's month counters are.
+// renderBackfill builds the other collectors' counters from their samples, as the exporter's month counters are.
 func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress, now time.Time) error {
 	pv, _ := collector.Lookup(collector.Views)
 	site, _ := pv.MonthOf("mintlify_site_page_views")
 	page, _ := pv.MonthOf("mintlify_page_views")
 	families := []*omFamily{counterFamily(site), counterFamily(page)}
 	counters := map[string]*omFamily{site.Name: families[0], page.Name: families[1]}
-	for _, name := range extraKinds {
+	for _, name := range extraCollectors {
 		k, _ := collector.Lookup(name)
 		for _, f := range k.Counters() {
 			counters[f.Name] = counterFamily(f)
@@ -37,7 +37,7 @@ func renderBackfill(w io.Writer, plan *backfillPlan, progress *backfillProgress,
 			counters[f.Name].add(samplePairs(label, s, plan.labels), end, s.Value)
 		}
 		for _, name := range plan.extra[id] {
-			jp, ok := progress.extra[taskKind{t, name}]
+			jp, ok := progress.extra[taskCollector{t, name}]
 			if !ok {
 				return fmt.Errorf("no %s data for project %s, day %s", name, id, d.Format(mintlify.DayLayout))
 			}
