@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"net/http"
 	"os"
@@ -77,8 +78,8 @@ type Engine struct {
 	storeMu sync.Mutex
 	orgs    map[string]*org
 	states  map[unitID]*unitState
-	saved   *savedState // read from the state file at start, until the first config claims it
-	forgot  bool        // retired states were forgotten since the state file was last written (retire.go)
+	saved   *stateFile // read from the state file at start, until the first config claims it
+	forgot  bool       // retired states were forgotten since the state file was last written (retire.go)
 
 	// The state files (internal/statefiles); nil without --storage.path.
 	files       *statefiles.Files
@@ -100,10 +101,8 @@ type plan struct {
 }
 
 func (p *plan) keyOf(o *org) *keyState {
-	for _, k := range p.keys {
-		if k.org == o {
-			return k
-		}
+	if i := slices.IndexFunc(p.keys, func(k *keyState) bool { return k.org == o }); i >= 0 {
+		return p.keys[i]
 	}
 	return nil
 }
@@ -278,9 +277,8 @@ func (b *builder) project(pr config.Project) error {
 		}
 		settings := spec.Settings{Keep: allowed, TopN: g.TopN(name), LookBack: g.LookBack(name), MaxPaths: pr.MaxPaths,
 			PageSize: g.PageSize, Concurrency: g.PageConcurrency, MaxPages: g.MaxPages}
-		unitWindows := windowsOf(k, windows)
 		id := unitID{project: pr.ID, collector: name}
-		u := &unit{id: id, collector: k, project: label, settings: settings, windows: unitWindows, key: ks, timing: t,
+		u := &unit{id: id, collector: k, project: label, settings: settings, windows: windowsOf(k, windows), key: ks, timing: t,
 			log: b.e.log.With("project", label, "collector", name), state: b.state(id)}
 		b.plan.units = append(b.plan.units, u)
 		ks.units = append(ks.units, u)
@@ -309,15 +307,11 @@ func windowsOf(k spec.Collector, windows []windowSpec) []windowSpec {
 // adopt swaps in a plan built whole and retires states no config uses (retire.go). The caller holds storeMu.
 func (e *Engine) adopt(b *builder) {
 	p := b.plan
-	for fp, o := range b.orgs {
-		e.orgs[fp] = o
-	}
+	maps.Copy(e.orgs, b.orgs)
 	for _, ks := range p.keys {
 		ks.org.budget.SetLimit(ks.limit)
 	}
-	for id, s := range b.states {
-		e.states[id] = s
-	}
+	maps.Copy(e.states, b.states)
 	live := map[unitID]bool{}
 	for _, u := range p.units {
 		live[u.id] = true
@@ -388,12 +382,7 @@ func (e *Engine) Refresh(ctx context.Context) {
 	}
 	var waits []<-chan struct{}
 	for _, k := range p.keys {
-		var due []*unit
-		for _, u := range k.units {
-			if !now.Before(u.dueAt()) {
-				due = append(due, u)
-			}
-		}
+		due := slices.DeleteFunc(slices.Clone(k.units), func(u *unit) bool { return now.Before(u.dueAt()) })
 		if len(due) == 0 {
 			continue
 		}
@@ -404,11 +393,7 @@ func (e *Engine) Refresh(ctx context.Context) {
 	}
 	for _, j := range p.jobs {
 		if j.due(now) {
-			run := e.startJobs(j)
-			j.mu.Lock()
-			started := j.started
-			j.mu.Unlock()
-			if worthWaiting(j.hasData(), started) {
+			if run, started := e.startJobs(j); worthWaiting(j.hasData(), started) {
 				waits = append(waits, run)
 			}
 		}

@@ -65,12 +65,14 @@ func (j *jobsUnit) due(now time.Time) bool {
 	return j.h.due(now)
 }
 
-func (e *Engine) startJobs(j *jobsUnit) <-chan struct{} {
+// startJobs also tells when the poll it joins or begins started.
+func (e *Engine) startJobs(j *jobsUnit) (<-chan struct{}, time.Time) {
 	e.wg.Add(1)
 	j.mu.Lock()
 	if j.started.IsZero() {
 		j.started = time.Now() // this call may begin the poll
 	}
+	started := j.started
 	j.mu.Unlock()
 	res := e.flights.DoChan(j.projectID, func() (any, error) {
 		defer func() {
@@ -93,7 +95,7 @@ func (e *Engine) startJobs(j *jobsUnit) <-chan struct{} {
 		close(done)
 		e.wg.Done()
 	}()
-	return done
+	return done, started
 }
 
 func (j *jobsUnit) finish(now time.Time, err error) {
