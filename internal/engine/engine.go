@@ -195,7 +195,7 @@ func (b *builder) org(fp string, limit int) *org {
 	if o, ok := b.orgs[fp]; ok {
 		return o
 	}
-	o := &org{fp: fp, budget: budget.New(limit, b.e.clock), clock: b.e.clock}
+	o := &org{fp: fp, budget: budget.New(limit, b.e.clock), clock: b.e.clock, spent: map[string][]time.Time{}}
 	b.e.restoreOrg(o, b.e.clock.Now())
 	b.orgs[fp] = o
 	return o

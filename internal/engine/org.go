@@ -153,11 +153,9 @@ func (e *Engine) drain(o *org) {
 			return // the key left the config
 		}
 		now := e.clock.Now()
-		var u *unit
-		var res *budget.Reservation
 		// Under the ledger's lock: count the backfill's requests, then save the reservation as spent, lest we die now.
 		tx := e.beginLedger()
-		u, res = k.next(now)
+		u, res := k.next(now)
 		e.endLedger(tx, u != nil)
 		if u == nil {
 			k.warnCycle(e.log) // with the costs the runs learnt
