@@ -109,11 +109,7 @@ func (j *jobsUnit) finish(now time.Time, err error) {
 		return
 	}
 	reason := mintlify.Classify(err).Reason()
-	first := j.h.fail(reason)
-	logf := j.log.Warn
-	if !first {
-		logf = j.log.Debug
-	}
+	logf, _ := j.h.fail(reason, j.log)
 	backoff := j.timing.fixedInterval << min(j.h.Failures-1, 6)
 	j.h.NextRefresh = now.Add(min(backoff, j.timing.maxInterval))
 	logf("polling agent jobs failed", "reason", reason, "err", err, "retry_at", j.h.NextRefresh)

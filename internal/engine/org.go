@@ -38,7 +38,7 @@ type org struct {
 	runStart  time.Time // when run began, by the real clock (scrape timeouts are real)
 	// spent feeds the collectors' shares (share.go); not in the ledger, so after a restart the collectors start afresh.
 	spent map[string][]time.Time
-	picks uint64 // units picked to run, for unitState.turn
+	picks atomic.Uint64 // units picked to run, for unitState.turn
 }
 
 func (o *org) pausedUntil() time.Time {

@@ -158,10 +158,7 @@ func (k *keyState) next(now time.Time) (*unit, *budget.Reservation) {
 		res.Release()
 		return nil, nil // the hour is spent; the most overdue goes first when it frees up
 	}
-	k.org.mu.Lock()
-	k.org.picks++
-	turn := k.org.picks
-	k.org.mu.Unlock()
+	turn := k.org.picks.Add(1)
 	best.state.mu.Lock()
 	best.state.turn = turn
 	best.state.mu.Unlock()

@@ -35,16 +35,19 @@ func (h *health) succeed(now time.Time, next time.Duration) {
 	h.NextRefresh = now.Add(next)
 }
 
-// fail reports whether the reason is new: worth a warning rather than a debug line.
-func (h *health) fail(reason string) bool {
+// fail reports whether the reason is new, and logs it with a warning if so, else with a debug line (said once already).
+func (h *health) fail(reason string, log *slog.Logger) (logf func(string, ...any), first bool) {
 	if h.FailCounts == nil {
 		h.FailCounts = map[string]float64{}
 	}
 	h.FailCounts[reason]++
 	h.Failures++
-	first := h.LastReason != reason
+	first = h.LastReason != reason
 	h.LastReason, h.Failed = reason, true
-	return first
+	if !first {
+		return log.Debug, false
+	}
+	return log.Warn, true
 }
 
 func (h *health) fresh(now time.Time, maxAge time.Duration) bool {
@@ -272,11 +275,7 @@ func (u *unit) finish(now time.Time, complete bool, err error) {
 	}
 	class := mintlify.Classify(err)
 	reason := class.Reason()
-	first := h.fail(reason)
-	logf := u.log.Warn
-	if !first {
-		logf = u.log.Debug // the same failure again: said once already
-	}
+	logf, first := h.fail(reason, u.log)
 	cached := "no data cached yet"
 	if u.showsData() {
 		cached = "serving cached data"
