@@ -238,10 +238,8 @@ func (b *builder) key(k config.Key) error {
 	}
 	ks := &keyState{name: k.Name, client: client, jobs: jobs, limit: k.EffectiveBudget(), weights: g.CollectorWeights,
 		expiresAt: k.ExpiresAt.Time, org: b.org(statefiles.Fingerprint(b.secrets[k.Name].Reveal()), k.EffectiveBudget())}
-	for _, other := range b.plan.keys {
-		if other.org == ks.org {
-			return fmt.Errorf("holds the same API key as key %q; list it once and point both projects at it", other.name)
-		}
+	if other := b.plan.keyOf(ks.org); other != nil {
+		return fmt.Errorf("holds the same API key as key %q; list it once and point both projects at it", other.name)
 	}
 	b.keys[k.Name] = ks
 	b.plan.keys = append(b.plan.keys, ks)
@@ -302,6 +300,11 @@ func windowsOf(k spec.Collector, windows []windowSpec) []windowSpec {
 		return []windowSpec{snapshotWindow}
 	}
 	return append([]windowSpec{monthWindow}, windows...)
+}
+
+// pathAllowed also refuses what cannot be a label value (mintlify.PathLabelOK); such rows count as dropped.
+func pathAllowed(match func(path string) bool) func(path string) bool {
+	return func(path string) bool { return mintlify.PathLabelOK(path) && (match == nil || match(path)) }
 }
 
 // adopt swaps in a plan built whole and retires states no config uses (retire.go). The caller holds storeMu.
