@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"net/http"
 	"os"
@@ -77,8 +78,8 @@ type Engine struct {
 	storeMu sync.Mutex
 	orgs    map[string]*org
 	states  map[unitID]*unitState
-	saved   *savedState // read from the state file at start, until the first config claims it
-	forgot  bool        // retired states were forgotten since the state file was last written (retire.go)
+	saved   *stateFile // read from the state file at start, until the first config claims it
+	forgot  bool       // retired states were forgotten since the state file was last written (retire.go)
 
 	// The state files (internal/statefiles); nil without --storage.path.
 	files       *statefiles.Files
@@ -100,10 +101,8 @@ type plan struct {
 }
 
 func (p *plan) keyOf(o *org) *keyState {
-	for _, k := range p.keys {
-		if k.org == o {
-			return k
-		}
+	if i := slices.IndexFunc(p.keys, func(k *keyState) bool { return k.org == o }); i >= 0 {
+		return p.keys[i]
 	}
 	return nil
 }
@@ -196,7 +195,7 @@ func (b *builder) org(fp string, limit int) *org {
 	if o, ok := b.orgs[fp]; ok {
 		return o
 	}
-	o := &org{fp: fp, budget: budget.New(limit, b.e.clock), clock: b.e.clock}
+	o := &org{fp: fp, budget: budget.New(limit, b.e.clock), clock: b.e.clock, spent: map[string][]time.Time{}}
 	b.e.restoreOrg(o, b.e.clock.Now())
 	b.orgs[fp] = o
 	return o
@@ -239,10 +238,8 @@ func (b *builder) key(k config.Key) error {
 	}
 	ks := &keyState{name: k.Name, client: client, jobs: jobs, limit: k.EffectiveBudget(), weights: g.CollectorWeights,
 		expiresAt: k.ExpiresAt.Time, org: b.org(statefiles.Fingerprint(b.secrets[k.Name].Reveal()), k.EffectiveBudget())}
-	for _, other := range b.plan.keys {
-		if other.org == ks.org {
-			return fmt.Errorf("holds the same API key as key %q; list it once and point both projects at it", other.name)
-		}
+	if other := b.plan.keyOf(ks.org); other != nil {
+		return fmt.Errorf("holds the same API key as key %q; list it once and point both projects at it", other.name)
 	}
 	b.keys[k.Name] = ks
 	b.plan.keys = append(b.plan.keys, ks)
@@ -278,9 +275,8 @@ func (b *builder) project(pr config.Project) error {
 		}
 		settings := spec.Settings{Keep: allowed, TopN: g.TopN(name), LookBack: g.LookBack(name), MaxPaths: pr.MaxPaths,
 			PageSize: g.PageSize, Concurrency: g.PageConcurrency, MaxPages: g.MaxPages}
-		unitWindows := windowsOf(k, windows)
 		id := unitID{project: pr.ID, collector: name}
-		u := &unit{id: id, collector: k, project: label, settings: settings, windows: unitWindows, key: ks, timing: t,
+		u := &unit{id: id, collector: k, project: label, settings: settings, windows: windowsOf(k, windows), key: ks, timing: t,
 			log: b.e.log.With("project", label, "collector", name), state: b.state(id)}
 		b.plan.units = append(b.plan.units, u)
 		ks.units = append(ks.units, u)
@@ -306,18 +302,19 @@ func windowsOf(k spec.Collector, windows []windowSpec) []windowSpec {
 	return append([]windowSpec{monthWindow}, windows...)
 }
 
+// pathAllowed also refuses what cannot be a label value (mintlify.PathLabelOK); such rows count as dropped.
+func pathAllowed(match func(path string) bool) func(path string) bool {
+	return func(path string) bool { return mintlify.PathLabelOK(path) && (match == nil || match(path)) }
+}
+
 // adopt swaps in a plan built whole and retires states no config uses (retire.go). The caller holds storeMu.
 func (e *Engine) adopt(b *builder) {
 	p := b.plan
-	for fp, o := range b.orgs {
-		e.orgs[fp] = o
-	}
+	maps.Copy(e.orgs, b.orgs)
 	for _, ks := range p.keys {
 		ks.org.budget.SetLimit(ks.limit)
 	}
-	for id, s := range b.states {
-		e.states[id] = s
-	}
+	maps.Copy(e.states, b.states)
 	live := map[unitID]bool{}
 	for _, u := range p.units {
 		live[u.id] = true
@@ -388,12 +385,7 @@ func (e *Engine) Refresh(ctx context.Context) {
 	}
 	var waits []<-chan struct{}
 	for _, k := range p.keys {
-		var due []*unit
-		for _, u := range k.units {
-			if !now.Before(u.dueAt()) {
-				due = append(due, u)
-			}
-		}
+		due := slices.DeleteFunc(slices.Clone(k.units), func(u *unit) bool { return now.Before(u.dueAt()) })
 		if len(due) == 0 {
 			continue
 		}
@@ -404,11 +396,7 @@ func (e *Engine) Refresh(ctx context.Context) {
 	}
 	for _, j := range p.jobs {
 		if j.due(now) {
-			run := e.startJobs(j)
-			j.mu.Lock()
-			started := j.started
-			j.mu.Unlock()
-			if worthWaiting(j.hasData(), started) {
+			if run, started := e.startJobs(j); worthWaiting(j.hasData(), started) {
 				waits = append(waits, run)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -118,24 +119,23 @@ func (a *agentJobs) refresh(ctx context.Context, now time.Time) error {
 		errs []error
 		sem  = make(chan struct{}, max(a.concurrency, 1))
 	)
+	addErr := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		errs = append(errs, err)
+	}
 	for _, id := range poll {
 		if err := waitToken(ctx, a.limiter, now); err != nil {
-			mu.Lock()
-			errs = append(errs, err)
-			mu.Unlock()
+			addErr(err)
 			break
 		}
 		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			defer func() { <-sem }()
 			if err := a.poll(ctx, id, now); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
+				addErr(err)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if readErr == nil {
@@ -191,17 +191,13 @@ func (a *agentJobs) poll(ctx context.Context, id string, now time.Time) error {
 
 // forget keeps terminal jobs past retention, unexported, so a still-listed id is not fetched again.
 func (a *agentJobs) forget(ids []string) {
-	keep := make(map[string]struct{}, len(ids))
+	keep := make(map[string]bool, len(ids))
 	for _, id := range ids {
-		keep[id] = struct{}{}
+		keep[id] = true
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for id := range a.jobs {
-		if _, ok := keep[id]; !ok {
-			delete(a.jobs, id)
-		}
-	}
+	maps.DeleteFunc(a.jobs, func(id string, _ *trackedJob) bool { return !keep[id] })
 }
 
 // jobIDs: file lines are "project/job", or a bare job id when there is one project; config ids first, then

@@ -65,12 +65,14 @@ func (j *jobsUnit) due(now time.Time) bool {
 	return j.h.due(now)
 }
 
-func (e *Engine) startJobs(j *jobsUnit) <-chan struct{} {
+// startJobs also tells when the poll it joins or begins started.
+func (e *Engine) startJobs(j *jobsUnit) (<-chan struct{}, time.Time) {
 	e.wg.Add(1)
 	j.mu.Lock()
 	if j.started.IsZero() {
 		j.started = time.Now() // this call may begin the poll
 	}
+	started := j.started
 	j.mu.Unlock()
 	res := e.flights.DoChan(j.projectID, func() (any, error) {
 		defer func() {
@@ -93,7 +95,7 @@ func (e *Engine) startJobs(j *jobsUnit) <-chan struct{} {
 		close(done)
 		e.wg.Done()
 	}()
-	return done
+	return done, started
 }
 
 func (j *jobsUnit) finish(now time.Time, err error) {
@@ -107,11 +109,7 @@ func (j *jobsUnit) finish(now time.Time, err error) {
 		return
 	}
 	reason := mintlify.Classify(err).Reason()
-	first := j.h.fail(reason)
-	logf := j.log.Warn
-	if !first {
-		logf = j.log.Debug
-	}
+	logf, _ := j.h.fail(reason, j.log)
 	backoff := j.timing.fixedInterval << min(j.h.Failures-1, 6)
 	j.h.NextRefresh = now.Add(min(backoff, j.timing.maxInterval))
 	logf("polling agent jobs failed", "reason", reason, "err", err, "retry_at", j.h.NextRefresh)

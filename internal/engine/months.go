@@ -119,3 +119,17 @@ func (u *unit) holdCounters(old, ws *windowState) {
 	ws.Floor = &counterFloor{Month: month, Values: held}
 	u.log.Debug("the upstream's month to date fell; its counters keep the higher values already served", "series", len(held), "month", month.Format("2006-01"))
 }
+
+type windowSpec struct {
+	label    string
+	duration time.Duration
+	month    bool
+}
+
+// key: a window whose duration changes under the same label is new data.
+func (w windowSpec) key() string {
+	if w.month {
+		return "month"
+	}
+	return w.label + "=" + w.duration.String()
+}

@@ -38,7 +38,7 @@ type org struct {
 	runStart  time.Time // when run began, by the real clock (scrape timeouts are real)
 	// spent feeds the collectors' shares (share.go); not in the ledger, so after a restart the collectors start afresh.
 	spent map[string][]time.Time
-	picks uint64 // units picked to run, for unitState.turn
+	picks atomic.Uint64 // units picked to run, for unitState.turn
 }
 
 func (o *org) pausedUntil() time.Time {
@@ -153,11 +153,9 @@ func (e *Engine) drain(o *org) {
 			return // the key left the config
 		}
 		now := e.clock.Now()
-		var u *unit
-		var res *budget.Reservation
 		// Under the ledger's lock: count the backfill's requests, then save the reservation as spent, lest we die now.
 		tx := e.beginLedger()
-		u, res = k.next(now)
+		u, res := k.next(now)
 		e.endLedger(tx, u != nil)
 		if u == nil {
 			k.warnCycle(e.log) // with the costs the runs learnt

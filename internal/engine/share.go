@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -63,57 +64,43 @@ func (u *unit) demandPeriod(now time.Time) time.Duration {
 
 // fill is water-filling: shares by weight capped at demand, what is left shared by weight on top.
 func fill(shares map[string]*collectorShare, limit float64) {
-	names := make([]string, 0, len(shares))
-	for n, s := range shares {
-		if s.weight > 0 {
-			names = append(names, n)
-		}
-	}
-	slices.Sort(names) // a fixed order: the same sums every time
+	// A fixed order: the same sums every time.
+	names := slices.DeleteFunc(slices.Sorted(maps.Keys(shares)), func(n string) bool { return !(shares[n].weight > 0) })
 	left, open := max(limit, 0), names
 	for len(open) > 0 && left > 0 {
-		var total float64
-		for _, n := range open {
-			total += shares[n].weight
-		}
+		total, rest := weightOf(shares, open), left
 		var still []string
 		for _, n := range open {
-			s := shares[n]
-			if fair := left * s.weight / total; s.demand > fair {
+			if s := shares[n]; s.demand > left*s.weight/total {
 				still = append(still, n)
+			} else {
+				s.rate += s.demand
+				rest -= s.demand
 			}
 		}
 		if len(still) == len(open) {
-			for _, n := range open {
-				shares[n].rate += left * shares[n].weight / total
-			}
-			return
+			names = open // every one can use more than its share: the rest is theirs by weight
+			break
 		}
-		for _, n := range open {
-			if s := shares[n]; !slices.Contains(still, n) {
-				s.rate += s.demand
-				left -= s.demand
-			}
-		}
-		open = still
+		left, open = rest, still
 	}
-	var total float64
-	for _, n := range names {
-		total += shares[n].weight
-	}
-	for _, n := range names {
-		if left > 0 && total > 0 {
+	if total := weightOf(shares, names); left > 0 && total > 0 {
+		for _, n := range names {
 			shares[n].rate += left * shares[n].weight / total
 		}
 	}
 }
 
+func weightOf(shares map[string]*collectorShare, names []string) (total float64) {
+	for _, n := range names {
+		total += shares[n].weight
+	}
+	return total
+}
+
 func (o *org) spend(collector string, t time.Time) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.spent == nil {
-		o.spent = map[string][]time.Time{}
-	}
 	o.spent[collector] = append(o.spent[collector], t)
 }
 
@@ -139,11 +126,11 @@ func (k *keyState) next(now time.Time) (*unit, *budget.Reservation) {
 	}
 	shares := k.shares()
 	var (
-		best      *unit
-		bestDue   time.Time
-		bestLoad  float64
-		bestRoom  int
-		spentMemo = map[string]int{}
+		best     *unit
+		bestDue  time.Time
+		bestLoad float64
+		bestRoom int
+		spent    = map[string]int{}
 	)
 	for _, u := range k.units {
 		due := u.dueAt()
@@ -151,16 +138,14 @@ func (k *keyState) next(now time.Time) (*unit, *budget.Reservation) {
 			continue
 		}
 		s := shares[u.collector.Name]
-		spent, ok := spentMemo[u.collector.Name]
-		if !ok {
-			spent = k.org.spentBy(u.collector.Name, now)
-			spentMemo[u.collector.Name] = spent
+		if _, ok := spent[u.collector.Name]; !ok {
+			spent[u.collector.Name] = k.org.spentBy(u.collector.Name, now)
 		}
-		room := s.allowance() - spent
+		room := s.allowance() - spent[u.collector.Name]
 		if room <= 0 {
 			continue // the collector has had its share of the hour
 		}
-		load := float64(spent) / max(s.rate, 1e-9)
+		load := float64(spent[u.collector.Name]) / max(s.rate, 1e-9)
 		if best == nil || load < bestLoad || (load == bestLoad && before(u, due, best, bestDue)) {
 			best, bestDue, bestLoad, bestRoom = u, due, load, room
 		}
@@ -173,10 +158,7 @@ func (k *keyState) next(now time.Time) (*unit, *budget.Reservation) {
 		res.Release()
 		return nil, nil // the hour is spent; the most overdue goes first when it frees up
 	}
-	k.org.mu.Lock()
-	k.org.picks++
-	turn := k.org.picks
-	k.org.mu.Unlock()
+	turn := k.org.picks.Add(1)
 	best.state.mu.Lock()
 	best.state.turn = turn
 	best.state.mu.Unlock()

@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"strings"
 	"time"
 
@@ -22,12 +24,6 @@ const (
 	stateKind    = "mintlify_exporter state"
 )
 
-type preReleaseVersionError struct{ version int }
-
-func (e preReleaseVersionError) Error() string {
-	return fmt.Sprintf("version %d, written by a development build before 0.1.0, which this exporter does not read: move the file aside or delete it, and the exporter fetches its data again", e.version)
-}
-
 type stateFile struct {
 	Kind    string                     `json:"kind"`
 	Version int                        `json:"version"`
@@ -43,8 +39,6 @@ type unitSnapshot struct {
 	Windows map[string]json.RawMessage `json:"windows"`          // windowRecord each, decoded one by one
 	windows map[string]*windowState    // decoded Windows
 }
-
-type savedState = stateFile
 
 func parseUnitID(s string) (unitID, bool) {
 	i := strings.LastIndexByte(s, '/')
@@ -165,7 +159,7 @@ func readState(files *statefiles.Files, now time.Time, collectors spec.List) (st
 		return nil, nil, fmt.Errorf("not a state file of this exporter (kind %q)", mintlify.EscapeText(st.Kind))
 	}
 	if st.Version == 1 || st.Version == 2 {
-		return nil, nil, preReleaseVersionError{st.Version}
+		return nil, nil, fmt.Errorf("version %d, written by a development build before 0.1.0, which this exporter does not read: move the file aside or delete it, and the exporter fetches its data again", st.Version)
 	}
 	if st.Version != stateVersion {
 		return nil, nil, fmt.Errorf("version %d, this program reads version %d", st.Version, stateVersion)
@@ -223,15 +217,12 @@ func (e *Engine) restoreOrg(o *org, now time.Time) {
 	}
 }
 
-func (s *savedState) restoreUnit(id unitID) *unitState {
+func (s *stateFile) restoreUnit(id unitID) *unitState {
 	st := &unitState{windows: map[string]*windowState{}}
-	if s == nil {
+	if s == nil || s.units[id] == nil {
 		return st
 	}
-	snap, ok := s.units[id]
-	if !ok {
-		return st
-	}
+	snap := s.units[id]
 	st.health, st.begun, st.retired = snap.Health, snap.Begun, snap.Retired
 	for k, w := range snap.windows {
 		if w != nil {
@@ -327,10 +318,9 @@ func (e *Engine) saveData() {
 	defer e.saveMu.Unlock()
 	e.storeMu.Lock()
 	forgot := e.forgetRetired(e.clock.Now())
-	states := make(map[unitID]*unitState, len(e.states))
+	states := maps.Clone(e.states)
 	changes := 0
-	for id, s := range e.states {
-		states[id] = s
+	for _, s := range states {
 		s.mu.Lock()
 		changes += s.changes
 		s.mu.Unlock()
@@ -397,4 +387,15 @@ func (s *unitState) encode() (json.RawMessage, error) {
 	}
 	s.encoded, s.encodedAt = b, s.changes
 	return b, nil
+}
+
+// closeLockWait: the last save may wait out a backfill's brief hold, never a long one, so shutdown ends in time.
+const closeLockWait = 2 * time.Second
+
+// lockContext: the exporter's context while it runs (Close cancels it), then closeLockWait for the last save.
+func (e *Engine) lockContext() (context.Context, context.CancelFunc) {
+	if e.ctx != nil && e.ctx.Err() == nil {
+		return e.ctx, func() {}
+	}
+	return context.WithTimeout(context.Background(), closeLockWait)
 }

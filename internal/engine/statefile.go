@@ -40,18 +40,11 @@ type floorSeries struct {
 	Value  float64 `json:"value"`
 }
 
+// rangeRecord is mintlify.DateRange's fields, converted to and from it.
 type rangeRecord struct {
 	From time.Time `json:"from"`
 	To   time.Time `json:"to"`
 	Days bool      `json:"days,omitempty"`
-}
-
-func toRange(r mintlify.DateRange) rangeRecord {
-	return rangeRecord{From: r.From, To: r.To, Days: r.Days}
-}
-
-func (r rangeRecord) dateRange() mintlify.DateRange {
-	return mintlify.DateRange{From: r.From, To: r.To, Days: r.Days}
 }
 
 // migrate makes a walk stored beside its window a payload; its progress counted only before a first walk
@@ -74,8 +67,7 @@ func (rec *windowRecord) migrate() error {
 func (ws *windowState) record() (*windowRecord, error) {
 	rec := &windowRecord{DataTime: ws.DataTime, Hint: ws.Hint, RefusedFuture: ws.RefusedFuture, Progress: ws.Progress}
 	if ws.Range != nil {
-		r := toRange(*ws.Range)
-		rec.Range = &r
+		rec.Range = new(rangeRecord(*ws.Range))
 	}
 	if ws.Payload != nil {
 		b, err := json.Marshal(ws.Payload)
@@ -99,8 +91,7 @@ func (ws *windowState) record() (*windowRecord, error) {
 func (rec *windowRecord) window(c spec.Collector, now time.Time) (*windowState, error) {
 	ws := &windowState{DataTime: rec.DataTime, Hint: rec.Hint, RefusedFuture: rec.RefusedFuture, Progress: rec.Progress}
 	if rec.Range != nil {
-		r := rec.Range.dateRange()
-		ws.Range = &r
+		ws.Range = new(mintlify.DateRange(*rec.Range))
 	}
 	if len(rec.Payload) > 0 {
 		p, err := c.Decode(rec.Payload, now)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -34,16 +35,19 @@ func (h *health) succeed(now time.Time, next time.Duration) {
 	h.NextRefresh = now.Add(next)
 }
 
-// fail reports whether the reason is new: worth a warning rather than a debug line.
-func (h *health) fail(reason string) bool {
+// fail reports whether the reason is new, and logs it with a warning if so, else with a debug line (said once already).
+func (h *health) fail(reason string, log *slog.Logger) (logf func(string, ...any), first bool) {
 	if h.FailCounts == nil {
 		h.FailCounts = map[string]float64{}
 	}
 	h.FailCounts[reason]++
 	h.Failures++
-	first := h.LastReason != reason
+	first = h.LastReason != reason
 	h.LastReason, h.Failed = reason, true
-	return first
+	if !first {
+		return log.Debug, false
+	}
+	return log.Warn, true
 }
 
 func (h *health) fresh(now time.Time, maxAge time.Duration) bool {
@@ -271,11 +275,7 @@ func (u *unit) finish(now time.Time, complete bool, err error) {
 	}
 	class := mintlify.Classify(err)
 	reason := class.Reason()
-	first := h.fail(reason)
-	logf := u.log.Warn
-	if !first {
-		logf = u.log.Debug // the same failure again: said once already
-	}
+	logf, first := h.fail(reason, u.log)
 	cached := "no data cached yet"
 	if u.showsData() {
 		cached = "serving cached data"
@@ -310,12 +310,7 @@ func authHint(c mintlify.Class) string {
 }
 
 func (u *unit) showsData() bool {
-	for _, w := range u.windows {
-		if u.shows(u.state.window(w)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(u.windows, func(w windowSpec) bool { return u.shows(u.state.window(w)) })
 }
 
 // forgetEmptyProgress: a failed first walk that shows nothing is not partial and has no last success.
@@ -329,17 +324,18 @@ func (u *unit) forgetEmptyProgress() {
 }
 
 // shownSince is the last complete refresh, or the oldest shown window when a paused refresh showed newer data:
-// a first walk shows as soon as its pages are paid for. The caller holds the state lock.
-func (u *unit) shownSince() time.Time {
+// a first walk shows as soon as its pages are paid for; partial as shownAt's. The caller holds the state lock.
+func (u *unit) shownSince() (since time.Time, partial bool) {
 	s := u.state
 	var last time.Time
 	for _, w := range u.windows {
-		t, _ := shownAt(s.window(w))
+		t, p := shownAt(s.window(w))
+		partial = partial || p
 		if !t.IsZero() && (last.IsZero() || t.Before(last)) {
 			last = t
 		}
 	}
-	return laterOf(s.health.LastSuccess, last)
+	return laterOf(s.health.LastSuccess, last), partial
 }
 
 // shownAt: partial is what a refresh under way has read so far (a first walk's pages, finished days).
@@ -348,28 +344,4 @@ func shownAt(ws *windowState) (t time.Time, partial bool) {
 		return ws.Progress, true
 	}
 	return ws.DataTime, false
-}
-
-func (u *unit) partial() bool {
-	for _, w := range u.windows {
-		if _, p := shownAt(u.state.window(w)); p {
-			return true
-		}
-	}
-	return false
-}
-
-func (u *unit) fresh(now time.Time) bool {
-	u.state.mu.Lock()
-	defer u.state.mu.Unlock()
-	last := u.shownSince()
-	return !last.IsZero() && now.Sub(last) <= u.timing.maxAge
-}
-
-// dataVersion changes when data lands and when the data goes stale.
-func (u *unit) dataVersion(now time.Time) (int, bool) {
-	fresh := u.fresh(now)
-	u.state.mu.Lock()
-	defer u.state.mu.Unlock()
-	return u.state.version, fresh
 }

@@ -82,9 +82,9 @@ type Health struct {
 	FailCounts map[string]float64 // failed refreshes by reason (mintlify.Reasons)
 }
 
-func (h health) view(collector, project string, now time.Time, maxAge, interval time.Duration) Health {
+func (h health) view(collector, project string, now time.Time, maxAge, interval time.Duration, partial bool) Health {
 	return Health{Collector: collector, Project: project, Up: h.fresh(now, maxAge) && !h.Failed,
-		LastSuccess: h.LastSuccess, Interval: interval, FailCounts: h.FailCounts}
+		LastSuccess: h.LastSuccess, Interval: interval, Partial: partial, FailCounts: h.FailCounts}
 }
 
 // UnitView is one analytics unit: a collector of one project.
@@ -110,19 +110,26 @@ func (v UnitView) Health() Health {
 	u.state.mu.Lock()
 	h := u.state.health
 	h.FailCounts = maps.Clone(h.FailCounts)
-	h.LastSuccess = u.shownSince()
-	partial := u.partial()
+	var partial bool
+	h.LastSuccess, partial = u.shownSince()
 	u.state.mu.Unlock()
-	out := h.view(u.collector.Name, u.project, v.now, u.timing.maxAge, iv)
-	out.Partial = partial
-	return out
+	return h.view(u.collector.Name, u.project, v.now, u.timing.maxAge, iv, partial)
 }
 
 // Fresh reports whether the unit's data is shown: younger than max_age.
-func (v UnitView) Fresh() bool { return v.u.fresh(v.now) }
+func (v UnitView) Fresh() bool {
+	_, fresh := v.Version()
+	return fresh
+}
 
 // Version identifies the unit's data as shown now; it changes when data lands or goes stale.
-func (v UnitView) Version() (version int, fresh bool) { return v.u.dataVersion(v.now) }
+func (v UnitView) Version() (version int, fresh bool) {
+	s := v.u.state
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	last, _ := v.u.shownSince()
+	return s.version, !last.IsZero() && v.now.Sub(last) <= v.u.timing.maxAge
+}
 
 // Window is one window of a unit's data, as it is when read.
 type Window struct {
@@ -183,7 +190,7 @@ func (v JobsView) Health() Health {
 	h := j.h
 	h.FailCounts = maps.Clone(h.FailCounts)
 	j.mu.Unlock()
-	return h.view("agent_jobs", j.project, v.now, j.timing.maxAge, j.timing.fixedInterval)
+	return h.view("agent_jobs", j.project, v.now, j.timing.maxAge, j.timing.fixedInterval, false)
 }
 
 // Jobs are the project's tracked jobs as last polled.
@@ -203,4 +210,21 @@ type JobsStatus struct {
 type TrackedJob struct {
 	ID  string
 	Job mintlify.Job
+}
+
+// KeyExpiry is a configured key's expires_at.
+type KeyExpiry struct {
+	Name      string
+	ExpiresAt time.Time
+}
+
+// KeyExpiries are the keys of the configuration applied that have an expires_at, in its order.
+func (v View) KeyExpiries() []KeyExpiry {
+	var out []KeyExpiry
+	for _, k := range v.keys {
+		if !k.expiresAt.IsZero() {
+			out = append(out, KeyExpiry{Name: k.name, ExpiresAt: k.expiresAt})
+		}
+	}
+	return out
 }
