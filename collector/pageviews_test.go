@@ -30,7 +30,7 @@ func TestWalkSamplesAreOfTheTable(t *testing.T) {
 	for _, name := range []string{PageViews, Visitors} {
 		k, _ := Lookup(name)
 		w, ok := walkedOf(name)
-		if !ok || w.rows != mintlify.RowsKind(k.Endpoint) {
+		if !ok || w.rows != mintlify.RowsEndpoint(k.Endpoint) {
 			t.Fatalf("%s: walked %v, endpoint %q, want the row's %q", name, ok, w.rows, k.Endpoint)
 		}
 		labels := func(family string) []string {

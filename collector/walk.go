@@ -13,7 +13,7 @@ import (
 
 // walked is a collector walked page by page (mintlify.Walk), resumed across budget grants: page views and visitors.
 type walked struct {
-	rows       mintlify.RowsKind // the endpoint walked
+	rows       mintlify.RowsEndpoint // the endpoint walked
 	page, site string
 	// unique is the family of de-duplicated site visitors, which do not add up; "" for page views.
 	unique string
@@ -204,8 +204,8 @@ func (k walked) check(w *mintlify.Walk, data bool) error {
 	switch {
 	case w == nil:
 		return nil
-	case w.Kind != k.rows:
-		return fmt.Errorf("a walk of %q, not %q", mintlify.EscapeText(string(w.Kind)), k.rows)
+	case w.Endpoint != k.rows:
+		return fmt.Errorf("a walk of %q, not %q", mintlify.EscapeText(string(w.Endpoint)), k.rows)
 	case w.PageSize < 1 || w.PageSize > mintlify.MaxPageSize:
 		return fmt.Errorf("page size %d out of range", w.PageSize)
 	case w.Next < 0 || w.Next > maxStoredPages || w.Last < -1 || w.Last > w.Next:

@@ -190,48 +190,48 @@ func rowsPage(key string, totals *wireCounts, in *[]wireViewRow, hasMore *bool) 
 	return PageViewsPage{Totals: t, Rows: rows, HasMore: *hasMore}, nil
 }
 
-// RowsKind names a per-path endpoint with human/ai/total counts and offset paging.
-type RowsKind string
+// RowsEndpoint is a per-path endpoint with human/ai/total counts and offset paging.
+type RowsEndpoint string
 
 // The per-path endpoints.
 const (
-	Views    RowsKind = "views"
-	Visitors RowsKind = "visitors"
+	Views    RowsEndpoint = "views"
+	Visitors RowsEndpoint = "visitors"
 )
 
 // Rows fetches one page of views or visitors; a visitors Totals.Total is de-duplicated, not Human+AI.
-func (c *Client) Rows(ctx context.Context, kind RowsKind, projectID string, r DateRange, limit, offset int) (*PageViewsPage, error) {
-	return c.rows(ctx, kind, projectID, r, limit, offset, false)
+func (c *Client) Rows(ctx context.Context, endpoint RowsEndpoint, projectID string, r DateRange, limit, offset int) (*PageViewsPage, error) {
+	return c.rows(ctx, endpoint, projectID, r, limit, offset, false)
 }
 
-func (c *Client) rows(ctx context.Context, kind RowsKind, projectID string, r DateRange, limit, offset int, prepaid bool) (*PageViewsPage, error) {
-	if kind != Views && kind != Visitors {
-		return nil, fmt.Errorf("mintlify: unknown rows endpoint %q", kind)
+func (c *Client) rows(ctx context.Context, endpoint RowsEndpoint, projectID string, r DateRange, limit, offset int, prepaid bool) (*PageViewsPage, error) {
+	if endpoint != Views && endpoint != Visitors {
+		return nil, fmt.Errorf("mintlify: unknown rows endpoint %q", endpoint)
 	}
 	if projectID == "" {
-		return nil, fmt.Errorf("mintlify %s: empty project id", kind)
+		return nil, fmt.Errorf("mintlify %s: empty project id", endpoint)
 	}
 	if limit < 1 || limit > MaxPageSize {
-		return nil, fmt.Errorf("mintlify %s: limit %d out of range 1..%d", kind, limit, MaxPageSize)
+		return nil, fmt.Errorf("mintlify %s: limit %d out of range 1..%d", endpoint, limit, MaxPageSize)
 	}
 	if offset < 0 {
-		return nil, fmt.Errorf("mintlify %s: negative offset %d", kind, offset)
+		return nil, fmt.Errorf("mintlify %s: negative offset %d", endpoint, offset)
 	}
 	q, err := r.query()
 	if err != nil {
-		return nil, fmt.Errorf("mintlify %s: %w", kind, err)
+		return nil, fmt.Errorf("mintlify %s: %w", endpoint, err)
 	}
 	q.Set("limit", strconv.Itoa(limit))
 	q.Set("offset", strconv.Itoa(offset))
 	req := request{
-		endpoint:   string(kind),
+		endpoint:   string(endpoint),
 		method:     "GET",
-		path:       analyticsPath(projectID, string(kind)),
+		path:       analyticsPath(projectID, string(endpoint)),
 		query:      q,
 		idempotent: true,
 		prepaid:    prepaid,
 	}
-	if kind == Visitors {
+	if endpoint == Visitors {
 		w := wireVisitorsPage{Visitors: newRows[wireViewRow]("visitors", limit)}
 		return result(&w.page, c.do(ctx, req, &w))
 	}

@@ -24,9 +24,9 @@ var ErrWalkStopped = errors.New("walk stopped before a request")
 // Walk reads every page of a per-path endpoint over one range, in as many Continue calls as the gate allows,
 // keeping every row it paid for; its exported fields let a walk in progress survive a restart.
 type Walk struct {
-	Kind     RowsKind  `json:"kind"`
-	Range    DateRange `json:"range"`
-	PageSize int       `json:"page_size"`
+	Endpoint RowsEndpoint `json:"kind"`
+	Range    DateRange    `json:"range"`
+	PageSize int          `json:"page_size"`
 	// Next is the first page not read; Last the final page's index, -1 until known.
 	Next int `json:"next"`
 	Last int `json:"last"`
@@ -49,12 +49,12 @@ type Walk struct {
 	seen map[uint64]struct{}
 }
 
-// NewWalk starts a walk of kind over r, pageSize rows a page (default MaxPageSize).
-func NewWalk(kind RowsKind, r DateRange, pageSize int) *Walk {
+// NewWalk starts a walk of endpoint over r, pageSize rows a page (default MaxPageSize).
+func NewWalk(endpoint RowsEndpoint, r DateRange, pageSize int) *Walk {
 	if pageSize <= 0 || pageSize > MaxPageSize {
 		pageSize = MaxPageSize
 	}
-	return &Walk{Kind: kind, Range: r, PageSize: pageSize, Last: -1}
+	return &Walk{Endpoint: endpoint, Range: r, PageSize: pageSize, Last: -1}
 }
 
 // Clone shares nothing with w, so one goroutine can continue it while another reads w.
@@ -347,7 +347,7 @@ func (r *walkRun) worker(ctx context.Context) {
 		if idx < 0 {
 			return
 		}
-		p, err := r.c.rows(ctx, r.w.Kind, r.project, r.w.Range, r.w.PageSize, idx*r.w.PageSize, true)
+		p, err := r.c.rows(ctx, r.w.Endpoint, r.project, r.w.Range, r.w.PageSize, idx*r.w.PageSize, true)
 		r.done(idx, p, err)
 	}
 }
