@@ -138,14 +138,16 @@ func (k *keyState) next(now time.Time) (*unit, *budget.Reservation) {
 			continue
 		}
 		s := shares[u.collector.Name]
-		if _, ok := spent[u.collector.Name]; !ok {
-			spent[u.collector.Name] = k.org.spentBy(u.collector.Name, now)
+		n, ok := spent[u.collector.Name]
+		if !ok {
+			n = k.org.spentBy(u.collector.Name, now)
+			spent[u.collector.Name] = n
 		}
-		room := s.allowance() - spent[u.collector.Name]
+		room := s.allowance() - n
 		if room <= 0 {
 			continue // the collector has had its share of the hour
 		}
-		load := float64(spent[u.collector.Name]) / max(s.rate, 1e-9)
+		load := float64(n) / max(s.rate, 1e-9)
 		if best == nil || load < bestLoad || (load == bestLoad && before(u, due, best, bestDue)) {
 			best, bestDue, bestLoad, bestRoom = u, due, load, room
 		}

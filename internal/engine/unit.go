@@ -35,7 +35,7 @@ func (h *health) succeed(now time.Time, next time.Duration) {
 	h.NextRefresh = now.Add(next)
 }
 
-// fail reports whether the reason is new, and logs it with a warning if so, else with a debug line (said once already).
+// fail counts the failure and returns how to log it: a warning for a new reason, else a debug line (said once already).
 func (h *health) fail(reason string, log *slog.Logger) (logf func(string, ...any), first bool) {
 	if h.FailCounts == nil {
 		h.FailCounts = map[string]float64{}

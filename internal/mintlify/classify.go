@@ -54,6 +54,7 @@ func Classify(err error) Class {
 	var re *ResponseError
 	var ne net.Error
 	c := Class{Kind: KindOther}
+	// Only an APIError's status decides the kind: a ResponseError's (a body cut short, say) is reported, below.
 	if errors.As(err, &ae) {
 		c.Status = ae.StatusCode
 	}

@@ -222,8 +222,9 @@ func renderOpenMetrics(w io.Writer, families ...*omFamily) error {
 			for i, l := range s.labels {
 				pairs[i] = l.name + `="` + omEscaper.Replace(l.value) + `"`
 			}
+			labels := strings.Join(pairs, ",")
 			for _, v := range s.values {
-				fmt.Fprintf(bw, "%s_total{%s} %s %d\n", f.name, strings.Join(pairs, ","), strconv.FormatFloat(v.value, 'f', -1, 64), v.at.Unix())
+				fmt.Fprintf(bw, "%s_total{%s} %s %d\n", f.name, labels, strconv.FormatFloat(v.value, 'f', -1, 64), v.at.Unix())
 			}
 		}
 	}

@@ -35,7 +35,7 @@ type backfillPlan struct {
 	walkPages map[string]int
 }
 
-// extraCollectors: every kind with month-to-date counters but the page views, in output order.
+// extraCollectors: every collector with month-to-date counters but the page views, in output order.
 var extraCollectors = func() []string {
 	var names []string
 	for _, k := range collector.All {
